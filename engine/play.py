@@ -1,0 +1,69 @@
+"""The play loop: one hand from a deck with a policy per seat.
+
+>>> from engine.deck import shuffle_deck
+>>> from engine.policies import load_policy
+>>> from engine.state import Game
+>>> game = Game()
+>>> policies = [load_policy("random")] * 3
+>>> steps = list(play_hand(game, shuffle_deck(7), 0, policies, seed=7))
+>>> steps[-1].state.is_terminal()
+True
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from engine.deck import derive_seed
+from engine.policies import Policy
+from engine.state import Game, State
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One applied action: who, what, whether it was forced, and how many options there were.
+    ``state`` is the live state after the action (not a copy)."""
+
+    seat: int
+    action: int
+    forced: bool
+    n_legal: int
+    state: State
+
+
+def play_hand(
+    game: Game,
+    deck: Sequence[int],
+    dealer: int,
+    policies: Sequence[Policy],
+    seed: int,
+) -> Iterator[Step]:
+    """Play a hand to the end, yielding every action taken; the last step's state holds the
+    outcome. Forced actions are applied without asking the policy. Each seat's policy gets its
+    own RNG derived from ``seed`` and the seat, so a hand is a pure function of its inputs."""
+    state = game.new_initial_state(deck, dealer)
+    rngs = [random.Random(derive_seed(seed, "policy", s)) for s in range(len(policies))]
+    while state.outcome is None:
+        forced = state.forced
+        for seat in state.deciders():
+            legal = state.pending[seat]
+            if forced or len(legal) == 1:
+                action = legal[0]
+            else:
+                action = policies[seat].act(state.observation(seat), legal, rngs[seat])
+            state.apply(seat, action)
+            yield Step(seat, action, forced, len(legal), state)
+            if state.outcome is not None or state.declared == {}:
+                break
+
+
+def play_to_end(
+    game: Game, deck: Sequence[int], dealer: int, policies: Sequence[Policy], seed: int
+) -> State:
+    """Play a hand and return its final state."""
+    state = game.new_initial_state(deck, dealer)
+    for step in play_hand(game, deck, dealer, policies, seed):
+        state = step.state
+    return state

@@ -1,0 +1,67 @@
+"""Policies (bots): ``act(observation, legal_actions, rng) -> action``.
+
+A policy sees only its own seat's :class:`~engine.observation.Observation`, the sorted legal
+action codes, and a ``random.Random`` owned by the play loop (so play is reproducible).
+Built-ins: ``random``, ``greedy``, ``heuristic``; others load as ``module:Class``.
+
+>>> load_policy("random").name
+'random'
+>>> load_policy("nope")
+Traceback (most recent call last):
+...
+engine.errors.InvalidNotation: unknown policy 'nope' (built-in: random, greedy, heuristic; or module:Class)
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from engine.errors import InvalidNotation
+from engine.observation import Observation
+
+
+@runtime_checkable
+class Policy(Protocol):
+    name: str
+
+    def act(self, observation: Observation, legal_actions: Sequence[int], rng: random.Random) -> int:
+        """Choose one of ``legal_actions``."""
+        ...
+
+
+BUILTIN = {
+    "random": "engine.policies.random_policy:RandomPolicy",
+    "greedy": "engine.policies.greedy:GreedyPolicy",
+    "heuristic": "engine.policies.heuristic:HeuristicPolicy",
+}
+
+
+def load_policy(spec: str) -> Policy:
+    """A policy by built-in name or ``module:Class`` (instantiated with no arguments)."""
+    target = BUILTIN.get(spec.strip().lower(), spec.strip())
+    mod_name, sep, cls_name = target.partition(":")
+    if not sep or not mod_name or not cls_name:
+        raise InvalidNotation(
+            f"unknown policy {spec!r} (built-in: {', '.join(BUILTIN)}; or module:Class)"
+        )
+    try:
+        cls = getattr(importlib.import_module(mod_name), cls_name)
+    except (ImportError, AttributeError) as e:
+        raise InvalidNotation(f"cannot load policy {spec!r}: {e}") from None
+    policy = cls()
+    if not isinstance(policy, Policy):
+        raise InvalidNotation(f"policy {spec!r} has no name/act")
+    return policy
+
+
+def load_policies(specs: str | Sequence[str], n_seats: int) -> list[Policy]:
+    """One policy per seat from a comma list (a single name is used for every seat)."""
+    names = [s for s in (specs.split(",") if isinstance(specs, str) else specs) if s.strip()]
+    if len(names) == 1:
+        names = names * n_seats
+    if len(names) != n_seats:
+        raise InvalidNotation(f"{len(names)} policies given for {n_seats} seats: {specs!r}")
+    return [load_policy(n) for n in names]
