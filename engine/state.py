@@ -87,6 +87,9 @@ class Outcome:
 _RANK_PENG, _RANK_OWNER_CHI, _RANK_XIA_CHI = 3, 2, 1
 
 
+_REPEAT = tuple(tuple([k] * n for n in range(5)) for k in range(NUM_KINDS))
+
+
 class Game:
     """The rules of a table (immutable) and the tables derived from them."""
 
@@ -329,8 +332,11 @@ class State:
     # ------------------------------------------------------------------ internals
 
     def _hand_list(self, seat: int) -> list[int]:
-        h = self.hands[seat]
-        return [k for k in range(NUM_KINDS) for _ in range(h[k])]
+        out: list[int] = []
+        for k, n in enumerate(self.hands[seat]):
+            if n:
+                out += _REPEAT[k][n]
+        return out
 
     def _ask(self, phase: Phase, pending: dict[int, list[int]], forced: bool = False) -> None:
         self.phase = phase
@@ -477,8 +483,10 @@ class State:
         for seat in order:
             if self.hand_size[seat] == 0:
                 continue  # dead hand (§6.5)
-            if rules.chouhu and self.chouhu[seat].get(c) == self.meld_huxi(seat):
-                continue
+            if rules.chouhu:
+                blocked_at = self.chouhu[seat].get(c)
+                if blocked_at is not None and blocked_at == self.meld_huxi(seat):
+                    continue
             if self.n_cards(seat) != self.target(seat):
                 continue  # N + 1 = T + 1 is needed for 7 门子 (§7)
             if kind == CardKind.DRAWN:
