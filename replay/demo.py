@@ -1,0 +1,31 @@
+"""``paohuzi demo``: play one seeded hand and print it move by move."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engine.actions import action_str
+from engine.cards import format_cards
+from engine.deck import shuffle_deck
+from engine.play import play_hand
+from engine.policies import load_policies
+from engine.rules import RuleSet
+from engine.state import Game
+
+
+def demo_hand(rules: RuleSet, seed: int, policies: str, echo: Callable[[str], None]) -> None:
+    game = Game(rules)
+    deck = shuffle_deck(seed)
+    dealer = seed % rules.players
+    echo(f"deck (seed {seed}): {format_cards(deck)}")
+    echo(str(game.new_initial_state(deck, dealer)))
+    echo("")
+    state = None
+    for n, step in enumerate(play_hand(game, deck, dealer, load_policies(policies, rules.players), seed), 1):
+        state = step.state
+        mark = " (forced)" if step.forced else f" (of {step.n_legal})"
+        echo(f"{n:3d}. seat {step.seat}: {action_str(step.action)}{mark}")
+    if state is None:
+        state = game.new_initial_state(deck, dealer)
+    echo("")
+    echo(str(state))
