@@ -21,6 +21,8 @@ from typing import Any
 from engine.cards import NUM_KINDS, Counts, card_char, to_counts
 from engine.errors import InvalidNotation
 from engine.groups import (
+    EAT_SHAPES,
+    SAME_FACE_KINDS,
     Group,
     GroupKind,
     eat_shapes_for,
@@ -128,7 +130,7 @@ def _variant(rules: RuleSet) -> int:
     return (2 if rules.luzhou else 0) + (1 if rules.one_five_ten else 0)
 
 
-Shape = tuple[tuple[int, ...], tuple[tuple[int, int], ...], int]
+Shape = tuple[tuple[int, int, int], int, int, int, int]
 
 
 def _shapes_for(v: int) -> tuple[tuple[Shape, ...], ...]:
@@ -136,12 +138,9 @@ def _shapes_for(v: int) -> tuple[tuple[Shape, ...], ...]:
     rules = _VARIANT_RULES[v]
     out: list[list[Shape]] = [[] for _ in range(_NUM)]
     for cards in eat_shapes_for(rules):
-        need: dict[int, int] = {}
-        for c in cards:
-            need[c] = need.get(c, 0) + 1
         kind = GroupKind.SENTENCE if is_sentence(cards, rules) else GroupKind.JIAO
-        hx = huxi(Group(kind, cards), rules)
-        out[cards[0]].append((cards, tuple(sorted(need.items())), hx))
+        a, b, c = cards
+        out[a].append((cards, a, b, c, huxi(Group(kind, cards), rules)))
     return tuple(tuple(s) for s in out)
 
 
@@ -149,6 +148,30 @@ _SHAPES = tuple(_shapes_for(v) for v in range(4))
 _PENG_HX = tuple(
     tuple(same_face_huxi(GroupKind.PENG_HU, k, r) for k in range(_NUM)) for r in _VARIANT_RULES
 )
+
+
+def _group_table(v: int) -> dict[GroupKind, dict[tuple[int, ...], int]]:
+    """胡息 of every possible group, by kind and cards (a lookup on the hot path)."""
+    rules = _VARIANT_RULES[v]
+    table: dict[GroupKind, dict[tuple[int, ...], int]] = {kind: {} for kind in GroupKind}
+    for kind in SAME_FACE_KINDS:
+        size = 4 if kind in _QUAD else 3
+        for k in range(_NUM):
+            table[kind][(k,) * size] = same_face_huxi(kind, k, rules)
+    for cards in EAT_SHAPES:
+        for kind in (GroupKind.CHI, GroupKind.SENTENCE, GroupKind.JIAO):
+            table[kind][cards] = huxi(Group(kind, cards), rules)
+    for k in range(_NUM):
+        table[GroupKind.JIANG][(k, k)] = 0
+    return table
+
+
+_GROUP_HX = tuple(_group_table(v) for v in range(4))
+
+
+def _group_huxi(g: Group, variant: int) -> int:
+    return _GROUP_HX[variant][g.kind][g.cards]
+
 
 Split = tuple[int, tuple[tuple[int, ...], ...]]
 
@@ -200,17 +223,19 @@ def best_split(pool: Counts, jiang: bool, peng: int, variant: int) -> Split | No
             cand = (sub[0] + _PENG_HX[variant][k], _with((k, k, k), sub[1]))
             if _better(best, cand):
                 best = cand
-    for cards, need, hx in _SHAPES[variant][k]:
-        if all(lst[i] >= c for i, c in need):
-            for i, c in need:
-                lst[i] -= c
+    for cards, a, b, c, hx in _SHAPES[variant][k]:
+        lst[a] -= 1
+        lst[b] -= 1
+        lst[c] -= 1
+        if lst[a] >= 0 and lst[b] >= 0 and lst[c] >= 0:
             sub = best_split(tuple(lst), jiang, nxt_peng, variant)
-            for i, c in need:
-                lst[i] += c
             if sub is not None:
                 cand = (sub[0] + hx, _with(cards, sub[1]))
                 if _better(best, cand):
                     best = cand
+        lst[a] += 1
+        lst[b] += 1
+        lst[c] += 1
     return best
 
 
@@ -233,19 +258,22 @@ def best_packing(pool: Counts, variant: int) -> Split:
     lst[k] -= 1
     best = best_packing(tuple(lst), variant)  # k left over
     lst[k] += 1
-    for cards, need, hx in _SHAPES[variant][k]:
-        if all(lst[i] >= c for i, c in need):
-            for i, c in need:
-                lst[i] -= c
+    for cards, a, b, c, hx in _SHAPES[variant][k]:
+        lst[a] -= 1
+        lst[b] -= 1
+        lst[c] -= 1
+        if lst[a] >= 0 and lst[b] >= 0 and lst[c] >= 0:
             sub = best_packing(tuple(lst), variant)
-            for i, c in need:
-                lst[i] += c
             cand = (sub[0] + hx, _with(cards, sub[1]))
             if _better(best, cand):
                 best = cand
+        lst[a] += 1
+        lst[b] += 1
+        lst[c] += 1
     return best
 
 
+@lru_cache(maxsize=1024)
 def _pool_group(cards: tuple[int, ...]) -> Group:
     if len(cards) == 2:
         return Group(GroupKind.JIANG, cards)
@@ -339,7 +367,7 @@ def _finish(
             NoWin.BELOW_MIN,
             option=best_c.option,
             groups=best_gs,
-            group_huxi=tuple(huxi(g, rules) for g in best_gs),
+            group_huxi=tuple(_group_huxi(g, _variant(rules)) for g in best_gs),
             huxi=best_c.huxi,
         )
     best: tuple[Any, ...] | None = None
@@ -366,7 +394,7 @@ def _finish(
         None,
         option=c.option,
         groups=gs,
-        group_huxi=tuple(huxi(g, rules) for g in gs),
+        group_huxi=tuple(_group_huxi(g, _variant(rules)) for g in gs),
         huxi=c.huxi,
         deng=sc.deng,
         mingtang=sc.mingtang,
@@ -375,26 +403,6 @@ def _finish(
         zimo=zimo,
         tianhu=tianhu,
     )
-
-
-def _add_candidates(
-    cands: list[_Candidate],
-    option: str,
-    fixed: list[Group],
-    fixed_hx: int,
-    pool: list[int],
-    jiang: bool,
-    peng: int,
-    variant: int,
-) -> None:
-    res = best_split(tuple(pool), jiang, peng, variant)
-    if res is None:
-        return
-    cands.append(_Candidate(option, fixed_hx + res[0], fixed, res[1]))
-    if any(len(g) == 3 and g[0] != g[2] for g in res[1]):
-        dd = _duidui_split(pool, jiang, peng, variant)
-        if dd is not None:
-            cands.append(_Candidate(option, fixed_hx + dd[0], fixed, dd[1]))
 
 
 def evaluate_hu(
@@ -491,7 +499,7 @@ def evaluate_hu(
                 fixed.append(Group(GroupKind.PAO, (card,) * 4))
             else:
                 fixed.append(Group(GroupKind.KAN, (k, k, k)))
-        fixed_hx = sum(huxi(g, rules) for g in fixed)
+        fixed_hx = sum([_group_huxi(g, variant) for g in fixed])
         cands.append(_Candidate(opt, fixed_hx + res[0], fixed, res[1]))
         if any(len(g) == 3 and g[0] != g[2] for g in res[1]):
             dd = _duidui_split(p, j, pg, variant)
@@ -539,7 +547,7 @@ def _evaluate_dealt(
     if res is None:
         return _nowin(NoWin.NO_SPLIT)
     fixed = list(melds) + fixed_hand
-    fixed_hx = sum(huxi(g, rules) for g in fixed)
+    fixed_hx = sum([_group_huxi(g, variant) for g in fixed])
     cands = [_Candidate("0", fixed_hx + res[0], fixed, res[1])]
     if any(len(g) == 3 and g[0] != g[2] for g in res[1]):
         dd = _duidui_split(pool, q >= 1, -1, variant)

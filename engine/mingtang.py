@@ -50,7 +50,7 @@ class MingTangContext:
     red: int
     big: int
     small: int
-    groups: tuple[Group, ...]
+    groups: tuple[Group, ...] = ()
     hand_size: int = -1
     haidi: bool = False
     dihu: bool = False
