@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import lru_cache
-from typing import Any
 
 from engine.cards import NUM_KINDS, Counts, card_char, to_counts
 from engine.errors import InvalidNotation
@@ -30,9 +29,9 @@ from engine.groups import (
     is_sentence,
     same_face_huxi,
 )
-from engine.mingtang import mingtang_context
+from engine.mingtang import MingTangContext, mingtang_context
 from engine.rules import RuleSet
-from engine.scoring import score_hu
+from engine.scoring import Score, score_hu
 
 
 class Source(IntEnum):
@@ -324,8 +323,24 @@ def _check_hand(hc: list[int], card: int | None) -> None:
             )
 
 
+def _card_stats(cards: tuple[int, ...]) -> tuple[int, int, int]:
+    return (
+        sum(1 for k in cards if k % 10 in (1, 6, 9)),
+        sum(1 for k in cards if k >= 10),
+        len(cards),
+    )
+
+
+# (red, big, number of cards) of every possible group, by its cards.
+_STATS: dict[tuple[int, ...], tuple[int, int, int]] = {
+    cards: _card_stats(cards) for table in _GROUP_HX[1].values() for cards in table
+}
+
+
 @dataclass(slots=True)
 class _Candidate:
+    """One reading: an option, its fixed groups (table, 坎, 跑) and a pool split."""
+
     option: str
     huxi: int
     fixed: list[Group]
@@ -333,16 +348,40 @@ class _Candidate:
 
     def groups(self) -> tuple[Group, ...]:
         gs = self.fixed + [_pool_group(c) for c in self.pool]
-        gs.sort(key=lambda g: (g.cards, g.kind))
+        gs.sort(key=_group_key)
         return tuple(gs)
 
 
+def _group_key(g: Group) -> tuple[tuple[int, ...], int]:
+    return (g.cards, g.kind)
+
+
 def _canonical(groups: Sequence[Group]) -> list[tuple[int, ...]]:
-    return sorted(g.cards for g in groups)
+    return [g.cards for g in groups]  # ``groups`` are already in canonical order
+
+
+def _score(
+    rules: RuleSet,
+    c: _Candidate,
+    gs: tuple[Group, ...],
+    hand_size: int,
+    ctx: HuContext,
+    zimo: bool,
+    tianhu: bool,
+) -> Score:
+    red = big = n = 0
+    for g in gs:
+        r, b, m = _STATS[g.cards]
+        red += r
+        big += b
+        n += m
+    mctx = MingTangContext(red, big, n - big, gs, hand_size, ctx.haidi, ctx.dihu, zimo, tianhu)
+    return score_hu(rules, c.huxi, mctx)
 
 
 def _finish(
     rules: RuleSet,
+    variant: int,
     cands: list[_Candidate],
     hand_size: int,
     ctx: HuContext,
@@ -350,51 +389,37 @@ def _finish(
     tianhu: bool,
 ) -> HuResult:
     """Pick the reading by C9 and build the result (or BELOW_MIN with the best 胡息)."""
-    if not cands:
-        return _nowin(NoWin.NO_SPLIT)
+    table = _GROUP_HX[variant]
     wins = [c for c in cands if c.huxi >= rules.min_huxi]
     if not wins:
-        best_c = None
-        best_key: tuple[int, list[tuple[int, ...]]] | None = None
-        for c in cands:
+        best_c = cands[0]
+        best_gs = best_c.groups()
+        for c in cands[1:]:
             gs = c.groups()
-            key = (-c.huxi, _canonical(gs))
-            if best_key is None or key < best_key:
-                best_c, best_key, best_gs = c, key, gs
-        assert best_c is not None
+            if (-c.huxi, _canonical(gs)) < (-best_c.huxi, _canonical(best_gs)):
+                best_c, best_gs = c, gs
         return HuResult(
             False,
             NoWin.BELOW_MIN,
             option=best_c.option,
             groups=best_gs,
-            group_huxi=tuple(_group_huxi(g, _variant(rules)) for g in best_gs),
+            group_huxi=tuple([table[g.kind][g.cards] for g in best_gs]),
             huxi=best_c.huxi,
         )
-    best: tuple[Any, ...] | None = None
-    for c in wins:
-        gs = c.groups()
-        cards = [k for g in gs for k in g.cards]
-        mctx = mingtang_context(
-            cards,
-            gs,
-            hand_size=hand_size,
-            haidi=ctx.haidi,
-            dihu=ctx.dihu,
-            zimo=zimo,
-            tianhu=tianhu,
-        )
-        sc = score_hu(rules, c.huxi, mctx)
-        key = (-sc.score, -c.huxi, _canonical(gs))
-        if best is None or key < best[0]:
-            best = (key, c, gs, sc)
-    assert best is not None
-    _, c, gs, sc = best
+    c = wins[0]
+    gs = c.groups()
+    sc = _score(rules, c, gs, hand_size, ctx, zimo, tianhu)
+    for c2 in wins[1:]:
+        gs2 = c2.groups()
+        sc2 = _score(rules, c2, gs2, hand_size, ctx, zimo, tianhu)
+        if (-sc2.score, -c2.huxi, _canonical(gs2)) < (-sc.score, -c.huxi, _canonical(gs)):
+            c, gs, sc = c2, gs2, sc2
     return HuResult(
         True,
         None,
         option=c.option,
         groups=gs,
-        group_huxi=tuple(_group_huxi(g, _variant(rules)) for g in gs),
+        group_huxi=tuple([table[g.kind][g.cards] for g in gs]),
         huxi=c.huxi,
         deng=sc.deng,
         mingtang=sc.mingtang,
@@ -418,98 +443,105 @@ def evaluate_hu(
     the hu card, or None to evaluate the hand as a dealt hand (§10.3 step 0: triples are
     fixed 坎, quads are 提). The source LIANG_DEALER is always step 0, with ``card`` (the
     亮张) added to the hand unless a 提 on the table already holds it.
+
+    Non-wins are results, not exceptions: ``reason`` says why, and ``huxi``/``groups`` give
+    the best split when one exists (BELOW_MIN). Malformed input (5 copies of a face) raises
+    :class:`~engine.errors.InvalidNotation`.
     """
     source = ctx.source
     if source == Source.DISCARD and not rules.hu_on_discards:
-        return _nowin(NoWin.DISCARD)
+        return HuResult(False, NoWin.DISCARD)
     hc = [0] * _NUM
     for k in hand:
         hc[k] += 1
     tianhu = ctx.tianhu or source in _TIANHU_SOURCES
     zimo = tianhu or source == Source.OWN_DRAW
+    variant = (2 if rules.ruleset == "luzhou" else 0) + (1 if rules.one_five_ten else 0)
     if card is None or source == Source.LIANG_DEALER:
-        return _evaluate_dealt(rules, melds, hc, card, ctx, len(hand), zimo, tianhu)
-    if hc[card] >= 3 or (hc[card] and max(hc) > 4):
+        return _evaluate_dealt(rules, variant, melds, hc, card, ctx, len(hand), zimo, tianhu)
+    if hc[card] >= 4 or max(hc) > 4:
         _check_hand(hc, card)
     q0 = 0
     n = len(hand) + 1
     run_i = -1  # the 碰 (option P) or 偎/臭偎 (option W) of the hu card's face
     run_opt = ""
     for i, g in enumerate(melds):
-        n += len(g.cards)
+        cards = g.cards
+        n += len(cards)
         kind = g.kind
-        if kind in _QUAD:
+        if kind >= GroupKind.PAO:  # PAO, TI
             q0 += 1
-        elif kind != GroupKind.CHI and g.cards[0] == card:
-            if kind == GroupKind.PENG:
-                run_i, run_opt = i, "P"
-            else:
-                run_i, run_opt = i, "W"
-    if source == Source.OWN_DRAW and (hc[card] >= 2 or run_opt == "W"):
-        return _nowin(NoWin.OWN_PAIR)
-    opt_f = n == 21 + max(0, q0 - 1)
+        elif kind != GroupKind.CHI and cards[0] == card:
+            run_i = i
+            run_opt = "P" if kind == GroupKind.PENG else "W"
+    nc = hc[card]
+    if source == Source.OWN_DRAW and (nc >= 2 or run_opt == "W"):
+        return HuResult(False, NoWin.OWN_PAIR)
+    opt_f = n == (21 if q0 <= 1 else 20 + q0)
     opt_run = n == 21 + q0
     if not opt_f and not opt_run:
-        return _nowin(NoWin.CARD_COUNT)
+        return HuResult(False, NoWin.CARD_COUNT)
     foreign = source in _FOREIGN
-    options: list[str] = []
-    if opt_f:
-        options.append("F")
-    if opt_run:
-        if hc[card] == 3 and foreign:
-            options.append("K")
-        if run_opt == "P" and source in _P_SOURCES:
-            options.append("P")
-        if run_opt == "W" and source != Source.OWN_DRAW:
-            options.append("W")
-    if not options:
-        return _nowin(NoWin.CARD_COUNT)
 
-    variant = _variant(rules)
     pool = hc[:]
-    kans = [k for k in range(_NUM) if hc[k] == 3]
-    for k in kans:
-        pool[k] = 0
-    splits: list[tuple[str, list[int], bool, int]] = []
-    for opt in options:
-        if opt == "F":
-            p = pool[:]
-            p[card] += 1
-            peng = card if foreign and hc[card] == 2 else -1
-            splits.append((opt, p, q0 >= 1, peng))
-        else:
-            splits.append((opt, pool, True, -1))
-    found = [(opt, p, j, pg, best_split(tuple(p), j, pg, variant)) for opt, p, j, pg in splits]
-    if all(r is None for *_, r in found):
-        return _nowin(NoWin.NO_SPLIT)
+    if 3 in hc:
+        kans = [k for k in range(_NUM) if hc[k] == 3]
+        for k in kans:
+            pool[k] = 0
+    else:
+        kans = []
+    # (option, pool, 将?, C8 face, split)
+    found: list[tuple[str, list[int], bool, int, Split]] = []
+    if opt_f:
+        p = pool[:]
+        p[card] += 1
+        peng = card if foreign and nc == 2 else -1
+        res = best_split(tuple(p), q0 >= 1, peng, variant)
+        if res is not None:
+            found.append(("F", p, q0 >= 1, peng, res))
+    if opt_run:
+        runs = []
+        if nc == 3 and foreign:
+            runs.append("K")
+        if run_opt == "P" and source in _P_SOURCES:
+            runs.append("P")
+        if run_opt == "W" and source != Source.OWN_DRAW:
+            runs.append("W")
+        if runs:
+            res = best_split(tuple(pool), True, -1, variant)
+            if res is not None:
+                found.extend((opt, pool, True, -1, res) for opt in runs)
+        elif not opt_f:
+            return HuResult(False, NoWin.CARD_COUNT)
+    if not found:
+        return HuResult(False, NoWin.NO_SPLIT)
 
     # A split exists: now build the fixed groups and their 胡息.
+    table = _GROUP_HX[variant]
     cands: list[_Candidate] = []
     for opt, p, j, pg, res in found:
-        if res is None:
-            continue
-        fixed: list[Group] = []
-        for i, g in enumerate(melds):
-            if i == run_i and opt in ("P", "W"):
-                fixed.append(Group(GroupKind.PAO, (card,) * 4))
-            else:
-                fixed.append(g)
+        fixed = list(melds)
+        if opt == "P" or opt == "W":
+            fixed[run_i] = Group(GroupKind.PAO, (card,) * 4)
         for k in kans:
             if opt == "K" and k == card:
                 fixed.append(Group(GroupKind.PAO, (card,) * 4))
             else:
                 fixed.append(Group(GroupKind.KAN, (k, k, k)))
-        fixed_hx = sum([_group_huxi(g, variant) for g in fixed])
+        fixed_hx = 0
+        for g in fixed:
+            fixed_hx += table[g.kind][g.cards]
         cands.append(_Candidate(opt, fixed_hx + res[0], fixed, res[1]))
         if any(len(g) == 3 and g[0] != g[2] for g in res[1]):
             dd = _duidui_split(p, j, pg, variant)
             if dd is not None:
                 cands.append(_Candidate(opt, fixed_hx + dd[0], fixed, dd[1]))
-    return _finish(rules, cands, len(hand), ctx, zimo, tianhu)
+    return _finish(rules, variant, cands, len(hand), ctx, zimo, tianhu)
 
 
 def _evaluate_dealt(
     rules: RuleSet,
+    variant: int,
     melds: Sequence[Group],
     hc: list[int],
     card: int | None,
@@ -542,7 +574,6 @@ def _evaluate_dealt(
             pool[k] = 0
             kind = GroupKind.TI if hc[k] == 4 else GroupKind.KAN
             fixed_hand.append(Group(kind, (k,) * hc[k]))
-    variant = _variant(rules)
     res = best_split(tuple(pool), q >= 1, -1, variant)
     if res is None:
         return _nowin(NoWin.NO_SPLIT)
@@ -553,7 +584,7 @@ def _evaluate_dealt(
         dd = _duidui_split(pool, q >= 1, -1, variant)
         if dd is not None:
             cands.append(_Candidate("0", fixed_hx + dd[0], fixed, dd[1]))
-    return _finish(rules, cands, hand_size, ctx, zimo, tianhu)
+    return _finish(rules, variant, cands, hand_size, ctx, zimo, tianhu)
 
 
 def evaluate_auto_tianhu(rules: RuleSet, cards: Sequence[int]) -> HuResult | None:

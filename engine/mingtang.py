@@ -288,14 +288,17 @@ LUZHOU_MINGTANG: tuple[type[MingTang], ...] = (LuzhouHongHu, LuzhouWu, LuzhouTia
 REGISTRY: dict[str, type[MingTang]] = {m.pinyin: m for m in HUNAN_MINGTANG + LUZHOU_MINGTANG}
 
 
+_HUNAN_BY_LEVEL = {
+    level: tuple(m for m in HUNAN_MINGTANG if LEVELS[m.level] <= cap)
+    for level, cap in LEVELS.items()
+}
+
+
 def hunan_mingtang(ctx: MingTangContext, level: str) -> list[type[MingTang]]:
     """The Hunan 名堂 present at 花样 ``level`` (registry order)."""
-    cap = LEVELS[level]
-    return [
-        m
-        for m in HUNAN_MINGTANG
-        if LEVELS[m.level] <= cap and (m.card_count or not ctx.auto_tianhu) and m.applies(ctx)
-    ]
+    if ctx.auto_tianhu:
+        return [m for m in _HUNAN_BY_LEVEL[level] if m.card_count and m.applies(ctx)]
+    return [m for m in _HUNAN_BY_LEVEL[level] if m.applies(ctx)]
 
 
 def luzhou_mingtang(ctx: MingTangContext, mode: str) -> list[type[MingTang]]:

@@ -487,3 +487,75 @@ def test_example_25b_luzhou_c23_alternative() -> None:
 def test_example_25b_luzhou_zimo() -> None:
     r = hu(*EX8, source=OWN, rules=LUZHOU)
     assert_win(r, 33, 25, 50, (("红胡", 2),), 2)
+
+
+# --- §10.3 rule cases beyond the worked examples ----------------------------------------------
+
+
+def test_rule_option_w_runs_wei_on_other_draw() -> None:
+    # §10.3 option W (C26): another player's card runs A's 偎 into a 跑; the 将 then exists.
+    tab, hand = "偎九 吃[壹贰叁] 吃[一二三]", "贰柒拾 二七十 四五六 伍伍"
+    r = hu(tab, hand, "九")
+    assert_win(r, 24, 4, 4)
+    assert r.option == "W" and "跑九" in groups_text(r)
+    # Own draw onto one's own 偎 is a 提, never a hu (§10.3 step 1).
+    assert hu(tab, hand, "九", source=OWN).reason == NoWin.OWN_PAIR
+
+
+def test_rule_discard_never_runs_peng_c34() -> None:
+    # C28/C34: a Luzhou discard may not run a 碰 (no option P); a draw may.
+    tab, hand = "碰捌 吃[壹贰叁] 吃[四五六]", "贰柒拾 六七八 一二三 九九"
+    r = hu(tab, hand, "捌", rules=LUZHOU)
+    assert r.win and r.option == "P"
+    r = hu(tab, hand, "捌", source=DISCARD, rules=LUZHOU)
+    assert not r.win and r.reason == NoWin.NO_SPLIT
+
+
+def test_rule_liang_other_kan_runs_c26() -> None:
+    # C26: a non-dealer's 坎 + the 亮张 may form a 跑 (option K); 天胡 等, 自摸 (C5).
+    r = hu("", "陆陆陆 壹贰叁 贰柒拾 一二三 二七十 四五六 九九", "陆", source=LIANG)
+    assert_win(r, 27, 15, 15)
+    assert r.option == "K" and r.tianhu and r.zimo
+    assert "跑陆" in groups_text(r)
+
+
+def test_rule_liang_other_pair_is_peng_c8() -> None:
+    # C8/C26: pair + 亮张 for a non-dealer is the 碰-valued triple (陆: 3), not a 坎 (6).
+    r = hu("", "壹贰叁 贰柒拾 一二三 二七十 四五六 七八九 陆陆", "陆", source=LIANG)
+    assert_win(r, 21, 11, 11)
+    assert "碰胡陆" in groups_text(r)
+
+
+def test_rule_c9_smallest_canonical_list_on_equal_huxi() -> None:
+    # 叁叁肆肆伍伍陆陆 + 将 splits as 将叁叁 + 肆伍陆×2 or 叁肆伍×2 + 将陆陆, both 0 胡息;
+    # C9 takes the smaller sorted card-tuple list: (12, 12) < (12, 13, 14).
+    r = hu("提拾 碰贰 吃[一二三]", "叁叁肆肆伍伍陆陆 四五", "六")
+    assert_win(r, 18, 2, 2)
+    assert "将叁叁" in groups_text(r)
+    assert groups_text(r).count("肆伍陆") == 2
+
+
+def test_rule_groups_in_canonical_order() -> None:
+    r = hu(*EX1)
+    keys = [g.cards for g in r.groups]
+    assert keys == sorted(keys)
+
+
+def test_rule_card_count_fails_fast() -> None:
+    # §7: N + 1 must be T + 1 = 21 + max(0, q − 1) for some option.
+    r = hu("吃[一二三] 碰伍", "壹贰叁 四五六 七八九 陆柒捌", "拾")
+    assert not r.win and r.reason == NoWin.CARD_COUNT
+
+
+def test_rule_calculator_without_hu_card() -> None:
+    # card None: the hand holds every card and is read as dealt (§10.3 step 0).
+    r = hu("吃[一二三] 碰伍", "壹贰叁 四五六 七八九 陆柒捌 贰柒拾", None)
+    assert_win(r, 18, 2, 2)
+    assert r.option == "0" and not r.zimo
+
+
+def test_rule_five_copies_is_malformed() -> None:
+    from engine.errors import InvalidNotation
+
+    with pytest.raises(InvalidNotation):
+        hu("", "一一一一 二三四五六七八九十壹贰叁肆伍陆柒", "一")
