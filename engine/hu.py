@@ -323,6 +323,10 @@ def _check_hand(hc: list[int], card: int | None) -> None:
             )
 
 
+_KAN = tuple(Group(GroupKind.KAN, (k, k, k)) for k in range(_NUM))
+_PAO = tuple(Group(GroupKind.PAO, (k, k, k, k)) for k in range(_NUM))
+
+
 def _card_stats(cards: tuple[int, ...]) -> tuple[int, int, int]:
     return (
         sum(1 for k in cards if k % 10 in (1, 6, 9)),
@@ -522,12 +526,9 @@ def evaluate_hu(
     for opt, p, j, pg, res in found:
         fixed = list(melds)
         if opt == "P" or opt == "W":
-            fixed[run_i] = Group(GroupKind.PAO, (card,) * 4)
+            fixed[run_i] = _PAO[card]
         for k in kans:
-            if opt == "K" and k == card:
-                fixed.append(Group(GroupKind.PAO, (card,) * 4))
-            else:
-                fixed.append(Group(GroupKind.KAN, (k, k, k)))
+            fixed.append(_PAO[k] if opt == "K" and k == card else _KAN[k])
         fixed_hx = 0
         for g in fixed:
             fixed_hx += table[g.kind][g.cards]

@@ -58,9 +58,7 @@ def combine_fan(
     番 and the (name, 番) items that counted, whose 番 add up to it (平胡: no items).
     """
     present = {m.pinyin for m in found}
-    counting = [m for m in found if not m.needs_other]
-    if counting:
-        counting = list(found)
+    counting = list(found) if any(not m.needs_other for m in found) else []
     items: list[tuple[str, int]] = []
     for m in counting:
         f = m.fan_for(ctx) + sum(v for p, v in m.combo.items() if p in present)

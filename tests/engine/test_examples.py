@@ -559,3 +559,34 @@ def test_rule_five_copies_is_malformed() -> None:
 
     with pytest.raises(InvalidNotation):
         hu("", "一一一一 二三四五六七八九十壹贰叁肆伍陆柒", "一")
+
+
+def test_rule_luzhou_dealer_tianhu() -> None:
+    # §14, C36: the Luzhou dealer's 七列 天胡 by §10.3 step 0, 等 = 胡 − 9 + 1 (自摸), ×2.
+    # Example 15d's cards on the Luzhou table: 坎一 6 + 二七十 6 + 贰柒拾 9 + 壹贰叁 6 = 27.
+    hand = "一一 二七十 贰柒拾 壹贰叁 四五六 七八九 肆伍陆"
+    r = hu("", hand, "一", source=DEALER, rules=LUZHOU)
+    assert_win(r, 27, 19, 38, (("天胡", 2),), 2)
+
+
+def test_rule_luzhou_auto_tianhu() -> None:
+    # §9 step 2 with the Luzhou table (C23, C36): Example 13's cards.
+    # 提五 12 + 提捌 15 + 提十 15 + 一二三 3 + 壹贰叁 6 = 51; 等 51 − 9 + 1; ×2 天胡.
+    cards = parse_cards("五五五五 捌捌捌捌 十十十十 一二三 壹贰叁 八 九 玖")
+    r = evaluate_auto_tianhu(LUZHOU, cards)
+    assert r is not None
+    assert (r.huxi, r.deng, r.mingtang, r.fan, r.score) == (51, 43, (("天胡", 2),), 2, 86)
+
+
+def test_rule_tianhu_plain_formula() -> None:
+    # Appendix B tianhu_formula=plain: ordinary 等 + 1 (the 自摸), Example 15's cards.
+    rules = HUNAN.with_overrides(["tianhu_formula=plain"])
+    r = hu("", "壹贰叁 贰柒拾 一二三 二七十 四五六 七八九 肆伍", "陆", source=LIANG, rules=rules)
+    assert_win(r, 18, 3, 3)
+
+
+def test_rule_dihu_full_only() -> None:
+    # C17: 地胡 (全花样, 4 番) on the first stock card; unknown at half.
+    r = hu(*EX1, rules=FULL, dihu=True)
+    assert_win(r, 18, 2, 8, (("地胡", 4),), 4)
+    assert_win(hu(*EX1, dihu=True), 18, 2, 2)
