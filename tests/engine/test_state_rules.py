@@ -1,0 +1,459 @@
+"""Scenario tests of the state machine, one or more per rule of RULES.md §5–§14.
+
+Every scenario is a chosen deck in card notation (``builders.deck_for``, layout C2: dealer
+0–19, 下家 20–39, 上家 40–59, 亮张 60, stock 61–79 drawn from 61). Seat 0 deals unless said
+otherwise, so seat 1 is the dealer's 下家 and seat 2 his 上家. Filler 坎s (whose 4th copies lie
+deep in the stock) keep the hands quiet, so that option sets stay small and exact.
+
+Engine behaviours that contradict RULES.md are kept as ``test_<what>_bug`` with a strict
+xfail, so that the suite stays green until the engine is fixed.
+"""
+
+from __future__ import annotations
+
+import pytest
+from builders import (
+    DeckError,
+    deck_for,
+    faces,
+    hand,
+    new_state,
+    opts,
+    play,
+    right,
+    table,
+    top,
+)
+
+from engine.state import CardKind, Phase
+
+DISCARD = Phase.DISCARD
+
+# ============================================================================ builders
+
+
+def test_deck_for_rejects_a_fifth_copy():
+    with pytest.raises(DeckError, match="一 ×5"):
+        deck_for(
+            dealer="一一一一壹贰叁肆伍陆柒捌玖拾二三四五六七",
+            xia="一壹贰叁肆伍陆柒捌玖拾二三四五六七八九十",
+            shang="壹贰叁肆伍陆柒捌玖拾二三四五六七八九十八",
+            liang="九",
+        )
+
+
+def test_deck_for_layout_follows_c2():
+    deck = deck_for(
+        dealer="壹壹壹贰贰贰叁叁叁一一二二三三四五五八十",
+        xia="九九九六六肆肆肆伍伍伍陆陆陆一二四八十柒",
+        shang="捌捌捌玖玖玖七七七十柒一二三三四四五五八",
+        liang="柒",
+        stock="九拾",
+        bottom="陆",
+    )
+    assert len(deck) == 80
+    state = new_state(deck)
+    assert hand(state, 0) == "一一二二三三四五五八十壹壹壹贰贰贰叁叁叁柒"
+    assert hand(state, 1) == "一二四六六八九九九十肆肆肆伍伍伍陆陆陆柒"
+    assert state.liang == deck[60]
+    assert top(state) == "九"
+    assert state.stock[0] == deck[79]
+
+
+# ============================================================================ §5.1 提
+
+
+def test_initial_ti_is_forced_and_automatic_before_liang_hu():
+    # §5.1 ①, §9 step 3: dealt quads (the dealer's 亮张 counts) are 提'd before anything else.
+    state = new_state(
+        deck_for(
+            dealer="叁叁叁一二三五六七八九十壹贰肆伍陆柒捌拾",
+            xia="四四四四一二三五六七八九十壹贰肆伍陆柒捌",
+            shang="玖玖玖拾拾一二三五六七八九十壹贰肆伍陆柒",
+            liang="叁",
+        )
+    )
+    assert state.phase == Phase.INIT_TI and state.is_forced()
+    assert state.deciders() == (0,) and opts(state, 0) == ["提 叁"]
+    play(state, "0:ti:叁")
+    assert table(state, 0) == ["提叁"] and "叁" not in hand(state, 0)
+    assert state.deciders() == (1,) and opts(state, 1) == ["提 四"] and state.is_forced()
+    play(state, "1:ti:四")
+    assert table(state, 1) == ["提四"] and "四" not in hand(state, 1)
+    # Dealer: N = 21 > T(q=1) = 20, so he discards (§9 step 5); no draw happened yet.
+    assert state.phase == DISCARD and state.deciders() == (0,) and not state.is_forced()
+    assert state.stock_left() == 19
+    assert state.meld_huxi(0) == 12 and state.meld_huxi(1) == 9
+
+
+# A quiet deal for draws onto one's own 坎 / pair / 偎: seat 1 holds 坎九 and 六六.
+DECK_OWN_DRAW = dict(
+    dealer="壹壹壹贰贰贰叁叁叁一一二二三三四五五八十",
+    xia="九九九六六肆肆肆伍伍伍陆陆陆一二四八十柒",
+    shang="捌捌捌玖玖玖七七七十柒一二三三四四五五八",
+    liang="柒",
+)
+
+
+def test_ti_from_kan_on_own_draw_is_forced_then_discard():
+    # §5.1 ②, §8.2 step 3: a 坎 plus one's own draw is 提'd unrevealed; then N 21 > T 20.
+    state = new_state(deck_for(**DECK_OWN_DRAW, stock="九拾拾六拾拾六"))
+    play(state, "0:discard:八")  # nobody can take 八
+    assert right(state, 0) == "八"
+    assert state.phase == Phase.DRAW_TAKE and state.is_forced()
+    assert state.card_kind == CardKind.DRAWN and state.owner == 1
+    assert state.deciders() == (1,) and opts(state, 1) == ["提 九"]
+    play(state, "1:ti:九")
+    assert table(state, 1) == ["提九"] and hand(state, 1) == "一二四六六八十肆肆肆伍伍伍陆陆陆柒"
+    assert state.phase == DISCARD and state.deciders() == (1,)
+    assert opts(state, 1) == ["打 一", "打 二", "打 四", "打 六", "打 八", "打 十", "打 柒"]
+
+
+def test_wei_on_own_draw_of_a_pair_is_forced_and_hidden():
+    # §5.2, §8.2: pair + own draw is a forced 偎 (not revealed, so not offered to anyone).
+    state = new_state(deck_for(**DECK_OWN_DRAW, stock="九拾拾六拾拾六"))
+    play(state, "0:discard:八", "1:ti:九", "1:discard:柒")
+    assert right(state, 2) == "拾" and right(state, 0) == "八拾"  # two quiet draws
+    assert state.phase == Phase.DRAW_TAKE and state.is_forced()
+    assert state.deciders() == (1,) and opts(state, 1) == ["偎 六"]
+    play(state, "1:wei:六")
+    assert table(state, 1) == ["提九", "偎六"]
+    assert state.renpeng[1] == 0 and state.melds[1][1].kind.name == "WEI"
+    # N = 22 - 1 discard earlier = 21 > T(q=1) = 20: discard again.
+    assert state.phase == DISCARD and opts(state, 1) == [
+        "打 一",
+        "打 二",
+        "打 四",
+        "打 八",
+        "打 十",
+    ]
+
+
+def test_ti_from_wei_on_own_draw_and_second_quad_is_baikuai():
+    # §5.1 ③ (偎 + own draw = 提) and §7 八块: the second 跑/提 owes no discard.
+    state = new_state(deck_for(**DECK_OWN_DRAW, stock="九拾拾六拾拾六"))
+    play(state, "0:discard:八", "1:ti:九", "1:discard:柒", "1:wei:六", "1:discard:十")
+    assert state.phase == Phase.DRAW_TAKE and opts(state, 1) == ["提 六"] and state.is_forced()
+    play(state, "1:ti:六")
+    assert table(state, 1) == ["提九", "提六"]
+    assert state.n_cards(1) == 21 and state.target(1) == 21
+    # No discard: the 下家 (seat 2) draws next; here the fill card 七 onto his 坎.
+    assert state.owner == 2 and state.card_kind == CardKind.DRAWN
+    assert state.deciders() == (2,) and opts(state, 2) == ["提 七"]
+
+
+def test_pao_onto_wei_from_another_players_draw():
+    # §5.3 ③: a 偎 is run by another player's draw of the 4th card; with q = 2 it is 八块.
+    state = new_state(deck_for(**DECK_OWN_DRAW, stock="九拾拾六六拾拾"))
+    play(state, "0:discard:八", "1:ti:九", "1:discard:柒", "1:wei:六", "1:discard:十")
+    assert state.owner == 2 and state.card_kind == CardKind.DRAWN
+    assert state.phase == Phase.CLAIM_PAO and state.is_forced()
+    assert state.deciders() == (1,) and opts(state, 1) == ["跑 六"]
+    play(state, "1:pao:六")
+    assert table(state, 1) == ["提九", "跑六"]
+    # 八块: no discard; play continues from the runner: his 下家 (seat 2) draws 拾 (nobody takes
+    # it), then the dealer draws 拾, then seat 1 draws the fill card 七 onto seat 2's 坎.
+    assert state.n_cards(1) == 21 and state.target(1) == 21
+    assert right(state, 2) == "拾拾" and right(state, 0) == "八拾拾"
+    assert state.owner == 1 and opts(state, 2) == ["跑 七"]
+
+
+# ============================================================================ §5.3 跑
+
+# Seat 1 holds 坎九 and 坎伍 (and two filler 坎s); the dealer holds the 4th 九.
+DECK_PAO = dict(
+    dealer="壹壹壹贰贰贰叁叁叁九一二三四五六八十柒一",
+    xia="九九九伍伍伍陆陆陆肆肆肆一二三四六八十柒",
+    shang="捌捌捌玖玖玖七七七一二三四五五六八十柒三",
+    liang="五",
+    stock="伍拾",
+)
+
+
+def test_example_21d_pao_from_kan_on_a_discard_then_discard():
+    # §5.3 ①, Example 21(d): q = 0 and a 坎九; a discarded 九 forces 跑; N 21 > 20: discard.
+    state = new_state(deck_for(**DECK_PAO))
+    play(state, "0:discard:九")
+    assert state.phase == Phase.CLAIM_PAO and state.is_forced()
+    assert state.card_kind == CardKind.DISCARDED and state.owner == 0
+    assert state.deciders() == (1,) and opts(state, 1) == ["跑 九"]
+    play(state, "1:pao:九")
+    assert table(state, 1) == ["跑九"] and state.n_cards(1) == 21 and state.target(1) == 20
+    assert state.phase == DISCARD and state.deciders() == (1,)
+    assert opts(state, 1) == [
+        "打 一",
+        "打 二",
+        "打 三",
+        "打 四",
+        "打 六",
+        "打 八",
+        "打 十",
+        "打 柒",
+    ]
+
+
+def test_example_21c_second_pao_from_kan_on_a_draw_is_baikuai():
+    # §5.3 ① (another player's draw) and Example 21(c): with 跑九 on the table (q = 1) a second
+    # 跑 gives N = 21 = T(2): 八块, no discard, and the runner's 下家 draws.
+    state = new_state(deck_for(**DECK_PAO))
+    play(state, "0:discard:九", "1:pao:九", "1:discard:柒")
+    # Seat 2 draws 伍. Seat 2 (五五伍) and the dealer (五五伍) could eat it, but 跑 comes first.
+    assert state.owner == 2 and state.card == 10 + 4 and state.card_kind == CardKind.DRAWN
+    assert state.phase == Phase.CLAIM_PAO and state.deciders() == (1,)
+    assert opts(state, 1) == ["跑 伍"] and state.is_forced()
+    play(state, "1:pao:伍")
+    assert table(state, 1) == ["跑九", "跑伍"]
+    assert state.n_cards(1) == 21 and state.target(1) == 21
+    # No discard by seat 1: seat 2 draws 拾, then the dealer the fill card 二 (nobody takes
+    # either), then seat 1 draws 四.
+    assert right(state, 2) == "拾" and right(state, 0) == "二" and right(state, 1) == "柒"
+    assert state.owner == 1 and state.stock_left() == 15
+
+
+# Seat 1 holds 八八 (and 九十); the dealer discards 八 first. The 4th 八 is placed per scenario.
+PENG8_SEATS = dict(
+    xia="肆肆肆伍伍伍陆陆陆八八九十一二五四五六柒",
+    shang="捌捌捌玖玖玖七七七二三四五六九十柒二三四",
+    liang="柒",
+)
+PENG8_DEALER = "壹壹壹贰贰贰叁叁叁八一一三二三四五六九十"  # the 4th 八 is in the stock
+PENG8_DEALER_2 = "壹壹壹贰贰贰叁叁叁八一一八二三四三六九十"  # the dealer holds the 4th 八
+
+
+def test_peng_is_optional_on_a_discard():
+    # §5.4: a pair holder may 碰 another player's discard; here no 吃 is legal (eating 八 with
+    # 九十 would leave 八八 to 比, and no cover exists), so the options are exactly 过 / 碰.
+    state = new_state(deck_for(dealer=PENG8_DEALER, **PENG8_SEATS, stock="八"))
+    play(state, "0:discard:八")
+    assert state.phase == Phase.CLAIM_TAKE and not state.is_forced()
+    assert state.deciders() == (1,) and opts(state, 1) == ["过", "碰"]
+    play(state, "1:peng")
+    assert table(state, 1) == ["碰八"] and "八" not in hand(state, 1)
+    assert state.phase == DISCARD and state.deciders() == (1,)  # N 21 > 20
+    assert state.renpeng[1] == 0 and state.stinky[1] == 0
+
+
+def test_declined_peng_is_renpeng_and_own_draw_becomes_chouwei():
+    # §6.1 忍碰 and 臭牌, §5.2: declining the 碰 marks 八 stinky and 忍碰; the player's own
+    # draw of 八 is still a forced 偎 (a stinky card does not prevent 偎), namely a 臭偎.
+    state = new_state(deck_for(dealer=PENG8_DEALER, **PENG8_SEATS, stock="八"))
+    play(state, "0:discard:八", "1:pass")
+    assert faces(state.stinky[1]) == "八" and faces(state.renpeng[1]) == "八"
+    assert right(state, 0) == "八"  # §8.4 E: the unclaimed discard lies to the owner's right
+    # The discarder's 下家 (seat 1) draws next: his own 八 onto his pair.
+    assert state.owner == 1 and state.phase == Phase.DRAW_TAKE and state.is_forced()
+    assert opts(state, 1) == ["偎 八"]
+    play(state, "1:wei:八")
+    assert table(state, 1) == ["臭偎八"] and state.melds[1][0].kind.name == "CHOUWEI"
+    assert state.phase == DISCARD and state.deciders() == (1,)
+
+
+def test_pao_onto_peng_from_another_players_draw():
+    # §5.3 ②: a 碰 is run when another player draws the 4th card; then N 21 > 20: discard.
+    state = new_state(deck_for(dealer=PENG8_DEALER, **PENG8_SEATS, stock="八"))
+    play(state, "0:discard:八", "1:peng", "1:discard:柒")
+    assert state.owner == 2 and state.card_kind == CardKind.DRAWN
+    assert state.phase == Phase.CLAIM_PAO and state.is_forced()
+    assert state.deciders() == (1,) and opts(state, 1) == ["跑 八"]
+    play(state, "1:pao:八")
+    assert table(state, 1) == ["跑八"]
+    assert state.phase == DISCARD and state.deciders() == (1,)
+    assert state.n_cards(1) == 21 and state.target(1) == 20
+
+
+def test_pao_onto_peng_from_own_draw():
+    # §5.3 ②: "anyone, including the player himself, draws" the 4th card. His own draw is
+    # revealed (no 坎/偎/pair of it in hand) and then run onto his 碰.
+    state = new_state(deck_for(dealer=PENG8_DEALER, **PENG8_SEATS, stock="拾拾八"))
+    play(state, "0:discard:八", "1:peng", "1:discard:柒")
+    assert right(state, 2) == "拾" and right(state, 0) == "拾"
+    assert state.owner == 1 and state.card_kind == CardKind.DRAWN
+    assert state.phase == Phase.CLAIM_PAO and state.deciders() == (1,)
+    assert opts(state, 1) == ["跑 八"] and state.is_forced()
+    play(state, "1:pao:八")
+    assert table(state, 1) == ["跑八"] and state.phase == DISCARD
+
+
+def test_discarded_fourth_card_is_not_run_onto_peng_c28():
+    # §5.3 ② C28: a *discarded* 4th card cannot be run onto a 碰. It goes to the 吃 stage, and
+    # the 碰 holder may eat it (the Example 11 situation: 碰 and 吃 of one face on one table).
+    state = new_state(deck_for(dealer=PENG8_DEALER_2, **PENG8_SEATS, stock="拾一"))
+    play(state, "0:discard:八", "1:peng", "1:discard:柒")
+    assert opts(state, 0) == ["偎 一"]  # the dealer draws 一 onto his pair
+    play(state, "0:wei:一", "0:discard:八")
+    assert state.phase == Phase.CLAIM_TAKE and not state.is_forced()
+    assert state.deciders() == (1,) and opts(state, 1) == ["过", "吃 [八九十]"]
+    play(state, "1:chi:八九十")
+    assert table(state, 1) == ["碰八", "吃[八九十]"]
+    assert state.phase == DISCARD and state.deciders() == (1,)
+
+
+def test_discarded_fourth_card_onto_peng_passed_goes_right_c28():
+    state = new_state(deck_for(dealer=PENG8_DEALER_2, **PENG8_SEATS, stock="拾一"))
+    play(state, "0:discard:八", "1:peng", "1:discard:柒", "0:wei:一", "0:discard:八", "1:pass")
+    assert table(state, 1) == ["碰八"] and right(state, 0) == "八"
+    assert faces(state.stinky[1]) == "八"
+    assert state.owner == 1 and state.card_kind == CardKind.DRAWN  # the 下家 draws
+
+
+def test_pobaohu_on_peng_declined_records_chouhu_then_forced_pao():
+    # §10.4 / §8.4 H→R: with 碰八 seat 1 can hu another player's 4th 八 (option F, the 坎s keep
+    # their 胡息); declining records 臭胡 (八, meldHuxi 1) and then the forced 跑 follows.
+    seats = dict(PENG8_SEATS, xia="肆肆肆伍伍伍陆陆陆八八九十一二三四五六柒")
+    dealer = "壹壹壹贰贰贰叁叁叁八一一五二三四五六九十"
+    state = new_state(deck_for(dealer=dealer, **seats, stock="八"))
+    play(state, "0:discard:八", "1:peng", "1:discard:柒")
+    assert state.phase == Phase.CLAIM_HU and state.owner == 2
+    assert state.deciders() == (1,) and opts(state, 1) == ["过", "胡"]
+    play(state, "1:pass")
+    assert state.chouhu[1] == {7: 1}
+    assert state.phase == Phase.CLAIM_PAO and opts(state, 1) == ["跑 八"]
+    play(state, "1:pao:八")
+    assert table(state, 1) == ["跑八"] and state.phase == DISCARD
+
+
+# ============================================================================ §5.5 吃 eaters
+
+# The dealer discards 五 (seat 1 can eat it with 四六, seat 2 could with 三四, 四六 or 六七);
+# then seat 1 draws 八 (seat 1 eats with 九十, seat 2 with 六七, the dealer could with 七九).
+DECK_EATERS = dict(
+    dealer="壹壹壹贰贰贰叁叁叁二三四五五六七七九九十",
+    xia="肆肆肆伍伍伍陆陆陆四六九十一一二二拾拾十",
+    shang="柒柒柒捌捌捌玖玖玖三三四六七一二一拾拾五",
+    liang="十",
+    stock="八",
+)
+
+
+def test_chi_of_a_discard_only_by_the_discarders_xiajia():
+    # §5.5: a discard can be eaten only by the discarder's 下家; seat 2 is not asked.
+    state = new_state(deck_for(**DECK_EATERS))
+    play(state, "0:discard:五")
+    assert state.deciders() == (1,) and opts(state, 1) == ["过", "吃 [四五六]"]
+    assert opts(state, 2) == []
+    play(state, "1:chi:四五六")
+    assert table(state, 1) == ["吃[四五六]"] and state.phase == DISCARD
+    assert hand(state, 1) == "一一二二九十十肆肆肆伍伍伍陆陆陆拾拾"
+
+
+def test_passing_an_untaken_discard_makes_it_stinky_and_xiajia_draws():
+    # §6.1 (C29, nobody took the card) and §8.4 E.
+    state = new_state(deck_for(**DECK_EATERS))
+    play(state, "0:discard:五", "1:pass")
+    assert faces(state.stinky[1]) == "五" and state.renpeng[1] == 0
+    assert state.stinky[0] == 0 and state.stinky[2] == 0
+    assert right(state, 0) == "五" and state.discards[0] == [4]
+    assert state.owner == 1 and state.card_kind == CardKind.DRAWN
+
+
+def test_chi_of_a_draw_by_drawer_and_his_xiajia_not_his_shangjia():
+    # §5.5: a drawn card may be eaten by the drawer and the drawer's 下家 only; the dealer
+    # (seat 1's 上家) holds 七九 but is not asked.
+    state = new_state(deck_for(**DECK_EATERS))
+    play(state, "0:discard:五", "1:pass")
+    assert state.phase == Phase.CLAIM_TAKE
+    assert sorted(state.deciders()) == [1, 2]
+    assert opts(state, 1) == ["过", "吃 [八九十]"]
+    assert opts(state, 2) == ["过", "吃 [六七八]"]
+    assert opts(state, 0) == []
+
+
+def test_drawer_chi_beats_xiajia_chi():
+    # §8.4 C (C31): the drawer's 吃 ranks above his 下家's; the loser is not marked (§6.1).
+    state = new_state(deck_for(**DECK_EATERS))
+    play(state, "0:discard:五", "1:pass", "2:chi:六七八", "1:chi:八九十")
+    assert table(state, 1) == ["吃[八九十]"] and table(state, 2) == []
+    assert state.stinky[2] == 0 and faces(state.stinky[1]) == "五"
+    assert state.phase == DISCARD and state.deciders() == (1,)
+
+
+def test_drawer_passing_when_xiajia_eats_is_stinky_c29():
+    # §6.1 C29: the drawer's best option (owner's 吃) ranks above the executed 下家 吃.
+    state = new_state(deck_for(**DECK_EATERS))
+    play(state, "0:discard:五", "1:pass", "1:pass", "2:chi:六七八")
+    assert table(state, 2) == ["吃[六七八]"]
+    assert faces(state.stinky[1]) == "五八" and state.stinky[2] == 0
+    assert state.phase == DISCARD and state.deciders() == (2,)
+
+
+def test_xiajia_passing_when_drawer_eats_is_not_stinky_c29():
+    # §6.1 C29: the 下家's 吃 ranks below the executed drawer's 吃: he is not marked.
+    state = new_state(deck_for(**DECK_EATERS))
+    play(state, "0:discard:五", "1:pass", "2:pass", "1:chi:八九十")
+    assert table(state, 1) == ["吃[八九十]"]
+    assert state.stinky[2] == 0
+
+
+def test_everyone_passing_a_drawn_card_marks_both_eaters():
+    # §6.1 C29: nobody took the card, so every PASS-declarer with a legal option is marked;
+    # the card lies to the drawer's right and the drawer's 下家 draws (§8.4 E).
+    state = new_state(deck_for(**DECK_EATERS))
+    play(state, "0:discard:五", "1:pass", "1:pass", "2:pass")
+    assert faces(state.stinky[1]) == "五八" and faces(state.stinky[2]) == "八"
+    assert state.stinky[0] == 0
+    assert right(state, 1) == "八" and state.owner == 2
+
+
+# Seat 2 is Example 18's A (pair 二二 and 一三贰); seat 1 draws 二 and can eat it with 七十.
+DECK_PENG_VS_CHI = dict(
+    dealer="贰贰贰一一一三三三肆四五六七八九十柒玖拾",
+    xia="壹壹壹叁叁叁四四四七十五六八九十柒玖拾肆",
+    shang="一二二三贰五六八九九伍伍陆陆捌捌玖肆柒拾",
+    liang="陆",
+    stock="二",
+)
+
+
+def _peng_vs_chi():
+    state = new_state(deck_for(**DECK_PENG_VS_CHI))
+    play(state, "0:discard:肆")  # nobody can take 肆
+    assert state.owner == 1 and state.phase == Phase.CLAIM_TAKE
+    assert sorted(state.deciders()) == [1, 2]
+    assert opts(state, 1) == ["过", "吃 [二七十]"]
+    assert opts(state, 2) == ["过", "碰", "吃 [一二三][二二贰]"]
+    return state
+
+
+def test_peng_beats_drawer_chi_and_the_loser_is_not_stinky():
+    # §8.4 C: 碰 > 吃; a declared claim that loses on priority marks nobody (§6.1).
+    state = _peng_vs_chi()
+    play(state, "2:peng", "1:chi:二七十")
+    assert table(state, 2) == ["碰二"] and table(state, 1) == []
+    assert state.stinky[1] == 0 and state.stinky[2] == 0 and state.renpeng[2] == 0
+    assert state.phase == DISCARD and state.deciders() == (2,)
+
+
+def test_chi_passer_is_not_stinky_when_a_peng_is_executed():
+    # §6.1 seed exception / C29: "想吃牌卻被另外一個玩家碰了牌，那麼不算該玩家的臭牌".
+    state = _peng_vs_chi()
+    play(state, "1:pass", "2:peng")
+    assert table(state, 2) == ["碰二"] and state.stinky[1] == 0
+
+
+def test_peng_passer_is_stinky_and_renpeng_when_a_chi_is_executed():
+    # §6.1 C29: the pair holder's 碰 ranks above the executed drawer's 吃.
+    state = _peng_vs_chi()
+    play(state, "2:pass", "1:chi:二七十")
+    assert table(state, 1) == ["吃[二七十]"]
+    assert faces(state.stinky[2]) == "二" and faces(state.renpeng[2]) == "二"
+    assert state.stinky[1] == 0
+
+
+def test_pair_holder_declaring_chi_gets_renpeng_not_stinky_c30():
+    # §6.1 C30: declaring 吃 instead of 碰 sets 忍碰, never 臭, even when the 吃 loses to the
+    # drawer's 吃 on priority.
+    state = _peng_vs_chi()
+    play(state, "2:chi:一二三+二二贰", "1:chi:二七十")
+    assert table(state, 1) == ["吃[二七十]"] and table(state, 2) == []
+    assert faces(state.renpeng[2]) == "二" and state.stinky[2] == 0
+
+
+def test_pair_holder_chi_executed_lays_eat_and_bi_groups_c30():
+    # §5.6 + C30: his 吃 wins when the drawer passes; the 比 takes both 二 from his hand.
+    state = _peng_vs_chi()
+    play(state, "1:pass", "2:chi:二二贰+一二三")
+    assert table(state, 2) == ["吃[一二三]", "吃[二二贰]"]
+    assert "二" not in hand(state, 2) and "贰" not in hand(state, 2)
+    assert faces(state.renpeng[2]) == "二" and state.stinky[2] == 0
+    assert faces(state.stinky[1]) == "二"  # the drawer's 吃 ranked above the executed one
+    assert state.phase == DISCARD and state.deciders() == (2,)
