@@ -55,7 +55,8 @@ def check_invariants(state: State, step: int) -> None:
         assert state.hand_size[s] == sum(state.hands[s])
         assert state.table_cards[s] == sum(len(g.cards) for g in state.melds[s])
         assert all(0 <= n <= 4 for n in state.hands[s])
-        assert state.n_cards(s) <= state.target(s) + 1
+        # N ≤ T + 1, except a dead (empty) hand whose forced takes skip the discard (C14).
+        assert state.n_cards(s) <= state.target(s) + 1 or state.hand_size[s] == 0
     if state.sitter is not None:
         assert state.hand_size[state.sitter] == 0 and not state.melds[state.sitter]
     for seat in state.deciders():
