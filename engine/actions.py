@@ -176,8 +176,16 @@ def parse_action(text: str) -> int:
         return _NAMES[low]
     name, sep, body = t.partition(":")
     name = name.strip().lower()
-    bases = {"discard": DISCARD_BASE, "打": DISCARD_BASE, "ti": TI_BASE, "提": TI_BASE,
-             "wei": WEI_BASE, "偎": WEI_BASE, "pao": PAO_BASE, "跑": PAO_BASE}
+    bases = {
+        "discard": DISCARD_BASE,
+        "打": DISCARD_BASE,
+        "ti": TI_BASE,
+        "提": TI_BASE,
+        "wei": WEI_BASE,
+        "偎": WEI_BASE,
+        "pao": PAO_BASE,
+        "跑": PAO_BASE,
+    }
     try:
         if sep and name in bases:
             return bases[name] + parse_card(body)

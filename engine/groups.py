@@ -108,7 +108,12 @@ EAT_SHAPE_ID: dict[tuple[int, int, int], int] = {s: i for i, s in enumerate(EAT_
 
 
 def is_one_five_ten(cards: Sequence[int]) -> bool:
-    return len(cards) == 3 and cards[0] % 10 == 0 and cards[1] == cards[0] + 4 and cards[2] == cards[0] + 9
+    return (
+        len(cards) == 3
+        and cards[0] % 10 == 0
+        and cards[1] == cards[0] + 4
+        and cards[2] == cards[0] + 9
+    )
 
 
 def is_sentence(cards: Sequence[int], rules: RuleSet) -> bool:
@@ -126,7 +131,7 @@ def is_sentence(cards: Sequence[int], rules: RuleSet) -> bool:
 def is_jiao(cards: Sequence[int]) -> bool:
     """绞: one number, two of one case and one of the other."""
     a, b, c = cards
-    return a % 10 == c % 10 and a < 10 <= c and (b == a or b == c)
+    return a % 10 == c % 10 and a < 10 <= c and (b in (a, c))
 
 
 def eat_shapes_for(rules: RuleSet) -> tuple[tuple[int, int, int], ...]:

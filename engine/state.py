@@ -30,7 +30,7 @@ from enum import IntEnum
 
 from engine import actions as A
 from engine.actions import action_str, chi_groups
-from engine.cards import COPIES, DECK_SIZE, NUM_KINDS, card_char, format_cards, is_red
+from engine.cards import COPIES, DECK_SIZE, NUM_KINDS, format_cards, is_red
 from engine.errors import IllegalAction
 from engine.groups import (
     EAT_SHAPE_ID,
@@ -98,9 +98,7 @@ class Game:
         shapes = eat_shapes_for(self.rules)
         # For each card kind: the eat shapes that contain it, as (shape, rest-after-one-copy).
         self.shapes_with: tuple[tuple[tuple[tuple[int, int, int], tuple[int, int]], ...], ...] = (
-            tuple(
-                tuple((s, _remove_one(s, c)) for s in shapes if c in s) for c in range(NUM_KINDS)
-            )
+            tuple(tuple((s, _remove_one(s, c)) for s in shapes if c in s) for c in range(NUM_KINDS))
         )
 
     def __eq__(self, other: object) -> bool:
@@ -134,8 +132,12 @@ class State:
         self.game = game
         self.rules = rules
         deck = tuple(int(k) for k in deck)
-        if len(deck) != DECK_SIZE or sorted(deck) != [k for k in range(NUM_KINDS) for _ in range(COPIES)]:
-            raise IllegalAction(f"deck is not a permutation of the 80 cards: {format_cards(deck)!r}")
+        if len(deck) != DECK_SIZE or sorted(deck) != [
+            k for k in range(NUM_KINDS) for _ in range(COPIES)
+        ]:
+            raise IllegalAction(
+                f"deck is not a permutation of the 80 cards: {format_cards(deck)!r}"
+            )
         n = rules.players
         if not 0 <= dealer < n:
             raise IllegalAction(f"dealer {dealer} out of range for {n} players")
@@ -232,7 +234,10 @@ class State:
         d = self.dealer
         if self.quads[d] < 2:
             res = evaluate_hu(
-                self.rules, self.melds[d], self._hand_list(d), None,
+                self.rules,
+                self.melds[d],
+                self._hand_list(d),
+                None,
                 HuContext(Source.LIANG_DEALER, tianhu=True),
             )
             if res.win:
@@ -244,7 +249,10 @@ class State:
                 if self.quads[seat] >= 2:
                     continue
                 res = evaluate_hu(
-                    self.rules, self.melds[seat], self._hand_list(seat), self.liang,
+                    self.rules,
+                    self.melds[seat],
+                    self._hand_list(seat),
+                    self.liang,
                     HuContext(Source.LIANG_OTHER, tianhu=True),
                 )
                 if res.win:
@@ -501,7 +509,10 @@ class State:
                     and seat == self.xia[owner]
                 )
             res = evaluate_hu(
-                rules, self.melds[seat], self._hand_list(seat), c,
+                rules,
+                self.melds[seat],
+                self._hand_list(seat),
+                c,
                 HuContext(src, haidi=haidi, dihu=dihu),
             )
             if res.win:
@@ -620,12 +631,18 @@ class State:
         if self._peng_seat is not None and declared.get(self._peng_seat) == A.PENG:
             winner, code, rank = self._peng_seat, A.PENG, _RANK_PENG
         else:
-            order = (owner, self.xia[owner]) if self.card_kind == CardKind.DRAWN else (self.xia[owner],)
+            order = (
+                (owner, self.xia[owner]) if self.card_kind == CardKind.DRAWN else (self.xia[owner],)
+            )
             for seat in order:
                 a = declared.get(seat, A.PASS)
                 if a >= A.CHI_BASE:
                     winner, code = seat, a
-                    rank = _RANK_OWNER_CHI if seat == owner and self.card_kind == CardKind.DRAWN else _RANK_XIA_CHI
+                    rank = (
+                        _RANK_OWNER_CHI
+                        if seat == owner and self.card_kind == CardKind.DRAWN
+                        else _RANK_XIA_CHI
+                    )
                     break
         bit = 1 << c
         if not self.forced:

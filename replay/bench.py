@@ -35,8 +35,12 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     from replay.calculator import bench_batch
 
-    print(f"self-play random     : {selfplay_rate('random', args.hands):9.0f} hands/s  (target ≥ 1,000)")
-    print(f"self-play heuristic  : {selfplay_rate('heuristic', args.hands // 3):9.0f} hands/s  (target ≥ 300)")
+    print(
+        f"self-play random     : {selfplay_rate('random', args.hands):9.0f} hands/s  (target ≥ 1,000)"
+    )
+    print(
+        f"self-play heuristic  : {selfplay_rate('heuristic', args.hands // 3):9.0f} hands/s  (target ≥ 300)"
+    )
     print(f"score --batch        : {bench_batch(args.scored, 1):9.0f} hands/s  (target ≥ 50,000)")
 
 

@@ -21,7 +21,9 @@ def demo_hand(rules: RuleSet, seed: int, policies: str, echo: Callable[[str], No
     echo(str(game.new_initial_state(deck, dealer)))
     echo("")
     state = None
-    for n, step in enumerate(play_hand(game, deck, dealer, load_policies(policies, rules.players), seed), 1):
+    for n, step in enumerate(
+        play_hand(game, deck, dealer, load_policies(policies, rules.players), seed), 1
+    ):
         state = step.state
         mark = " (forced)" if step.forced else f" (of {step.n_legal})"
         echo(f"{n:3d}. seat {step.seat}: {action_str(step.action)}{mark}")

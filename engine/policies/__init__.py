@@ -27,7 +27,9 @@ from engine.observation import Observation
 class Policy(Protocol):
     name: str
 
-    def act(self, observation: Observation, legal_actions: Sequence[int], rng: random.Random) -> int:
+    def act(
+        self, observation: Observation, legal_actions: Sequence[int], rng: random.Random
+    ) -> int:
         """Choose one of ``legal_actions``."""
         ...
 

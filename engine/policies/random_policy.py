@@ -11,5 +11,7 @@ from engine.observation import Observation
 class RandomPolicy:
     name = "random"
 
-    def act(self, observation: Observation, legal_actions: Sequence[int], rng: random.Random) -> int:
+    def act(
+        self, observation: Observation, legal_actions: Sequence[int], rng: random.Random
+    ) -> int:
         return legal_actions[rng.randrange(len(legal_actions))]

@@ -16,10 +16,33 @@ from engine.rules import find_rules
 from engine.state import CardKind, Game, Phase, State
 
 PUBLIC = {
-    "rules", "dealer", "active", "xia", "shang", "hand", "hand_sizes", "melds", "own_meld_huxi",
-    "visible_meld_huxi", "quads", "right", "discards", "discarded_faces", "stinky", "renpeng",
-    "stock_left", "liang", "bottom", "card", "card_kind", "owner", "phase", "n_steps",
-    "seen_counts", "to_dict", "seat",
+    "rules",
+    "dealer",
+    "active",
+    "xia",
+    "shang",
+    "hand",
+    "hand_sizes",
+    "melds",
+    "own_meld_huxi",
+    "visible_meld_huxi",
+    "quads",
+    "right",
+    "discards",
+    "discarded_faces",
+    "stinky",
+    "renpeng",
+    "stock_left",
+    "liang",
+    "bottom",
+    "card",
+    "card_kind",
+    "owner",
+    "phase",
+    "n_steps",
+    "seen_counts",
+    "to_dict",
+    "seat",
 }
 
 
@@ -37,7 +60,7 @@ def check_observation(state: State, seat: int) -> None:
     d = obs.to_dict()
     assert d["hand"] == state.hands[seat]
     for s, melds in zip(state.active, d["melds"], strict=True):
-        for (kind, cards), real in zip(melds, state.melds[s], strict=True):
+        for (_kind, cards), real in zip(melds, state.melds[s], strict=True):
             if s != seat and real.kind == GroupKind.WEI:
                 assert cards == [], "another seat's 偎 face leaked"
             else:
