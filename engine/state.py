@@ -398,10 +398,9 @@ class State:
         elif phase == Phase.CLAIM_HU:
             owner = self.owner
             assert owner is not None and self.card is not None
+            order: tuple[int, ...] = (self.xia[owner], self.shang[owner])
             if self.card_kind == CardKind.DRAWN:
-                order = (owner, self.xia[owner], self.shang[owner])
-            else:
-                order = (self.xia[owner], self.shang[owner])
+                order = (owner, *order)
             self._resolve_hu(order, self.card)
             if self.outcome is None:
                 self._claim_pao()
