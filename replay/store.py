@@ -67,6 +67,10 @@ class StoreError(PaohuziError):
     """A store that cannot be used as asked: unwritable, locked, disk full, mismatched run."""
 
 
+class RunMismatch(StoreError):
+    """An existing run folder recorded with other arguments than the ones given."""
+
+
 # ---------------------------------------------------------------------------------------------
 # The data directory and the shared --data option
 # ---------------------------------------------------------------------------------------------
