@@ -452,21 +452,34 @@ def evaluate_hu(
     the best split when one exists (BELOW_MIN). Malformed input (5 copies of a face) raises
     :class:`~engine.errors.InvalidNotation`.
     """
-    source = ctx.source
-    if source == Source.DISCARD and not rules.hu_on_discards:
-        return HuResult(False, NoWin.DISCARD)
     hc = [0] * _NUM
     for k in hand:
         hc[k] += 1
+    return evaluate_hu_counts(rules, melds, hc, card, ctx)
+
+
+def evaluate_hu_counts(
+    rules: RuleSet,
+    melds: Sequence[Group],
+    hand_counts: Sequence[int],
+    card: int | None,
+    ctx: HuContext,
+) -> HuResult:
+    """:func:`evaluate_hu` with the hand as a count vector (the simulator's fast path)."""
+    source = ctx.source
+    if source == Source.DISCARD and not rules.hu_on_discards:
+        return HuResult(False, NoWin.DISCARD)
+    hc = list(hand_counts)
+    hand_size = sum(hc)
     tianhu = ctx.tianhu or source in _TIANHU_SOURCES
     zimo = tianhu or source == Source.OWN_DRAW
     variant = (2 if rules.ruleset == "luzhou" else 0) + (1 if rules.one_five_ten else 0)
     if card is None or source == Source.LIANG_DEALER:
-        return _evaluate_dealt(rules, variant, melds, hc, card, ctx, len(hand), zimo, tianhu)
+        return _evaluate_dealt(rules, variant, melds, hc, card, ctx, hand_size, zimo, tianhu)
     if hc[card] >= 4 or max(hc) > 4:
         _check_hand(hc, card)
     q0 = 0
-    n = len(hand) + 1
+    n = hand_size + 1
     run_i = -1  # the 碰 (option P) or 偎/臭偎 (option W) of the hu card's face
     run_opt = ""
     for i, g in enumerate(melds):
@@ -537,7 +550,7 @@ def evaluate_hu(
             dd = _duidui_split(p, j, pg, variant)
             if dd is not None:
                 cands.append(_Candidate(opt, fixed_hx + dd[0], fixed, dd[1]))
-    return _finish(rules, variant, cands, len(hand), ctx, zimo, tianhu)
+    return _finish(rules, variant, cands, hand_size, ctx, zimo, tianhu)
 
 
 def _evaluate_dealt(

@@ -39,7 +39,7 @@ from engine.groups import (
     eat_shapes_for,
     meld_huxi,
 )
-from engine.hu import HuContext, HuResult, Source, evaluate_auto_tianhu, evaluate_hu
+from engine.hu import HuContext, HuResult, Source, evaluate_auto_tianhu, evaluate_hu_counts
 from engine.rules import RuleSet
 from engine.scoring import settle
 
@@ -233,10 +233,10 @@ class State:
         self._hu = {}
         d = self.dealer
         if self.quads[d] < 2:
-            res = evaluate_hu(
+            res = evaluate_hu_counts(
                 self.rules,
                 self.melds[d],
-                self._hand_list(d),
+                self.hands[d],
                 None,
                 HuContext(Source.LIANG_DEALER, tianhu=True),
             )
@@ -248,10 +248,10 @@ class State:
             for seat in self.active[1:]:
                 if self.quads[seat] >= 2:
                     continue
-                res = evaluate_hu(
+                res = evaluate_hu_counts(
                     self.rules,
                     self.melds[seat],
-                    self._hand_list(seat),
+                    self.hands[seat],
                     self.liang,
                     HuContext(Source.LIANG_OTHER, tianhu=True),
                 )
@@ -507,10 +507,10 @@ class State:
                     and self.dealer_discards == 1
                     and seat == self.xia[owner]
                 )
-            res = evaluate_hu(
+            res = evaluate_hu_counts(
                 rules,
                 self.melds[seat],
-                self._hand_list(seat),
+                self.hands[seat],
                 c,
                 HuContext(src, haidi=haidi, dihu=dihu),
             )
