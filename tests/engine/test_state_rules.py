@@ -25,7 +25,9 @@ from builders import (
     top,
 )
 
-from engine.state import CardKind, Phase
+from engine.errors import IllegalAction
+from engine.hu import Source
+from engine.state import CardKind, OutcomeKind, Phase
 
 DISCARD = Phase.DISCARD
 
@@ -457,3 +459,333 @@ def test_pair_holder_chi_executed_lays_eat_and_bi_groups_c30():
     assert faces(state.renpeng[2]) == "二" and state.stinky[2] == 0
     assert faces(state.stinky[1]) == "二"  # the drawer's 吃 ranked above the executed one
     assert state.phase == DISCARD and state.deciders() == (2,)
+
+
+# ============================================================================ §5.6 比牌
+
+DECK_EX16 = dict(
+    dealer="六六六七七七壹壹壹贰贰贰三四五八十叁肆伍",
+    xia="一二三四五柒捌玖壹贰叁九九陆陆肆八十拾伍",  # Example 16's A
+    shang="捌捌捌玖玖玖拾拾拾一一一二二四五八九陆柒",
+    liang="柒",
+)
+
+
+def test_example_16_bipai_exact_options():
+    # §5.6, Example 16: exactly two eat actions, {一二三, 三四五} and {三三叁}; [二三四] is
+    # illegal (the other 三 cannot be 比'd). The 叁 in hand never triggers a 比 of 三.
+    state = new_state(deck_for(**DECK_EX16))
+    play(state, "0:discard:三")
+    assert state.deciders() == (1,)
+    assert opts(state, 1) == ["过", "吃 [三三叁]", "吃 [一二三][三四五]"]
+
+
+def test_example_16a_eat_with_bi_leaves_15_cards_and_discard():
+    state = new_state(deck_for(**DECK_EX16))
+    play(state, "0:discard:三", "1:chi:三四五+一二三")
+    assert sorted(table(state, 1)) == ["吃[一二三]", "吃[三四五]"]
+    assert state.hand_size[1] == 15 and "三" not in hand(state, 1)
+    assert state.phase == DISCARD and state.deciders() == (1,)
+
+
+def test_example_16b_jiao_eat_leaves_18_cards_and_discard():
+    # §5.5: the two hand cards may include a copy of the eaten face (三 + 叁 eat 三 as 绞).
+    state = new_state(deck_for(**DECK_EX16))
+    play(state, "0:discard:三", "1:chi:三三叁")
+    assert table(state, 1) == ["吃[三三叁]"] and state.hand_size[1] == 18
+    assert state.phase == DISCARD and state.deciders() == (1,)
+
+
+def test_example_16_order_of_groups_in_notation_is_the_same_action():
+    # §5.6: eat [三四五] + 比 [一二三] and eat [一二三] + 比 [三四五] are one action.
+    a = new_state(deck_for(**DECK_EX16))
+    b = new_state(deck_for(**DECK_EX16))
+    play(a, "0:discard:三", "1:chi:一二三+三四五")
+    play(b, "0:discard:三", "1:chi:三四五+一二三")
+    assert a.history == b.history and a == b
+
+
+def test_example_16_variant_no_legal_eat_so_not_asked_and_not_stinky():
+    # Example 16 variant / C10: with no 二 and no 叁 no eat of 三 is legal, so A is not asked
+    # and 三 does not become stinky for him.
+    state = new_state(
+        deck_for(
+            dealer="三叁叁叁贰贰贰壹壹壹二二四五六七八十肆伍",
+            xia="一三四五七柒捌玖壹贰六九九陆陆肆八十拾伍",  # the variant's hand
+            shang="柒柒柒玖玖玖拾拾拾一一一二三四五六七八九",
+            liang="捌",
+        )
+    )
+    play(state, "0:discard:三")
+    assert right(state, 0) == "三" and state.stinky[1] == 0
+    assert state.owner == 1 and state.card_kind == CardKind.DRAWN  # A draws next
+
+
+DECK_EX17 = dict(
+    dealer="二壹壹壹叁叁叁肆肆肆一四五六八七十柒拾玖",
+    xia="一二二三三四贰贰五六八九九伍伍陆陆捌捌玖",  # Example 17's A
+    shang="七七七十十十柒柒柒拾拾拾一三四五六八九玖",
+    liang="一",
+)
+
+
+def test_example_17_bipai_exact_options():
+    # §5.6, Example 17: 碰 plus exactly three eat actions (7 (eat, 比) pairs collapse to 3).
+    state = new_state(deck_for(**DECK_EX17))
+    play(state, "0:discard:二")
+    assert state.deciders() == (1,)
+    assert opts(state, 1) == [
+        "过",
+        "碰",
+        "吃 [一二三][二二贰]",
+        "吃 [二三四][二二贰]",
+        "吃 [一二三][二三四][二贰贰]",
+    ]
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    ["chi:二贰贰+一二三+二三四", "chi:一二三+二贰贰+二三四", "chi:二三四+二贰贰+一二三"],
+)
+def test_example_17_three_group_eat_lays_all_groups(spelling):
+    state = new_state(deck_for(**DECK_EX17))
+    play(state, "0:discard:二", "1:" + spelling)
+    assert sorted(table(state, 1)) == ["吃[一二三]", "吃[二三四]", "吃[二贰贰]"]
+    assert "二" not in hand(state, 1) and "贰" not in hand(state, 1)
+    assert state.hand_size[1] == 12 and state.phase == DISCARD
+    assert faces(state.renpeng[1]) == "二" and state.stinky[1] == 0  # C30
+
+
+def test_example_17_pass_is_stinky_and_renpeng():
+    # Example 17: PASS makes 二 stinky for A and sets 忍碰(二); nobody else could take it.
+    state = new_state(deck_for(**DECK_EX17))
+    play(state, "0:discard:二", "1:pass")
+    assert faces(state.stinky[1]) == "二" and faces(state.renpeng[1]) == "二"
+    assert right(state, 0) == "二"
+
+
+def test_kan_cards_are_never_used_to_eat():
+    # §6.3 / §5.5: seat 1 holds 坎伍 and 坎陆, so 柒 (伍陆柒) cannot be eaten; nobody is asked.
+    state = new_state(deck_for(**DECK_PAO))
+    play(state, "0:discard:柒")
+    assert right(state, 0) == "柒" and state.stinky[1] == 0
+    assert state.owner == 1
+
+
+# ============================================================================ §6.1 Example 18
+
+EX18_DEALER = "二壹贰贰贰四四四八八八五六九肆伍陆捌玖拾"
+EX18_A = "一二二三贰五六八九九伍伍陆陆捌捌玖肆柒拾"  # Example 18's A (seat 1)
+
+
+def _example_18(shang: str, stock: str):
+    state = new_state(
+        deck_for(dealer=EX18_DEALER, xia=EX18_A, shang=shang, liang="柒", stock=stock)
+    )
+    play(state, "0:discard:二")
+    # A's options: 碰, and the one eat action {一二三, 二二贰}.
+    assert state.deciders() == (1,)
+    assert opts(state, 1) == ["过", "碰", "吃 [一二三][二二贰]"]
+    play(state, "1:pass")
+    assert faces(state.stinky[1]) == "二" and faces(state.renpeng[1]) == "二"
+    return state
+
+
+def test_example_18i_stinky_face_discarded_by_c_cannot_be_pengd():
+    # Example 18 (i): C (seat 2) discards the 4th 二; A may not 碰 it.
+    state = _example_18("叁叁叁七七七十十十二三三五六九肆伍柒玖拾", stock="壹三")
+    # A draws 壹 (nobody can take it); C draws 三 onto his pair: 偎, then C discards 二.
+    assert right(state, 1) == "壹" and opts(state, 2) == ["偎 三"]
+    play(state, "2:wei:三", "2:discard:二")
+    # Nobody was asked (A's 碰 is barred): 二 lies to C's right and the dealer drew next.
+    assert right(state, 2) == "二" and right(state, 0) == "二一"
+
+
+def test_example_18ii_stinky_face_drawn_by_shangjia_neither_chi_nor_peng():
+    # Example 18 (ii): the 上家 (dealer) draws the 4th 二; A may neither 吃 nor 碰.
+    state = _example_18("叁叁叁七七七十十十一三三五六九肆伍柒玖拾", stock="壹壹二")
+    # A and C drew 壹 (nobody can take it); then the dealer drew 二: nobody was asked, so it
+    # went to his right beside his discard, and A drew again (一, unclaimable too).
+    assert right(state, 2) == "壹" and right(state, 0) == "二二" and right(state, 1) == "壹一"
+
+
+def test_example_18iii_own_draw_of_stinky_face_is_forced_chouwei():
+    # Example 18 (iii): A draws 二 himself: a forced 臭偎 (one card face-up), then he discards.
+    state = _example_18("叁叁叁七七七十十十一三三五六九肆伍柒玖拾", stock="二")
+    assert state.phase == Phase.DRAW_TAKE and state.is_forced()
+    assert opts(state, 1) == ["偎 二"]
+    play(state, "1:wei:二")
+    assert table(state, 1) == ["臭偎二"]
+    assert state.phase == DISCARD and state.deciders() == (1,)
+    assert state.meld_huxi(1) == 3  # 臭偎 scores like 偎 (§11.1)
+
+
+# ============================================================================ §6.2 / §6.3 Example 20
+
+DECK_EX20 = dict(
+    dealer="五八四四贰贰贰陆陆陆捌捌捌一三七九十柒玖",
+    xia="六六六七八九五五壹壹壹叁叁叁一二十肆柒玖",  # A: 坎六, 七八九, 五五
+    shang="二二二肆肆肆伍伍伍三三三一一四五七七壹贰",
+    liang="伍",
+    stock="拾四八",
+)
+
+
+def test_example_20_kan_card_not_discardable():
+    # §5.7 C13 / Example 20: A holding 坎六 may not discard a 六 (nor 壹/叁 of his 坎s).
+    state = new_state(deck_for(**DECK_EX20))
+    play(state, "0:discard:五", "1:peng")
+    assert table(state, 1) == ["碰五"] and state.phase == DISCARD
+    with pytest.raises(IllegalAction, match="illegal action"):
+        play(state, "1:discard:六")
+    assert opts(state, 1) == [
+        "打 一",
+        "打 二",
+        "打 七",
+        "打 八",
+        "打 九",
+        "打 十",
+        "打 肆",
+        "打 柒",
+        "打 玖",
+    ]
+
+
+def test_example_20_own_discarded_face_cannot_be_eaten():
+    # §6.2 / Example 20: A discarded 八; his 上家's 八 cannot be eaten with 七九, nor his own
+    # revealed draw of 八.
+    state = new_state(deck_for(**DECK_EX20))
+    play(state, "0:discard:五", "1:peng", "1:discard:八")
+    assert faces(state.discarded[1]) == "八" and right(state, 1) == "八"
+    assert right(state, 2) == "拾"  # seat 2 drew 拾, nobody could take it
+    assert opts(state, 0) == ["偎 四"]  # the dealer draws 四 onto his pair
+    play(state, "0:wei:四", "0:discard:八")
+    # Nobody was asked: the 上家's 八 went right; A drew the 3rd 八, also unclaimable.
+    assert right(state, 0) == "八" and right(state, 1) == "八八"
+    assert hand(state, 1).count("七") == 1 and hand(state, 1).count("九") == 1
+    assert state.owner == 2 and state.stinky[1] == 0
+
+
+def test_unclaimed_own_draw_is_not_an_own_discard_c11():
+    # §6.2 C11: a drawn card that nobody takes lies to the drawer's right but is not 打出.
+    state = new_state(deck_for(**DECK_EX20))
+    play(state, "0:discard:五", "1:peng", "1:discard:八")
+    assert right(state, 2) == "拾" and state.discarded[2] == 0
+    assert faces(state.discarded[0]) == "五" and faces(state.discarded[1]) == "八"
+
+
+# ============================================================================ §6.4 臭胡 (Examples 7, 19)
+
+# Seat 1 becomes Example 7's A by play: he eats 叁 (壹贰), 拾 (贰柒) and 三 (一二), discarding
+# 捌, 肆 and 二, and ends with table 吃[壹贰叁] 吃[贰柒拾] 吃[一二三] (meldHuxi 15) and hand
+# 四五六 陆柒捌 肆伍陆 九九.
+DECK_EX7 = dict(
+    dealer="七七七八八八一一一叁四四四伍伍柒柒六肆叁",
+    xia="四五六陆柒捌肆伍陆九九壹贰贰柒一二捌肆二",
+    shang="十十十玖玖玖壹壹壹五五五二三六肆叁陆陆捌",
+    liang="十",
+)
+EX7_SETUP = (
+    "0:discard:叁",
+    "1:chi:壹贰叁",
+    "1:discard:捌",  # seat 2 draws 拾; the dealer draws 拾
+    "1:chi:贰柒拾",
+    "1:discard:肆",  # seat 2 draws 拾; the dealer draws 三
+    "1:chi:一二三",
+    "1:discard:二",
+)
+
+
+def _example_7(stock: str):
+    state = new_state(deck_for(**DECK_EX7, stock=stock))
+    play(state, *EX7_SETUP)
+    assert table(state, 1) == ["吃[壹贰叁]", "吃[贰柒拾]", "吃[一二三]"]
+    assert hand(state, 1) == "四五六九九肆伍陆陆柒捌" and state.meld_huxi(1) == 15
+    return state
+
+
+def test_example_7_pair_plus_revealed_card_hu():
+    # Example 7: B draws 九; A wins with {九九九} as a 碰-valued group: 胡息 16, 等 1, S 1.
+    state = _example_7("拾拾拾三九九")
+    assert state.owner == 2 and state.card == 8 and state.phase == Phase.CLAIM_HU
+    assert state.deciders() == (1,) and opts(state, 1) == ["过", "胡"]
+    play(state, "1:hu")
+    o = state.outcome
+    assert o is not None and o.kind == OutcomeKind.HU and o.winner == 1
+    assert o.source == Source.OTHER_DRAW and o.card == 8 and o.from_seat == 2
+    assert (o.result.huxi, o.result.deng, o.result.score) == (16, 1, 1)
+    assert o.deltas == (-1, 2, -1)
+    assert state.is_terminal() and state.deciders() == () and state.legal_actions(1) == []
+
+
+def test_example_7z_own_draw_onto_pair_is_wei_never_hu():
+    # Example 7 (7z) / §10.1 D: if A draws 九 himself it is a forced 偎, never a hu chance;
+    # then N 21 > 20 and he discards.
+    state = _example_7("拾拾拾三拾二九")
+    assert right(state, 2) == "拾拾拾" and right(state, 0) == "二"
+    assert state.phase == Phase.DRAW_TAKE and state.deciders() == (1,)
+    assert opts(state, 1) == ["偎 九"] and state.is_forced()
+    play(state, "1:wei:九")
+    assert state.outcome is None and state.phase == DISCARD and state.deciders() == (1,)
+    assert table(state, 1)[-1] == "偎九"
+
+
+def test_example_19_declined_hu_blocks_the_same_face_while_meldhuxi_is_unchanged():
+    # Example 19 / §6.4: A declines the hu on B's 九: record (九, 15). A also declines the 碰
+    # (九 becomes stinky, which alone would not stop a hu). Then C (the dealer) draws the 4th
+    # 九: A's meldHuxi is still 15, so A may not hu it, and nobody is asked at all.
+    state = _example_7("拾拾拾三九九")
+    play(state, "1:pass")
+    assert state.chouhu[1] == {8: 15}
+    assert state.phase == Phase.CLAIM_TAKE and opts(state, 1) == ["过", "碰"]
+    play(state, "1:pass")
+    assert faces(state.stinky[1]) == "九" and faces(state.renpeng[1]) == "九"
+    assert right(state, 2) == "拾拾九"
+    # The dealer's 九: no hu, no 碰/吃 offered; it lies to his right. A then draws 二 (fill,
+    # unclaimable) and seat 2 draws 三, which only seat 2 can eat.
+    assert right(state, 0) == "九" and right(state, 1) == "捌肆二二"
+    assert state.outcome is None and state.owner == 2 and state.deciders() == (2,)
+
+
+def test_example_19_zero_huxi_eat_keeps_the_block():
+    # Example 19, last bullet: after a 0-胡息 eat (三 with 四五, then discard 六) A still waits
+    # on 九 with meldHuxi 15, so the block holds.
+    state = _example_7("拾拾拾三九三拾九")
+    play(state, "1:pass", "1:pass")
+    assert state.owner == 0 and opts(state, 1) == ["过", "吃 [三四五]"]
+    play(state, "1:chi:三四五", "1:discard:六")
+    assert state.meld_huxi(1) == 15 and hand(state, 1) == "九九肆伍陆陆柒捌"
+    # Seat 2 may eat the 六 as 六六陆 (六陆陆 would leave his 六 without a 比).
+    assert opts(state, 2) == ["过", "吃 [六六陆]"]
+    play(state, "2:pass")  # seat 2 then draws 拾; the dealer draws the 4th 九
+    assert right(state, 0) == "九" and state.outcome is None and 1 not in state.deciders()
+
+
+# Seat 1 waits on 九 from the deal (壹贰叁 贰柒拾 二七十 四五六 陆柒捌 二三四 九九) with no table.
+DECK_CHOUHU_LIFT = dict(
+    dealer="肆肆肆伍伍伍玖玖玖八八三三四壹贰叁捌拾柒",
+    xia="壹贰叁贰柒拾二七十四五六陆柒捌二三四九九",
+    shang="五五五六六六十十十陆陆陆七七二壹叁柒拾捌",
+    liang="叁",
+    stock="捌九一九",
+)
+
+
+def test_chouhu_block_lifts_when_meldhuxi_changes():
+    # §6.4: the record is (九, 0). A then eats 一 with 二三 (一二三 = 3 胡息) and discards 四,
+    # still waiting on 九; meldHuxi is now 3 ≠ 0, so the next 九 may be hu'd.
+    state = new_state(deck_for(**DECK_CHOUHU_LIFT))
+    play(state, "0:discard:八", "1:pass")  # A passes on 八; then A draws 捌 (unclaimable)
+    assert state.owner == 2 and opts(state, 1) == ["过", "胡"]  # B's 九
+    play(state, "1:pass", "1:pass")  # decline the hu, then the 碰
+    assert state.chouhu[1] == {8: 0}
+    assert state.owner == 0 and opts(state, 1) == ["过", "吃 [一二三]"]  # the dealer's 一
+    play(state, "1:chi:一二三", "1:discard:四")
+    assert state.meld_huxi(1) == 3
+    # C... here B again: seat 2 draws the 4th 九 and A may hu it (a stinky face may be hu'd).
+    assert state.owner == 2 and state.phase == Phase.CLAIM_HU and opts(state, 1) == ["过", "胡"]
+    play(state, "1:hu")
+    o = state.outcome
+    assert o.winner == 1 and o.source == Source.OTHER_DRAW
+    assert (o.result.huxi, o.result.deng, o.result.score) == (19, 2, 2)
+    assert o.deltas == (-2, 4, -2)
