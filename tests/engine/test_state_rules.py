@@ -789,3 +789,263 @@ def test_chouhu_block_lifts_when_meldhuxi_changes():
     assert o.winner == 1 and o.source == Source.OTHER_DRAW
     assert (o.result.huxi, o.result.deng, o.result.score) == (19, 2, 2)
     assert o.deltas == (-2, 4, -2)
+
+
+# ============================================================================ §9 initial phase
+
+EX13_DEALER = "五五五五捌捌捌捌十十十一二三壹贰叁八九玖"  # + 亮张 十 (Example 13)
+EX14_B = "三三三三陆陆陆九九九壹壹壹拾拾拾二七五八"  # Example 14's B
+
+
+def test_example_13_automatic_tianhu_three_ti_dealer():
+    # §9 step 2, Example 13: the 亮张 completes the dealer's 3rd 提: automatic 天胡 before
+    # anything else (no 提 decisions, no 亮张 hu, no discard). 胡息 39, 等 23, S 23.
+    state = new_state(
+        deck_for(
+            dealer=EX13_DEALER,
+            xia="一二三四六七八九壹贰叁肆伍陆柒玖拾四六七",
+            shang="一二三四六七八九壹贰叁肆伍陆柒玖拾肆伍陆",
+            liang="十",
+        )
+    )
+    o = state.outcome
+    assert state.is_terminal() and state.phase == Phase.END and state.deciders() == ()
+    assert o.kind == OutcomeKind.TIANHU_AUTO and o.winner == 0 and o.card is None
+    assert (o.result.huxi, o.result.deng, o.result.score) == (39, 23, 23)
+    assert o.deltas == (46, -23, -23)
+    assert state.history == [] and state.stock_left() == 19
+
+
+def test_example_14_automatic_tianhu_five_kan_non_dealer():
+    # Example 14: 提 + 4 坎 = 5 (a 提 counts as a 坎). 胡息 30, 等 17, S 17.
+    state = new_state(
+        deck_for(
+            dealer="一二四五六七八十壹贰叁肆伍柒捌玖一四六十",
+            xia=EX14_B,
+            shang="一二四五六七八十贰叁肆伍柒捌玖拾一四六十",
+            liang="贰",
+        )
+    )
+    o = state.outcome
+    assert o.kind == OutcomeKind.TIANHU_AUTO and o.winner == 1
+    assert (o.result.huxi, o.result.deng, o.result.score) == (30, 17, 17)
+    assert o.deltas == (-17, 34, -17)
+
+
+def test_example_14_counter_case_two_ti_two_kan_is_no_tianhu_and_both_ti_placed():
+    # Example 14 counter-case: 2 提 + 2 坎 = 4: no 天胡; both 提 are placed (§9 step 3).
+    state = new_state(
+        deck_for(
+            dealer="一二四五六七八十壹贰叁肆伍柒捌玖一四六十",
+            xia="三三三三陆陆陆陆九九九壹壹壹二七五八拾十",
+            shang="一二四五六七八十贰叁肆伍柒捌玖拾一四二五",
+            liang="贰",
+        )
+    )
+    assert state.outcome is None and state.phase == Phase.INIT_TI
+    assert state.deciders() == (1,) and opts(state, 1) == ["提 三"] and state.is_forced()
+    play(state, "1:ti:三")
+    assert opts(state, 1) == ["提 陆"] and state.is_forced()
+    play(state, "1:ti:陆")
+    assert table(state, 1) == ["提三", "提陆"]
+    # §7: B has N = 20 < T = 21; the dealer (N 21 > 20) discards first.
+    assert state.n_cards(1) == 20 and state.target(1) == 21
+    assert state.phase == DISCARD and state.deciders() == (0,)
+
+
+def test_automatic_tianhu_dealer_first_when_several_qualify():
+    # §9 step 2: "多個3提5坎同時出現,莊家優先胡,其次下家,其次上家".
+    state = new_state(
+        deck_for(
+            dealer=EX13_DEALER,
+            xia="一一一二二二三三三四四四六六六七八九壹贰",  # 5 坎
+            shang="四六七八九壹贰叁肆伍陆柒玖拾七八叁肆伍陆",
+            liang="十",
+        )
+    )
+    assert state.outcome.kind == OutcomeKind.TIANHU_AUTO and state.outcome.winner == 0
+
+
+def test_automatic_tianhu_xiajia_before_shangjia():
+    state = new_state(
+        deck_for(
+            dealer="二五七八九十壹贰叁肆伍陆柒捌玖拾二五七八",
+            xia=EX14_B,
+            shang="一一一一四四四四六六六六二五七八十贰叁肆",  # 3 提
+            liang="伍",
+        )
+    )
+    o = state.outcome
+    assert o.kind == OutcomeKind.TIANHU_AUTO and o.winner == 1 and o.deltas == (-17, 34, -17)
+
+
+EX15_B = "壹贰叁贰柒拾一二三二七十四五六七八九肆伍"  # Example 15's B; 亮张 陆
+
+
+def _example_15():
+    return new_state(
+        deck_for(
+            dealer="一三四五六八九十壹叁肆伍陆柒捌玖拾捌玖二",
+            xia=EX15_B,
+            shang="一三四五六八九十壹叁肆伍陆柒捌玖拾捌玖七",
+            liang="陆",
+        )
+    )
+
+
+def test_example_15_liang_hu_by_a_non_dealer_is_tianhu():
+    # §9 step 4, Example 15: B may hu the 亮张: 天胡, counted as 自摸 (C5); 胡息 18, 等 9, S 9.
+    state = _example_15()
+    assert state.phase == Phase.LIANG_HU and state.card_kind == CardKind.LIANG
+    assert state.deciders() == (1,) and opts(state, 1) == ["过", "胡"] and not state.is_forced()
+    play(state, "1:hu")
+    o = state.outcome
+    assert o.kind == OutcomeKind.TIANHU and o.winner == 1 and o.source == Source.LIANG_OTHER
+    assert o.card == 10 + 5 and o.from_seat == 0
+    assert (o.result.huxi, o.result.deng, o.result.score) == (18, 9, 9)
+    assert o.deltas == (-9, 18, -9)
+
+
+def test_example_15_declined_liang_hu_records_chouhu_then_dealer_discards():
+    # Example 15 / C12: declining creates a 臭胡 record for 陆 (meldHuxi 0); the 亮张 is not
+    # offered for 吃/碰 (C3) and stays in the dealer's hand; the dealer discards (§9 step 5).
+    state = _example_15()
+    play(state, "1:pass")
+    assert state.chouhu[1] == {15: 0}
+    assert state.phase == DISCARD and state.deciders() == (0,)
+    assert "陆" in hand(state, 0) and state.liang_known
+    assert "打 陆" in opts(state, 0)  # C32: he may discard it like any hand card
+    assert state.stinky == [0, 0, 0]
+
+
+def test_automatic_tianhu_preempts_the_liang_hu():
+    # §9: a 3提/5坎 anywhere preempts the optional 亮张 hu (Example 15 with C holding 5 坎).
+    state = new_state(
+        deck_for(
+            dealer="二七八九十壹贰叁肆伍陆柒捌玖拾二七八九十",
+            xia=EX15_B,
+            shang="一一一三三三四四四五五五六六六捌柒贰肆伍",
+            liang="陆",
+        )
+    )
+    o = state.outcome
+    assert o.kind == OutcomeKind.TIANHU_AUTO and o.winner == 2
+    # §11.5: 5 small 坎 = 15 胡息 (no sentence among 捌柒贰肆伍), 等 7, R = 2: S 7.
+    assert (o.result.huxi, o.result.deng, o.result.score) == (15, 7, 7)
+    assert o.deltas == (-7, -7, 14)
+
+
+EX15D_DEALER = "一一二七十贰柒拾壹贰叁四五六七八九肆伍陆"  # + 亮张 一 (Example 15 dealer, 1st)
+EX15E_DEALER = "一一一二七十贰柒拾壹贰叁四五六肆伍陆九九"  # + 亮张 一 (Example 15 dealer, 2nd)
+
+
+def test_example_15d_dealer_liang_hu_pair_plus_liang_is_kan():
+    # §10.3 step 0 (C4): pair + 亮张 is a 坎: 胡息 18, 等 9, S 9.
+    state = new_state(
+        deck_for(
+            dealer=EX15D_DEALER,
+            xia="二三四五六八九十壹叁肆伍陆柒捌玖拾三捌玖",
+            shang="二三四五六八九十壹叁肆伍陆柒捌玖拾三捌玖",
+            liang="一",
+        )
+    )
+    assert state.phase == Phase.LIANG_HU and state.deciders() == (0,)
+    assert opts(state, 0) == ["过", "胡"]
+    play(state, "0:hu")
+    o = state.outcome
+    assert o.kind == OutcomeKind.TIANHU and o.winner == 0 and o.source == Source.LIANG_DEALER
+    assert (o.result.huxi, o.result.deng, o.result.score) == (18, 9, 9)
+    assert o.deltas == (18, -9, -9)
+
+
+def test_example_15d_dealer_declines_then_discards():
+    state = new_state(
+        deck_for(
+            dealer=EX15D_DEALER,
+            xia="二三四五六八九十壹叁肆伍陆柒捌玖拾三捌玖",
+            shang="二三四五六八九十壹叁肆伍陆柒捌玖拾三捌玖",
+            liang="一",
+        )
+    )
+    play(state, "0:pass")
+    assert state.chouhu[0] == {0: 0}
+    assert state.phase == DISCARD and state.deciders() == (0,) and state.n_cards(0) == 21
+
+
+EX15E_OTHERS = dict(
+    xia="二三四五六七八九十壹贰叁肆伍陆柒捌玖拾捌",
+    shang="二三四五六七八十壹贰叁肆伍陆柒捌玖拾玖三",
+)
+
+
+def test_example_15e_dealer_liang_completes_ti_then_liang_hu():
+    # §9 steps 3–4, Example 15 (second dealer variant): 提一 is placed first (forced), then the
+    # 亮张 hu counts it as a 提: 胡息 24, 等 13, S 13.
+    state = new_state(deck_for(dealer=EX15E_DEALER, **EX15E_OTHERS, liang="一"))
+    assert state.phase == Phase.INIT_TI and opts(state, 0) == ["提 一"]
+    play(state, "0:ti:一")
+    assert table(state, 0) == ["提一"]
+    assert state.phase == Phase.LIANG_HU and state.deciders() == (0,)
+    play(state, "0:hu")
+    o = state.outcome
+    assert o.kind == OutcomeKind.TIANHU and o.winner == 0
+    assert (o.result.huxi, o.result.deng, o.result.score) == (24, 13, 13)
+    assert o.deltas == (26, -13, -13)
+
+
+def test_example_15e_decline_records_chouhu_with_the_ti_then_discard():
+    # C12: the record's meldHuxi includes the 提 placed at §9 step 3 (提一 = 9); N 21 > T 20.
+    state = new_state(deck_for(dealer=EX15E_DEALER, **EX15E_OTHERS, liang="一"))
+    play(state, "0:ti:一", "0:pass")
+    assert state.chouhu[0] == {0: 9}
+    assert state.phase == DISCARD and state.deciders() == (0,)
+    assert state.n_cards(0) == 21 and state.target(0) == 20
+
+
+def test_others_may_hu_the_liang_that_completes_the_dealers_ti():
+    # §9 step 4: "莊家亮張的牌正好構成一提，其他玩家仍然能胡這個亮張牌"; the order is dealer,
+    # 下家, 上家.
+    b = "二三壹贰叁贰柒拾四五六七八九陆柒捌三四五"  # 一二三 壹贰叁 贰柒拾 … on 一: 胡息 15
+    others = dict(xia=b, shang="二三四五六七八九十壹叁肆伍陆柒捌玖拾八十")
+    state = new_state(deck_for(dealer=EX15E_DEALER, **others, liang="一"))
+    play(state, "0:ti:一")
+    assert state.phase == Phase.LIANG_HU and state.deciders() == (0, 1)
+    assert opts(state, 0) == ["过", "胡"] and opts(state, 1) == ["过", "胡"]
+    play(state, "1:hu", "0:pass")
+    o = state.outcome
+    assert o.kind == OutcomeKind.TIANHU and o.winner == 1 and o.source == Source.LIANG_OTHER
+    assert o.result.huxi == 15 and o.result.score == o.result.deng == 7
+
+    both = new_state(deck_for(dealer=EX15E_DEALER, **others, liang="一"))
+    play(both, "0:ti:一", "1:hu", "0:hu")
+    assert both.outcome.winner == 0  # the dealer first
+
+    none = new_state(deck_for(dealer=EX15E_DEALER, **others, liang="一"))
+    play(none, "0:ti:一", "0:pass", "1:pass")
+    assert none.chouhu[0] == {0: 9} and none.chouhu[1] == {0: 0}
+    assert none.phase == DISCARD and none.deciders() == (0,)
+
+
+# ============================================================================ §7 Example 21
+
+
+def test_example_21a_dealer_with_two_ti_does_not_discard():
+    # Example 21(a): 伍×4 and 三×3 + 亮张 三: both 提 placed, N 21 = T 21, no 亮张 hu for him
+    # (q = 2), no discard: his 下家 draws first.
+    state = new_state(
+        deck_for(
+            dealer="伍伍伍伍三三三一二四五六七八九十壹贰叁肆",
+            xia="一二四五六七八九十壹贰叁肆陆柒捌玖拾一二",
+            shang="一二四五六七八九十壹贰叁肆陆柒捌玖拾四五",
+            liang="三",
+            stock="拾",
+        )
+    )
+    assert opts(state, 0) == ["提 三"]
+    play(state, "0:ti:三")
+    assert opts(state, 0) == ["提 伍"]
+    play(state, "0:ti:伍")
+    assert state.n_cards(0) == 21 and state.target(0) == 21
+    assert state.dealer_discards == 0 and state.discards[0] == []
+    assert state.n_draws == 1 and state.stock_left() == 18  # seat 1 drew 拾 already
+    assert state.history == [(0, 30 + 2), (0, 30 + 14)]
