@@ -7,6 +7,8 @@ quantile (1.96 for 95 %, see :func:`z_for`).
 * :func:`mean_ci`: a mean by the normal approximation, from the values or from their
   :class:`Moments` (sum, sum of squares, count), which SQL aggregates give directly.
 * :func:`bootstrap_mean_ci`: a percentile bootstrap of a mean, seeded, for small skewed samples.
+* :func:`cluster_mean_ci`: a mean over observations that come in correlated clusters (the
+  rotations of one duplicate deal, the seats of one hand), from per-cluster sums.
 * :func:`paired_diff_ci`: the mean of paired differences (policy A minus policy B on the same
   duplicate deals), which removes the luck of the deal from the comparison.
 * :func:`chi_square_gof`: Pearson's goodness of fit with sparse cells pooled, and
@@ -45,10 +47,12 @@ def z_for(level: float) -> float:
     return NormalDist().inv_cdf(0.5 + level / 2.0)
 
 
-def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
+def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float]:
     """The Wilson score interval ``(lo, hi)`` for ``successes`` out of ``n``.
 
     With ``n == 0`` nothing is known: ``(0.0, 1.0)``. Zero successes give ``lo == 0``.
+    Non-integer counts are accepted: an effective sample size (``k·D/n`` of ``D`` for ``n``
+    observations in ``D`` fully correlated clusters) gives a conservative clustered interval.
 
     >>> wilson(0, 0)
     (0.0, 1.0)
@@ -187,6 +191,58 @@ def paired_diff_ci(
     if b is None or len(a) != len(b):
         raise ValueError("paired samples must have the same length")
     return mean_ci([x - y for x, y in zip(a, b)], z)
+
+
+class ClusterSums(NamedTuple):
+    """Sums over clusters for :func:`cluster_mean_ci`. With y_d a cluster's total and m_d its
+    number of observations: clusters D, Σy_d, Σm_d, Σy_d², Σy_d·m_d, Σm_d².
+
+    In SQL: ``SELECT count(*), sum(y), sum(m), sum(y*y), sum(y*m), sum(m*m) FROM (SELECT
+    sum(x) AS y, count(x) AS m FROM t GROUP BY cluster)``.
+    """
+
+    clusters: int
+    y: float
+    m: float
+    yy: float
+    ym: float
+    mm: float
+
+    @classmethod
+    def of(cls, groups: Iterable[Iterable[float]]) -> ClusterSums:
+        d = 0
+        y = m = yy = ym = mm = 0.0
+        for g in groups:
+            vals = list(g)
+            t, c = math.fsum(vals), float(len(vals))
+            d += 1
+            y, m, yy, ym, mm = y + t, m + c, yy + t * t, ym + t * c, mm + c * c
+        return cls(d, y, m, yy, ym, mm)
+
+
+def cluster_mean_ci(sums: ClusterSums, z: float = Z95) -> tuple[float, float, float]:
+    """``(mean, lo, hi)`` of observations in clusters: the ratio estimator Σy/Σm with its
+    linearised (cluster-robust) variance D/(D − 1)·Σ(y_d − R·m_d)² / (Σm)².
+
+    With one observation per cluster this is :func:`mean_ci` exactly.
+
+    >>> a = cluster_mean_ci(ClusterSums.of([[1], [2], [3], [4]]))
+    >>> b = mean_ci([1, 2, 3, 4])
+    >>> all(math.isclose(x, y) for x, y in zip(a, b))
+    True
+    >>> mean, lo, hi = cluster_mean_ci(ClusterSums.of([[1, 1, 1], [4, 4, 4]]))
+    >>> mean, round(hi - lo, 3)  # two clusters, not six independent values
+    (2.5, 5.88)
+    """
+    if sums.m <= 0:
+        return (math.nan, math.nan, math.nan)
+    r = sums.y / sums.m
+    if sums.clusters < 2:
+        return (r, math.nan, math.nan)
+    resid = max(sums.yy - 2.0 * r * sums.ym + r * r * sums.mm, 0.0)
+    var = sums.clusters / (sums.clusters - 1) * resid / (sums.m * sums.m)
+    half = z * math.sqrt(var)
+    return (r, r - half, r + half)
 
 
 # ---------------------------------------------------------------------- chi-square

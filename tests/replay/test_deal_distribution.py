@@ -55,7 +55,7 @@ def deals() -> list[tuple[tuple[int, int], tuple[int, int], tuple[int, int], int
     out = []
     for i in range(N_DEALS):
         dealer = i % 3
-        state = game.new_initial_state(shuffle_deck(derive_seed(SEED, "hand", i)), dealer)
+        state = game.new_initial_state(shuffle_deck(derive_seed(SEED, "deal", i)), dealer)
         tk = []
         for seat in state.active:
             h = state.hands[seat]

@@ -23,7 +23,7 @@ LEVEL = 0.001  # reject at the 99.9 % level
 def decks() -> np.ndarray:
     """N_DECKS decks, one per hand seed, derived as the simulator derives them."""
     return np.array(
-        [shuffle_deck(derive_seed(SEED, "hand", i)) for i in range(N_DECKS)], dtype=np.int8
+        [shuffle_deck(derive_seed(SEED, "deal", i)) for i in range(N_DECKS)], dtype=np.int8
     )
 
 
@@ -83,5 +83,5 @@ def test_shuffle_test_has_power() -> None:
 
 
 def test_derived_seeds_differ() -> None:
-    seeds = {derive_seed(SEED, "hand", i) for i in range(10_000)}
+    seeds = {derive_seed(SEED, "deal", i) for i in range(10_000)}
     assert len(seeds) == 10_000
