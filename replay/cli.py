@@ -19,6 +19,7 @@ import click
 #: Subcommands defined elsewhere, loaded on first use: ``"name": "package.module:command"``.
 LAZY_COMMANDS: dict[str, str] = {
     "simulate": "replay.simulate_cmd:simulate",
+    "stats": "replay.stats_cmd:stats",
 }
 
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
