@@ -1049,3 +1049,295 @@ def test_example_21a_dealer_with_two_ti_does_not_discard():
     assert state.dealer_discards == 0 and state.discards[0] == []
     assert state.n_draws == 1 and state.stock_left() == 18  # seat 1 drew 拾 already
     assert state.history == [(0, 30 + 2), (0, 30 + 14)]
+
+
+# Example 21(b): B (seat 1) is dealt 一×4 and 贰×4 (N 20, T 21), a 坎九 and 六六.
+DECK_EX21B = dict(
+    dealer="九六捌捌捌玖玖玖柒柒柒二三十十壹壹肆拾伍",
+    xia="一一一一贰贰贰贰九九九六六四五七八壹叁拾",
+    shang="陆陆陆四四四二三五七八十壹叁肆伍柒捌玖拾",
+    liang="五",
+    stock="二三肆六",
+)
+
+
+def test_example_21b_non_dealer_with_two_ti_first_peng_owes_no_discard():
+    state = new_state(deck_for(**DECK_EX21B))
+    play(state, "1:ti:一", "1:ti:贰")
+    # No 亮张 hu for B (q = 2: 21 cards cannot make the 22 needed); the dealer discards.
+    assert state.phase == DISCARD and state.deciders() == (0,)
+    assert state.n_cards(1) == 20 and state.target(1) == 21
+    play(state, "0:discard:六")
+    assert opts(state, 1) == ["过", "碰"]
+    play(state, "1:peng")
+    # N 21 = T 21: no discard; the next player (seat 2) draws 二, then the dealer draws 三.
+    assert table(state, 1) == ["提一", "提贰", "碰六"] and state.n_cards(1) == 21
+    assert right(state, 2) == "二" and state.owner == 0
+    assert state.deciders() == (1,) and opts(state, 1) == ["过", "吃 [三四五]"]
+
+
+def test_example_21b_pao_then_chi_owe_no_discard_third_take_does():
+    # Example 21(b): first take 跑 (q 3, T 22, N 21): no discard; second take 吃 (N 22): no
+    # discard; third take 碰 (N 23 > 22): discard.
+    state = new_state(deck_for(**DECK_EX21B))
+    play(state, "1:ti:一", "1:ti:贰", "0:discard:九", "1:pao:九")
+    assert (state.n_cards(1), state.target(1)) == (21, 22)
+    assert right(state, 2) == "二" and state.owner == 0  # no discard: seat 2 drew next
+    play(state, "1:chi:三四五")
+    assert (state.n_cards(1), state.target(1)) == (22, 22)
+    assert right(state, 2) == "二肆" and state.owner == 0  # again no discard
+    assert opts(state, 1) == ["过", "碰"]  # the dealer's 六
+    play(state, "1:peng")
+    assert (state.n_cards(1), state.target(1)) == (23, 22)
+    assert state.phase == DISCARD and state.deciders() == (1,)
+    assert opts(state, 1) == ["打 七", "打 八", "打 壹", "打 叁", "打 拾"]
+
+
+# ============================================================================ §10 winning
+
+# Seat 1 becomes Example 5's A by play: 碰捌 (the dealer's discard), 吃[壹贰叁] and 吃[四五六]
+# (the dealer's draws), discarding 肆, 肆, 拾; hand 贰柒拾 一二三 六七八 柒玖.
+DECK_EX5 = dict(
+    dealer="捌九九九十十十伍伍伍一一二四六七七壹叁拾",
+    xia="贰柒拾一二三六七八柒玖捌捌壹贰五六肆肆拾",
+    shang="陆陆陆玖玖玖八八八一二二三三五五六七壹壹",
+    liang="柒",
+    stock="肆叁肆四捌",
+)
+EX5_SETUP = (
+    "0:discard:捌",
+    "1:peng",
+    "1:discard:肆",
+    "1:chi:壹贰叁",
+    "1:discard:肆",
+    "1:chi:四五六",
+    "1:discard:拾",
+)
+
+
+def _example_5():
+    state = new_state(deck_for(**DECK_EX5))
+    play(state, *EX5_SETUP)
+    assert table(state, 1) == ["碰捌", "吃[壹贰叁]", "吃[四五六]"]
+    assert hand(state, 1) == "一二三六七八贰柒柒玖拾" and state.meld_huxi(1) == 9
+    # B (seat 2) draws the 4th 捌: A's 碰 would force a 跑, but the hu comes first.
+    assert state.owner == 2 and state.card == 17 and state.phase == Phase.CLAIM_HU
+    assert state.deciders() == (1,) and opts(state, 1) == ["过", "胡"]
+    return state
+
+
+def test_example_5_pobaohu_hu_preempts_the_forced_pao():
+    # Example 5 / §10.4: option F (柒捌玖): 胡息 18, 等 2, S 2, not 自摸.
+    state = _example_5()
+    play(state, "1:hu")
+    o = state.outcome
+    assert o.kind == OutcomeKind.HU and o.winner == 1 and o.source == Source.OTHER_DRAW
+    assert (o.result.huxi, o.result.deng, o.result.score) == (18, 2, 2)
+    assert not o.result.zimo and o.deltas == (-2, 4, -2)
+    assert table(state, 1) == ["碰捌", "吃[壹贰叁]", "吃[四五六]"]  # the 跑 never happened
+
+
+def test_example_5_declined_hu_records_chouhu_then_forced_pao_and_discard():
+    # Example 5: declining records 臭胡 (捌, meldHuxi 9); then the forced 跑 follows and
+    # N 21 > T 20, so A discards.
+    state = _example_5()
+    play(state, "1:pass")
+    assert state.chouhu[1] == {17: 9}
+    assert state.phase == Phase.CLAIM_PAO and state.is_forced()
+    assert state.deciders() == (1,) and opts(state, 1) == ["跑 捌"]
+    play(state, "1:pao:捌")
+    assert table(state, 1) == ["跑捌", "吃[壹贰叁]", "吃[四五六]"]
+    assert (state.n_cards(1), state.target(1)) == (21, 20)
+    assert state.phase == DISCARD and state.deciders() == (1,)
+
+
+# B (seat 1) holds Example 15's hand (waits on 陆 and 叁) with a quiet 亮张.
+DECK_NO_DISCARD_HU = dict(
+    dealer="一三四五六八九十壹叁肆伍陆柒捌玖拾捌玖二",
+    xia=EX15_B,
+    shang="一三四五六八九十壹叁肆伍陆柒捌玖拾捌玖七",
+    liang="一",
+)
+
+
+def test_no_hu_on_a_discard_in_hunan_but_on_a_later_draw():
+    # §10.2: the dealer's discarded 陆 completes B's hand, but a discard cannot be hu'd in
+    # Hunan: B is only offered the eats. Passing makes 陆 stinky, which does not prevent a hu
+    # of a later revealed 陆 (§6.1 "可以胡臭牌").
+    state = new_state(deck_for(**DECK_NO_DISCARD_HU, stock="九陆"))
+    play(state, "0:discard:陆")
+    assert state.phase == Phase.CLAIM_TAKE and state.deciders() == (1,)
+    assert opts(state, 1) == ["过", "吃 [肆伍陆]", "吃 [伍陆柒]"]
+    play(state, "1:pass")
+    assert faces(state.stinky[1]) == "陆" and state.chouhu[1] == {}
+    play(state, "2:pass")  # B drew 九, which only seat 2 could eat
+    assert state.owner == 2 and state.card == 15 and state.phase == Phase.CLAIM_HU
+    assert state.deciders() == (1,) and opts(state, 1) == ["过", "胡"]
+    play(state, "1:hu")
+    o = state.outcome
+    assert o.winner == 1 and o.source == Source.OTHER_DRAW and o.from_seat == 2
+    assert (o.result.huxi, o.result.deng, o.result.score) == (18, 2, 2)
+
+
+def test_hu_on_own_draw_is_zimo():
+    # §10.5 / §11.2: B draws 叁 himself (叁肆伍): 自摸, +1 等: 胡息 18, 等 3, S 3.
+    state = new_state(deck_for(**DECK_NO_DISCARD_HU, stock="叁"))
+    play(state, "0:discard:陆", "1:pass")
+    assert state.owner == 1 and state.card == 12 and state.phase == Phase.CLAIM_HU
+    assert state.deciders() == (1,) and opts(state, 1) == ["过", "胡"]
+    play(state, "1:hu")
+    o = state.outcome
+    assert o.source == Source.OWN_DRAW and o.result.zimo and o.from_seat == 1
+    assert (o.result.huxi, o.result.deng, o.result.score) == (18, 3, 3)
+    assert o.deltas == (-3, 6, -3)
+
+
+# B (seat 1) waits on 陆; seat 2 holds 陆陆 and draws the 3rd 陆 (偎); B draws the 4th.
+DECK_WEI_CARD = dict(
+    dealer="四四四肆肆肆柒柒柒九九九一二六六八壹贰叁",
+    xia=EX15_B,
+    shang="陆陆捌捌捌玖玖玖十十十伍伍伍一三五八壹叁",
+    liang="拾",
+    stock="八陆拾陆",
+)
+
+
+def test_nobody_can_hu_a_wei_card_and_hu_beats_a_forced_pao():
+    # §5.2 / §10.1 D: seat 2's 偎 card is never revealed, so B (waiting on 陆) is not asked.
+    # §10.4: when B later draws the 4th 陆, his hu comes before seat 2's forced 跑 onto the 偎.
+    state = new_state(deck_for(**DECK_WEI_CARD))
+    play(state, "0:discard:八", "1:pass")  # B draws 八 (stinky for him now, nobody else)
+    assert state.owner == 2 and state.phase == Phase.DRAW_TAKE
+    assert state.deciders() == (2,) and opts(state, 2) == ["偎 陆"]
+    play(state, "2:wei:陆")
+    assert state.chouhu[1] == {} and state.phase == DISCARD and state.deciders() == (2,)
+    play(state, "2:discard:五", "1:pass")  # the dealer's 拾: B may eat (十拾拾) but passes
+    assert state.owner == 1 and state.card == 15 and state.phase == Phase.CLAIM_HU
+    assert state.deciders() == (1,) and opts(state, 1) == ["过", "胡"]
+    won = state.clone()
+    play(won, "1:hu")
+    assert won.outcome.winner == 1 and won.outcome.source == Source.OWN_DRAW
+    assert won.outcome.result.score == 3 and table(won, 2) == ["偎陆"]
+    play(state, "1:pass")
+    assert state.chouhu[1] == {15: 0}
+    assert state.phase == Phase.CLAIM_PAO and opts(state, 2) == ["跑 陆"]
+    play(state, "2:pao:陆")
+    assert table(state, 2) == ["跑陆"] and state.phase == DISCARD and state.deciders() == (2,)
+
+
+# ============================================================================ §8 claim order
+
+# Seats 1 and 2 both hold Example 15's hand; the dealer holds 坎捌 坎玖 陆陆: all three wait
+# on 陆 (the dealer with pair + revealed card).
+DECK_THREE_WAIT = dict(
+    dealer="捌捌捌玖玖玖陆陆三四五三四五八九十八九十",
+    xia=EX15_B,
+    shang=EX15_B,
+    liang="一",
+)
+
+
+def _three_wait(stock: str):
+    state = new_state(deck_for(**DECK_THREE_WAIT, stock=stock))
+    play(state, "0:discard:一", "1:pass")
+    return state
+
+
+def test_hu_order_drawer_first():
+    # §8.4 H / §10.4: all three may hu B's 陆; the drawer comes first.
+    state = _three_wait("陆")
+    assert state.owner == 1 and state.phase == Phase.CLAIM_HU
+    assert state.deciders() == (1, 2, 0)
+    assert all(opts(state, s) == ["过", "胡"] for s in (0, 1, 2))
+    play(state, "2:hu", "0:hu", "1:hu")
+    o = state.outcome
+    assert o.winner == 1 and o.source == Source.OWN_DRAW and o.result.score == 3
+    assert o.deltas == (-3, 6, -3)
+
+
+def test_hu_order_xiajia_before_shangjia():
+    state = _three_wait("陆")
+    play(state, "1:pass", "0:hu", "2:hu")
+    o = state.outcome
+    assert o.winner == 2 and o.source == Source.OTHER_DRAW and o.result.score == 2
+    assert o.deltas == (-2, -2, 4)
+
+
+def test_hu_order_shangjia_last_and_dealer_pair_plus_card():
+    state = _three_wait("陆")
+    play(state, "1:pass", "2:pass", "0:hu")
+    o = state.outcome
+    # 坎捌 6 + 坎玖 6 + {陆陆陆} 3 (碰-valued, C8) + 0 = 胡息 15, 等 1.
+    assert o.winner == 0 and (o.result.huxi, o.result.deng, o.result.score) == (15, 1, 1)
+    assert o.deltas == (2, -1, -1)
+
+
+def test_hu_order_follows_the_drawer_seat_two():
+    # Seat 2 draws: order seat 2, his 下家 (the dealer), his 上家 (seat 1).
+    state = _three_wait("拾陆")
+    play(state, "1:pass", "2:pass")  # B's 拾 (十拾拾) passed by both eaters
+    assert state.owner == 2 and state.deciders() == (2, 0, 1)
+    play(state, "1:hu", "0:hu", "2:pass")
+    assert state.outcome.winner == 0
+
+
+def test_all_declining_hu_records_chouhu_for_each_then_claims_continue():
+    # §8.4 H: every eligible player who did not declare HU gets a 臭胡 record; then §8.4 C:
+    # the dealer may 碰 (pair 陆陆), B (the drawer) and seat 2 (his 下家) may eat.
+    state = _three_wait("陆")
+    play(state, "0:pass", "1:pass", "2:pass")
+    assert state.chouhu == [{15: 0}, {15: 0}, {15: 0}]
+    assert state.phase == Phase.CLAIM_TAKE
+    assert sorted(state.deciders()) == [0, 1, 2]
+    assert opts(state, 0) == ["过", "碰"]
+    assert opts(state, 1) == ["过", "吃 [肆伍陆]", "吃 [伍陆柒]"]
+    assert opts(state, 2) == ["过", "吃 [肆伍陆]", "吃 [伍陆柒]"]
+    play(state, "1:chi:肆伍陆", "2:chi:肆伍陆", "0:peng")
+    assert table(state, 0) == ["碰陆"] and table(state, 1) == [] and table(state, 2) == []
+    assert state.phase == DISCARD and state.deciders() == (0,)
+
+
+# ============================================================================ §6.5 empty hand
+
+# Seat 1 eats 二 with three groups and 伍 with three groups, keeping only 九九 in hand.
+DECK_EMPTY = dict(
+    dealer="二六六六七七七八八八一一三四四十十贰叁叁",
+    xia="一二二三三四贰贰叁肆肆陆伍伍五五壹壹九九",
+    shang="柒柒柒捌捌捌玖玖玖拾拾拾二三四五六十肆陆",
+    liang="陆",
+)
+EMPTY_SETUP = (
+    "0:discard:二",
+    "1:chi:一二三+二三四+二贰贰",
+    "1:discard:壹",  # seat 2 draws 贰
+    "1:chi:叁肆伍+肆伍陆+五五伍",  # the dealer's 伍
+    "1:discard:壹",
+)
+
+
+def test_peng_illegal_when_no_card_would_remain_c14():
+    # §6.5 C14: with q = 0 and only 九九 in hand, a 碰 of 九 would owe a discard from an empty
+    # hand, so it is not offered; then his own 九 is a forced 偎 that empties the hand: the
+    # discard is skipped and his 下家 draws.
+    state = new_state(deck_for(**DECK_EMPTY, stock="贰伍九陆九"))
+    play(state, *EMPTY_SETUP)
+    assert hand(state, 1) == "九九" and len(state.melds[1]) == 6
+    # Seat 2 drew 九: nobody was asked (A's 碰 is illegal); the dealer drew 陆 (unclaimable).
+    assert right(state, 2) == "贰九" and right(state, 0) == "陆" and state.stinky[1] == 0
+    assert state.phase == Phase.DRAW_TAKE and opts(state, 1) == ["偎 九"]
+    play(state, "1:wei:九")
+    assert hand(state, 1) == "" and (state.n_cards(1), state.target(1)) == (21, 20)
+    assert state.owner == 2 and state.card_kind == CardKind.DRAWN  # no discard: 下家 draws
+    assert 1 not in state.deciders()
+
+
+def test_empty_hand_wei_run_by_another_draw_skips_the_discard_c14():
+    # §6.5: a later forced take (his 偎 run by another player's draw) also skips the discard.
+    state = new_state(deck_for(**DECK_EMPTY, stock="贰伍五陆九九"))
+    play(state, *EMPTY_SETUP, "0:pass")  # seat 2's 五: the dealer may eat (三四五), passes
+    assert state.phase == Phase.DRAW_TAKE and opts(state, 1) == ["偎 九"]
+    play(state, "1:wei:九")
+    assert state.owner == 2 and state.phase == Phase.CLAIM_PAO and opts(state, 1) == ["跑 九"]
+    play(state, "1:pao:九")
+    assert table(state, 1)[-1] == "跑九" and (state.n_cards(1), state.target(1)) == (22, 20)
+    assert state.owner == 2 and 1 not in state.deciders()  # seat 2 draws again
