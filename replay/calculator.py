@@ -462,7 +462,8 @@ class Calculation:
             lines.append(f"hand    {hand}")
             lines.append(f"card    {card}  ({', '.join(what + flags)})")
         if req.melds:
-            lines.append("melds   " + " ".join(_group_label(g, ascii) for g in req.melds))
+            sep = ", " if ascii else " "
+            lines.append("melds   " + sep.join(_group_label(g, ascii) for g in req.melds))
         groups = self.ordered_groups()
         if groups:
             labels = [_group_label(g, ascii) for g, _ in groups]
@@ -488,8 +489,8 @@ class Calculation:
         req, res = self.request, self.result
         notes = []
         if req.ctx.tianhu:
-            notes.append("天胡")
-        if res.zimo:
+            notes.append("天胡, 自摸 included")
+        elif res.zimo:
             notes.append("自摸 +1 等")
         deng = f"等 {res.deng}" + (f" ({', '.join(notes)})" if notes else "")
         if res.mingtang:

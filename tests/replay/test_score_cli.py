@@ -226,6 +226,13 @@ def test_discard_is_no_hu_in_hunan():
     assert "hu_on_discards off" in d["reason_text"]
 
 
+def test_example_25_luzhou_discard():
+    args = ["四五六肆伍陆陆柒捌三四五八九", "-m", "peng:七", "-m", "chi:二,七,十", "--card", "十"]
+    out = ok(*args, "--rules", "luzhou", "--source", "discard")
+    assert "win: 胡 12 ≥ 10" in out and "score 3" in out
+    assert "no win: below the 胡息 threshold: best 4 < 15" in ok(*args)
+
+
 def test_wrong_card_count():
     d = as_json("壹贰叁四五六", "-m", "chi:一,二,三", "--card", "拾")
     assert d["reason"] == "card_count"
