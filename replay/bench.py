@@ -1,13 +1,24 @@
 """``make bench``: throughput figures on one core (measured, never asserted in tests).
 
 * self-play hands/s with the ``random`` and ``heuristic`` policies (engine only, no recording);
-* ``paohuzi score --batch`` hands/s.
+* ``paohuzi score --batch`` hands/s;
+* recording: engine-only vs play-and-record CPU time on the same hands (overhead, target
+  ≤ 25%), ``simulate`` throughput with 1 and 2 workers, bytes on disk per hand (target
+  ≤ 300), and the peak memory of a 100,000-hand ``paohuzi simulate --workers 2`` (target
+  < 1 GiB, the largest process and the whole process tree).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import threading
 import time
+from pathlib import Path
 
 from engine.deck import derive_seed, shuffle_deck
 from engine.play import play_to_end
@@ -28,10 +39,105 @@ def selfplay_rate(policy: str, hands: int, preset: str = "hunan", seed: int = 1)
     return hands / (time.perf_counter() - start)
 
 
+def record_overhead(hands: int, policy: str = "random", seed: int = 1) -> tuple[float, float]:
+    """(engine-only hands/s, play-and-record hands/s) in CPU time on the same hands; the
+    recording includes building the Arrow tables, not writing them."""
+    from replay.recorder import ShardRecorder
+
+    rules = find_rules("hunan")
+    game = Game(rules)
+    policies = load_policies(policy, rules.players)
+    names = (policy,) * rules.players
+    decks = [shuffle_deck(derive_seed(seed, "deal", i)) for i in range(hands)]
+    seeds = [derive_seed(seed, "hand", i) for i in range(hands)]
+    best_engine = best_record = float("inf")
+    for _ in range(2):  # best of two, against noise from other processes
+        t = time.process_time()
+        for i in range(hands):
+            play_to_end(game, decks[i], i % 3, policies, seeds[i])
+        best_engine = min(best_engine, time.process_time() - t)
+        rec = ShardRecorder(rules)
+        t = time.process_time()
+        for i in range(hands):
+            rec.play_hand(decks[i], i % 3, policies, names, seeds[i], hand_id=i, session=0,
+                          session_hand=0, rotation=0, deal_id=i)  # fmt: skip
+        rec.tables()
+        best_record = min(best_record, time.process_time() - t)
+    return hands / best_engine, hands / best_record
+
+
+def simulate_rate(hands: int, workers: int, policy: str = "random") -> tuple[float, float]:
+    """(hands/s wall clock, bytes on disk per hand) of ``runner.simulate`` into a fresh store."""
+    from replay import runner
+
+    spec = runner.RunSpec(rules=find_rules("hunan"), policies=(policy,) * 3, seed=1, deals=hands)
+    with tempfile.TemporaryDirectory() as d:
+        t = time.perf_counter()
+        res = runner.simulate(spec, Path(d), workers=workers)
+        return res.played / (time.perf_counter() - t), res.bytes / res.hands
+
+
+def _tree_rss(pid: int) -> int:
+    """Resident bytes of ``pid`` and all its descendants (Linux /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            children.setdefault(ppid, []).append(int(entry))
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        todo += children.get(p, [])
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) * 1024
+        except OSError:
+            pass
+    return total
+
+
+def peak_memory(hands: int, workers: int = 2) -> tuple[float, int, int, float]:
+    """Run ``paohuzi simulate --hands N --workers W`` in a subprocess: (wall seconds, bytes on
+    disk, peak RSS of the largest process, peak RSS of the process tree sampled 4×/s)."""
+    with tempfile.TemporaryDirectory() as d:
+        cmd = [sys.executable, "-c", "from replay.cli import main; main()", "simulate",
+               "--hands", str(hands), "--workers", str(workers), "--data", d, "-q"]  # fmt: skip
+        t = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+        peak_tree = 0
+        done = threading.Event()
+
+        def sample() -> None:
+            nonlocal peak_tree
+            while not done.wait(0.25):
+                peak_tree = max(peak_tree, _tree_rss(proc.pid))
+
+        th = threading.Thread(target=sample, daemon=True)
+        th.start()
+        rc = proc.wait()
+        done.set()
+        th.join()
+        wall = time.perf_counter() - t
+        if rc != 0:
+            raise SystemExit(f"simulate failed with status {rc}")
+        size = sum(p.stat().st_size for p in Path(d, "runs").rglob("*.parquet"))
+    largest = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+    return wall, largest, peak_tree, size
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m replay.bench", description=__doc__)
     p.add_argument("--hands", type=int, default=3000, help="hands per self-play figure")
     p.add_argument("--scored", type=int, default=100_000, help="hands for the score figure")
+    p.add_argument("--recorded", type=int, default=3000, help="hands per recording figure")
+    p.add_argument(
+        "--peak-hands", type=int, default=100_000, help="hands of the memory run (0: skip)"
+    )
     args = p.parse_args(argv)
     from replay.calculator import bench_batch
 
@@ -42,6 +148,25 @@ def main(argv: list[str] | None = None) -> None:
         f"self-play heuristic  : {selfplay_rate('heuristic', args.hands // 3):9.0f} hands/s  (target ≥ 300)"
     )
     print(f"score --batch        : {bench_batch(args.scored, 1):9.0f} hands/s  (target ≥ 50,000)")
+    engine, recorded = record_overhead(args.recorded)
+    print(f"engine only (CPU)    : {engine:9.0f} hands/s  (random policies)")
+    print(
+        f"play + record (CPU)  : {recorded:9.0f} hands/s  overhead"
+        f" {100 * (engine / recorded - 1):5.1f}%  (target ≤ 25%)"
+    )
+    for w in (1, 2):
+        rate, per_hand = simulate_rate(args.recorded, w)
+        print(f"simulate, {w} worker{'s' if w > 1 else ' '}  : {rate:9.0f} hands/s  (wall clock)")
+    print(f"bytes on disk        : {per_hand:9.0f} bytes/hand  (both tables; target ≤ 300)")
+    if args.peak_hands:
+        wall, largest, tree, size = peak_memory(args.peak_hands, 2)
+        gib = 1 << 30
+        print(
+            f"simulate {args.peak_hands:,} hands, 2 workers: {wall:.0f} s,"
+            f" {args.peak_hands / wall:.0f} hands/s, {size / args.peak_hands:.0f} bytes/hand,"
+            f" peak RSS {largest / 2**20:.0f} MiB largest process,"
+            f" {tree / 2**20:.0f} MiB process tree (target < 1 GiB: {max(largest, tree) < gib})"
+        )
 
 
 if __name__ == "__main__":

@@ -53,23 +53,20 @@ class Progress:
             from rich.console import Console
             from rich.progress import (
                 BarColumn,
-                MofNCompleteColumn,
                 TaskProgressColumn,
                 TextColumn,
-                TimeElapsedColumn,
                 TimeRemainingColumn,
             )
             from rich.progress import Progress as RichProgress
 
             self.bar = RichProgress(
-                TextColumn("[bold]{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
+                TextColumn("[bold]simulate"),
+                BarColumn(bar_width=24),
+                TextColumn("{task.completed:,}/{task.total:,} hands"),
                 TaskProgressColumn(),
                 TextColumn("{task.fields[rate]} hands/s"),
                 TextColumn("ETA"),
                 TimeRemainingColumn(),
-                TimeElapsedColumn(),
                 console=Console(stderr=True),
                 transient=False,
             )
@@ -95,14 +92,12 @@ class Progress:
             return
         if now - self.last_line >= PLAIN_INTERVAL or done >= total:
             self.last_line = now
-            eta = (total - done) / rate if rate > 0 else float("nan")
-            eta_s = _fmt_duration(eta) if eta == eta else "?"
             pct = 100.0 * done / total if total else 100.0
-            click.echo(
-                f"{self.label}: {done:,}/{total:,} hands ({pct:.0f}%), {rate:,.0f} hands/s,"
-                f" ETA {eta_s}",
-                err=True,
-            )
+            if rate > 0:
+                speed = f"{rate:,.0f} hands/s, ETA {_fmt_duration((total - done) / rate)}"
+            else:
+                speed = "starting"
+            click.echo(f"{self.label}: {done:,}/{total:,} hands ({pct:.0f}%), {speed}", err=True)
 
 
 @click.command(short_help="Play hands with policies and record them (Parquet + DuckDB).")

@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import pyarrow.compute as pc
 import pytest
 from click.testing import CliRunner
 
@@ -209,6 +210,38 @@ def test_read_hand_by_id(big_run: store.Run) -> None:
         big_run.read_hand(2000)
 
 
+def _doc_chi_groups(code: int) -> list[int]:
+    """docs/LOG_FORMAT.md §5.1, implemented from the text: the eat shape ids of a 吃 code."""
+    n, digits = code - 100, []
+    for _ in range(3):
+        n, d = divmod(n, 41)
+        digits.append(d)
+    return [d - 1 for d in reversed(digits) if d]
+
+
+def test_log_format_doc_decodes_chi(big_run: store.Run) -> None:
+    from engine.actions import chi_groups
+    from engine.groups import EAT_SHAPE_ID
+
+    codes = set(big_run.read_table("events").filter(pc.field("kind") == 7)["action"].to_pylist())
+    assert len(codes) > 50
+    for code in codes:
+        assert _doc_chi_groups(code) == [EAT_SHAPE_ID[g] for g in chi_groups(code)]
+
+
+def test_log_format_doc_queries(big_run: store.Run) -> None:
+    con = open_store(big_run.path.parents[1]).connect()
+    rows = con.execute(
+        "SELECT run, avg((outcome = 1)::INT) AS huang_rate, avg(huxi) AS mean_huxi"
+        " FROM hands GROUP BY run"
+    ).fetchall()
+    assert len(rows) == 1 and 0 < rows[0][1] < 1 and rows[0][2] >= 15
+    declined = con.execute(
+        "SELECT seat, count(*) FROM events WHERE kind = 0 AND options & 2 <> 0 GROUP BY seat"
+    ).fetchall()
+    assert declined  # random policies decline some wins
+
+
 def test_bytes_per_hand_within_target(big_run: store.Run) -> None:
     assert big_run.manifest["progress"]["bytes"] / big_run.n_hands <= 300
 
@@ -372,7 +405,6 @@ def test_data_from_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_plain_progress_lines_when_not_a_terminal(tmp_path: Path) -> None:
-    r = simulate_cli("-n", "40", "-w", "1", "--run", "p", data=tmp_path)
     r = subprocess.run(
         [*CLI, "simulate", "--data", str(tmp_path), "-n", "40", "-w", "1", "--run", "q"],
         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT,
