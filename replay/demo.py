@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import click
+
 from engine.actions import action_str
 from engine.cards import format_cards
 from engine.deck import shuffle_deck
+from engine.errors import PaohuziError
 from engine.play import play_hand
 from engine.policies import load_policies
-from engine.rules import RuleSet
+from engine.rules import RuleSet, find_rules
 from engine.state import Game
 
 
@@ -31,3 +34,20 @@ def demo_hand(rules: RuleSet, seed: int, policies: str, echo: Callable[[str], No
         state = game.new_initial_state(deck, dealer)
     echo("")
     echo(str(state))
+
+
+@click.command(short_help="Play one seeded hand and print it move by move.")
+@click.option("--seed", type=int, default=7, show_default=True, help="deck and policy seed")
+@click.option("--rules", "preset", default="hunan", show_default=True, help="rule preset")
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE", help="rule override")
+@click.option("--policies", default="heuristic", show_default=True, help="policy per seat")
+def demo(seed: int, preset: str, overrides: tuple[str, ...], policies: str) -> None:
+    """Play one hand from a seeded deck with the given policies and print every action."""
+    from replay.cli import InputError
+
+    try:
+        rules = find_rules(preset).with_overrides(overrides)
+        load_policies(policies, rules.players)
+    except PaohuziError as e:
+        raise InputError(str(e)) from None
+    demo_hand(rules, seed, policies, click.echo)
