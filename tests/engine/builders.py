@@ -167,3 +167,20 @@ def auto(state: State, limit: int = 20) -> State:
         (action,) = state.legal_actions(seat)
         state.apply_checked(seat, action)
     return state
+
+
+def drive(state: State, stop=None, limit: int = 400) -> State:  # noqa: ANN001
+    """Play on passively: forced actions are applied, every claim is declined (PASS), and a
+    discard takes the first legal card. Stops at the end of the hand or when ``stop(state)``
+    is true (checked before every decision)."""
+    for _ in range(limit):
+        if state.is_terminal() or (stop is not None and stop(state)):
+            return state
+        seats = state.deciders()
+        if state.is_forced() or state.phase.name == "DISCARD":
+            (seat,) = seats
+            state.apply_checked(seat, state.legal_actions(seat)[0])
+        else:
+            for seat in seats:
+                state.apply_checked(seat, 0)
+    raise AssertionError(f"drive: no end after {limit} decisions")

@@ -15,6 +15,7 @@ import pytest
 from builders import (
     DeckError,
     deck_for,
+    drive,
     faces,
     hand,
     new_state,
@@ -25,6 +26,7 @@ from builders import (
     top,
 )
 
+from engine.actions import PASS
 from engine.errors import IllegalAction
 from engine.hu import Source
 from engine.state import CardKind, OutcomeKind, Phase
@@ -1341,3 +1343,111 @@ def test_empty_hand_wei_run_by_another_draw_skips_the_discard_c14():
     play(state, "1:pao:九")
     assert table(state, 1)[-1] == "跑九" and (state.n_cards(1), state.target(1)) == (22, 20)
     assert state.owner == 2 and 1 not in state.deciders()  # seat 2 draws again
+
+
+# ============================================================================ §5.7 C13 all-坎 hand
+
+# Seat 1: 坎四 坎六 坎捌 坎拾 + 一二三贰贰 玖 九九. He eats 二 ({一二三, 二贰贰}), discards 玖,
+# then 碰s 九: his hand is 12 坎 cards.
+DECK_ALL_KAN = dict(
+    dealer="二壹壹壹叁叁叁伍伍伍一一三三肆柒柒贰贰捌",
+    xia="四四四六六六捌捌捌拾拾拾一二三贰贰玖九九",
+    shang="七七七八八八十十十陆陆陆五五拾肆伍柒叁壹",
+    liang="一",
+    stock="九四",
+)
+
+
+def _all_kan():
+    state = new_state(deck_for(**DECK_ALL_KAN))
+    play(state, "0:discard:二")
+    assert opts(state, 1) == ["过", "吃 [二二贰]", "吃 [一二三][二贰贰]"]
+    play(state, "1:chi:一二三+二贰贰")
+    assert opts(state, 1) == ["打 九", "打 玖"]  # C13: no 坎 card while loose cards remain
+    play(state, "1:discard:玖")
+    # Seat 2 draws 九: seat 1 could win (pair + revealed card with four 坎s) but declines it.
+    assert state.owner == 2 and opts(state, 1) == ["过", "胡"]
+    play(state, "1:pass")
+    assert state.chouhu[1] == {8: 3}
+    assert opts(state, 1) == ["过", "碰"]
+    play(state, "1:peng")
+    assert hand(state, 1) == "四四四六六六捌捌捌拾拾拾"
+    return state
+
+
+def test_all_kan_hand_may_discard_from_a_kan_c13():
+    # §5.7 C13: a 坎 card may be discarded when every hand card belongs to a 坎.
+    state = _all_kan()
+    assert state.phase == DISCARD and state.deciders() == (1,)
+    assert opts(state, 1) == ["打 四", "打 六", "打 捌", "打 拾"]
+
+
+def test_face_discarded_from_a_kan_cannot_be_pengd():
+    # §6.2: after discarding 四 from his 坎 he holds 四四, yet he may never 碰 a 四 again (he
+    # may still hu it, §6.2 "偎/提/跑/hu stay allowed").
+    state = _all_kan()
+    play(state, "1:discard:四")
+    assert right(state, 1) == "玖四" and faces(state.discarded[1]) == "四玖"
+    assert state.owner == 2 and state.card == 3 and opts(state, 1) == ["过", "胡"]
+    play(state, "1:pass")
+    # No 碰 offered: the 4th 四 goes to seat 2's right and the game moves on.
+    assert right(state, 2) == "四" and hand(state, 1).count("四") == 2
+    assert state.renpeng[1] == 0 and state.stinky[1] == 0
+
+
+# ============================================================================ §12 end of hand
+
+# B (seat 1) holds Example 15's hand; every other 叁 and 陆 is in the dealer's or seat 2's hand
+# except the bottom card 陆 (the 19th draw). Played passively (every claim declined, first
+# legal discard), nobody takes a card and B draws the 海底 card himself.
+DECK_HAIDI = dict(
+    dealer="陆叁叁二七贰一三四五八九十壹肆伍柒捌玖拾",
+    xia=EX15_B,
+    shang="陆陆叁二七贰一三四五八九十壹肆伍柒捌玖拾",
+    liang="六",
+    bottom="陆",
+)
+
+
+def _haidi(rules: str = "hunan"):
+    state = new_state(deck_for(**DECK_HAIDI), rules=rules)
+    drive(state, stop=lambda s: s.stock_left() == 0)
+    assert all(seat == 0 or action == PASS for seat, action in state.history[1:])
+    assert state.n_draws == 19 and state.card == 15 and state.owner == 1
+    return state
+
+
+def test_last_stock_card_is_offered_and_can_be_hu_haidi():
+    # §12: the last stock card is offered normally; B's 自摸 on it is 海底 (平胡海底: 番 1, C33):
+    # 胡息 18, 等 2 + 1, S 3.
+    state = _haidi()
+    assert state.phase == Phase.CLAIM_HU and opts(state, 1) == ["过", "胡"]
+    play(state, "1:hu")
+    o = state.outcome
+    assert o.kind == OutcomeKind.HU and o.source == Source.OWN_DRAW
+    assert (o.result.huxi, o.result.deng, o.result.fan, o.result.score) == (18, 3, 1, 3)
+    assert o.deltas == (-3, 6, -3)
+
+
+def test_last_stock_card_may_be_claimed_then_huangzhuang_at_the_next_draw():
+    # §12 / C16: the last card can still be taken (seat 2 碰s it and discards); 荒庄 comes only
+    # when the next draw is needed. No payments.
+    state = _haidi()
+    play(state, "1:pass")
+    assert opts(state, 2) == ["过", "碰"] and opts(state, 1) == ["过", "吃 [肆伍陆]", "吃 [伍陆柒]"]
+    play(state, "1:pass", "2:peng")
+    assert table(state, 2) == ["碰陆"] and state.phase == DISCARD and state.outcome is None
+    drive(state)
+    o = state.outcome
+    assert o.kind == OutcomeKind.HUANGZHUANG and o.winner is None and o.result is None
+    assert o.deltas == (0, 0, 0) and state.stock_left() == 0
+    assert len(state.discards[2]) == 1  # seat 2 discarded after his 碰, nobody took it
+
+
+def test_huangzhuang_when_nobody_takes_the_last_card():
+    state = _haidi()
+    play(state, "1:pass", "1:pass", "2:pass")
+    o = state.outcome
+    assert o.kind == OutcomeKind.HUANGZHUANG and o.deltas == (0, 0, 0)
+    assert right(state, 1).endswith("陆") and state.chouhu[1] == {15: 0}
+    assert state.is_terminal() and state.deciders() == ()
