@@ -1451,3 +1451,169 @@ def test_huangzhuang_when_nobody_takes_the_last_card():
     assert o.kind == OutcomeKind.HUANGZHUANG and o.deltas == (0, 0, 0)
     assert right(state, 1).endswith("陆") and state.chouhu[1] == {15: 0}
     assert state.is_terminal() and state.deciders() == ()
+
+
+# ============================================================================ §13 four players
+
+DECK_4P = dict(
+    dealer=EX15D_DEALER,  # + 一 at position 60: a complete 21-card hand
+    xia=EX15_B,
+    shang="捌捌捌玖玖玖二三四五六八九壹叁肆伍陆陆拾",
+    liang="一",  # position 60: in 4 players the dealer's 21st card, never shown
+    stock="九",
+    bottom="三柒十",  # the last three stock cards, 十 at the very bottom (position 79)
+)
+
+
+def test_4p_sitter_gets_no_cards_and_the_ring_skips_him():
+    # §13: the seat opposite the dealer sits out; deck slices go to dealer, dealer+1, dealer+3.
+    state = new_state(deck_for(**DECK_HAIDI), dealer=2, rules="hunan-4p")
+    assert state.sitter == 0 and state.active == (2, 3, 1)
+    assert state.hands[0] == [0] * 20 and state.hand_size[0] == 0
+    assert hand(state, 3) == hand(new_state(deck_for(**DECK_HAIDI)), 1)  # positions 20–39
+    assert (state.xia[2], state.xia[3], state.xia[1]) == (3, 1, 2)
+    assert (state.shang[2], state.shang[3], state.shang[1]) == (1, 2, 3)
+    assert state.hand_size[2] == 21 and state.liang is None
+    assert state.phase == DISCARD and state.deciders() == (2,)
+
+
+def test_4p_bottom_card_shown_and_red_bottom_cards_move_to_the_top():
+    # §13 (C21): 十 (red) moves to the top, then 柒 (red) too; 三 (black) stays as the shown
+    # bottom card. The swapped cards are drawn first, 柒 before 十.
+    state = new_state(deck_for(**DECK_4P), rules="hunan-4p")
+    assert state.bottom == 2 and state.bottom_swaps == 2
+    assert state.stock[0] == 2 and state.stock[-1] == 10 + 6 and state.stock[-2] == 9
+    assert state.stock[-3] == 8  # then the stock as dealt: 九 …
+    assert top(state) == "柒" and state.stock_left() == 19
+
+
+def test_4p_no_liang_so_no_liang_hu_for_non_dealers():
+    # §13: "莊家不示最後一張": Example 15's B is not offered the dealer's 21st card (陆).
+    rules = "hunan-4p"
+    state = new_state(deck_for(**{**DECK_NO_DISCARD_HU, "liang": "陆"}), rules=rules)
+    assert state.liang is None and state.phase == DISCARD and state.deciders() == (0,)
+    assert "陆" in hand(state, 0)
+
+
+def test_4p_dealer_21_card_tianhu_and_the_sitter_pays_nothing():
+    # §13 C21: the dealer may declare 天胡 with a complete 21-card hand (scored like Example 15d:
+    # 胡息 18, 等 9, S 9); the sitter neither pays nor receives.
+    state = new_state(deck_for(**DECK_4P), rules="hunan-4p")
+    assert state.phase == Phase.LIANG_HU and state.deciders() == (0,)
+    assert opts(state, 0) == ["过", "胡"]
+    play(state, "0:hu")
+    o = state.outcome
+    assert o.kind == OutcomeKind.TIANHU and o.winner == 0 and o.source == Source.LIANG_DEALER
+    assert o.card is None and o.result.score == 9
+    assert o.deltas == (18, -9, 0, -9)
+
+
+def test_4p_dealer_declines_21_card_tianhu_then_discards():
+    state = new_state(deck_for(**DECK_4P), rules="hunan-4p")
+    play(state, "0:pass")
+    assert state.chouhu[0] == {}  # no card was shown, so there is no 臭胡 face
+    assert state.phase == DISCARD and state.deciders() == (0,)
+
+
+def test_4p_automatic_tianhu_sitter_zero():
+    state = new_state(
+        deck_for(
+            dealer="一二四五六七八十壹贰叁肆伍柒捌玖一四六十",
+            xia=EX14_B,
+            shang="一二四五六七八十贰叁肆伍柒捌玖拾一四六十",
+            liang="贰",
+        ),
+        rules="hunan-4p",
+    )
+    o = state.outcome
+    assert o.kind == OutcomeKind.TIANHU_AUTO and o.winner == 1
+    assert o.deltas == (-17, 34, 0, -17)
+
+
+def test_4p_nobody_may_hu_the_bottom_card():
+    # §13: B's wait 陆 is the shown bottom card (black, so not swapped): the 19th draw may not
+    # be hu'd; the other claims are still offered (seat 3 may 碰, B may eat).
+    state = new_state(deck_for(**DECK_HAIDI), rules="hunan-4p")
+    assert state.bottom == 15 and state.bottom_swaps == 0
+    drive(state, stop=lambda s: s.stock_left() == 0)
+    assert state.card == 15 and state.owner == 1 and state.outcome is None
+    assert state.phase == Phase.CLAIM_TAKE and state.chouhu[1] == {}
+    assert opts(state, 3) == ["过", "碰"]
+    assert opts(state, 1) == ["过", "吃 [肆伍陆]", "吃 [伍陆柒]"]
+    play(state, "1:pass", "3:pass")
+    assert state.outcome.kind == OutcomeKind.HUANGZHUANG and state.outcome.deltas == (0, 0, 0, 0)
+
+
+def test_4p_ordinary_hu_sitter_zero():
+    # Example 15's B wins a draw by the 上家 (seat 3); the sitter (seat 2) pays nothing.
+    deck = deck_for(**DECK_NO_DISCARD_HU, stock="九陆", bottom="三")  # a black bottom card
+    state = new_state(deck, rules="hunan-4p")
+    play(state, "0:discard:陆", "1:pass", "3:pass")
+    assert state.owner == 3 and opts(state, 1) == ["过", "胡"]
+    play(state, "1:hu")
+    assert state.outcome.deltas == (-2, 4, 0, -2)
+
+
+# ============================================================================ §14 Luzhou
+
+
+def test_luzhou_hu_on_a_discard_xiajia_first_and_dihu():
+    # §14 / §10.4: in Luzhou a discard may be hu'd, the discarder's 下家 first. The 下家's win
+    # on the dealer's first discard is 地胡 (×2): 24 胡, 等 15, S 30.
+    state = new_state(deck_for(**DECK_THREE_WAIT), rules="luzhou")
+    play(state, "0:discard:陆")
+    assert state.phase == Phase.CLAIM_HU and state.deciders() == (1, 2)
+    assert opts(state, 1) == ["过", "胡"] and opts(state, 2) == ["过", "胡"]
+    assert opts(state, 0) == []  # never the discarder
+    play(state, "2:hu", "1:hu")
+    o = state.outcome
+    assert o.winner == 1 and o.source == Source.DISCARD and o.from_seat == 0
+    assert (o.result.huxi, o.result.deng, o.result.score) == (24, 15, 30)
+    assert dict(o.result.mingtang) == {"地胡": 2}
+    assert o.deltas == (-30, 60, -30)
+
+
+def test_luzhou_shangjia_hu_on_the_first_discard_is_not_dihu():
+    state = new_state(deck_for(**DECK_THREE_WAIT), rules="luzhou")
+    play(state, "0:discard:陆", "1:pass", "2:hu")
+    o = state.outcome
+    assert o.winner == 2 and o.source == Source.DISCARD and o.result.score == 15
+    assert o.deltas == (-15, -15, 30)
+
+
+def test_luzhou_declined_discard_hu_records_chouhu_then_eats():
+    state = new_state(deck_for(**DECK_THREE_WAIT), rules="luzhou")
+    play(state, "0:discard:陆", "1:pass", "2:pass")
+    assert state.chouhu == [{}, {15: 0}, {15: 0}]
+    assert state.phase == Phase.CLAIM_TAKE and state.deciders() == (1,)
+    assert opts(state, 1) == ["过", "吃 [肆伍陆]", "吃 [伍陆柒]"]
+
+
+def test_luzhou_dihu_only_on_the_dealers_first_discard():
+    # §14: 地胡 is the 下家's win on the dealer's *first* discard; the dealer's second discard
+    # won by the 下家 scores S = 等 15 × 1.
+    state = new_state(deck_for(**DECK_THREE_WAIT, stock="拾肆六"), rules="luzhou")
+    play(state, "0:discard:一", "1:pass")  # seat 1 could eat 一 (一一壹)
+    play(state, "1:pass", "2:pass")  # seat 1's 拾 (十拾拾)
+    play(state, "2:pass", "0:pass")  # seat 2's 肆 (四肆肆 / 四四肆)
+    # The dealer draws 六: he could win (自摸) but declines, then eats it.
+    assert state.owner == 0 and opts(state, 0) == ["过", "胡"]
+    play(state, "0:pass", "1:pass", "0:chi:四五六", "0:discard:陆")
+    assert state.dealer_discards == 2 and state.deciders() == (1, 2)
+    play(state, "1:hu", "2:hu")
+    o = state.outcome
+    assert o.winner == 1 and o.result.score == 15 and o.result.mingtang == ()
+    assert o.deltas == (-15, 30, -15)
+
+
+def test_luzhou_peng_is_compulsory_and_forced():
+    # §14 C35: a legal 碰 is executed automatically (a forced legal set of one); no 忍碰, no 臭.
+    state = new_state(deck_for(dealer=PENG8_DEALER, **PENG8_SEATS, stock="八"), rules="luzhou")
+    play(state, "0:discard:八")
+    assert state.phase == Phase.CLAIM_TAKE and state.is_forced()
+    assert state.deciders() == (1,) and opts(state, 1) == ["碰"]
+    with pytest.raises(IllegalAction):
+        play(state, "1:pass")
+    play(state, "1:peng")
+    assert table(state, 1) == ["碰八"] and state.renpeng[1] == 0 and state.stinky[1] == 0
+    assert state.phase == DISCARD and state.deciders() == (1,)
