@@ -29,6 +29,7 @@ from builders import (
 from engine.actions import PASS
 from engine.errors import IllegalAction
 from engine.hu import Source
+from engine.rules import find_rules
 from engine.state import CardKind, OutcomeKind, Phase
 
 DISCARD = Phase.DISCARD
@@ -1617,3 +1618,45 @@ def test_luzhou_peng_is_compulsory_and_forced():
     play(state, "1:peng")
     assert table(state, 1) == ["碰八"] and state.renpeng[1] == 0 and state.stinky[1] == 0
     assert state.phase == DISCARD and state.deciders() == (1,)
+
+
+def test_declined_liang_hu_blocks_a_later_hu_on_that_face_c12():
+    # §6.4 C12: declining the 亮张 陆 records (陆, 0); B's own later draw of 陆 (meldHuxi
+    # still 0) is not offered as a hu, only as the ordinary 碰/吃 claims.
+    state = new_state(
+        deck_for(
+            dealer="一三四五六八九十壹叁肆伍陆柒捌玖拾捌玖二",
+            xia=EX15_B,
+            shang="一三四五六八九十壹叁肆伍陆柒捌玖拾捌玖七",
+            liang="陆",
+            stock="陆",
+        )
+    )
+    play(state, "1:pass", "0:discard:九")  # nobody can take 九; B draws 陆
+    assert state.owner == 1 and state.card == 15 and state.outcome is None
+    assert state.phase == Phase.CLAIM_TAKE  # no CLAIM_HU step at all
+    assert opts(state, 1) == ["过", "吃 [肆伍陆]", "吃 [伍陆柒]"]
+    assert opts(state, 0) == ["过", "碰"]  # the dealer's pair: 陆 + the 亮张
+
+
+def test_pao_onto_wei_from_a_discard():
+    # §5.3 ③: a 偎 is run by another player's *discard* of the 4th card (unlike a 碰, C28).
+    shang = "捌捌捌玖玖玖七七七十柒一二三三四四五五六"  # seat 2 holds the 4th 六
+    state = new_state(deck_for(**{**DECK_OWN_DRAW, "shang": shang}, stock="九拾拾六七"))
+    play(state, "0:discard:八", "1:ti:九", "1:discard:柒", "1:wei:六", "1:discard:十")
+    assert opts(state, 2) == ["提 七"]  # seat 2 draws onto his 坎七, then must discard
+    play(state, "2:ti:七", "2:discard:六")
+    assert state.card_kind == CardKind.DISCARDED and state.phase == Phase.CLAIM_PAO
+    assert state.deciders() == (1,) and opts(state, 1) == ["跑 六"] and state.is_forced()
+    play(state, "1:pao:六")
+    assert table(state, 1) == ["提九", "跑六"] and state.n_cards(1) == state.target(1) == 21
+
+
+@pytest.mark.xfail(strict=True, reason="§14: Luzhou 4 players shows the last TWO bottom cards")
+def test_luzhou_4p_second_bottom_card_red_is_swapped_bug():
+    # §14 "4 players: … the last two bottom cards are shown and red ones swapped" [P4]. The
+    # engine applies the Hunan rule (§13: only the last card) to every 4-player table, so a
+    # red second-to-last card (柒 here) stays where it is.
+    rules = find_rules("luzhou").with_overrides(["players=4"])
+    state = new_state(deck_for(**{**DECK_4P, "bottom": "三柒五"}), rules=rules)
+    assert 16 not in state.stock[:2]  # 柒 must not stay among the two shown bottom cards
