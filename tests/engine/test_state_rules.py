@@ -973,6 +973,8 @@ def test_example_15d_dealer_declines_then_discards():
     play(state, "0:pass")
     assert state.chouhu[0] == {0: 0}
     assert state.phase == DISCARD and state.deciders() == (0,) and state.n_cards(0) == 21
+    # C32 / C13: pair + 亮张 is a dealt 坎, so no 一 may be discarded.
+    assert "打 一" not in opts(state, 0) and "打 二" in opts(state, 0)
 
 
 EX15E_OTHERS = dict(
@@ -1660,3 +1662,51 @@ def test_luzhou_4p_second_bottom_card_red_is_swapped_bug():
     rules = find_rules("luzhou").with_overrides(["players=4"])
     state = new_state(deck_for(**{**DECK_4P, "bottom": "三柒五"}), rules=rules)
     assert 16 not in state.stock[:2]  # 柒 must not stay among the two shown bottom cards
+
+
+def test_dihu_full_level_non_dealer_on_the_first_stock_card_c17():
+    # §11.3 full / C17: 地胡 is a non-dealer's win on the first card drawn from the stock, his
+    # own draw (自摸 等 3 × 地胡 4 = 12) or another player's; not the dealer's, not later cards.
+    state = new_state(deck_for(**DECK_NO_DISCARD_HU, stock="叁"), rules="hunan-full")
+    play(state, "0:discard:陆", "1:pass", "1:hu")
+    assert state.n_draws == 1 and dict(state.outcome.result.mingtang) == {"地胡": 4}
+    assert state.outcome.result.score == 12
+
+    later = new_state(deck_for(**DECK_NO_DISCARD_HU, stock="九陆"), rules="hunan-full")
+    play(later, "0:discard:陆", "1:pass", "2:pass", "1:hu")
+    assert later.n_draws == 2 and later.outcome.result.mingtang == ()
+
+    other = new_state(deck_for(**DECK_THREE_WAIT, stock="陆"), rules="hunan-full")
+    play(other, "0:discard:一", "1:pass", "1:pass", "0:pass", "2:hu")
+    assert other.outcome.winner == 2 and dict(other.outcome.result.mingtang) == {"地胡": 4}
+
+    dealer = new_state(deck_for(**DECK_THREE_WAIT, stock="陆"), rules="hunan-full")
+    play(dealer, "0:discard:一", "1:pass", "1:pass", "2:pass", "0:hu")
+    assert dealer.outcome.winner == 0 and "地胡" not in dict(dealer.outcome.result.mingtang)
+
+
+def test_liang_is_never_run_when_shown_but_is_an_ordinary_discard_later_c3_c32():
+    # §9 step 4 C3: the 亮张 九 completes seat 1's 坎九 but is only offered for hu (none here),
+    # never run. C32: once the dealer discards it, it is an ordinary discard and is run.
+    deck = deck_for(
+        **{**DECK_PAO, "dealer": "壹壹壹贰贰贰叁叁叁五一二三四五六八十柒一", "liang": "九"}
+    )
+    state = new_state(deck)
+    assert state.phase == DISCARD and state.deciders() == (0,)
+    assert table(state, 1) == [] and hand(state, 1).count("九") == 3
+    assert state.liang_known and "打 九" in opts(state, 0)
+    play(state, "0:discard:九")
+    assert not state.liang_known
+    assert state.phase == Phase.CLAIM_PAO and opts(state, 1) == ["跑 九"]
+
+
+def test_nobody_can_hu_a_ti_card():
+    # §5.1: a 提 is never revealed as a claimable card: seat 2 draws the 4th 陆 onto his 坎 and
+    # 提s it; B, who waits on 陆, is never asked.
+    shang = "陆陆陆捌捌捌玖玖玖十十十一三五八壹叁伍伍"
+    state = new_state(deck_for(**{**DECK_WEI_CARD, "shang": shang, "stock": "八陆"}))
+    play(state, "0:discard:八", "1:pass")
+    assert state.phase == Phase.DRAW_TAKE and opts(state, 2) == ["提 陆"]
+    play(state, "2:ti:陆")
+    assert table(state, 2) == ["提陆"] and state.chouhu[1] == {}
+    assert state.phase == DISCARD and state.deciders() == (2,)
