@@ -52,14 +52,13 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cached_property
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from engine.deck import SHUFFLE_VERSION, derive_seed, shuffle_deck
 from engine.errors import PaohuziError
-from engine.policies import Policy, load_policies
+from engine.policies import load_policies
 from engine.rules import RuleSet, find_rules
 from engine.session import DealerState, first_dealer, next_dealer
 from replay import schema, store
@@ -87,6 +86,14 @@ class RunSpec:
     session_length: int = DEFAULT_SESSION_LENGTH
     duplicate: bool = False
     shard_hands: int = DEFAULT_SHARD_HANDS
+
+    def __post_init__(self) -> None:
+        if self.deals < 1 or self.session_length < 1 or self.shard_hands < 1:
+            raise PaohuziError("hands, session length and shard size must be at least 1")
+        if self.hands_total > 2**32 - 1:
+            raise PaohuziError(f"{self.hands_total:,} hands is more than a run holds (2³² − 1)")
+        if self.session_length > 65535:
+            raise PaohuziError(f"session length {self.session_length} is above 65535")
 
     @property
     def n_seats(self) -> int:
@@ -158,35 +165,19 @@ class RunSpec:
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass
-class _Players:
-    """Per-process cache: the recorder's game and the policies per rotation."""
-
-    spec: RunSpec
-
-    @cached_property
-    def by_rotation(self) -> list[tuple[list[Policy], tuple[str, ...]]]:
-        out = []
-        for r in range(self.spec.rotations):
-            names = self.spec.seat_policies(r)
-            out.append((load_policies(list(names), self.spec.n_seats), names))
-        return out
-
-
-_PLAYERS: dict[RunSpec, _Players] = {}
-
-
 def play_sessions(
     spec: RunSpec, sessions: range, rec: ShardRecorder, progress: Callable[[int], None] | None
 ) -> None:
-    """Play and record the given sessions (hands in id order)."""
-    players = _PLAYERS.get(spec)
-    if players is None:
-        _PLAYERS.clear()
-        players = _PLAYERS[spec] = _Players(spec)
+    """Play and record the given sessions (hands in id order).
+
+    Each session gets fresh policy objects, so a policy that keeps state between hands still
+    gives results that depend on the session alone, not on which worker played what before.
+    """
     rotations = spec.rotations
     seed = spec.seed
+    seat_names = [spec.seat_policies(r) for r in range(rotations)]
     for session in sessions:
+        by_rotation = [load_policies(list(names), spec.n_seats) for names in seat_names]
         ds: DealerState = first_dealer(spec.rules, derive_seed(seed, "session", session))
         deals = spec.session_deals(session)
         for k, deal_id in enumerate(deals):
@@ -194,7 +185,7 @@ def play_sessions(
             board_winner = None
             for r in range(rotations):
                 hand_id = deal_id * rotations + r
-                policies, names = players.by_rotation[r]
+                policies, names = by_rotation[r], seat_names[r]
                 try:
                     winner = rec.play_hand(
                         deck, ds.dealer, policies, names, derive_seed(seed, "hand", hand_id),
