@@ -87,6 +87,7 @@ class Outcome:
 _RANK_PENG, _RANK_OWNER_CHI, _RANK_XIA_CHI = 3, 2, 1
 
 
+_ANY, _NONE = -1, -2  # results of State._lonely_card
 _REPEAT = tuple(tuple([k] * n for n in range(5)) for k in range(NUM_KINDS))
 
 
@@ -99,6 +100,12 @@ class Game:
         # For each card kind: the eat shapes that contain it, as (shape, rest-after-one-copy).
         self.shapes_with: tuple[tuple[tuple[tuple[int, int, int], tuple[int, int]], ...], ...] = (
             tuple(tuple((s, _remove_one(s, c)) for s in shapes if c in s) for c in range(NUM_KINDS))
+        )
+
+        # For each kind: the other kinds it shares an eat shape with (the hu pre-filter).
+        self.partners: tuple[int, ...] = tuple(
+            sum(1 << j for j in {x for s, _ in self.shapes_with[k] for x in s} - {k})
+            for k in range(NUM_KINDS)
         )
 
     def __eq__(self, other: object) -> bool:
@@ -180,6 +187,7 @@ class State:
         self.outcome: Outcome | None = None
         self.queue: list[tuple[int, int]] = []  # remaining initial 提s (seat, face)
         self._hu: dict[int, HuResult] = {}
+        self._lonely: list[tuple[tuple[int, ...], int]] = [((), _ANY)] * n
         self._deal()
 
     # ------------------------------------------------------------------ deal and start
@@ -496,6 +504,9 @@ class State:
                     continue
             if self.n_cards(seat) != self.target(seat):
                 continue  # N + 1 = T + 1 is needed for 7 门子 (§7)
+            only = self._lonely_card(seat)
+            if only != _ANY and (only != c or self.quads[seat] == 0):
+                continue
             if kind == CardKind.DRAWN:
                 src = Source.OWN_DRAW if seat == owner else Source.OTHER_DRAW
                 dihu = self.n_draws == 1 and seat != self.dealer and not rules.luzhou
@@ -521,6 +532,32 @@ class State:
             self._ask(Phase.CLAIM_HU, pending)
         else:
             self._claim_pao()
+
+    def _lonely_card(self, seat: int) -> int:
+        """A cheap, sound pre-filter for the hu search: a single non-坎 card with no partner in
+        the hand (no second copy, no card it shares a 一句话/绞 with) can only be completed as
+        the 将 by the hu card of its own face. Returns _ANY (no such card), that card's kind
+        (the only possible hu card, and only with a 跑/提 for the 将), or _NONE (two or more:
+        no hu card can win)."""
+        h = self.hands[seat]
+        key = tuple(h)
+        cached = self._lonely[seat]
+        if cached[0] == key:
+            return cached[1]
+        mask = 0
+        for k in range(NUM_KINDS):
+            if 0 < h[k] < 3:
+                mask |= 1 << k
+        partners = self.game.partners
+        found = _ANY
+        for k in range(NUM_KINDS):
+            if h[k] == 1 and not partners[k] & mask:
+                if found != _ANY:
+                    found = _NONE
+                    break
+                found = k
+        self._lonely[seat] = (key, found)
+        return found
 
     def _claim_pao(self) -> None:
         """§8.4 R: a forced 跑 (5.3)."""
@@ -795,6 +832,7 @@ class State:
         s.declared = dict(self.declared)
         s.queue = self.queue[:]
         s._hu = dict(self._hu)
+        s._lonely = self._lonely[:]
         if hasattr(self, "_best_rank"):
             s._best_rank = dict(self._best_rank)
         return s
