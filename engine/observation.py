@@ -119,6 +119,12 @@ class Observation:
         return s.bottom if s.bottom is not None and s.stock else None
 
     @property
+    def bottom_shown(self) -> tuple[int, ...]:
+        """The shown bottom cards still in the stock, bottom first (§13; Luzhou two, §14)."""
+        s = self.__s
+        return tuple(s.stock[: min(s.n_shown, len(s.stock))])
+
+    @property
     def card(self) -> int | None:
         """The card on offer, if this seat can see it (a drawn card is hidden until revealed)."""
         from engine.state import Phase
@@ -175,6 +181,7 @@ class Observation:
             "stock_left": self.stock_left,
             "liang": self.liang,
             "bottom": self.bottom,
+            "bottom_shown": list(self.bottom_shown),
             "card": self.card,
             "owner": self.owner if self.card is not None else None,
             "stinky": self.stinky,

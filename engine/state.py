@@ -204,15 +204,24 @@ class State:
         stock = list(deck[61:])
         self.bottom_swaps = 0
         if self.n_seats == 4:
-            # §13: the bottom card is shown; reds go to the top, repeatedly (at most 19 times).
-            while is_red(stock[-1]) and self.bottom_swaps < len(stock):
-                stock.insert(0, stock.pop())
+            # §13: the bottom card is shown (Luzhou, §14: the last two); a red shown card goes
+            # to the top, repeatedly (at most once per stock card).
+            shown = 2 if self.rules.luzhou else 1
+            while self.bottom_swaps < len(stock):
+                red = [
+                    i for i in range(len(stock) - 1, len(stock) - 1 - shown, -1) if is_red(stock[i])
+                ]
+                if not red:
+                    break
+                stock.insert(0, stock.pop(red[0]))
                 self.bottom_swaps += 1
             self.liang: int | None = None
             self.bottom: int | None = stock[-1]
+            self.n_shown = shown
         else:
             self.liang = deck[60]
             self.bottom = None
+            self.n_shown = 0
         self.liang_known = self.liang is not None
         self.stock = stock[::-1]  # pop() takes the top card
         # §9 step 2: automatic 3提/5坎 天胡, dealer, 下家, 上家.
@@ -486,8 +495,8 @@ class State:
         rules = self.rules
         if kind == CardKind.DRAWN:
             order: tuple[int, ...] = (owner, self.xia[owner], self.shang[owner])
-            if self.bottom is not None and not self.stock:
-                order = ()  # §13: nobody may hu the shown bottom card
+            if len(self.stock) < self.n_shown:
+                order = ()  # §13: nobody may hu a shown bottom card
         elif rules.hu_on_discards:
             order = (self.xia[owner], self.shang[owner])
         else:

@@ -35,6 +35,7 @@ PUBLIC = {
     "stock_left",
     "liang",
     "bottom",
+    "bottom_shown",
     "card",
     "card_kind",
     "owner",
@@ -69,7 +70,7 @@ def check_observation(state: State, seat: int) -> None:
         assert d["card"] is None, "an unrevealed draw leaked"
     assert HIDDEN_WEI.cards == ()
     for value in d.values():  # nothing else is a per-seat hand or the stock
-        assert value != state.stock[::-1] or not state.stock
+        assert value != state.stock[::-1] or len(state.stock) <= state.n_shown
 
 
 def check_invariants(state: State, step: int) -> None:

@@ -279,9 +279,10 @@ def test_pao_onto_peng_from_own_draw():
     assert table(state, 1) == ["跑八"] and state.phase == DISCARD
 
 
-def test_discarded_fourth_card_is_not_run_onto_peng_c28():
-    # §5.3 ② C28: a *discarded* 4th card cannot be run onto a 碰. It goes to the 吃 stage, and
-    # the 碰 holder may eat it (the Example 11 situation: 碰 and 吃 of one face on one table).
+def test_example_11_discarded_fourth_card_is_eaten_not_run_onto_peng_c28():
+    # §5.3 ② C28, the state part of Example 11 (八 plays the role of its 贰): a *discarded* 4th
+    # card cannot be run onto a 碰. It goes to the 吃 stage, and the 碰 holder may eat it, so a
+    # 碰 and a 吃 of one face lie on one table.
     state = new_state(deck_for(dealer=PENG8_DEALER_2, **PENG8_SEATS, stock="拾一"))
     play(state, "0:discard:八", "1:peng", "1:discard:柒")
     assert opts(state, 0) == ["偎 一"]  # the dealer draws 一 onto his pair
@@ -817,6 +818,8 @@ def test_example_13_automatic_tianhu_three_ti_dealer():
     assert (o.result.huxi, o.result.deng, o.result.score) == (39, 23, 23)
     assert o.deltas == (46, -23, -23)
     assert state.history == [] and state.stock_left() == 19
+    with pytest.raises(IllegalAction, match="after the end"):
+        play(state, "0:discard:一")
 
 
 def test_example_14_automatic_tianhu_five_kan_non_dealer():
@@ -1654,7 +1657,6 @@ def test_pao_onto_wei_from_a_discard():
     assert table(state, 1) == ["提九", "跑六"] and state.n_cards(1) == state.target(1) == 21
 
 
-@pytest.mark.xfail(strict=True, reason="§14: Luzhou 4 players shows the last TWO bottom cards")
 def test_luzhou_4p_second_bottom_card_red_is_swapped_bug():
     # §14 "4 players: … the last two bottom cards are shown and red ones swapped" [P4]. The
     # engine applies the Hunan rule (§13: only the last card) to every 4-player table, so a
