@@ -1658,9 +1658,9 @@ def test_pao_onto_wei_from_a_discard():
 
 
 def test_luzhou_4p_second_bottom_card_red_is_swapped_bug():
-    # §14 "4 players: … the last two bottom cards are shown and red ones swapped" [P4]. The
-    # engine applies the Hunan rule (§13: only the last card) to every 4-player table, so a
-    # red second-to-last card (柒 here) stays where it is.
+    # §14 "4 players: … the last two bottom cards are shown and red ones swapped" [P4]. Found
+    # as a bug (the engine applied the Hunan single-card rule, §13, to every 4-player table,
+    # so a red second-to-last card stayed put); fixed in the engine, the xfail is gone.
     rules = find_rules("luzhou").with_overrides(["players=4"])
     state = new_state(deck_for(**{**DECK_4P, "bottom": "三柒五"}), rules=rules)
     assert 16 not in state.stock[:2]  # 柒 must not stay among the two shown bottom cards
