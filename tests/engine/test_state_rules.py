@@ -1712,3 +1712,33 @@ def test_nobody_can_hu_a_ti_card():
     play(state, "2:ti:陆")
     assert table(state, 2) == ["提陆"] and state.chouhu[1] == {}
     assert state.phase == DISCARD and state.deciders() == (2,)
+
+
+def test_play_continues_from_the_claimer_and_seats_may_be_skipped():
+    # §8.4 notes: the 上家 (seat 2) 碰s the dealer's discard over the 下家's 吃 (碰 > 吃, and the
+    # 吃 declarer is not marked); after seat 2's discard the dealer draws: seat 1 is skipped.
+    state = new_state(deck_for(**DECK_EX5))
+    play(state, "0:discard:壹")
+    assert opts(state, 2) == ["过", "碰"] and opts(state, 1) == ["过", "吃 [一壹壹]"]
+    play(state, "1:chi:一壹壹", "2:peng")
+    assert table(state, 2) == ["碰壹"] and table(state, 1) == [] and state.stinky[1] == 0
+    play(state, "2:discard:二")
+    assert right(state, 2) == "二" and state.owner == 0 and state.n_draws == 1
+
+
+@pytest.mark.parametrize(
+    "declarations",
+    [
+        ("1:hu", "2:hu", "0:hu"),
+        ("0:hu", "2:hu", "1:hu"),
+        ("2:hu", "1:hu", "0:pass"),
+        ("0:pass", "2:pass", "1:hu"),
+    ],
+)
+def test_declaration_order_is_irrelevant_c15(declarations):
+    # C15: declarations are simultaneous and hidden; the result depends only on priorities.
+    state = _three_wait("陆")
+    for i, step in enumerate(declarations):
+        assert state.outcome is None and len(state.deciders()) == 3 - i
+        play(state, step)
+    assert state.outcome.winner == 1
