@@ -1625,6 +1625,10 @@ def test_luzhou_peng_is_compulsory_and_forced():
     assert state.phase == DISCARD and state.deciders() == (1,)
 
 
+# ============================================================================ more scenarios
+# §6.4 C12, §5.3 ③ (discard), §14 4 players, §11.3 地胡 (C17), §9 C3/C32, §5.1, §8, C15.
+
+
 def test_declined_liang_hu_blocks_a_later_hu_on_that_face_c12():
     # §6.4 C12: declining the 亮张 陆 records (陆, 0); B's own later draw of 陆 (meldHuxi
     # still 0) is not offered as a hu, only as the ordinary 碰/吃 claims.
