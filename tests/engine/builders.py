@@ -38,7 +38,7 @@ class DeckError(ValueError):
     """A scenario deck that cannot exist (a face used too often, a wrong hand size)."""
 
 
-def _cards(text: str | Iterable[int], what: str) -> list[int]:
+def _cards(text: str | Iterable[int]) -> list[int]:
     if isinstance(text, str):
         return parse_cards(text)
     return [int(k) for k in text]
@@ -60,12 +60,12 @@ def deck_for(
     then the next copy, and so on, so that fill cards of one face lie far apart.
     """
     parts = {
-        "dealer": _cards(dealer, "dealer"),
-        "xia": _cards(xia, "xia"),
-        "shang": _cards(shang, "shang"),
-        "liang": _cards(liang, "liang"),
-        "stock": _cards(stock, "stock"),
-        "bottom": _cards(bottom, "bottom"),
+        "dealer": _cards(dealer),
+        "xia": _cards(xia),
+        "shang": _cards(shang),
+        "liang": _cards(liang),
+        "stock": _cards(stock),
+        "bottom": _cards(bottom),
     }
     for name in ("dealer", "xia", "shang"):
         if len(parts[name]) != HAND:
