@@ -47,7 +47,7 @@ _KIND[1], _KIND[2] = ActionKind.HU, ActionKind.PENG
 for _c in range(DISCARD_BASE, PAO_BASE + 20):
     _KIND[_c] = ActionKind.DISCARD + (_c - DISCARD_BASE) // 20
     _FACE[_c] = (_c - DISCARD_BASE) % 20
-_OPT = {k: 1 << k for k in ActionKind}
+_OPT: dict[int, int] = {int(k): 1 << k for k in ActionKind}
 _NO_HUXI = -32768  # a win with no 胡息 split (never expected; kept null if it happens)
 _PASS, _HU, _DISCARD = int(ActionKind.PASS), int(ActionKind.HU), int(ActionKind.DISCARD)
 
