@@ -21,6 +21,10 @@ LAZY_COMMANDS: dict[str, str] = {
     "demo": "replay.demo:demo",
     "simulate": "replay.simulate_cmd:simulate",
     "stats": "replay.stats_cmd:stats",
+    "replay": "replay.replay_cmd:replay",
+    "verify": "replay.verify_cmd:verify",
+    "export": "replay.exchange_cmd:export_command",
+    "import": "replay.exchange_cmd:import_command",
 }
 
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
