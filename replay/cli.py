@@ -18,6 +18,7 @@ import click
 
 #: Subcommands defined elsewhere, loaded on first use: ``"name": "package.module:command"``.
 LAZY_COMMANDS: dict[str, str] = {
+    "dashboard": "replay.dashboard_cmd:dashboard",
     "demo": "replay.demo:demo",
     "simulate": "replay.simulate_cmd:simulate",
     "stats": "replay.stats_cmd:stats",

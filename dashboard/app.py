@@ -1,0 +1,54 @@
+"""The dashboard's entry point: ``streamlit run dashboard/app.py`` (``paohuzi dashboard``).
+
+The store is ``$PAOHUZI_DATA`` (or ./data); pages are declared here with ``st.navigation``
+and the filters live in the sidebar, shared by every page.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# ``streamlit run`` puts this file's folder on sys.path, not the project's root.
+_ROOT = str(Path(__file__).resolve().parent.parent)
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
+
+import streamlit as st  # noqa: E402
+
+from dashboard import db, ui  # noqa: E402
+
+st.set_page_config(page_title="跑胡子 dashboard", page_icon="🀄", layout="wide")
+
+PAGES = [
+    st.Page("pages/overview.py", title="Overview", icon=":material/home:", default=True),
+    st.Page(
+        "pages/win_rates.py",
+        title="Win rates",
+        icon=":material/emoji_events:",
+        url_path="win-rates",
+    ),
+    st.Page("pages/huxi.py", title="胡息 and score", icon=":material/calculate:", url_path="huxi"),
+    st.Page(
+        "pages/huangzhuang.py",
+        title="荒庄",
+        icon=":material/hourglass_empty:",
+        url_path="huangzhuang",
+    ),
+    st.Page("pages/mingtang.py", title="名堂", icon=":material/style:", url_path="mingtang"),
+    st.Page(
+        "pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"
+    ),
+    st.Page("pages/replay.py", title="Replay", icon=":material/play_circle:", url_path="replay"),
+    st.Page(
+        "pages/drilldown.py", title="Drill-down", icon=":material/search:", url_path="drilldown"
+    ),
+    st.Page("pages/sql.py", title="SQL", icon=":material/database:", url_path="sql"),
+]
+
+page = st.navigation(PAGES)
+try:
+    ui.sidebar(db.store_state())
+except OSError as e:
+    st.sidebar.error(f"Cannot read the store: {e}")
+page.run()

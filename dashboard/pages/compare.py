@@ -1,0 +1,115 @@
+"""Compare: two selections (runs, policies, seats) side by side, every headline number with
+the difference A − B and its 95 % interval, and the distributions overlaid."""
+
+from __future__ import annotations
+
+import altair as alt
+import streamlit as st
+
+from dashboard import ui
+from dashboard.queries import stats as q
+from dashboard.services import filters as fsvc
+from dashboard.services import stats as svc
+
+state, _ = ui.start(
+    "Compare",
+    "Two selections side by side, e.g. 15 vs 10 胡息, basic vs full 花样, 3 vs 4 players, or"
+    " two policies. Differences: Newcombe intervals for rates, normal for means, taking the"
+    " two sides as independent samples.",
+)
+sig = state.signature
+names = [r.name for r in state.usable_runs]
+labels = {r.name: f"{r.name} — {r.rules}, {','.join(r.policies)}" for r in state.usable_runs}
+
+
+def side(tag: str, default: str) -> fsvc.Filters:
+    st.markdown(f"**Side {tag}**")
+    key = f"cmp_{tag}_runs"
+    if key not in st.session_state:
+        st.session_state[key] = [default]
+    st.session_state[key] = [r for r in st.session_state[key] if r in names]
+    runs = st.multiselect(
+        f"runs ({tag})",
+        names,
+        key=key,
+        format_func=lambda n: labels.get(n, n),
+        placeholder="all runs",
+    )
+    ch = fsvc.choices(state, runs)
+    pkey = f"cmp_{tag}_pol"
+    st.session_state[pkey] = [p for p in st.session_state.get(pkey, []) if p in ch.policies]
+    pols = st.multiselect(f"policies ({tag})", ch.policies, key=pkey, placeholder="all")
+    skey = f"cmp_{tag}_seats"
+    st.session_state[skey] = [s for s in st.session_state.get(skey, []) if s in ch.seats]
+    seats = st.multiselect(
+        f"seats ({tag})",
+        ch.seats,
+        key=skey,
+        placeholder="all",
+        format_func=lambda s: f"seat {s}",
+    )
+    return fsvc.resolve(state, runs, (), pols, seats)
+
+
+cols = st.columns(2)
+with cols[0]:
+    fa = side("A", names[0])
+with cols[1]:
+    fb = side("B", names[1] if len(names) > 1 else names[0])
+
+if not fa.runs or not fb.runs:
+    st.warning("Choose at least one run on each side.")
+    st.stop()
+
+with ui.guard():
+    ha = svc.headline(
+        q.headline(sig, fa).to_dict("records")[0], q.winning_moments(sig, fa).to_dict("records")[0]
+    )
+    hb = svc.headline(
+        q.headline(sig, fb).to_dict("records")[0], q.winning_moments(sig, fb).to_dict("records")[0]
+    )
+    va, vb = q.value_counts(sig, fa), q.value_counts(sig, fb)
+    ma = svc.mingtang_table(q.by_mingtang(sig, fa), q.mingtang_codes(sig))
+    mb = svc.mingtang_table(q.by_mingtang(sig, fb), q.mingtang_codes(sig))
+
+st.subheader("Headline numbers")
+st.caption(f"A: {fsvc.describe(fa, state)}  \nB: {fsvc.describe(fb, state)}")
+if set(fa.runs) & set(fb.runs):
+    st.info(
+        "The two sides share runs, so they are not independent samples: for two policies on"
+        " the same --duplicate deals, the paired differences on the Win rates page are the"
+        " sharper test."
+    )
+ui.table(svc.compare_table(ha, hb), hide=())
+
+st.subheader("Distributions over the wins")
+tabs = st.tabs([svc.METRIC_LABELS[m] for m in ("huxi", "deng", "fan", "score")])
+for tab, metric in zip(tabs, ("huxi", "deng", "fan", "score")):
+    with tab:
+        da, db_ = svc.distribution(va, metric), svc.distribution(vb, metric)
+        both = svc.compare_distributions(da, db_)
+        if both.empty:
+            st.info("No wins on one side.")
+            continue
+        chart = (
+            alt.Chart(both)
+            .mark_bar(opacity=0.6)
+            .encode(
+                x=alt.X("v:O", title=svc.METRIC_LABELS[metric]),
+                xOffset="side:N",
+                y=alt.Y("share:Q", title="share of wins", axis=alt.Axis(format="%")),
+                color=alt.Color("side:N"),
+                tooltip=["side:N", "v:O", "n:Q", alt.Tooltip("share:Q", format=".2%")],
+            )
+        )
+        st.altair_chart(chart, width="stretch")
+        qt = svc.quantile_table([da, db_])
+        qt.insert(0, "side", ["A", "B"])
+        ui.table(qt, hide=())
+
+st.subheader("名堂 frequencies")
+cmp = svc.mingtang_compare(ma, mb)
+if cmp.empty:
+    st.info("No wins.")
+else:
+    ui.table(cmp, hide=())

@@ -1,0 +1,125 @@
+"""Drill-down: the hands behind a number (a chart bar, a table row, a link), and from there
+into the replay at the decisive step."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import ui
+from dashboard.queries import hands as qh
+from dashboard.queries import stats as q
+from dashboard.services import drill
+from dashboard.services import huxi as hsvc
+from dashboard.services import stats as svc
+
+state, f = ui.start(
+    "Drill-down",
+    "The hands behind a number. Pick a condition (or arrive here from a chart bar or a table"
+    " row), then open a hand in the replay at its decisive step.",
+)
+sig = state.signature
+LIMIT = 500
+
+# Arriving from another page: ?cond=…&value=… (checked against the catalogue).
+cond_qp, value_qp = drill.parse_params(st.query_params.to_dict())
+applied = (cond_qp, value_qp)
+if cond_qp is not None and st.session_state.get("_dd_applied") != applied:
+    st.session_state["dd_cond"] = cond_qp
+    if value_qp is not None:
+        st.session_state[f"dd_value_{cond_qp}"] = value_qp
+    st.session_state["_dd_applied"] = applied
+
+with ui.guard():
+    codes = q.mingtang_codes(sig)
+names = drill.mingtang_names(codes)
+luzhou = {r.ruleset == "luzhou" for r in state.usable_runs if r.name in f.runs}
+mt_bits = [int(r["bit"]) for r in codes.to_dict("records") if (r["level"] in ("a", "b")) in luzhou]
+
+cond = st.selectbox(
+    "Hands",
+    drill.MENU,
+    key="dd_cond",
+    format_func=lambda c: drill.LABELS[c].replace("{v}", "…").replace("{name}", "…"),
+)
+value: int | None = None
+vkey = f"dd_value_{cond}"
+if cond == "mingtang":
+    if st.session_state.get(vkey) not in mt_bits and mt_bits:
+        st.session_state[vkey] = mt_bits[0]
+    value = st.selectbox("名堂", mt_bits, key=vkey, format_func=lambda b: names.get(b, str(b)))
+elif cond == "source":
+    options = sorted(svc.SOURCE_LABELS)
+    if st.session_state.get(vkey) not in options:
+        st.session_state[vkey] = 0
+    value = st.selectbox("source", options, key=vkey, format_func=svc.SOURCE_LABELS.get)
+elif drill.takes_value(cond):
+    if vkey not in st.session_state:
+        st.session_state[vkey] = drill.DEFAULT_VALUES.get(cond, 0)
+    value = int(st.number_input("value", min_value=-1000, max_value=100000, step=1, key=vkey))
+
+title = drill.label(cond, value, names)
+st.subheader(title)
+
+if cond == "popao":
+    with ui.guard():
+        count = qh.hand_count(sig, f, cond, value).to_dict("records")[0]
+        rows = qh.hand_list(sig, f, cond, value, drill.POPAO_CHECK, True)
+        events = qh.events_of(sig, rows[["run", "hand_id"]])
+    rules = {r.name: r.ruleset_obj() for r in state.usable_runs if r.name in f.runs}
+    checked = drill.popao_confirmed(hsvc.sample_logs(rows, events, rules))
+    confirmed = {(run, h) for run, h, ok in checked if ok}
+    failed = sum(1 for *_, ok in checked if ok is None)
+    k_cand, n = int(count["k"]), int(count["n"])
+    share = svc.Rate.of(len(confirmed), len(checked))
+    st.markdown(
+        f"**{k_cand:,}** of {n:,} selected wins were won while a 跑 of the hu card was possible"
+        f" (a 碰/偎 of it on the winner's table, or three dealt to him). Replaying the first"
+        f" {len(checked):,} of them: **{len(confirmed):,}** took the free hu (option F) — 破跑胡"
+        f" — {svc.fmt_rate(share)} (95 % {svc.fmt_interval(share)})."
+        + (f" {failed} could not be replayed." if failed else "")
+    )
+    listed = rows[[(r, int(h)) in confirmed for r, h in zip(rows["run"], rows["hand_id"])]]
+else:
+    with ui.guard():
+        count = qh.hand_count(sig, f, cond, value).to_dict("records")[0]
+        listed = qh.hand_list(sig, f, cond, value, LIMIT)
+    k, n = int(count["k"]), int(count["n"])
+    rate = svc.Rate.of(k, n)
+    base = "selected wins" if drill.CONDITIONS[cond][2] else "selected hands"
+    st.markdown(
+        f"**{k:,}** of {n:,} {base}: {svc.fmt_rate(rate)} (95 % {svc.fmt_interval(rate)})."
+        + (f" The first {LIMIT} are listed." if k > LIMIT else "")
+    )
+
+table = drill.hand_table(listed, names)
+if table.empty:
+    st.info("No hand matches.")
+    st.stop()
+
+event = st.dataframe(
+    table,
+    hide_index=True,
+    width="stretch",
+    on_select="rerun",
+    selection_mode="single-row",
+    key=f"dd_table_{cond}_{value}",
+)
+keys = [f"{r} / {h}" for r, h in zip(table["run"], table["hand"])]
+picked = event.selection.rows if event is not None else []
+if picked:
+    row = table.iloc[picked[0]]
+    st.switch_page(
+        ui.PAGE_FILES["replay"],
+        query_params={"run": str(row["run"]), "hand": str(int(row["hand"])), "at": "decisive"},
+    )
+st.caption("Select a row to open that hand in the replay, or pick it here:")
+if st.session_state.get("dd_pick") not in keys:
+    st.session_state["dd_pick"] = keys[0]
+choice = st.selectbox("hand", keys, key="dd_pick")
+run, hand = choice.split(" / ")
+st.page_link(
+    ui.PAGE_FILES["replay"],
+    label=f"Open {run} hand {hand} in the replay at the decisive step",
+    icon=":material/play_circle:",
+    query_params={"run": run, "hand": hand, "at": "decisive"},
+)

@@ -1,0 +1,98 @@
+"""荒庄: how often the stock runs out, by rules and policies; the share of hands still in
+play against the cards left in the stock; the dealer-retention effect."""
+
+from __future__ import annotations
+
+import altair as alt
+import streamlit as st
+
+from dashboard import ui
+from dashboard.queries import stats as q
+from dashboard.services import stats as svc
+
+state, f = ui.start(
+    "荒庄",
+    "A 荒庄 ends the hand when a draw is needed and the stock is empty; the dealer keeps the"
+    " deal until the rules' n-th consecutive 荒庄.",
+)
+sig = state.signature
+
+with ui.guard():
+    overall = svc.huang_table(q.huang_by(sig, f, "all"), "selection")
+    by_rules = svc.huang_table(q.huang_by(sig, f, "rules"), "rules")
+    by_pol = svc.huang_table(q.huang_by(sig, f, "policies"), "policy mix")
+    by_players = svc.huang_table(q.huang_by(sig, f, "players"), "table")
+
+if not overall.empty:
+    r = overall.iloc[0]
+    c = st.columns(3)
+    c[0].metric("荒庄 rate", r["荒庄 rate"], help=f"95 % interval {r['95 % interval']}")
+    c[0].caption(f"95 %: {r['95 % interval']} · n = {int(r['hands']):,} hands")
+    c[1].metric("荒庄 hands", f"{round(r['p'] * r['hands']):,}")
+    c[2].metric("荒庄 keeping the dealer", f"{int(r['荒庄 keeping the dealer']):,}")
+    cols = st.columns(2)
+    with cols[0]:
+        ui.drill_link("荒庄 with the dealer retained", "huang_retained")
+    with cols[1]:
+        ui.drill_link("All 荒庄 hands", "huang")
+
+left, right = st.columns(2)
+with left:
+    st.subheader("By rules")
+    st.altair_chart(ui.rate_chart(by_rules, "rules", "荒庄 rate"), width="stretch")
+    ui.table(by_rules)
+with right:
+    st.subheader("By policy mix")
+    st.altair_chart(ui.rate_chart(by_pol, "policy mix", "荒庄 rate"), width="stretch")
+    ui.table(by_pol)
+if len(by_players) > 1:
+    st.subheader("3 vs 4 players")
+    ui.table(by_players)
+
+st.subheader("Survival: hands still in play against the cards left in the stock")
+key = st.radio(
+    "one curve per", ["rules", "policies", "run"], horizontal=True, key="huang_curve_key"
+)
+with ui.guard():
+    curve = svc.survival_curve(q.survival(sig, f, key))
+st.caption(
+    "Share of hands not yet over when the stock is down to s cards (a hand that ended with e"
+    " cards left was in play at every s ≥ e); at s = 0 what is left are the 荒庄 and the wins"
+    " on the last card (海底). Band: 95 % Wilson."
+)
+if not curve.empty:
+    base = alt.Chart(curve).encode(
+        x=alt.X("stock_left:Q", title="cards left in the stock", scale=alt.Scale(reverse=True)),
+        color=alt.Color("key:N", title=key),
+    )
+    band = base.mark_area(opacity=0.2).encode(
+        y=alt.Y("lo:Q", title="share of hands in play", axis=alt.Axis(format="%")), y2="hi:Q"
+    )
+    line = base.mark_line(point=True).encode(
+        y="share:Q",
+        tooltip=["key:N", "stock_left:Q", alt.Tooltip("share:Q", format=".2%"), "hands:Q"],
+    )
+    st.altair_chart(band + line, width="stretch")
+
+st.subheader("Dealer retention")
+with ui.guard():
+    ret = q.retention(sig, f)
+table = svc.retention_table(ret)
+if not table.empty:
+    kept, fresh, diff = svc.retention_effect(ret)
+    c = st.columns(3)
+    c[0].metric("dealer win rate after a 荒庄 kept him", svc.fmt_rate(kept))
+    c[0].caption(f"95 %: {svc.fmt_interval(kept)} · n = {kept.n:,} hands")
+    c[1].metric("dealer win rate otherwise", svc.fmt_rate(fresh))
+    c[1].caption(f"95 %: {svc.fmt_interval(fresh)} · n = {fresh.n:,} hands")
+    c[2].metric(
+        "difference",
+        "–" if diff.mean != diff.mean else f"{100 * diff.mean:+.2f} pp",
+    )
+    c[2].caption(
+        "95 %: –"
+        if diff.lo != diff.lo
+        else f"95 %: {100 * diff.lo:+.2f} – {100 * diff.hi:+.2f} pp (Newcombe)"
+    )
+    ui.table(table, hide=("streak", "p_dealer", "lo_dealer", "hi_dealer"))
+    ui.drill_link("Hands dealt by a dealer kept after 荒庄", "retained_dealer")

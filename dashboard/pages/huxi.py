@@ -1,0 +1,132 @@
+"""胡息 and score: distributions of the winning 胡息, 等, 番 and score; which group types the
+胡息 comes from; by 名堂 and by the source of the winning card."""
+
+from __future__ import annotations
+
+import altair as alt
+import streamlit as st
+
+from dashboard import ui
+from dashboard.queries import hands as qh
+from dashboard.queries import stats as q
+from dashboard.services import huxi as hsvc
+from dashboard.services import stats as svc
+
+state, f = ui.start(
+    "胡息 and score",
+    "Over the winning hands of the selection (won by the chosen seats and policies).",
+)
+sig = state.signature
+
+with ui.guard():
+    vc = q.value_counts(sig, f)
+    wm = q.winning_moments(sig, f).to_dict("records")[0]
+    hl = q.headline(sig, f).to_dict("records")[0]
+h = svc.headline(hl, wm)
+dists = {m: svc.distribution(vc, m) for m in ("huxi", "deng", "fan", "score")}
+
+if h.wins == 0:
+    st.info("No winning hand in the selection.")
+    st.stop()
+
+c = st.columns(4)
+for col, (name, m) in zip(c, h.means().items()):
+    col.metric(f"mean {name}", svc.fmt_mean(m), help=f"95 % interval {svc.fmt_interval(m)}")
+    col.caption(f"95 %: {svc.fmt_interval(m)} · n = {m.n:,} wins")
+
+st.subheader("Distributions")
+st.caption("Click a bar to list those hands (Drill-down), then open one in the replay.")
+tabs = st.tabs([svc.METRIC_LABELS[m] for m in dists])
+for tab, (metric, d) in zip(tabs, dists.items()):
+    with tab:
+        sel = alt.selection_point(name="pick", fields=["v"], on="click")
+        chart = (
+            alt.Chart(d.counts)
+            .mark_bar()
+            .encode(
+                x=alt.X("v:O", title=svc.METRIC_LABELS[metric]),
+                y=alt.Y("share:Q", title="share of wins", axis=alt.Axis(format="%")),
+                tooltip=["v:O", "n:Q", alt.Tooltip("share:Q", format=".2%")],
+                opacity=alt.condition(sel, alt.value(1.0), alt.value(0.6)),
+            )
+            .add_params(sel)
+        )
+        event = st.altair_chart(chart, width="stretch", on_select="rerun", key=f"hist_{metric}")
+        picked = (event.selection or {}).get("pick") if event else None
+        if picked:
+            v = picked[0].get("v")
+            if v is not None:
+                st.switch_page(
+                    ui.PAGE_FILES["drilldown"],
+                    query_params={"cond": f"{metric}_eq", "value": str(int(v))},
+                )
+ui.table(svc.quantile_table(dists.values()), hide=())
+cols = st.columns(3)
+with cols[0]:
+    ui.drill_link("Wins with 胡息 ≥ 30", "huxi_ge", 30)
+with cols[1]:
+    ui.drill_link("Wins by 破跑胡", "popao")
+with cols[2]:
+    ui.drill_link("Wins with score ≥ 10", "score_ge", 10)
+
+st.subheader("By source of the winning card")
+with ui.guard():
+    src = svc.source_table(q.by_source(sig, f))
+if not src.empty:
+    st.altair_chart(ui.rate_chart(src, "source", "share of wins"), width="stretch")
+    ui.table(src.drop(columns=["code"]))
+
+st.subheader("By 名堂")
+with ui.guard():
+    mt = svc.mingtang_table(q.by_mingtang(sig, f), q.mingtang_codes(sig))
+if not mt.empty:
+    ui.table(
+        mt[
+            [
+                "level",
+                "名堂",
+                "wins with it",
+                "mean score",
+                "score 95 %",
+                "share of wins",
+                "95 % interval",
+            ]
+        ],
+        hide=(),
+    )
+
+st.subheader("Which groups the 胡息 comes from")
+n_runs = len(f.runs)
+per_run = max(20, 240 // max(1, n_runs))
+with ui.guard():
+    rows, events = qh.win_sample(sig, f, per_run, 8192)
+rules = {r.name: r.ruleset_obj() for r in state.usable_runs if r.name in f.runs}
+groups, used, failed = hsvc.group_sources(hsvc.sample_logs(rows, events, rules))
+if used:
+    st.caption(
+        f"The winning readings of {used:,} winning hands (the first {per_run} wins of each"
+        " selected run), replayed from their logs: the hands table stores the 胡息, not its"
+        " groups." + (f" {failed} could not be replayed." if failed else "")
+    )
+    chart = (
+        alt.Chart(groups)
+        .mark_bar()
+        .encode(
+            x=alt.X("share of 胡息:Q", axis=alt.Axis(format="%")),
+            y=alt.Y("group type:N", sort="-x", title=None),
+            color=alt.Color("where:N"),
+            tooltip=["group type", "where", "groups", "in hands", "胡息"],
+        )
+    )
+    st.altair_chart(chart, width="stretch")
+    st.dataframe(
+        groups,
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "share of 胡息": st.column_config.NumberColumn(format="percent"),
+            "mean 胡息 per group": st.column_config.NumberColumn(format="%.2f"),
+        },
+    )
+else:
+    st.info("No winning hand in the first shard of the selected runs to decompose.")

@@ -1,0 +1,69 @@
+"""名堂: how often each 名堂 counts and what it contributes to the score, per 花样 level."""
+
+from __future__ import annotations
+
+import altair as alt
+import streamlit as st
+
+from dashboard import ui
+from dashboard.queries import stats as q
+from dashboard.services import stats as svc
+
+state, f = ui.start(
+    "名堂",
+    "Share of wins carrying each 名堂 (Wilson 95 %), and its contribution: the share of the"
+    " level's total score paid in hands carrying it, and their score above 平胡 (score − 等).",
+)
+sig = state.signature
+
+with ui.guard():
+    mt = svc.mingtang_table(q.by_mingtang(sig, f), q.mingtang_codes(sig))
+
+if mt.empty:
+    st.info("No winning hand in the selection.")
+    st.stop()
+
+LEVELS = {
+    "basic": "花样 basic",
+    "half": "花样 half (default)",
+    "full": "花样 full",
+    "luzhou-a": "Luzhou, 底 mode a",
+    "luzhou-b": "Luzhou, 底 mode b",
+}
+for level, g in mt.groupby("level", sort=False):
+    st.subheader(LEVELS.get(str(level), str(level)))
+    n = int(g["of wins"].iloc[0]) if len(g) else 0
+    st.caption(f"{n:,} wins under these rules")
+    chart = alt.Chart(g[["名堂", "p", "lo", "hi"]].rename(columns={"名堂": "group"})).encode(
+        y=alt.Y("group:N", title=None, sort="-x")
+    )
+    bars = chart.mark_bar(opacity=0.75).encode(
+        x=alt.X("p:Q", title="share of wins", axis=alt.Axis(format="%")),
+        tooltip=[
+            "group:N",
+            alt.Tooltip("p:Q", format=".2%"),
+            alt.Tooltip("lo:Q", format=".2%"),
+            alt.Tooltip("hi:Q", format=".2%"),
+        ],
+    )
+    err = chart.mark_errorbar(ticks=True, color="#333").encode(x="lo:Q", x2="hi:Q")
+    st.altair_chart(bars + err, width="stretch")
+    shown = g.drop(columns=["level", "p", "lo", "hi"]).reset_index(drop=True)
+    event = st.dataframe(
+        shown.drop(columns=["bit"]),
+        hide_index=True,
+        width="stretch",
+        on_select="rerun",
+        selection_mode="single-row",
+        key=f"mt_{level}",
+    )
+    picked = event.selection.rows if event is not None else []
+    if picked:
+        bit = int(shown.iloc[picked[0]]["bit"])
+        st.switch_page(
+            ui.PAGE_FILES["drilldown"],
+            query_params={"cond": "mingtang", "value": str(bit)}
+            if bit >= 0
+            else {"cond": "pinghu"},
+        )
+st.caption("Select a row to list those hands in the Drill-down page.")

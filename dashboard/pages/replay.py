@@ -1,0 +1,184 @@
+"""Replay: step through one recorded hand from any seat's view (or all), with the legal
+options at each decision, the one taken, and the final decomposition and settlement.
+
+URL parameters (from a drill-down or a shared link): ``run``, ``hand``, ``step`` or
+``at=decisive``, ``seat`` (``all`` or a number). The replay itself is ``replay.replayer``
+(``load_hand``, ``replay_hand``) and ``replay.views.state_view``.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import ui
+from dashboard.queries import hands as qh
+from dashboard.services import replay as rsvc
+from engine.errors import PaohuziError
+from replay.store import StoreError
+
+state, f = ui.start("Replay", "Step through a recorded hand, card by card.")
+sig = state.signature
+runs = [r for r in state.usable_runs if r.name in f.runs] or list(state.usable_runs)
+names = [r.name for r in runs]
+all_names = [r.name for r in state.usable_runs]
+
+# --- URL parameters, applied once per distinct set ------------------------------------------
+qp = st.query_params.to_dict()
+qp_key = tuple(qp.get(k) for k in ("run", "hand", "step", "seat", "at"))
+if qp.get("run") and st.session_state.get("_rp_applied") != qp_key:
+    st.session_state["_rp_applied"] = qp_key
+    if qp["run"] in all_names:
+        if qp["run"] not in names:
+            names = all_names
+        st.session_state["rp_run"] = qp["run"]
+        try:
+            st.session_state["rp_hand"] = max(0, int(qp.get("hand", 0)))
+        except ValueError:
+            st.session_state["rp_hand"] = 0
+        seat_qp = qp.get("seat", "all")
+        st.session_state["rp_seat"] = int(seat_qp) if str(seat_qp).isdigit() else "all"
+        if qp.get("at") == "decisive":
+            st.session_state["_rp_pending"] = "decisive"
+        elif str(qp.get("step", "")).isdigit():
+            st.session_state["_rp_pending"] = int(qp["step"])
+    else:
+        st.warning(f"No run {qp['run']!r} in the store; pick one below.")
+
+if st.session_state.get("rp_run") not in names:
+    st.session_state["rp_run"] = names[0]
+
+c = st.columns([3, 1, 2])
+run = c[0].selectbox("run", names, key="rp_run")
+info = state.run(run)
+assert info is not None
+last_hand = max(0, info.hands - 1)
+if not 0 <= int(st.session_state.get("rp_hand", 0)) <= last_hand:
+    st.session_state["rp_hand"] = 0
+hand = int(c[1].number_input("hand", min_value=0, max_value=last_hand, step=1, key="rp_hand"))
+seat_options: list[object] = ["all", *range(info.players)]
+if st.session_state.get("rp_seat") not in seat_options:
+    st.session_state["rp_seat"] = "all"
+seat_choice = c[2].selectbox(
+    "view of",
+    seat_options,
+    key="rp_seat",
+    format_func=lambda s: "all seats (every hand shown)" if s == "all" else f"seat {s}",
+)
+seat = None if seat_choice == "all" else int(seat_choice)  # type: ignore[call-overload]
+
+try:
+    log = qh.hand_log(state.root, sig, run, hand)
+except (PaohuziError, StoreError, OSError) as e:
+    st.error(f"Cannot load run {run} hand {hand}: {e}")
+    st.stop()
+
+n = log.n_steps
+pending = st.session_state.pop("_rp_pending", None)
+if pending == "decisive":
+    st.session_state["rp_step"] = rsvc.decisive_step(log)
+elif isinstance(pending, int):
+    st.session_state["rp_step"] = pending
+st.session_state["rp_step"] = min(max(0, int(st.session_state.get("rp_step", 0))), n)
+st.session_state["_rp_n"] = n
+st.session_state["_rp_decisive"] = rsvc.decisive_step(log)
+
+
+def _go(to: str) -> None:
+    s, last = int(st.session_state.get("rp_step", 0)), int(st.session_state.get("_rp_n", 0))
+    st.session_state["rp_step"] = {
+        "start": 0,
+        "back": max(0, s - 1),
+        "forward": min(last, s + 1),
+        "end": last,
+        "decisive": int(st.session_state.get("_rp_decisive", last)),
+    }[to]
+
+
+b = st.columns(6)
+b[0].button("start", icon=":material/first_page:", on_click=_go, args=("start",), width="stretch")
+b[1].button("back", icon=":material/chevron_left:", on_click=_go, args=("back",), width="stretch")
+b[2].button(
+    "forward", icon=":material/chevron_right:", on_click=_go, args=("forward",), width="stretch"
+)
+b[3].button("end", icon=":material/last_page:", on_click=_go, args=("end",), width="stretch")
+b[4].button(
+    "decisive step", icon=":material/star:", on_click=_go, args=("decisive",), width="stretch"
+)
+if n > 0:
+    step = int(st.slider("step", min_value=0, max_value=n, key="rp_step"))
+else:
+    step = 0
+    st.caption("This hand has no decisions (a 3提/5坎 天胡 at the deal).")
+
+try:
+    view = rsvc.view_at(log, step, seat)
+except PaohuziError as e:
+    st.error(f"The log of run {run} hand {hand} does not replay: {e}")
+    st.stop()
+
+st.query_params.from_dict(
+    {"run": run, "hand": str(hand), "step": str(step), "seat": str(seat_choice)}
+)
+st.session_state["_rp_applied"] = (run, str(hand), str(step), str(seat_choice), None)
+
+st.markdown(f"**{rsvc.step_caption(view)}** · rules {view['rules']} · dealer seat {view['dealer']}")
+st.html(f'<div class="phz-table">{rsvc.table_html(view)}</div>')
+
+blocks = rsvc.seat_blocks(view)
+cols = st.columns(len(blocks))
+for col, blk in zip(cols, blocks):
+    with col.container(border=True):
+        st.markdown(f"**{blk['title']}**")
+        if blk["sits_out"]:
+            st.caption("sits out this hand (坐醒)")
+            continue
+        st.caption(f"hand ({blk['hand_count']})")
+        st.html(f'<div class="phz-hand">{blk["hand"]}</div>')
+        st.caption(f"melds · {blk['huxi']} 胡息")
+        st.html(f'<div class="phz-melds">{blk["melds"]}</div>')
+        st.caption("right (dead cards)")
+        st.html(blk["right"])
+        st.caption("discards")
+        st.html(blk["discards"])
+
+decision = view.get("decision")
+if decision:
+    st.subheader("Decision")
+    chosen = decision.get("chosen") or {}
+    if chosen.get("text"):
+        st.markdown(f"Taken: seat {chosen['seat']} **{chosen['text']}**")
+    elif chosen.get("hidden"):
+        st.markdown(f"Taken: seat {chosen['seat']} (hidden from this view)")
+    st.dataframe(rsvc.options_frame(view), hide_index=True, width="stretch")
+
+out = rsvc.outcome_frames(view)
+if out:
+    st.subheader("Result")
+    st.markdown(f"**{out['summary']}**")
+    if out["card_html"]:
+        st.html(f"hu card {out['card_html']}")
+    facts = out["facts"]
+    m = st.columns(5)
+    for col, key, lab in zip(
+        m,
+        ("huxi", "deng", "fan", "score", "stock_left"),
+        ("胡息", "等", "番", "score", "stock left"),
+    ):
+        if facts.get(key) is not None:
+            col.metric(lab, str(facts[key]))
+    left, mid, right = st.columns(3)
+    with left:
+        st.caption("decomposition")
+        if out["decomposition"].empty:
+            st.write("–")
+        else:
+            st.dataframe(out["decomposition"], hide_index=True, width="stretch")
+    with mid:
+        st.caption("名堂")
+        if out["mingtang"].empty:
+            st.write("平胡 (no 名堂)" if facts.get("huxi") is not None else "–")
+        else:
+            st.dataframe(out["mingtang"], hide_index=True, width="stretch")
+    with right:
+        st.caption("settlement")
+        st.dataframe(out["settlement"], hide_index=True, width="stretch")

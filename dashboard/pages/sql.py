@@ -1,0 +1,80 @@
+"""SQL: a read-only query box over the views, with a row limit and a time limit.
+
+Three fences: the statement must be one SELECT (DuckDB's own parser decides,
+``services.sqlguard``); the connection is opened read-only; and external access is off and
+locked (no ATTACH, COPY, reading or writing other files, extensions, network, SET).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import db, ui
+from dashboard.services.sqlguard import RefusedSQL, check_select
+
+state, f = ui.start(
+    "SQL",
+    "One SELECT (or WITH … SELECT) over the views runs, hands, events, seats and the code"
+    " tables; read-only, with a row and a time limit.",
+)
+
+EXAMPLES = {
+    "荒庄 rate and mean winning 胡息 per run": (
+        "SELECT run, avg((outcome = 1)::INT) AS huang_rate, avg(huxi) AS mean_huxi,"
+        " count(*) AS hands\nFROM hands\nGROUP BY run\nORDER BY run"
+    ),
+    "declined wins (过 with 胡 on offer) per seat": (
+        "SELECT seat, count(*) AS declined\nFROM events\nWHERE kind = 0 AND options & 2 <> 0"
+        "\nGROUP BY seat ORDER BY seat"
+    ),
+    "win rate per policy (seat rows)": (
+        "SELECT policy, avg(won::INT) AS win_rate, count(*) AS seat_hands\nFROM seats"
+        "\nGROUP BY policy ORDER BY win_rate DESC"
+    ),
+    "名堂 counts": (
+        "SELECT m.name, m.level, count(*) AS wins\nFROM hands h JOIN mingtang_codes m"
+        " ON (h.mingtang >> m.bit) & 1 = 1\nGROUP BY ALL ORDER BY wins DESC"
+    ),
+    "runs": "SELECT * FROM runs",
+}
+
+ex = st.selectbox("example", list(EXAMPLES), key="sql_example")
+if st.session_state.get("_sql_example") != ex:
+    st.session_state["sql_text"] = EXAMPLES[ex]
+    st.session_state["_sql_example"] = ex
+text = st.text_area("query", key="sql_text", height=160)
+c = st.columns(3)
+limit = int(c[0].number_input("row limit", 1, 100_000, 1_000, step=100, key="sql_limit"))
+timeout = float(c[1].number_input("time limit (s)", 1, 60, 10, key="sql_timeout"))
+c[2].write("")
+c[2].button("Run", type="primary", key="sql_run")
+
+try:
+    stmt = check_select(text)
+except RefusedSQL as e:
+    st.error(f"Not run: {e}")
+    st.stop()
+
+res = db.run_user_sql(stmt, limit, timeout)
+if res.error:
+    st.error(f"Query failed: {res.error}")
+else:
+    assert res.frame is not None
+    note = f" (stopped at the limit of {limit:,} rows)" if res.truncated else ""
+    st.caption(f"{len(res.frame):,} rows in {res.seconds:.2f} s{note}")
+    st.dataframe(res.frame, hide_index=True, width="stretch")
+
+with st.expander("Views and columns"):
+    try:
+        cols = db.query(
+            "SELECT table_name, string_agg(column_name || ' ' || data_type, ', ' ORDER BY"
+            " ordinal_position) AS columns FROM information_schema.columns"
+            " GROUP BY table_name ORDER BY table_name"
+        )
+        ui.table(cols, hide=())
+    except db.StoreReadError as e:
+        st.error(str(e))
+    st.caption(
+        "Codes: docs/LOG_FORMAT.md §5 (also in the tables outcome_codes, source_codes,"
+        " action_kinds, mingtang_codes)."
+    )

@@ -1,0 +1,86 @@
+"""Win rates: by seat, dealer vs non-dealer, by policy; paired policy differences over
+duplicate deals; how the win rate converges as hands accumulate."""
+
+from __future__ import annotations
+
+import altair as alt
+import streamlit as st
+
+from dashboard import ui
+from dashboard.queries import stats as q
+from dashboard.services import filters as fsvc
+from dashboard.services import stats as svc
+
+state, f = ui.start(
+    "Win rates",
+    "Seat-level: one observation per playing seat per hand. Win rate = share of seat-hands"
+    " won; score = mean score change per seat-hand.",
+)
+sig = state.signature
+
+with ui.guard():
+    seat = svc.group_rows(q.group_rates(sig, f, "seat"))
+    dealer = svc.group_rows(q.group_rates(sig, f, "dealer"))
+    policy = svc.group_rows(q.group_rates(sig, f, "policy"))
+    paired = svc.paired_rows(q.paired(sig, f))
+
+left, right = st.columns(2)
+with left:
+    st.subheader("By seat")
+    t = svc.rate_table(seat, "seat")
+    st.altair_chart(ui.rate_chart(t, "seat", "win rate"), width="stretch")
+    ui.table(t)
+with right:
+    st.subheader("Dealer vs non-dealer")
+    t = svc.rate_table(dealer, "seat role")
+    st.altair_chart(ui.rate_chart(t, "seat role", "win rate"), width="stretch")
+    ui.table(t)
+    ui.drill_link("Hands won by the dealer", "dealer_win")
+
+st.subheader("By policy")
+t = svc.rate_table(policy, "policy")
+st.altair_chart(ui.rate_chart(t, "policy", "win rate"), width="stretch")
+ui.table(t)
+
+st.subheader("Paired policy differences (--duplicate runs)")
+if paired:
+    st.caption(
+        "Each duplicate deal is played once per rotation of the policies over the seats, so"
+        " policy a and policy b meet the same cards; the difference per deal removes the"
+        " deal's luck. Normal interval over deals."
+    )
+    ui.table(svc.paired_table(paired))
+else:
+    st.info(
+        "No --duplicate run with two or more policies in the selection: paired differences"
+        " need one (`paohuzi simulate --duplicate --policies a,b,c`)."
+    )
+
+st.subheader("Convergence")
+key = "policy" if len(policy) > 1 else "seat"
+width = fsvc.convergence_width(state, f)
+with ui.guard():
+    curve = svc.convergence_curve(q.convergence(sig, f, key, width), width)
+st.caption(
+    f"Cumulative win rate by {key} as hands accumulate (bins of {width:,} hands per run),"
+    " with its 95 % Wilson band: the band narrows like 1/√n."
+)
+if not curve.empty:
+    base = alt.Chart(curve).encode(
+        x=alt.X("hands:Q", title="hands played (per run)"), color=alt.Color("key:N", title=key)
+    )
+    band = base.mark_area(opacity=0.2).encode(
+        y=alt.Y("lo:Q", title="cumulative win rate", axis=alt.Axis(format="%")), y2="hi:Q"
+    )
+    line = base.mark_line().encode(
+        y="rate:Q",
+        tooltip=[
+            "key:N",
+            "hands:Q",
+            "seat_hands:Q",
+            alt.Tooltip("rate:Q", format=".2%"),
+            alt.Tooltip("lo:Q", format=".2%"),
+            alt.Tooltip("hi:Q", format=".2%"),
+        ],
+    )
+    st.altair_chart(band + line, width="stretch")

@@ -1,0 +1,1 @@
+"""SQL of the dashboard: builders (``sql``) and their cached runners."""

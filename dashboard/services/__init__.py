@@ -1,0 +1,1 @@
+"""Data shaping for the dashboard pages: pure functions, no streamlit."""

@@ -1,0 +1,667 @@
+"""Numbers for the pages, shaped from query results: rates with Wilson intervals, means with
+cluster-robust intervals, paired differences, distributions, curves. No streamlit.
+
+The interval code is :mod:`replay.intervals` and the result types are those of
+:mod:`replay.stats` (``Rate``, ``Mean``, ``GroupRow``, ``PairedRow``), so the dashboard and
+``paohuzi stats`` agree to the last digit on the same run.
+
+>>> r = Rate.of(30, 100)
+>>> fmt_rate(r)
+'30.0 %'
+>>> fmt_interval(r)
+'21.9 – 39.6 %'
+>>> d = rate_diff(Rate.of(56, 70), Rate.of(48, 80))  # Newcombe (1998), method 10
+>>> round(d.mean, 4), round(d.lo, 4), round(d.hi, 4)
+(0.2, 0.0524, 0.3339)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from engine.cards import card_char
+from engine.hu import Source
+from replay.intervals import Z95, ClusterSums, Moments, mean_ci, paired_diff_ci, wilson
+from replay.stats import QUANTILES, GroupRow, Mean, PairedRow, Rate
+
+__all__ = [
+    "QUANTILES",
+    "GroupRow",
+    "Mean",
+    "PairedRow",
+    "Rate",
+    "Headline",
+    "headline",
+    "group_rows",
+    "rate_table",
+    "paired_rows",
+    "paired_table",
+    "convergence_curve",
+    "distribution",
+    "source_table",
+    "mingtang_table",
+    "huang_table",
+    "survival_curve",
+    "retention_table",
+    "rate_diff",
+    "mean_diff",
+    "compare_table",
+    "fmt_rate",
+    "fmt_interval",
+    "fmt_mean",
+]
+
+SOURCE_LABELS: dict[int, str] = {
+    int(Source.OWN_DRAW): "自摸 (own draw)",
+    int(Source.OTHER_DRAW): "other's draw",
+    int(Source.LIANG_DEALER): "亮张 (dealer's 21 cards)",
+    int(Source.LIANG_OTHER): "亮张 (non-dealer)",
+    int(Source.DISCARD): "discard",
+    255: "3提/5坎 天胡 (dealt)",
+}
+
+OUTCOME_LABELS = {0: "胡", 1: "荒庄", 2: "3提/5坎 天胡", 3: "天胡"}
+
+METRIC_LABELS = {"huxi": "胡息", "deng": "等", "fan": "番", "score": "score"}
+
+
+# ---------------------------------------------------------------------------------------------
+# Formatting
+# ---------------------------------------------------------------------------------------------
+
+
+def _f(x: Any) -> float:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return math.nan
+    return v
+
+
+def _i(x: Any) -> int:
+    v = _f(x)
+    return 0 if math.isnan(v) else int(v)
+
+
+def fmt_rate(r: Rate) -> str:
+    return "–" if not r.n else f"{100 * r.p:.1f} %"
+
+
+def fmt_interval(r: Rate | Mean, pct: bool | None = None) -> str:
+    """``lo – hi`` (in % for a :class:`Rate`); ``–`` when there is none."""
+    pct = isinstance(r, Rate) if pct is None else pct
+    if isinstance(r, Rate) and not r.n:
+        return "–"
+    if math.isnan(r.lo) or math.isnan(r.hi):
+        return "–"
+    if pct:
+        return f"{100 * r.lo:.1f} – {100 * r.hi:.1f} %"
+    return f"{r.lo:.2f} – {r.hi:.2f}"
+
+
+def fmt_mean(m: Mean, digits: int = 2) -> str:
+    return "–" if math.isnan(m.mean) else f"{m.mean:.{digits}f}"
+
+
+def mean_of_moments(total: float, total_sq: float, n: int) -> Mean:
+    """A mean with its normal interval (observations taken as independent)."""
+    m, lo, hi = mean_ci(Moments(_f(total), _f(total_sq), _i(n)))
+    return Mean(m, lo, hi, _i(n))
+
+
+def _cluster_mean(row: Mapping[str, Any], col: str) -> Mean:
+    sums = ClusterSums(
+        _i(row[f"d_{col}"]),
+        _f(row[f"y_{col}"]),
+        _f(row[f"m_{col}"]),
+        _f(row[f"yy_{col}"]),
+        _f(row[f"ym_{col}"]),
+        _f(row[f"mm_{col}"]),
+    )
+    if sums.m <= 0:
+        return Mean(math.nan, math.nan, math.nan, 0)
+    return Mean.of(sums)
+
+
+# ---------------------------------------------------------------------------------------------
+# Headline
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Headline:
+    """The selection's headline numbers (hand level, and over its wins)."""
+
+    hands: int
+    runs: int
+    win: Rate  # hands ending in a win (anything but 荒庄)
+    huang: Rate  # 荒庄
+    tianhu: Rate  # 天胡 of either kind
+    dealer_win: Rate  # hands won by the dealer
+    zimo: Rate  # 自摸 among the selected wins
+    wins: int
+    huxi: Mean
+    deng: Mean
+    fan: Mean
+    score: Mean
+
+    def rates(self) -> dict[str, Rate]:
+        return {
+            "win (hand ends in a 胡)": self.win,
+            "荒庄": self.huang,
+            "天胡 (any)": self.tianhu,
+            "dealer wins the hand": self.dealer_win,
+            "自摸 among wins": self.zimo,
+        }
+
+    def means(self) -> dict[str, Mean]:
+        return {
+            "winning 胡息": self.huxi,
+            "等": self.deng,
+            "番": self.fan,
+            "score per loser": self.score,
+        }
+
+
+def headline(hl: Mapping[str, Any], wm: Mapping[str, Any]) -> Headline:
+    """From one row of ``sql.headline`` and one of ``sql.winning_moments``."""
+    n, d = _i(hl["n"]), _i(hl["clusters"])
+    wins_sel, d_w = _i(wm["wins"]), _i(wm["clusters"])
+    return Headline(
+        hands=n,
+        runs=_i(hl["runs"]),
+        win=Rate.of(_i(hl["wins"]), n, d),
+        huang=Rate.of(_i(hl["huang"]), n, d),
+        tianhu=Rate.of(_i(hl["tianhu"]) + _i(hl["tianhu_auto"]), n, d),
+        dealer_win=Rate.of(_i(hl["dealer_wins"]), n, d),
+        zimo=Rate.of(_i(wm["zimo"]), wins_sel, d_w),
+        wins=wins_sel,
+        huxi=_cluster_mean(wm, "huxi"),
+        deng=_cluster_mean(wm, "deng"),
+        fan=_cluster_mean(wm, "fan"),
+        score=_cluster_mean(wm, "score"),
+    )
+
+
+def headline_table(h: Headline) -> pd.DataFrame:
+    """Every headline number as display rows: value, 95 % interval, what it rests on."""
+    rows = []
+    for name, r in h.rates().items():
+        rows.append(
+            {
+                "measure": name,
+                "value": fmt_rate(r),
+                "95 % interval": fmt_interval(r),
+                "n": f"{r.n:,} {'wins' if 'among wins' in name else 'hands'}",
+            }
+        )
+    for name, m in h.means().items():
+        rows.append(
+            {
+                "measure": f"mean {name}",
+                "value": fmt_mean(m),
+                "95 % interval": fmt_interval(m),
+                "n": f"{m.n:,} wins",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# Seat-level groups, paired differences, convergence
+# ---------------------------------------------------------------------------------------------
+
+
+def group_rows(df: pd.DataFrame) -> list[GroupRow]:
+    """Rows of ``sql.group_rates``: win rate (Wilson on the clusters) and mean score change
+    (cluster-robust), per group."""
+    out = []
+    for r in df.to_dict("records"):
+        n, d = _i(r["n"]), _i(r["d"])
+        sums = ClusterSums(d, _f(r["y"]), float(n), _f(r["yy"]), _f(r["ym"]), _f(r["mm"]))
+        out.append(GroupRow(str(r["key"]), Rate.of(_i(r["won"]), n, d), Mean.of(sums)))
+    return out
+
+
+def rate_table(rows: Iterable[GroupRow], label: str = "group") -> pd.DataFrame:
+    """Display table and chart data: win rate with interval and hands, mean score change."""
+    return pd.DataFrame(
+        [
+            {
+                label: g.key,
+                "win rate": fmt_rate(g.win),
+                "95 % interval": fmt_interval(g.win),
+                "seat-hands": g.win.n,
+                "mean score change": fmt_mean(g.score),
+                "score 95 % interval": fmt_interval(g.score),
+                "p": g.win.p,
+                "lo": g.win.lo,
+                "hi": g.win.hi,
+            }
+            for g in rows
+        ],
+        columns=[
+            label,
+            "win rate",
+            "95 % interval",
+            "seat-hands",
+            "mean score change",
+            "score 95 % interval",
+            "p",
+            "lo",
+            "hi",
+        ],
+    )
+
+
+def paired_rows(df: pd.DataFrame) -> list[PairedRow]:
+    out = []
+    for r in df.to_dict("records"):
+        n = _i(r["deals"])
+        w = paired_diff_ci(Moments(_f(r["dw"]), _f(r["dww"]), n))
+        y = paired_diff_ci(Moments(_f(r["dy"]), _f(r["dyy"]), n))
+        out.append(PairedRow(str(r["a"]), str(r["b"]), n, Mean(*w, n), Mean(*y, n)))
+    return out
+
+
+def paired_table(rows: Iterable[PairedRow]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "policy a − policy b": f"{p.a} − {p.b}",
+                "win rate difference": (
+                    "–" if math.isnan(p.win_diff.mean) else f"{100 * p.win_diff.mean:+.2f} pp"
+                ),
+                "95 % interval": (
+                    "–"
+                    if math.isnan(p.win_diff.lo)
+                    else f"{100 * p.win_diff.lo:+.2f} – {100 * p.win_diff.hi:+.2f} pp"
+                ),
+                "score difference": fmt_mean(p.score_diff),
+                "score 95 % interval": fmt_interval(p.score_diff),
+                "paired deals": p.deals,
+            }
+            for p in rows
+        ]
+    )
+
+
+def convergence_curve(df: pd.DataFrame, width: int) -> pd.DataFrame:
+    """Cumulative win rate per group after each bin of ``width`` hands, with its Wilson band
+    (hands taken as independent): ``key, hands, seat_hands, rate, lo, hi``."""
+    out = []
+    for key, g in df.sort_values(["key", "bin"]).groupby("key", sort=True):
+        n = g["n"].cumsum()
+        k = g["won"].cumsum()
+        for b, nn, kk in zip(g["bin"], n, k):
+            lo, hi = wilson(int(kk), int(nn))
+            out.append(
+                {
+                    "key": str(key),
+                    "hands": int((b + 1) * width),
+                    "seat_hands": int(nn),
+                    "rate": kk / nn if nn else math.nan,
+                    "lo": lo,
+                    "hi": hi,
+                }
+            )
+    return pd.DataFrame(out, columns=["key", "hands", "seat_hands", "rate", "lo", "hi"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Distributions
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Distribution:
+    metric: str
+    counts: pd.DataFrame  # v, n, share
+    n: int
+    quantiles: dict[float, float]
+    min: float
+    max: float
+
+
+def quantile_disc(values: list[int], counts: list[int], q: float) -> float:
+    """The ⌈n·q⌉-th smallest value (DuckDB ``quantile_disc``, as ``paohuzi stats``).
+
+    >>> quantile_disc([1, 2, 3], [1, 1, 2], 0.5)
+    2.0
+    """
+    n = sum(counts)
+    if n == 0:
+        return math.nan
+    target = max(1, math.ceil(n * q))
+    acc = 0
+    for v, c in zip(values, counts):
+        acc += c
+        if acc >= target:
+            return float(v)
+    return float(values[-1])
+
+
+def distribution(vc: pd.DataFrame, metric: str) -> Distribution:
+    """From ``sql.value_counts``: one metric's counts, shares and quantiles."""
+    g = vc[vc["metric"] == metric].sort_values("v")
+    values = [int(v) for v in g["v"]]
+    counts = [int(c) for c in g["n"]]
+    n = sum(counts)
+    counts_df = pd.DataFrame(
+        {"v": values, "n": counts, "share": [c / n if n else 0.0 for c in counts]}
+    )
+    return Distribution(
+        metric,
+        counts_df,
+        n,
+        {q: quantile_disc(values, counts, q) for q in QUANTILES},
+        float(values[0]) if values else math.nan,
+        float(values[-1]) if values else math.nan,
+    )
+
+
+def quantile_table(dists: Iterable[Distribution]) -> pd.DataFrame:
+    rows = []
+    for d in dists:
+        row: dict[str, Any] = {"measure": METRIC_LABELS.get(d.metric, d.metric), "wins": d.n}
+        row["min"] = d.min
+        for q, v in d.quantiles.items():
+            row[f"q{int(round(q * 100))}"] = v
+        row["max"] = d.max
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def source_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Wins by the source of the hu card: share of wins (Wilson on the clusters), mean 胡息 and
+    mean score with normal intervals."""
+    n_all = _i(df["n"].sum()) if len(df) else 0
+    d_all = _i(df["d"].sum()) if len(df) else 0
+    rows = []
+    for r in df.to_dict("records"):
+        n = _i(r["n"])
+        share = Rate.of(n, n_all, min(d_all, n_all) if d_all else None)
+        hx = mean_of_moments(r["huxi"], r["huxi2"], n)
+        sc = mean_of_moments(r["score"], r["score2"], n)
+        rows.append(
+            {
+                "source": SOURCE_LABELS.get(_i(r["source"]), str(r["source"])),
+                "code": _i(r["source"]),
+                "share of wins": fmt_rate(share),
+                "95 % interval": fmt_interval(share),
+                "wins": n,
+                "mean 胡息": fmt_mean(hx),
+                "胡息 95 %": fmt_interval(hx),
+                "mean score": fmt_mean(sc),
+                "score 95 %": fmt_interval(sc),
+                "p": share.p,
+                "lo": share.lo,
+                "hi": share.hi,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def mingtang_table(df: pd.DataFrame, codes: pd.DataFrame) -> pd.DataFrame:
+    """Per 名堂 level and 名堂: share of wins carrying it (Wilson), mean score with it, and its
+    contribution: the share of the level's total score earned in hands carrying it, and
+    the score above 平胡 (Σ(score − 等)) of those hands."""
+    names = {
+        int(r["bit"]): (str(r["name"]), str(r["pinyin"]), str(r["level"]))
+        for r in codes.to_dict("records")
+    }
+    totals = {str(r["level"]): r for r in df[df["bit"] == -2].to_dict("records")}
+    rows = []
+    for r in df[df["bit"] != -2].to_dict("records"):
+        level = str(r["level"])
+        tot = totals.get(level)
+        n_wins = _i(tot["n"]) if tot else 0
+        d_wins = _i(tot["d"]) if tot else 0
+        total_score = _f(tot["score"]) if tot else math.nan
+        bit = _i(r["bit"])
+        name, pinyin, _ = (
+            names.get(bit, ("平胡", "pinghu", level)) if bit >= 0 else ("平胡", "pinghu", level)
+        )
+        n = _i(r["n"])
+        share = Rate.of(n, n_wins, d_wins if d_wins < n_wins else None)
+        sc = mean_of_moments(r["score"], r["score2"], n)
+        score_share = _f(r["score"]) / total_score if total_score else math.nan
+        rows.append(
+            {
+                "level": level,
+                "名堂": name,
+                "id": pinyin,
+                "bit": bit,
+                "share of wins": fmt_rate(share),
+                "95 % interval": fmt_interval(share),
+                "wins with it": n,
+                "of wins": n_wins,
+                "mean score": fmt_mean(sc),
+                "score 95 %": fmt_interval(sc),
+                "share of total score": "–"
+                if math.isnan(score_share)
+                else f"{100 * score_share:.1f} %",
+                "score above 平胡": _i(r["extra"]),
+                "p": share.p,
+                "lo": share.lo,
+                "hi": share.hi,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# 荒庄
+# ---------------------------------------------------------------------------------------------
+
+
+def huang_table(df: pd.DataFrame, label: str) -> pd.DataFrame:
+    rows = []
+    for r in df.to_dict("records"):
+        n, d = _i(r["n"]), _i(r["d"])
+        rate = Rate.of(_i(r["huang"]), n, d)
+        rows.append(
+            {
+                label: str(r["key"]),
+                "荒庄 rate": fmt_rate(rate),
+                "95 % interval": fmt_interval(rate),
+                "hands": n,
+                "荒庄 keeping the dealer": _i(r["retained"]),
+                "p": rate.p,
+                "lo": rate.lo,
+                "hi": rate.hi,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def survival_curve(df: pd.DataFrame, stock: int = 19) -> pd.DataFrame:
+    """Share of hands still in play when the stock is down to ``s`` cards, ``s`` = stock … 0,
+    per group, with a Wilson band: a hand that ended with ``e`` cards left was still in play
+    at every ``s ≥ e``."""
+    out = []
+    for key, g in df.groupby("key", sort=True):
+        n = int(g["n"].sum())
+        by_left = dict(zip(g["stock_left"].astype(int), g["n"].astype(int)))
+        top = max([stock, *by_left])
+        running = 0
+        for s in range(0, top + 1):
+            running += by_left.get(s, 0)  # ended with ≤ s left: still in play at s
+            lo, hi = wilson(running, n)
+            out.append(
+                {
+                    "key": str(key),
+                    "stock_left": s,
+                    "share": running / n if n else math.nan,
+                    "lo": lo,
+                    "hi": hi,
+                    "hands": n,
+                }
+            )
+    return pd.DataFrame(out, columns=["key", "stock_left", "share", "lo", "hi", "hands"])
+
+
+def retention_table(df: pd.DataFrame) -> pd.DataFrame:
+    """By the dealer's consecutive 荒庄 before the hand: 荒庄 rate and the dealer's win rate."""
+    rows = []
+    for r in df.to_dict("records"):
+        n, d = _i(r["n"]), _i(r["d"])
+        h = Rate.of(_i(r["huang"]), n, d)
+        w = Rate.of(_i(r["dealer_wins"]), n, d)
+        streak = _i(r["streak"])
+        rows.append(
+            {
+                "荒庄 before (same dealer)": f"{streak}+" if streak >= 3 else str(streak),
+                "hands": n,
+                "荒庄 rate": fmt_rate(h),
+                "荒庄 95 %": fmt_interval(h),
+                "dealer win rate": fmt_rate(w),
+                "dealer win 95 %": fmt_interval(w),
+                "streak": streak,
+                "p_dealer": w.p,
+                "lo_dealer": w.lo,
+                "hi_dealer": w.hi,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def retention_effect(df: pd.DataFrame) -> tuple[Rate, Rate, Mean]:
+    """The dealer's win rate in hands after a 荒庄 kept him (streak ≥ 1) and in the others,
+    and their difference (Newcombe)."""
+    kept = df[df["streak"] >= 1]
+    fresh = df[df["streak"] == 0]
+
+    def rate(g: pd.DataFrame) -> Rate:
+        n = _i(g["n"].sum())
+        return Rate.of(_i(g["dealer_wins"].sum()), n, min(n, _i(g["d"].sum())) or None)
+
+    a, b = rate(kept), rate(fresh)
+    return a, b, rate_diff(a, b)
+
+
+# ---------------------------------------------------------------------------------------------
+# Differences (Compare)
+# ---------------------------------------------------------------------------------------------
+
+
+def rate_diff(a: Rate, b: Rate) -> Mean:
+    """``a − b`` of two independent proportions with Newcombe's hybrid score interval
+    (method 10), built from the two Wilson intervals."""
+    if not a.n or not b.n:
+        return Mean(math.nan, math.nan, math.nan, a.n + b.n)
+    d = a.p - b.p
+    lo = d - math.sqrt((a.p - a.lo) ** 2 + (b.hi - b.p) ** 2)
+    hi = d + math.sqrt((a.hi - a.p) ** 2 + (b.p - b.lo) ** 2)
+    return Mean(d, lo, hi, a.n + b.n)
+
+
+def mean_diff(a: Mean, b: Mean) -> Mean:
+    """``a − b`` of two independent means: the half-widths combine in quadrature."""
+    if any(math.isnan(x) for x in (a.mean, a.lo, b.mean, b.lo)):
+        return Mean(math.nan, math.nan, math.nan, a.n + b.n)
+    sa, sb = (a.hi - a.lo) / (2 * Z95), (b.hi - b.lo) / (2 * Z95)
+    d = a.mean - b.mean
+    half = Z95 * math.sqrt(sa * sa + sb * sb)
+    return Mean(d, d - half, d + half, a.n + b.n)
+
+
+def compare_table(a: Headline, b: Headline) -> pd.DataFrame:
+    """Every headline number of two selections side by side, with the difference A − B and
+    its 95 % interval (independent samples) and whether the interval excludes 0."""
+    rows = []
+    for (name, ra), rb in zip(a.rates().items(), b.rates().values()):
+        d = rate_diff(ra, rb)
+        rows.append(
+            {
+                "measure": name,
+                "A": fmt_rate(ra),
+                "A 95 %": fmt_interval(ra),
+                "A n": ra.n,
+                "B": fmt_rate(rb),
+                "B 95 %": fmt_interval(rb),
+                "B n": rb.n,
+                "A − B": "–" if math.isnan(d.mean) else f"{100 * d.mean:+.2f} pp",
+                "A − B 95 %": (
+                    "–" if math.isnan(d.lo) else f"{100 * d.lo:+.2f} – {100 * d.hi:+.2f} pp"
+                ),
+                "differs": _differs(d),
+            }
+        )
+    for (name, ma), mb in zip(a.means().items(), b.means().values()):
+        d = mean_diff(ma, mb)
+        rows.append(
+            {
+                "measure": f"mean {name}",
+                "A": fmt_mean(ma),
+                "A 95 %": fmt_interval(ma),
+                "A n": ma.n,
+                "B": fmt_mean(mb),
+                "B 95 %": fmt_interval(mb),
+                "B n": mb.n,
+                "A − B": "–" if math.isnan(d.mean) else f"{d.mean:+.2f}",
+                "A − B 95 %": "–" if math.isnan(d.lo) else f"{d.lo:+.2f} – {d.hi:+.2f}",
+                "differs": _differs(d),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _differs(d: Mean) -> str:
+    if math.isnan(d.lo) or math.isnan(d.hi):
+        return "–"
+    return "yes" if d.lo > 0 or d.hi < 0 else "no"
+
+
+def mingtang_compare(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
+    """Two :func:`mingtang_table` results by 名堂 name: the share of all wins of each side
+    carrying it (levels pooled), and the difference with its Newcombe interval."""
+
+    def shares(t: pd.DataFrame) -> tuple[dict[str, int], int]:
+        if t.empty:
+            return {}, 0
+        wins = int(t.drop_duplicates("level")["of wins"].sum())
+        return {str(k): int(v) for k, v in t.groupby("名堂")["wins with it"].sum().items()}, wins
+
+    ka, na = shares(a)
+    kb, nb = shares(b)
+    rows = []
+    for name in sorted(set(ka) | set(kb), key=lambda x: (x == "平胡", x)):
+        ra, rb = Rate.of(ka.get(name, 0), na), Rate.of(kb.get(name, 0), nb)
+        d = rate_diff(ra, rb)
+        rows.append(
+            {
+                "名堂": name,
+                "A": fmt_rate(ra),
+                "A 95 %": fmt_interval(ra),
+                "A wins": f"{ra.k:,} of {ra.n:,}",
+                "B": fmt_rate(rb),
+                "B 95 %": fmt_interval(rb),
+                "B wins": f"{rb.k:,} of {rb.n:,}",
+                "A − B": "–" if math.isnan(d.mean) else f"{100 * d.mean:+.2f} pp",
+                "A − B 95 %": (
+                    "–" if math.isnan(d.lo) else f"{100 * d.lo:+.2f} – {100 * d.hi:+.2f} pp"
+                ),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def compare_distributions(a: Distribution, b: Distribution) -> pd.DataFrame:
+    """Two distributions of one metric on a common axis (shares), for an overlaid chart."""
+    fa = a.counts.assign(side="A")
+    fb = b.counts.assign(side="B")
+    return pd.concat([fa, fb], ignore_index=True)
+
+
+def card_text(kind: Any) -> str:
+    """A card kind as its character (``–`` for none)."""
+    try:
+        return card_char(int(kind))
+    except (TypeError, ValueError):
+        return "–"

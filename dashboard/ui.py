@@ -1,0 +1,155 @@
+"""Rendering helpers shared by the pages: the sidebar filters, the page header with the
+store's notes, error boxes instead of tracebacks, tables and charts with intervals."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from dashboard import db
+from dashboard.queries.sql import Filters
+from dashboard.services import filters as fsvc
+from dashboard.services.sqlguard import RefusedSQL
+from dashboard.services.store import StoreState
+
+PAGE_FILES = {
+    "overview": "pages/overview.py",
+    "win_rates": "pages/win_rates.py",
+    "huxi": "pages/huxi.py",
+    "huang": "pages/huangzhuang.py",
+    "mingtang": "pages/mingtang.py",
+    "compare": "pages/compare.py",
+    "replay": "pages/replay.py",
+    "drilldown": "pages/drilldown.py",
+    "sql": "pages/sql.py",
+}
+
+_KEYS = ("f_runs", "f_rules", "f_policies", "f_seats")
+
+
+def _clean(key: str, options: Sequence[object]) -> None:
+    """Drop chosen values that are no longer offered (a run deleted, a policy gone)."""
+    if key in st.session_state:
+        st.session_state[key] = [v for v in st.session_state[key] if v in options]
+
+
+def sidebar(state: StoreState) -> None:
+    """The filters every page applies, in the sidebar (kept across pages)."""
+    with st.sidebar:
+        st.caption(f"Store: `{state.root}`")
+        if not state.usable_runs:
+            return
+        ch = fsvc.choices(state)
+        _clean("f_runs", ch.runs)
+        st.multiselect("Runs", ch.runs, key="f_runs", placeholder="all runs")
+        _clean("f_rules", ch.rules)
+        st.multiselect("Rules", ch.rules, key="f_rules", placeholder="all rules presets")
+        ch = fsvc.choices(state, st.session_state.get("f_runs") or ())
+        _clean("f_policies", ch.policies)
+        st.multiselect("Policy", ch.policies, key="f_policies", placeholder="all policies")
+        _clean("f_seats", ch.seats)
+        st.multiselect(
+            "Seat",
+            ch.seats,
+            key="f_seats",
+            placeholder="all seats",
+            format_func=lambda s: f"seat {s}",
+        )
+        f = current_filters(state)
+        st.caption(fsvc.describe(f, state))
+        st.caption(
+            "Seat and policy narrow seat-level rates; 胡息/score/名堂 count the wins of the"
+            " chosen seats and policies; 荒庄 counts hands in which they played."
+        )
+
+
+def current_filters(state: StoreState) -> Filters:
+    g = st.session_state.get
+    return fsvc.resolve(
+        state,
+        g("f_runs") or (),
+        g("f_rules") or (),
+        g("f_policies") or (),
+        g("f_seats") or (),
+    )
+
+
+def show_messages(state: StoreState) -> None:
+    for level, text in state.messages():
+        {"error": st.error, "warning": st.warning}.get(level, st.info)(text)
+
+
+def start(
+    title: str, caption: str | None = None, need_runs: bool = True
+) -> tuple[StoreState, Filters]:
+    """Title, the store's notes, and the filter; stops the page (with a message, not a
+    traceback) when there is nothing to show."""
+    st.title(title)
+    if caption:
+        st.caption(caption)
+    try:
+        state = db.store_state()
+    except OSError as e:
+        st.error(f"Cannot read the store: {e}")
+        st.stop()
+    show_messages(state)
+    if need_runs and not state.usable_runs:
+        st.stop()
+    f = current_filters(state)
+    if need_runs and not f.runs:
+        st.warning("No run matches the filters in the sidebar.")
+        st.stop()
+    return state, f
+
+
+@contextlib.contextmanager
+def guard() -> Iterator[None]:
+    """Show a store that cannot be read (a corrupt shard, a file removed under us) as one
+    clear line and stop the page."""
+    try:
+        yield
+    except db.StoreReadError as e:
+        st.error(f"{e}. Run `paohuzi verify` on the store, or leave that run out in the sidebar.")
+        st.stop()
+    except RefusedSQL as e:  # pragma: no cover - SQL page handles it itself
+        st.error(str(e))
+        st.stop()
+
+
+def table(df: pd.DataFrame, hide: Sequence[str] = ("p", "lo", "hi"), **kw: object) -> None:
+    cols = [c for c in df.columns if c not in hide]
+    st.dataframe(df[cols], hide_index=True, width="stretch", **kw)  # type: ignore[arg-type]
+
+
+def rate_chart(
+    df: pd.DataFrame, category: str, title: str, pct: bool = True, height: int | None = None
+) -> alt.Chart:
+    """Horizontal bars of ``p`` with ``lo``–``hi`` error bars, one per ``category``."""
+    data = df[[category, "p", "lo", "hi"]].rename(columns={category: "group"})
+    fmt = ".1%" if pct else ".2f"
+    base = alt.Chart(data).encode(y=alt.Y("group:N", title=None, sort=None))
+    bars = base.mark_bar(opacity=0.75).encode(
+        x=alt.X("p:Q", title=title, axis=alt.Axis(format="%" if pct else "")),
+        tooltip=[
+            alt.Tooltip("group:N"),
+            alt.Tooltip("p:Q", format=fmt, title="value"),
+            alt.Tooltip("lo:Q", format=fmt, title="95 % low"),
+            alt.Tooltip("hi:Q", format=fmt, title="95 % high"),
+        ],
+    )
+    err = base.mark_errorbar(ticks=True, color="#333").encode(
+        x=alt.X("lo:Q", title=title), x2="hi:Q"
+    )
+    chart = bars + err
+    if height:
+        chart = chart.properties(height=height)
+    return chart
+
+
+def drill_link(label: str, cond: str, value: int | None = None) -> None:
+    qp = {"cond": cond} if value is None else {"cond": cond, "value": str(value)}
+    st.page_link(PAGE_FILES["drilldown"], label=label, icon=":material/search:", query_params=qp)
