@@ -162,7 +162,8 @@ def _render_decision(t: Text, dec: dict[str, Any]) -> None:
             t.append(" forced", FORCED)
         t.append(": ")
         if opt["options"] is None:
-            t.append(f"{opt['n_legal']} option(s), hidden", DIM)
+            n = opt["n_legal"]
+            t.append(f"{n} option{'s' if n > 1 else ''}, not shown in this seat's view", DIM)
         else:
             for i, a in enumerate(opt["options"]):
                 if i:
@@ -176,7 +177,7 @@ def _render_decision(t: Text, dec: dict[str, Any]) -> None:
         waiting = [s for s in dec["deciders"] if s != chosen["seat"]]
         t.append(f"next: seat {chosen['seat']} ")
         if chosen.get("hidden"):
-            t.append("declares (hidden)", DIM)
+            t.append("decides (not shown in this seat's view)", DIM)
         else:
             _action(t, chosen["text"], None)
         if dec["forced"]:

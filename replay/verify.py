@@ -624,8 +624,12 @@ def verify_store(
     workers: int = 1,
     checksums: bool = True,
     progress: Callable[[int, int], None] | None = None,
+    min_pool_hands: int = 2000,
 ) -> VerifyReport:
     """Verify the given runs of the store at ``root`` (every run when none is given).
+
+    ``workers > 1`` checks shards in a process pool, unless there are fewer than
+    ``min_pool_hands`` hands (starting the pool would take longer than the work).
 
     A name that is not a run folder raises :class:`store.StoreError` (bad input); anything
     wrong inside a run is a :class:`Problem` in the report.
@@ -679,7 +683,7 @@ def verify_store(
         if progress is not None:
             progress(done, total)
 
-    if workers <= 1 or len(tasks) <= 1:
+    if workers <= 1 or len(tasks) <= 1 or total < min_pool_hands:
         for rep, args in tasks:
             collect(rep, verify_shard(*args), int(args[2]["hands"]))
     else:
