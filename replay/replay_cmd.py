@@ -130,7 +130,7 @@ def replay(
 
         click.echo(json.dumps(state_view(rp.state, seat, log=log), ensure_ascii=False, indent=1))
         return
-    click.echo(_frame(rp, seat, colored))
+    click.echo(_frame(rp, seat, colored), color=colored)
 
 
 def _frame(rp: Any, seat: int | None, colored: bool) -> str:
@@ -147,7 +147,7 @@ def _interactive(rp: Any, seat: int | None, colored: bool) -> None:
     while True:
         if tty:
             click.clear()
-        click.echo(_frame(rp, view_seat, colored))
+        click.echo(_frame(rp, view_seat, colored), color=colored)
         click.echo(("\n" + message if message else "") + "\n" + KEYS_HELP)
         message = ""
         try:
