@@ -6,6 +6,10 @@
   ≤ 25%), ``simulate`` throughput with 1 and 2 workers, bytes on disk per hand (target
   ≤ 300), and the peak memory of a 100,000-hand ``paohuzi simulate --workers 2`` (target
   < 1 GiB, the largest process and the whole process tree).
+* replay: ``paohuzi verify`` hands/s with 1 and 2 workers on a simulated run (default
+  100,000 hands) beside the simulation of the same run; the time to open a store, find a
+  random hand of a 1,000,000-hand run and rebuild its state at a random step (the big run
+  is the verified run's shards copied under new hand ids, so it is quick to make).
 """
 
 from __future__ import annotations
@@ -130,6 +134,144 @@ def peak_memory(hands: int, workers: int = 2) -> tuple[float, int, int, float]:
     return wall, largest, peak_tree, size
 
 
+def verify_vs_simulate(
+    hands: int, root: Path, workers: tuple[int, ...] = (1, 2)
+) -> tuple[float, dict[int, float]]:
+    """Simulate ``hands`` hands with 2 workers into ``root`` (run ``bench``), then verify the
+    run with each worker count: (simulate hands/s, {workers: verify hands/s}), wall clock."""
+    from replay import runner
+    from replay.verify import verify_store
+
+    spec = runner.RunSpec(rules=find_rules("hunan"), policies=("random",) * 3, seed=1, deals=hands)
+    t = time.perf_counter()
+    res = runner.simulate(spec, root, "bench", workers=2)
+    sim = res.played / (time.perf_counter() - t)
+    rates = {}
+    for w in workers:
+        t = time.perf_counter()
+        rep = verify_store(root, ["bench"], workers=w)
+        rates[w] = rep.hands / (time.perf_counter() - t)
+        if not rep.ok:
+            raise SystemExit(f"verify found problems in a fresh run: {rep.problems[0]}")
+    return sim, rates
+
+
+def replicate_run(root: Path, src: str, dst: str, hands: int) -> None:
+    """A run ``dst`` of ``hands`` hands made of copies of run ``src``'s shards under new hand
+    ids (a large store for lookup timings without simulating it)."""
+    import copy
+    import json
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from replay import store
+
+    run = store.open_store(root).run(src)
+    path = store.run_dir(root, dst)
+    path.mkdir(parents=True, exist_ok=True)
+    manifest = copy.deepcopy(run.manifest)
+    manifest["run"], manifest["shards"] = dst, []
+    first, index = 0, 0
+    while first < hands:
+        for shard in run.shards:
+            if first >= hands:
+                break
+            n = min(shard["hands"], hands - first)
+            offset = first - shard["first_hand"]
+            tables = {}
+            for name in ("hands", "events"):
+                t = run.read_shard(shard, name)
+                if name == "hands":
+                    t = t.slice(0, n)
+                else:
+                    t = t.filter(pc.less(t["hand_id"], shard["first_hand"] + n))
+                col = pc.add(t["hand_id"], pa.scalar(offset, pa.int64())).cast(pa.uint32())
+                tables[name] = t.set_column(0, t.schema.field(0), col)
+            files = {k: store.write_shard_file(path, v, k, index) for k, v in tables.items()}
+            manifest["shards"].append(
+                {**shard, "index": index, "first_hand": first, "hands": n,
+                 "events": tables["events"].num_rows, "files": files}
+            )  # fmt: skip
+            first += n
+            index += 1
+    manifest["progress"] = {
+        "shards": index,
+        "hands": first,
+        "events": sum(s["events"] for s in manifest["shards"]),
+        "bytes": sum(f["bytes"] for s in manifest["shards"] for f in s["files"].values()),
+    }
+    manifest["params"]["hands_total"] = manifest["params"]["deals"] = first
+    (path / store.MANIFEST_NAME).write_text(json.dumps(manifest, ensure_ascii=False))
+
+
+def seek_times(root: Path, run: str, samples: int = 50, seed: int = 1) -> list[float]:
+    """Seconds to open the store, find a random hand by id and rebuild its state at a
+    random step (checked), each from scratch."""
+    import random
+
+    from replay.replayer import load_hand, replay_hand
+    from replay.store import open_store
+
+    n = open_store(root).run(run).n_hands
+    rng = random.Random(seed)
+    out = []
+    for _ in range(samples):
+        hand = rng.randrange(n)
+        t = time.perf_counter()
+        log = load_hand(open_store(root), run, hand)
+        replay_hand(log, rng.randint(0, log.n_steps))
+        out.append(time.perf_counter() - t)
+    return out
+
+
+def store_read_hand_times(root: Path, run: str, samples: int = 20, seed: int = 1) -> list[float]:
+    """Seconds per ``Run.read_hand`` (the store's own reader, a filtered read), for comparison."""
+    import random
+
+    from replay.store import open_store
+
+    r = open_store(root).run(run)
+    rng = random.Random(seed)
+    out = []
+    for _ in range(samples):
+        t = time.perf_counter()
+        r.read_hand(rng.randrange(r.n_hands))
+        out.append(time.perf_counter() - t)
+    return out
+
+
+def replay_figures(verify_hands: int, seek_hands: int) -> None:
+    """Print the verify and seek figures."""
+    import statistics
+
+    with tempfile.TemporaryDirectory() as d:
+        root = Path(d)
+        sim, rates = verify_vs_simulate(verify_hands, root)
+        print(f"simulate {verify_hands:,} hands : {sim:9.0f} hands/s  (2 workers, wall clock)")
+        for w, r in rates.items():
+            print(
+                f"verify, {w} worker{'s' if w > 1 else ' '}    : {r:9.0f} hands/s  "
+                f"({r / sim:.2f}× simulate with 2 workers; target ≥ 1×)"
+            )
+        run = "bench"
+        if seek_hands > verify_hands:
+            replicate_run(root, "bench", "big", seek_hands)
+            run = "big"
+        times = sorted(seek_times(root, run))
+        q = statistics.quantiles(times, n=20)
+        print(
+            f"seek in {max(seek_hands, verify_hands):,} hands  : median"
+            f" {1000 * statistics.median(times):.0f} ms, p95 {1000 * q[-1]:.0f} ms, max"
+            f" {1000 * times[-1]:.0f} ms  (open, find by id, rebuild a random step;"
+            " target < 1 s)"
+        )
+        rh = store_read_hand_times(root, run)
+        print(
+            f"Run.read_hand        : median {1000 * statistics.median(rh):.0f} ms  (for comparison)"
+        )
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m replay.bench", description=__doc__)
     p.add_argument("--hands", type=int, default=3000, help="hands per self-play figure")
@@ -138,7 +280,17 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--peak-hands", type=int, default=100_000, help="hands of the memory run (0: skip)"
     )
+    p.add_argument(
+        "--verify-hands", type=int, default=100_000, help="hands of the verify run (0: skip)"
+    )
+    p.add_argument(
+        "--seek-hands", type=int, default=1_000_000, help="hands of the run for seek timings"
+    )
+    p.add_argument("--only-replay", action="store_true", help="only the replay figures")
     args = p.parse_args(argv)
+    if args.only_replay:
+        replay_figures(args.verify_hands, args.seek_hands)
+        return
     from replay.calculator import bench_batch
 
     print(
@@ -167,6 +319,8 @@ def main(argv: list[str] | None = None) -> None:
             f" peak RSS {largest / 2**20:.0f} MiB largest process,"
             f" {tree / 2**20:.0f} MiB process tree (target < 1 GiB: {max(largest, tree) < gib})"
         )
+    if args.verify_hands:
+        replay_figures(args.verify_hands, args.seek_hands)
 
 
 if __name__ == "__main__":
