@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test check lint typecheck bench clean
+.PHONY: demo play-hand test browser-deps check lint typecheck bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -12,11 +12,22 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# The default dataset (replay/demo_data.py; skipped when already recorded), then the dashboard.
 demo: $(STAMP)
+	$(PY) -m replay.demo_data --data data
+	$(VENV)/bin/paohuzi dashboard --data data
+
+# One seeded hand, printed move by move.
+play-hand: $(STAMP)
 	$(VENV)/bin/paohuzi demo
 
-test: $(STAMP)
+test: $(STAMP) browser-deps
 	$(PY) -m pytest -q -n 2
+
+# Debian's chromium and CJK fonts for the dashboard's browser test (never `playwright install`).
+browser-deps:
+	@(command -v chromium >/dev/null && dpkg -s fonts-noto-cjk >/dev/null 2>&1) || \
+	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium fonts-noto-cjk)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check engine replay dashboard tests

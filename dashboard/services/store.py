@@ -1,8 +1,9 @@
 """What the store holds: its runs, read from their manifests, and what is wrong with them.
 
 The dashboard reads only the shard files a manifest lists (docs/LOG_FORMAT.md §1), and only
-those that are present with the size the manifest gives; a run with a missing or truncated
-shard is left out with a one-line reason instead of breaking every query. No streamlit here.
+those that are present with the size and row count the manifest gives (the Parquet footer is
+read, not the data); a run with a missing, truncated or unreadable shard is left out with a
+one-line reason instead of breaking every query. No streamlit here.
 
 >>> import tempfile
 >>> s = scan_store(tempfile.mkdtemp())
@@ -19,6 +20,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from engine.errors import PaohuziError
 from engine.rules import PRESETS, RuleSet
@@ -222,6 +226,15 @@ def _check_files(
                 return [], (
                     f"shard file {path} has {size:,} bytes, the manifest says {entry['bytes']:,}"
                     " (corrupt or truncated)"
+                )
+            try:
+                rows = pq.read_metadata(path).num_rows
+            except (OSError, pa.ArrowException) as e:
+                return [], f"shard file {path} is corrupt: {str(e).splitlines()[0]}"
+            if "rows" in entry and rows != entry["rows"]:
+                return (
+                    [],
+                    f"shard file {path} has {rows:,} rows, the manifest says {entry['rows']:,}",
                 )
             files.append((table, str(path)))
     return files, None

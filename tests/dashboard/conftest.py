@@ -1,0 +1,66 @@
+"""A small store for the dashboard tests, and helpers to run the app with AppTest."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from replay.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = ROOT / "dashboard" / "app.py"
+
+#: The fixture store: a greedy baseline, a --duplicate run with two policies, a 4-player run,
+#: and a 10-胡息 run; small enough to record in a few seconds with one worker.
+FIXTURE_RUNS: list[tuple[str, list[str]]] = [
+    ("base", ["-n", "240", "--seed", "11", "--policies", "greedy"]),
+    ("dup", ["-n", "60", "--seed", "12", "--policies", "greedy,random,random", "--duplicate"]),
+    ("four", ["-n", "80", "--seed", "13", "--rules", "hunan-4p", "--policies", "greedy"]),
+    ("min10", ["-n", "100", "--seed", "14", "--policies", "greedy", "--set", "min_huxi=10"]),
+]
+
+
+def simulate(data: Path, name: str, args: list[str]) -> None:
+    r = CliRunner().invoke(
+        main, ["simulate", "--data", str(data), "-w", "1", "-q", "--run", name, *args]
+    )
+    assert r.exit_code == 0, r.output
+
+
+@pytest.fixture(scope="session")
+def store_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    data = tmp_path_factory.mktemp("dash") / "data"
+    for name, args in FIXTURE_RUNS:
+        simulate(data, name, args)
+    return data
+
+
+def copy_store(src: Path, dst: Path, runs: list[str] | None = None) -> Path:
+    """A copy of the store (only ``runs`` if given), to damage without harming the fixture."""
+    (dst / "runs").mkdir(parents=True)
+    for p in (src / "runs").iterdir():
+        if runs is None or p.name.removeprefix("run=") in runs:
+            shutil.copytree(p, dst / "runs" / p.name)
+    return dst
+
+
+def edit_manifest(run_path: Path, **changes: object) -> None:
+    path = run_path / "manifest.json"
+    m = json.loads(path.read_text())
+    m.update(changes)
+    path.write_text(json.dumps(m))
+
+
+@pytest.fixture()
+def use_store(monkeypatch: pytest.MonkeyPatch) -> Callable[[Path], None]:
+    """Point the app at a store: ``use_store(path)`` (the app reads ``$PAOHUZI_DATA``)."""
+
+    def use(path: Path) -> None:
+        monkeypatch.setenv("PAOHUZI_DATA", str(path))
+
+    return use
