@@ -773,7 +773,8 @@ def import_files(
         shards = manifest["shards"]
         index = max((s["index"] for s in shards), default=-1) + 1
         first = sum(s["hands"] for s in shards)
-        hrows, ecols = [], {f.name: [] for f in schema.EVENTS_SCHEMA}
+        hrows: list[dict[str, Any]] = []
+        ecols: dict[str, list[Any]] = {f.name: [] for f in schema.EVENTS_SCHEMA}
         ids = []
         for i, (rf, state) in enumerate(zip(files, states, strict=True)):
             row, ev = _rows(rf, state, first + i)

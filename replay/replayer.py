@@ -444,7 +444,7 @@ def list_runs(store_or_path: Store | str | Path | None = None) -> list[dict[str,
     """One summary per run: name, status, hands, rules preset, players, policies, seed.
     A run whose manifest cannot be read is listed with its ``error``."""
     st = _as_store(store_or_path)
-    out = []
+    out: list[dict[str, Any]] = []
     for name in st.run_names():
         try:
             r = st.run(name)
