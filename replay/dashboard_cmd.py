@@ -39,6 +39,7 @@ def streamlit_command(data: Path, port: int, address: str) -> tuple[list[str], d
         "--browser.gatherUsageStats=false",
         "--global.developmentMode=false",
         "--theme.base=light",
+        "--client.toolbarMode=viewer",
     ]
     return cmd, env
 

@@ -1,0 +1,193 @@
+"""The dashboard in a real browser: ``paohuzi dashboard`` on a generated store, Debian's
+chromium driven by Playwright (never ``playwright install``; ``make browser-deps`` installs
+chromium and the CJK fonts). Every page is visited, its key elements checked, no Streamlit
+error box may appear; a replay is stepped forward and back; a drill-down is followed into
+the replay. A screenshot of each page goes to tests/artifacts/ (git-ignored)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import ROOT
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ARTIFACTS = ROOT / "tests" / "artifacts"
+ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
+
+pytestmark = pytest.mark.skipif(
+    not os.path.exists(CHROMIUM), reason="needs Debian's chromium (make browser-deps)"
+)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server(store_dir: Path) -> Iterator[str]:
+    """``paohuzi dashboard`` on the fixture store, on a free port; its base URL."""
+    port = _free_port()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    log = open(ARTIFACTS / "dashboard-server.log", "wb")  # noqa: SIM115
+    proc = subprocess.Popen(
+        [
+            sys.executable, "-c", "from replay.cli import main; main()", "dashboard",
+            "--data", str(store_dir), "--port", str(port), "--address", "127.0.0.1",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("paohuzi dashboard did not start")
+            time.sleep(0.3)
+        yield base
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def page(server: str) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        pg = browser.new_page(viewport={"width": 1400, "height": 2400})
+        pg.set_default_timeout(30_000)
+        yield pg
+        browser.close()
+
+
+_SETTLED = """() => !document.querySelector('[data-testid="stStatusWidget"]')
+    && !document.querySelector('[data-testid="stSkeleton"]')
+    && !!document.querySelector('h1')"""
+
+
+def settle(pg: Any, timeout: float = 60) -> None:
+    """Wait until the script run is over and the page stays still for a second."""
+    start, still = time.monotonic(), 0
+    while time.monotonic() - start < timeout:
+        still = still + 1 if pg.evaluate(_SETTLED) else 0
+        if still >= 4:
+            return
+        time.sleep(0.25)
+    raise TimeoutError("the page did not settle")
+
+
+def visit(pg: Any, url: str, shot: str | None = None) -> None:
+    pg.goto(url)
+    settle(pg)
+    check(pg, shot)
+
+
+def check(pg: Any, shot: str | None) -> None:
+    errors = pg.locator(ERRORS)
+    assert errors.count() == 0, [errors.nth(i).inner_text() for i in range(errors.count())]
+    if shot:
+        pg.screenshot(path=str(ARTIFACTS / f"{shot}.png"), full_page=True)
+
+
+def main_text(pg: Any) -> str:
+    return str(pg.locator('[data-testid="stMain"]').inner_text())
+
+
+def slider_value(pg: Any) -> int:
+    return int(pg.locator('[data-testid="stSliderThumbValue"]').first.inner_text())
+
+
+PAGES = [
+    ("", "overview", ["跑胡子 — overview", "Runs in the store", "Headline rates", "95 %"]),
+    ("win-rates", "win_rates", ["By seat", "Dealer vs non-dealer", "By policy", "Convergence"]),
+    ("huxi", "huxi", ["Distributions", "By source of the winning card", "Which groups"]),
+    ("huangzhuang", "huangzhuang", ["荒庄 rate", "Survival", "Dealer retention"]),
+    ("mingtang", "mingtang", ["花样 half", "share of wins"]),
+    ("compare", "compare", ["Headline numbers", "Distributions over the wins", "名堂 frequencies"]),
+    ("sql", "sql", ["row limit", "time limit", "rows in"]),
+]
+
+
+def test_every_page_renders_without_an_error_box(page: Any, server: str) -> None:
+    for path, shot, expected in PAGES:
+        visit(page, f"{server}/{path}", shot)
+        text = main_text(page)
+        for e in expected:
+            assert e in text, (path, e)
+    # the sidebar filters are on every page and survive a page switch made by clicking
+    page.locator('[data-testid="stSidebarNavLink"]', has_text="Win rates").click()
+    settle(page)
+    check(page, None)
+    sidebar = page.locator('[data-testid="stSidebarUserContent"]').inner_text()
+    assert "Runs" in sidebar and "Policy" in sidebar and "Seat" in sidebar
+
+
+def test_replay_steps_forward_and_back(page: Any, server: str) -> None:
+    visit(page, f"{server}/replay?run=base&hand=7&at=decisive", "replay")
+    text = main_text(page)
+    assert "seat 0" in text and "胡息" in text and "Decision" in text
+    assert page.locator(".phz-card").count() > 20
+    assert page.locator(".phz-red").count() > 0  # red cards, drawn in red
+    start = slider_value(page)
+    page.get_by_role("button", name="forward").click()
+    settle(page)
+    assert slider_value(page) == start + 1
+    page.get_by_role("button", name="back").click()
+    settle(page)
+    page.get_by_role("button", name="back").click()
+    settle(page)
+    assert slider_value(page) == start - 1
+    page.get_by_role("button", name="end").click()
+    settle(page)
+    check(page, "replay_end")
+    assert "Result" in main_text(page) and "settlement" in main_text(page)
+    assert "step=" in page.url  # the position is in the URL, to share it
+
+
+def test_drilldown_into_the_replay(page: Any, server: str) -> None:
+    visit(page, f"{server}/drilldown?cond=huxi_ge&value=20", "drilldown")
+    text = main_text(page)
+    assert "winning 胡息 ≥ 20" in text
+    link = page.get_by_role("link", name="in the replay at the decisive step")
+    link.click()
+    page.wait_for_url("**/replay?*")
+    settle(page)
+    check(page, "drilldown_to_replay")
+    text = main_text(page)
+    assert "Replay" in text and "Decision" in text
+    assert "Taken: seat" in text and "胡" in text  # the decisive 胡, with its options

@@ -1,0 +1,387 @@
+"""The dashboard's catalog, SQL and services without Streamlit: numbers checked against
+``paohuzi stats`` (replay.stats) and against pandas over the Parquet shards; the read-only
+fences; the shaping of the replay, drill-down and 胡息 group views."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd
+import pytest
+from conftest import copy_store, edit_manifest
+
+from dashboard.catalog import open_catalog
+from dashboard.queries import sql
+from dashboard.queries.sql import Filters
+from dashboard.services import drill, filters, huxi, replay, stats
+from dashboard.services.cards import card_html, cards_html
+from dashboard.services.sqlguard import RefusedSQL, check_select
+from dashboard.services.store import scan_store
+from engine.cards import RED_KINDS
+from replay import demo_data
+from replay.dashboard_cmd import app_path, streamlit_command
+from replay.replayer import load_hand, replay_hand
+from replay.stats import run_stats
+from replay.store import open_store
+
+
+@pytest.fixture(scope="module")
+def state(store_dir: Path) -> Any:
+    return scan_store(store_dir)
+
+
+@pytest.fixture(scope="module")
+def con(state: Any) -> Any:
+    c = open_catalog(state)
+    yield c
+    c.close()
+
+
+def q(con: Any, built: tuple[str, list[Any]]) -> pd.DataFrame:
+    return con.cursor().execute(*built).df()
+
+
+def hands_pd(store_dir: Path, run: str) -> pd.DataFrame:
+    return open_store(store_dir).run(run).read_table("hands").to_pandas()
+
+
+# ---------------------------------------------------------------------------------------------
+# Catalog: what it holds, and what it refuses
+# ---------------------------------------------------------------------------------------------
+
+
+def test_catalog_holds_the_listed_shards(con: Any, state: Any) -> None:
+    counts = dict(con.execute("SELECT run, count(*) FROM hands GROUP BY run").fetchall())
+    assert counts == {r.name: r.hands for r in state.runs}
+    events = dict(con.execute("SELECT run, count(*) FROM events GROUP BY run").fetchall())
+    assert events == {r.name: r.events for r in state.runs}
+    runs = q(con, ("SELECT run, rules, players, duplicate, level FROM runs ORDER BY run", []))
+    assert list(runs["run"]) == ["base", "dup", "four", "min10"]
+    assert dict(zip(runs["run"], runs["rules"]))["min10"] == "hunan min_huxi=10"
+    # seat rows: 3 per hand, 3 of 4 seats at the 4-player table (the sitter sits out)
+    seats = dict(con.execute("SELECT run, count(*) FROM seats GROUP BY run").fetchall())
+    assert seats == {"base": 720, "dup": 540, "four": 240, "min10": 300}
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "CREATE TABLE t AS SELECT 1",
+        "INSERT INTO runs SELECT * FROM runs",
+        "COPY (SELECT 1) TO '{tmp}/x.csv'",
+        "SELECT * FROM read_csv('/etc/passwd')",
+        "SELECT * FROM read_text('/etc/hostname')",
+        "ATTACH '{tmp}/other.duckdb'",
+        "SET enable_external_access = true",
+        "INSTALL httpfs",
+        "SELECT * FROM read_parquet('https://example.com/x.parquet')",
+    ],
+)
+def test_catalog_connection_is_read_only_and_locked(
+    con: Any, statement: str, tmp_path: Path
+) -> None:
+    with pytest.raises(duckdb.Error):
+        con.cursor().execute(statement.format(tmp=tmp_path))
+    assert not any(tmp_path.iterdir())
+
+
+def test_empty_store_catalog(tmp_path: Path) -> None:
+    c = open_catalog(scan_store(tmp_path))
+    assert c.execute("SELECT count(*) FROM hands").fetchone() == (0,)
+    assert c.execute("SELECT count(*) FROM seats").fetchone() == (0,)
+    assert c.execute("SELECT count(*) FROM runs").fetchone() == (0,)
+
+
+# ---------------------------------------------------------------------------------------------
+# SQL builders: parameterised, never formatting a value into the text
+# ---------------------------------------------------------------------------------------------
+
+HOSTILE = "x'); DROP TABLE runs; --"
+
+
+def all_builders(f: Filters) -> list[tuple[str, list[Any]]]:
+    out = [
+        sql.headline(f),
+        sql.winning_moments(f),
+        sql.paired(f),
+        sql.value_counts(f),
+        sql.by_source(f),
+        sql.by_mingtang(f),
+        sql.retention(f),
+        sql.win_sample(f, 10, 4096),
+        sql.events_for([(HOSTILE, 0, 10)]),
+        sql.convergence(f, "policy", 7),
+    ]
+    out += [sql.group_rates(f, k) for k in sql.GROUP_KEYS]
+    out += [sql.huang_by(f, k) for k in sql.HAND_KEYS]
+    out += [sql.survival(f, k) for k in sql.HAND_KEYS]
+    for cond, (_, takes, _) in sql.CONDITIONS.items():
+        v = 3 if takes else None
+        out += [sql.hand_count(f, cond, v), sql.hand_list(f, cond, v, 50, True)]
+    return out
+
+
+def test_builders_are_parameterised(con: Any) -> None:
+    f = Filters(runs=(HOSTILE, "base"), seats=(0, 2), policies=(HOSTILE, "greedy"))
+    for text, params in all_builders(f):
+        assert HOSTILE not in text and "DROP" not in text
+        assert text.count("?") == len(params), text
+        con.cursor().execute(text, params).fetchall()  # valid SQL, runs, changes nothing
+    assert con.execute("SELECT count(*) FROM runs").fetchone() == (4,)
+
+
+def test_unknown_group_key_is_refused() -> None:
+    with pytest.raises(KeyError):
+        sql.group_rates(Filters(runs=("base",)), "seat; DROP TABLE runs")
+    with pytest.raises(ValueError):
+        Filters(runs=("base",), seats=(7,))
+
+
+# ---------------------------------------------------------------------------------------------
+# The numbers: the same as `paohuzi stats`, and as pandas
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("run", ["base", "dup", "four", "min10"])
+def test_rates_agree_with_paohuzi_stats(con: Any, store_dir: Path, run: str) -> None:
+    (ref,) = run_stats(open_store(store_dir), [run])
+    f = Filters(runs=(run,))
+    h = stats.headline(q(con, sql.headline(f)).iloc[0], q(con, sql.winning_moments(f)).iloc[0])
+    assert h.win == ref.outcomes["win"]
+    assert h.huang == ref.outcomes["huangzhuang"]
+    for key, rows in (("seat", ref.seats), ("dealer", ref.dealer)):
+        mine = {g.key: g for g in stats.group_rows(q(con, sql.group_rates(f, key)))}
+        for g in rows:
+            assert mine[g.key].win == g.win
+            assert _close(mine[g.key].score, g.score)
+    if ref.policy:
+        mine = {g.key: g for g in stats.group_rows(q(con, sql.group_rates(f, "policy")))}
+        for g in ref.policy:
+            assert mine[g.key].win == g.win and _close(mine[g.key].score, g.score)
+    if ref.paired:
+        mine_p = {(p.a, p.b): p for p in stats.paired_rows(q(con, sql.paired(f)))}
+        for p in ref.paired:
+            assert mine_p[(p.a, p.b)].deals == p.deals
+            assert _close(mine_p[(p.a, p.b)].win_diff, p.win_diff)
+            assert _close(mine_p[(p.a, p.b)].score_diff, p.score_diff)
+    vc = q(con, sql.value_counts(f))
+    for col, d in ref.winning.items():
+        mine_d = stats.distribution(vc, col)
+        assert tuple(mine_d.quantiles.values()) == d.quantiles
+        assert (mine_d.min, mine_d.max) == (d.min, d.max)
+        assert _close(getattr(h, col), d.mean)
+    if ref.zimo is not None:
+        assert h.zimo == ref.zimo
+    mt = stats.mingtang_table(q(con, sql.by_mingtang(f)), q(con, sql.mingtang_codes()))
+    got = {r["id"]: (r["wins with it"], r["of wins"]) for r in mt.to_dict("records")}
+    for row in ref.mingtang:
+        k, n = got.get(row.pinyin, (0, row.share.n))
+        assert (k, n) == (row.share.k, row.share.n), row.pinyin
+
+
+def _close(a: Any, b: Any) -> bool:
+    pairs = [(a.mean, b.mean), (a.lo, b.lo), (a.hi, b.hi)]
+    return all((math.isnan(x) and math.isnan(y)) or math.isclose(x, y) for x, y in pairs)
+
+
+def test_seat_and_policy_filters_match_pandas(con: Any, store_dir: Path) -> None:
+    h = hands_pd(store_dir, "dup")
+    f = Filters(runs=("dup",), seats=(1, 2), policies=("random",))
+    # seat level: seats 1 and 2 when played by random
+    rows = stats.group_rows(q(con, sql.group_rates(f, "all")))
+    n = won = 0
+    for s in (1, 2):
+        mask = h[f"policy_{s}"] == "random"
+        n += int(mask.sum())
+        won += int((h.loc[mask, "winner"] == s).sum())
+    assert (rows[0].win.k, rows[0].win.n) == (won, n)
+    # winning-hand level: wins by seat 1 or 2 while random played it
+    wins = h[h["outcome"] != 1]
+    pol = [wins[f"policy_{int(w)}"].iloc[i] for i, w in enumerate(wins["winner"])]
+    sel = wins[wins["winner"].isin([1, 2]) & (pd.Series(pol, index=wins.index) == "random")]
+    wm = q(con, sql.winning_moments(f)).iloc[0]
+    assert int(wm["wins"]) == len(sel)
+    # hand level: hands in which seat 1 or 2 was random
+    hand_mask = (h["policy_1"] == "random") | (h["policy_2"] == "random")
+    hl = q(con, sql.headline(f)).iloc[0]
+    assert int(hl["n"]) == int(hand_mask.sum())
+    assert int(hl["huang"]) == int((h.loc[hand_mask, "outcome"] == 1).sum())
+
+
+def test_survival_and_convergence_curves(con: Any, store_dir: Path) -> None:
+    h = hands_pd(store_dir, "base")
+    f = Filters(runs=("base",))
+    curve = stats.survival_curve(q(con, sql.survival(f, "run")))
+    shares = list(curve["share"])
+    assert shares == sorted(shares) and shares[-1] == 1.0
+    assert math.isclose(shares[0], float((h["stock_left"] == 0).mean()))
+    s5 = curve[curve["stock_left"] == 5].iloc[0]
+    assert math.isclose(s5["share"], float((h["stock_left"] <= 5).mean()))
+    assert s5["lo"] <= s5["share"] <= s5["hi"]
+    conv = stats.convergence_curve(q(con, sql.convergence(f, "all", 50)), 50)
+    last = conv.iloc[-1]
+    assert int(last["seat_hands"]) == 3 * len(h)
+    assert math.isclose(last["rate"], float((h["outcome"] != 1).sum()) / (3 * len(h)))
+
+
+def test_retention(con: Any, store_dir: Path) -> None:
+    h = hands_pd(store_dir, "base")
+    df = q(con, sql.retention(Filters(runs=("base",))))
+    assert int(df["n"].sum()) == len(h)
+    kept, fresh, diff = stats.retention_effect(df)
+    assert kept.n == int((h["huang_streak"] > 0).sum())
+    assert fresh.k == int(((h["huang_streak"] == 0) & (h["winner"] == h["dealer"])).sum())
+    assert math.isnan(diff.mean) or diff.lo <= diff.mean <= diff.hi
+
+
+def test_quantiles_and_differences() -> None:
+    assert stats.quantile_disc([15, 16, 18], [5, 3, 2], 0.5) == 15.0
+    assert stats.quantile_disc([15, 16, 18], [5, 3, 2], 0.9) == 18.0
+    d = stats.rate_diff(stats.Rate.of(56, 70), stats.Rate.of(48, 80))
+    assert (round(d.lo, 4), round(d.hi, 4)) == (0.0524, 0.3339)  # Newcombe 1998, method 10
+    m = stats.mean_diff(stats.Mean(2.0, 1.0, 3.0, 10), stats.Mean(1.0, 0.0, 2.0, 10))
+    assert math.isclose(m.mean, 1.0) and math.isclose(m.hi - m.mean, math.sqrt(2))
+
+
+# ---------------------------------------------------------------------------------------------
+# Filters, store scan, SQL guard
+# ---------------------------------------------------------------------------------------------
+
+
+def test_filter_resolution(state: Any) -> None:
+    f = filters.resolve(state, [], ["hunan-4p"], ["greedy", "nope"], [3, 9])
+    assert f == Filters(runs=("four",), seats=(3,), policies=("greedy",))
+    assert filters.resolve(state, ["gone"], [], [], []).runs == ()
+    ch = filters.choices(state)
+    assert ch.runs == ("base", "dup", "four", "min10") and ch.seats == (0, 1, 2, 3)
+
+
+def test_scan_notes_running_stopped_and_broken_runs(store_dir: Path, tmp_path: Path) -> None:
+    data = copy_store(store_dir, tmp_path / "d", ["base", "dup", "four"])
+    edit_manifest(data / "runs" / "run=base", status="running")
+    (data / "runs" / "run=base" / ".lock").write_text(str(os.getpid()))
+    edit_manifest(data / "runs" / "run=dup", status="running")
+    (data / "runs" / "run=dup" / ".lock").write_text("999999999")  # gone
+    (data / "runs" / "run=four" / "events" / "part-00000.parquet").unlink()
+    s = scan_store(data)
+    by = {r.name: r for r in s.runs}
+    assert by["base"].state == "being written" and by["dup"].state == "stopped"
+    assert by["four"].problem and "missing" in by["four"].problem
+    notes = " ".join(t for _, t in s.messages())
+    assert "still being written" in notes and "Run four is left out" in notes
+
+
+@pytest.mark.parametrize(
+    ("text", "ok"),
+    [
+        ("SELECT 1", True),
+        ("with t as (select 1) select * from t", True),
+        ("FROM hands LIMIT 3", True),
+        ("/* note */ SELECT 1;", True),
+        ("SELECT 1; SELECT 2", False),
+        ("select 1; drop table runs", False),
+        ("DESCRIBE hands", False),
+        ("PRAGMA database_list", False),
+        ("EXPLAIN SELECT 1", False),
+        ("COPY hands TO 'x.csv'", False),
+        ("ATTACH 'x.db'", False),
+        ("SET threads = 1", False),
+        ("CALL pragma_version()", False),
+        ("", False),
+        ("SELEC 1", False),
+    ],
+)
+def test_sql_guard(text: str, ok: bool) -> None:
+    if ok:
+        assert check_select(text)
+    else:
+        with pytest.raises(RefusedSQL):
+            check_select(text)
+
+
+# ---------------------------------------------------------------------------------------------
+# Replay, drill-down, 胡息 groups, cards
+# ---------------------------------------------------------------------------------------------
+
+
+def test_cards_red_in_red() -> None:
+    for k in range(20):
+        assert ("phz-red" in card_html(k)) == (k in RED_KINDS)
+    assert cards_html([1, 6, 9]).count("#c62828") == 3
+
+
+def test_replay_view_shaping(store_dir: Path) -> None:
+    h = hands_pd(store_dir, "base")
+    won = int(h[h["outcome"] == 0]["hand_id"].iloc[0])
+    log = load_hand(store_dir, "base", won)
+    k = replay.decisive_step(log)
+    assert log.events[k] == (int(h.loc[h["hand_id"] == won, "winner"].iloc[0]), 1)  # 胡
+    v = replay.view_at(log, k, None)
+    opts = replay.options_frame(v)
+    assert (opts["taken"] == "✔ taken").sum() == 1
+    assert "胡" in set(opts[opts["taken"] != ""]["option"])
+    end = replay.view_at(log, log.n_steps, 0)
+    out = replay.outcome_frames(end)
+    assert out is not None and int(out["decomposition"]["胡息"].sum()) == int(
+        h.loc[h["hand_id"] == won, "huxi"].iloc[0]
+    )
+    assert out["settlement"]["score change"].sum() == 0
+    blocks = replay.seat_blocks(replay.view_at(log, 0, 1))
+    assert "phz-back" in blocks[0]["hand"] and "phz-back" not in blocks[1]["hand"]
+    assert replay.step_caption(v).startswith(f"step {k} of {log.n_steps}")
+
+
+def test_drilldown_hand_table_and_popao(con: Any, state: Any, store_dir: Path) -> None:
+    f = Filters(runs=tuple(r.name for r in state.runs))
+    names = drill.mingtang_names(q(con, sql.mingtang_codes()))
+    t = drill.hand_table(q(con, sql.hand_list(f, "huxi_ge", 25, 20)), names)
+    assert (t["胡息"] >= 25).all() and set(t["outcome"]) <= {"胡", "天胡", "3提/5坎 天胡"}
+    rows = q(con, sql.hand_list(f, "popao", None, 100, True))
+    ev = q(con, sql.events_for([(r, 0, 10**6) for r in f.runs]))
+    rules = {r.name: r.ruleset_obj() for r in state.runs}
+    logs = huxi.sample_logs(rows, ev, rules)
+    assert len(logs) == len(rows)
+    checked = drill.popao_confirmed(logs)
+    for log, (_, _, ok) in zip(logs, checked):
+        option = replay_hand(log).outcome.result.option
+        assert option in ("F", "K", "P", "W") and ok == (option == "F")
+    assert drill.parse_params({"cond": "mingtang", "value": "x"}) == ("mingtang", 0)
+    assert drill.parse_params({"cond": "pinghu", "value": "5"}) == ("pinghu", None)
+
+
+def test_huxi_group_sources_add_up(con: Any, state: Any) -> None:
+    f = Filters(runs=("base", "four"))
+    rows = q(con, sql.win_sample(f, 15, 4096))
+    ev = q(con, sql.events_for([(r, 0, 4095) for r in f.runs]))
+    rules = {r.name: r.ruleset_obj() for r in state.runs}
+    table, used, failed = huxi.group_sources(huxi.sample_logs(rows, ev, rules))
+    assert failed == 0 and used == len(rows) > 0
+    assert int(table["胡息"].sum()) == int(rows["huxi"].sum())
+    assert math.isclose(table["share of 胡息"].sum(), 1.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# The command and the demo data
+# ---------------------------------------------------------------------------------------------
+
+
+def test_dashboard_command_line(tmp_path: Path) -> None:
+    cmd, env = streamlit_command(tmp_path, 8765, "127.0.0.1")
+    assert app_path().is_file() and str(app_path()) in cmd
+    assert "--server.headless=true" in cmd and "--server.port=8765" in cmd
+    assert env["PAOHUZI_DATA"] == str(tmp_path.resolve())
+
+
+def test_demo_data_commands(tmp_path: Path) -> None:
+    cmds = demo_data.commands(tmp_path, 2)
+    names = [c[4] for c in cmds]
+    assert len(set(names)) == len(names) == len(demo_data.DEMO_RUNS)
+    assert any("--duplicate" in c for c in cmds)
+    assert {c[c.index("--policies") + 1] for c in cmds} >= {"greedy", "heuristic,greedy,random"}
+    assert not demo_data.is_complete(tmp_path, names[0])
+    assert all(re.fullmatch(r"[a-z0-9-]+", n) for n in names)
