@@ -1,0 +1,191 @@
+"""``greedy``: takes every 胡, takes a 碰/吃 unless it breaks good structure, discards the least
+useful card.
+
+* **胡**: always declared when offered (a 胡 on the 亮张 too).
+* **碰 / 吃**: a take is scored as the value of the groups it lays on the table (3 × ``full``
+  each, plus ``hx`` per 胡息) plus the change of the hand's value (the cards it uses lose
+  their roles, the kinds that shared a shape with them are valued again) minus the least
+  valuable card left, which the take obliges it to discard (§7). The best take is made when
+  it scores above ``margin``, else PASS. A hand never grows (§3): a take is the only way to
+  bring in a card, so ``margin`` is negative and only a take that breaks complete groups
+  (above all ones with 胡息) for little is declined. A take that completes a partial shape or
+  uses otherwise isolated cards always scores well, and among several the one with more
+  胡息 wins.
+* **Discard**: the card of lowest value (:class:`~engine.policies.features.Scorer`):
+  isolated cards first (no pair, no partner within 一句话 / 2-7-10 / 绞 reach), then cards of
+  partial shapes with few live copies; among equals small faces and faces with no unseen
+  copy left (dead) first.
+
+The weights (``margin``, ``hx`` and :class:`~engine.policies.features.Weights`) were tuned
+by seat-rotated self-play. Deterministic given (observation, legal actions, rng); the rng
+only breaks exact ties.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from engine.actions import CHI_BASE, DISCARD_BASE, HU, PASS, PENG, TI_BASE, chi_groups
+from engine.cards import NUM_KINDS
+from engine.observation import Observation
+from engine.policies import features as F
+
+_CHI_CACHE: dict[int, tuple[tuple[tuple[int, int, int], ...], tuple[int, ...]]] = {}
+
+
+def chi_cards(code: int) -> tuple[tuple[tuple[int, int, int], ...], tuple[int, ...]]:
+    """The groups of a 吃 code and all their cards (cached)."""
+    r = _CHI_CACHE.get(code)
+    if r is None:
+        gs = chi_groups(code)
+        r = _CHI_CACHE[code] = (gs, tuple(k for g in gs for k in g))
+    return r
+
+
+class GreedyPolicy:
+    name = "greedy"
+    #: A take is made when it scores above this (see the module docstring).
+    margin = -25.0
+    #: A table group is worth ``table`` × 3 × ``full`` (a complete hand group: 3 × ``full``).
+    table = 1.0
+    #: Weight of one 胡息 against structure (a card of a complete group is worth 10).
+    hx = 7.0
+
+    def __init__(self, weights: F.Weights | None = None, **params: float) -> None:
+        """Defaults are the tuned values; ``weights`` and keyword ``params`` (class attributes
+        such as ``margin=-10``) override them, for experiments."""
+        self.wt = weights if weights is not None else F.DEFAULT
+        for key, value in params.items():
+            if not hasattr(self, key):
+                raise TypeError(f"unknown {self.name} parameter {key!r}")
+            setattr(self, key, value)
+
+    def act(
+        self, observation: Observation, legal_actions: Sequence[int], rng: random.Random
+    ) -> int:
+        if len(legal_actions) == 1:
+            return legal_actions[0]
+        if HU in legal_actions:
+            return HU
+        first = legal_actions[0]
+        if DISCARD_BASE <= first < TI_BASE:
+            return self.choose_discard(self.view(observation, False), legal_actions, rng)
+        if first == PASS:
+            return self.choose_claim(self.view(observation, True), legal_actions, rng)
+        return legal_actions[0]  # pragma: no cover - every other decision is forced
+
+    # ------------------------------------------------------------------ hooks
+
+    def view(self, observation: Observation, claim: bool) -> F.View:
+        v = F.View(observation, claim)
+        v.scorer = F.Scorer(v.un, v.t, self.hx, self.wt)
+        return v
+
+    def discard_loss(self, v: F.View, k: int, value: float) -> float:
+        """What discarding one copy of kind ``k`` (worth ``value`` in hand) costs."""
+        return value
+
+    def discard_bonus(self, v: F.View) -> dict[int, float] | None:
+        """Extra value of discarding some kinds (none for greedy)."""
+        return None
+
+    def pass_value(self, v: F.View, vals: list[float], w: float) -> float:
+        """The value of declining every take on the offered card (0: the hand stays)."""
+        return 0.0
+
+    def take_bonus(self, v: F.View, h2: list[int], table_hx: int, w: float) -> float:
+        """Extra value of a take beyond structure (none for greedy)."""
+        return 0.0
+
+    # ------------------------------------------------------------------ decisions
+
+    def choose_discard(self, v: F.View, legal: Sequence[int], rng: random.Random) -> int:
+        h, f = v.h, v.f
+        value = v.scorer.value
+        bonus = self.discard_bonus(v)
+        best: list[int] = []
+        best_loss = 0.0
+        for a in legal:
+            k = a - DISCARD_BASE
+            loss = self.discard_loss(v, k, value(k, h, f))
+            if bonus:
+                loss -= bonus.get(k, 0.0)
+            if not best or loss < best_loss - 1e-9:
+                best, best_loss = [a], loss
+            elif loss < best_loss + 1e-9:
+                best.append(a)
+        return best[0] if len(best) == 1 else best[rng.randrange(len(best))]
+
+    def choose_claim(self, v: F.View, legal: Sequence[int], rng: random.Random) -> int:
+        c = v.card
+        if c is None:  # pragma: no cover - a claim always shows its card
+            return PASS
+        w = self.hx
+        h, t = v.h, v.t
+        vals = v.scorer.values(h, v.f)
+        group = 3 * self.wt.full * self.table
+        best_score = self.pass_value(v, vals, w) + self.margin
+        best: list[int] = [PASS]
+        for a in legal:
+            if a == PENG:
+                used: tuple[int, ...] = (c, c)
+                table = group + w * t.peng_hx[c]
+                table_hx = t.peng_hx[c]
+            elif a >= CHI_BASE:
+                gs, cards = chi_cards(a)
+                lst = list(cards)
+                lst.remove(c)
+                used = tuple(lst)
+                table_hx = sum(t.shape_hx[g] for g in gs)
+                table = group * len(gs) + w * table_hx
+            else:
+                continue
+            score = table + self._hand_change(v, vals, used, w, table_hx)
+            if score > best_score + 1e-9:
+                best_score, best = score, [a]
+            elif score > best_score - 1e-9:
+                best.append(a)
+        return best[0] if len(best) == 1 else best[rng.randrange(len(best))]
+
+    def _hand_change(
+        self,
+        v: F.View,
+        vals: list[float],
+        used: tuple[int, ...],
+        w: float,
+        table_hx: int,
+    ) -> float:
+        """Hand value after removing ``used`` (and the discard owed, §7) minus before: the
+        used cards and every kind they shared a shape with are valued again; the discard is
+        the card of least value left (its heuristic extras are left out here)."""
+        h, t = v.h, v.t
+        value = v.scorer.value
+        h2 = h[:]
+        f2 = v.f[:]
+        for k in used:
+            h2[k] -= 1
+            f2[k] -= 1
+        touched: set[int] = set()
+        nbr = t.nbr
+        for k in used:
+            touched.update(nbr[k])
+        delta = 0.0
+        vals2 = vals[:]
+        for j in touched:
+            n = h[j]
+            if n:
+                n2 = h2[j]
+                nv = value(j, h2, f2) if n2 else 0.0
+                delta += n2 * nv - n * vals[j]
+                vals2[j] = nv
+        if v.discard_follows(v.hand_size - len(used)):
+            worst = None
+            for j in range(NUM_KINDS):
+                n = h2[j]
+                if 0 < n < 3 and (worst is None or vals2[j] < worst):
+                    worst = vals2[j]
+            if worst is None:  # every card left is in a 坎 (C13)
+                worst = min(vals[j] for j in range(NUM_KINDS) if h2[j])
+            delta -= worst
+        return delta + self.take_bonus(v, h2, table_hx, w)

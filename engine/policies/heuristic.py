@@ -1,0 +1,236 @@
+"""``heuristic``: ``greedy`` plus the seed's play advice (seed §4 《跑鬍子(字牌)》都有哪些技巧).
+
+On top of :class:`~engine.policies.greedy.GreedyPolicy`:
+
+* **出小不出大** (discard small before big): big faces carry twice the 胡息, so a big card
+  costs more to discard than in ``greedy``.
+* **熟张 before 生张** (discard faces already visible): a discard costs more for every copy of
+  its face that is still unseen.
+* **胡牌階段不退生張** (do not feed an opponent close to winning): each opponent's threat grows
+  with his visible table 胡息 and shrinks with his hand size; a discard costs the threat times
+  the chance that he can use the face (碰 needs two unseen copies in his hand; only the
+  discarder's 下家 can 吃; where discards may be won, 胡). A face he discarded himself is
+  safe from his 吃/碰 (§6.2).
+* **Do not make oneself stinky on faces one still needs** (§6.1): passing on a card one could
+  take bars 吃/碰 of that face for good, so PASS is charged the partial shapes in hand that
+  wait on it.
+* **Keep 1-2-3 / 2-7-10 potential and a path to 15 胡息**: (the shared card values already
+  weight partial 1-2-3 / 2-7-10 shapes by their 胡息) a take is marked down when the 胡息 the
+  seat could still count on afterwards (table, 坎, 胡息 shapes in hand, part of each live
+  pair's 偎, one per group still to form) falls short of the threshold.
+* **听牌** (the 胡牌階段 of the advice made concrete): once the hand is small and at most a
+  pair and a partial shape lie outside complete groups, a discard is credited with the live
+  copies of the cards that would then win with enough 胡息
+  (:func:`~engine.policies.features.discard_waits`), and so are a take (after its best
+  discard) and a pass (the waits the hand keeps, :func:`~engine.policies.features.hand_waits`).
+
+Measured effects (seat-rotated, 1500 deals each, heuristic against itself with one term
+changed): the 听牌 terms are worth most (≈ +0.5 points a hand, about +0.2 of it from takes
+and passes), the stinky term ≈ +0.05; the danger term does not pay against these opponents in
+Hunan (where a discard cannot be won) and is kept small.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.cards import NUM_KINDS
+from engine.observation import Observation
+from engine.policies import features as F
+from engine.policies.greedy import GreedyPolicy
+
+
+class HeuristicPolicy(GreedyPolicy):
+    name = "heuristic"
+    big_extra = 0.5  # added to a big card's discard cost (出小不出大)
+    seen_w = 0.25  # per unseen copy of the discarded face (熟张 first)
+    danger_w = 4.0  # cost of a discard an opponent can take, per unit of his threat
+    hu_risk = 0.5  # where discards may be won: chance of his 胡 per unit of threat
+    stinky_w = 1.2  # share of the partial shapes waiting on a face lost by passing on it
+    path_w = 1.5  # per missing 胡息 of a take that leaves no path to the threshold
+    ready_max_hand = 14  # look for waits when the hand holds at most this many cards
+    ready_w = 40.0  # per live winning copy
+    ready_takes = True  # also value the waits a take leaves (and a pass keeps)
+
+    def view(self, observation: Observation, claim: bool) -> F.View:
+        v = super().view(observation, claim)
+        v.extra = _Extra(v, self)
+        return v
+
+    # ---- discards
+
+    def discard_loss(self, v: F.View, k: int, value: float) -> float:
+        e = v.extra
+        loss = value + self.seen_w * v.un[k]
+        if k >= 10:
+            loss += self.big_extra
+        if e.threat:
+            d = e.danger[k]
+            if d < 0.0:
+                d = e.danger[k] = self._danger(v, k)
+            loss += d
+        return loss
+
+    def _danger(self, v: F.View, k: int) -> float:
+        """The chance that an opponent can take face ``k`` (碰 with a pair in hand; 吃 by the
+        下家; 胡 where discards may be won), weighted by his threat."""
+        e = v.extra
+        un = v.un
+        bit = 1 << k
+        n = un[k]
+        total = 0.0
+        for p, threat, is_xia, banned in e.opps:
+            if not threat:
+                continue
+            prob = 0.0
+            if not banned & bit:  # a face he discarded he may never 吃/碰 (§6.2)
+                prob = _holds(n, 2, p)
+                if is_xia:
+                    chi = 0.0
+                    for nk, a, na, b, nb, _hx in v.t.comp[k]:
+                        chi += (
+                            _holds(un[a], na, p)
+                            * (_holds(un[b], nb, p) if b < NUM_KINDS else 1.0)
+                            * (_holds(n, nk - 1, p) if nk > 1 else 1.0)
+                        )
+                    prob += min(1.0, chi)
+            if e.discard_hu:
+                prob += self.hu_risk * threat
+            total += threat * prob
+        return self.danger_w * total
+
+    def discard_bonus(self, v: F.View) -> dict[int, float] | None:
+        # near the end: the live winning cards each discard would leave (听牌)
+        dw = self._discard_waits(v)
+        if not dw:
+            return None
+        return {k: self._ready_value(v, ws) for k, ws in dw.items()}
+
+    def _discard_waits(self, v: F.View) -> dict[int, list[tuple[int, int]]]:
+        """:func:`~engine.policies.features.discard_waits` when the hand may be one discard
+        from ready, else {}."""
+        if v.hand_size > self.ready_max_hand or not self._may_be_ready(v.h, v.f, v.t, v.quads, 1):
+            return {}
+        return F.discard_waits(v.h, v.quads, v.meld_hx, v.un, v.t, v.rules.min_huxi)
+
+    @staticmethod
+    def _may_be_ready(h: list[int], f: list[int], t: F.Tables, quads: int, extra: int) -> bool:
+        """A quick necessary test for 听牌 (after ``extra`` discards): a ready hand has at most
+        2 cards (4 with a 跑/提: a 将 too) outside complete groups."""
+        limit = (4 if quads else 2) + extra
+        return F.loose_count(h, f, t, limit) <= limit
+
+    def _ready_value(self, v: F.View, waits: Sequence[tuple[int, int]]) -> float:
+        need = v.rules.min_huxi
+        un = v.un
+        return self.ready_w * sum(un[c] * (1.0 + 0.1 * (hx - need)) for c, hx in waits)
+
+    # ---- takes
+
+    def pass_value(self, v: F.View, vals: list[float], w: float) -> float:
+        c = v.card
+        assert c is not None
+        value = 0.0
+        if not v.banned >> c & 1:
+            # passing on a legal 吃/碰 makes the face stinky: no more 吃/碰 of it (§6.1)
+            value -= self.stinky_w * _waiting_on(v, c, self.wt.part)
+        h = v.h
+        if (
+            self.ready_takes
+            and v.hand_size <= self.ready_max_hand
+            and self._may_be_ready(h, v.f, v.t, v.quads, 0)
+        ):
+            # a ready hand keeps its waits by passing
+            ws = F.hand_waits(h, v.quads, v.meld_hx, v.un, v.t, v.rules.min_huxi)
+            value += self._ready_value(v, ws)
+        return value
+
+    def take_bonus(self, v: F.View, h2: list[int], table_hx: int, w: float) -> float:
+        e = v.extra
+        need = v.rules.min_huxi
+        bonus = 0.0
+        f2 = F.free_counts(h2)
+        if e.reach < need + 3:
+            reach = _reach(v.meld_hx + table_hx, h2, f2, v.un, v.t)
+            bonus -= self.path_w * (max(0.0, need - reach) - max(0.0, need - e.reach))
+        size = v.hand_size - (sum(v.h) - sum(h2))
+        if self.ready_takes and size <= self.ready_max_hand + 1:
+            # the waits the take leaves (after its best discard, if one is owed)
+            t, q = v.t, v.quads
+            hx = v.meld_hx + table_hx
+            if v.discard_follows(size):
+                if self._may_be_ready(h2, f2, t, q, 1):
+                    dw = F.discard_waits(h2, q, hx, v.un, t, need)
+                    if dw:
+                        bonus += max(self._ready_value(v, ws) for ws in dw.values())
+            elif self._may_be_ready(h2, f2, t, q, 0):
+                bonus += self._ready_value(v, F.hand_waits(h2, q, hx, v.un, t, need))
+        return bonus
+
+
+def _reach(
+    table_hx: int, h: Sequence[int], f: Sequence[int], un: Sequence[int], t: F.Tables
+) -> float:
+    """The 胡息 a seat may still count on: its table, the hand's estimate, and one 胡息 for
+    every three loose hand cards (a group yet to be formed)."""
+    return table_hx + F.hand_huxi_potential(h, f, un, t) + (sum(f) - f[NUM_KINDS]) / 3.0
+
+
+class _Extra:
+    """Per-decision facts the heuristic adds to a :class:`~engine.policies.features.View`
+    (the costlier ones on first use)."""
+
+    __slots__ = ("v", "_reach", "opps", "threat", "danger", "discard_hu")
+
+    def __init__(self, v: F.View, p: HeuristicPolicy) -> None:
+        self.v = v
+        self._reach: float | None = None
+        self.discard_hu = v.rules.hu_on_discards
+        self.danger = [-1.0] * NUM_KINDS
+        need = v.rules.min_huxi
+        opps = []
+        hidden = max(1, sum(v.un))  # cards this seat cannot see: other hands and the stock
+        xia = v.obs.xia
+        any_threat = 0.0
+        for o, vis, hand, discarded in v.opps:
+            # close to winning: much visible 胡息 and few cards left to arrange
+            threat = min(1.0, vis / need) * max(0.0, 1.0 - hand / 21.0)
+            threat *= threat
+            if threat < 0.02:
+                threat = 0.0
+            any_threat += threat
+            p_in = min(0.9, hand / hidden)  # chance that a given unseen card is in his hand
+            opps.append((p_in, threat, o == xia, discarded))
+        self.opps = opps
+        self.threat = any_threat
+
+    @property
+    def reach(self) -> float:
+        r = self._reach
+        if r is None:
+            v = self.v
+            r = self._reach = _reach(v.meld_hx, v.h, v.f, v.un, v.t)
+        return r
+
+
+def _waiting_on(v: F.View, c: int, part: float) -> float:
+    """The value of the partial shapes in the hand that face ``c`` would complete."""
+    f = v.f
+    total = 0.0
+    for a, b, hx in v.t.completes[c]:
+        if f[a] and f[b]:
+            total += part + hx
+    return total
+
+
+def _holds(unseen: int, need: int, p: float) -> float:
+    """Chance that a hand holds at least ``need`` (0, 1 or 2) of ``unseen`` copies, each in it
+    with chance ``p`` independently."""
+    if unseen < need:
+        return 0.0
+    if need == 0:
+        return 1.0
+    q = 1.0 - p
+    if need == 1:
+        return 1.0 - q**unseen
+    return 1.0 - q**unseen - unseen * p * q ** (unseen - 1)
