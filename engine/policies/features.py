@@ -80,13 +80,15 @@ class Tables:
         "luzhou",
         "variant",
         "starts",
-        "memo",
         "memo_rest",
         "same",
         "hidden_wei",
         "wait2",
         "completes",
         "memo_waits",
+        "comp1",
+        "comp2",
+        "hx_shapes",
     )
 
     def __init__(self, rules: RuleSet) -> None:
@@ -95,6 +97,7 @@ class Tables:
         # the index of engine.hu's split tables: 胡息 table and 1-5-10 switch
         self.variant = (2 if rules.luzhou else 0) + (1 if rules.one_five_ten else 0)
         self.shape_hx: dict[tuple[int, ...], int] = {}
+        self.hx_shapes: tuple[tuple[tuple[int, ...], int], ...] = ()
         comp: list[list[tuple[int, int, int, int, int, float]]] = [[] for _ in range(NUM_KINDS)]
         # partial (k, x): the kinds that complete it and the best 胡息 of the completed shape
         part: dict[tuple[int, int], tuple[set[int], int]] = {}
@@ -120,13 +123,16 @@ class Tables:
                         done, best = part.get((k, o), (set(), 0))
                         done.add(third)
                         part[(k, o)] = (done, max(best, hx))
+        self.hx_shapes = tuple((s, hx) for s, hx in self.shape_hx.items() if hx)
         self.comp = tuple(tuple(sorted(c)) for c in comp)
+        # the same without the copies of k itself, for 1 and for 2 copies of k in hand
+        self.comp1 = tuple(tuple(e[1:] for e in c if e[0] == 1) for c in self.comp)
+        self.comp2 = tuple(tuple(e[1:] for e in c) for c in self.comp)
         # per lowest kind: the shapes starting there, packed (see pack), and their 胡息
         starts: list[list[tuple[int, int]]] = [[] for _ in range(NUM_KINDS)]
         for s in shapes:
             starts[s[0]].append((sum(1 << (3 * x) for x in s), self.shape_hx[s]))
         self.starts = tuple(tuple(x) for x in starts)
-        self.memo: dict[int, int] = {}
         self.memo_rest: dict[int, dict[int, int]] = {}
         self.memo_waits: dict[tuple[int, bool, bool, int], tuple[tuple[int, int, int], ...]] = {}
         # a waiting pair of cards (a ≤ b) → the cards that complete it and the group's 胡息;
@@ -237,8 +243,9 @@ class Scorer:
         full = wt.full
         best = 0.0
         total = 0.0
-        for nk, a, na, b, nb, hx in t.comp[k]:
-            if n >= nk and f[a] >= na and f[b] >= nb:
+        # the shapes this many copies of k can fill (a 绞 may need two)
+        for a, na, b, nb, hx in (t.comp2 if n == 2 else t.comp1)[k]:
+            if f[a] >= na and f[b] >= nb:
                 v = full + w_hx * hx
                 total += v
                 if v > best:
@@ -431,10 +438,7 @@ def hand_huxi_potential(h: Sequence[int], f: Sequence[int], un: Sequence[int], t
         if n == 2 and un[k]:
             total += 0.5 * t.pair_hx[k]
     # 胡息 shapes: 1-2-3 and 2-7-10 of each case (and 1-5-10 with its switch)
-    for s, hx in t.shape_hx.items():
-        if not hx:
-            continue
-        a, b, c = s
+    for (a, b, c), hx in t.hx_shapes:
         have = (f[a] > 0) + (f[b] > 0) + (f[c] > 0)
         if have == 3:
             total += hx
@@ -459,48 +463,21 @@ def pack(counts: Sequence[int]) -> int:
     return x
 
 
-def split_huxi(pool: int, jiang: bool, peng: int, t: Tables) -> int:
-    """The most 胡息 of an exact split of the packed ``pool`` into 一句话 / 绞 (+ one 将 iff
-    ``jiang``; ``peng``: a face whose triple may be a 碰-valued group, −1 for none), or −1 if
-    there is none. A memoised search, lowest card first, like :func:`engine.hu.best_split`
-    but for the value only."""
-    key = pool | (jiang << 60) | ((peng + 1) << 61)
-    memo = t.memo
-    r = memo.get(key)
-    if r is not None:
-        return r
-    if not pool:
-        memo[key] = r = -1 if jiang else 0
-        return r
-    sh = (pool & -pool).bit_length() - 1
-    k = sh // _BITS
-    sh = k * _BITS
-    n = (pool >> sh) & 7
-    best = -1
-    nxt = peng if peng > k else -1
-    if jiang and n >= 2:
-        best = split_huxi(pool - (2 << sh), False, nxt, t)
-    if peng == k and n >= 3:
-        sub = split_huxi(pool - (3 << sh), jiang, -1, t)
-        if sub >= 0 and sub + t.peng_hx[k] > best:
-            best = sub + t.peng_hx[k]
-    g = pool | GUARD
-    for shape, hx in t.starts[k]:
-        y = g - shape
-        if y & GUARD == GUARD:
-            sub = split_huxi(y ^ GUARD, jiang, nxt, t)
-            if sub >= 0 and sub + hx > best:
-                best = sub + hx
-    if len(memo) > 400_000:
-        memo.clear()
-    memo[key] = best
-    return best
-
-
 def split_rest(pool: int, jiang: bool, budget: int, t: Tables) -> dict[int, int]:
     """Every way to split the packed ``pool`` into 一句话 / 绞 (+ one 将 iff ``jiang``) with at
     most ``budget`` cards left over: the map leftover (packed) → the most 胡息 of the groups.
-    Lowest card first, so each leftover multiset appears once. Memoised."""
+    Lowest card first (as :func:`engine.hu.best_split`), so each leftover multiset appears
+    once. Memoised.
+
+    >>> from engine.cards import parse_cards, to_counts
+    >>> from engine.rules import RuleSet
+    >>> t = tables(RuleSet())
+    >>> split_rest(pack(to_counts(parse_cards("一二三 贰柒拾"))), False, 0, t)
+    {0: 9}
+    >>> rest = split_rest(pack(to_counts(parse_cards("一二三 五六"))), False, 2, t)
+    >>> rest[pack(to_counts(parse_cards("五六")))]
+    3
+    """
     key = pool | (jiang << 60) | (budget << 61)
     memo = t.memo_rest
     r = memo.get(key)
@@ -532,7 +509,7 @@ def split_rest(pool: int, jiang: bool, budget: int, t: Tables) -> dict[int, int]
                 v += hx
                 if v > res.get(rest, -1):
                     res[rest] = v
-    if len(memo) > 200_000:
+    if len(memo) > 60_000:  # bounded: a long simulation must not grow without end
         memo.clear()
     memo[key] = res
     return res

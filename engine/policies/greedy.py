@@ -51,6 +51,8 @@ class GreedyPolicy:
     table = 1.0
     #: Weight of one 胡息 against structure (a card of a complete group is worth 10).
     hx = 7.0
+    #: Count the least valuable card left after a take (the discard it owes) against it.
+    discard_term = True
 
     def __init__(self, weights: F.Weights | None = None, **params: float) -> None:
         """Defaults are the tuned values; ``weights`` and keyword ``params`` (class attributes
@@ -90,11 +92,11 @@ class GreedyPolicy:
         """Extra value of discarding some kinds (none for greedy)."""
         return None
 
-    def pass_value(self, v: F.View, vals: list[float], w: float) -> float:
+    def pass_value(self, v: F.View) -> float:
         """The value of declining every take on the offered card (0: the hand stays)."""
         return 0.0
 
-    def take_bonus(self, v: F.View, h2: list[int], table_hx: int, w: float) -> float:
+    def take_bonus(self, v: F.View, h2: list[int], table_hx: int) -> float:
         """Extra value of a take beyond structure (none for greedy)."""
         return 0.0
 
@@ -123,9 +125,10 @@ class GreedyPolicy:
             return PASS
         w = self.hx
         h, t = v.h, v.t
-        vals = v.scorer.values(h, v.f)
+        # every card's value when the discard a take owes is counted, else on demand (-1.0)
+        vals = v.scorer.values(h, v.f) if self.discard_term else [-1.0] * NUM_KINDS
         group = 3 * self.wt.full * self.table
-        best_score = self.pass_value(v, vals, w) + self.margin
+        best_score = self.pass_value(v) + self.margin
         best: list[int] = [PASS]
         for a in legal:
             if a == PENG:
@@ -141,7 +144,7 @@ class GreedyPolicy:
                 table = group * len(gs) + w * table_hx
             else:
                 continue
-            score = table + self._hand_change(v, vals, used, w, table_hx)
+            score = table + self._hand_change(v, vals, used, table_hx)
             if score > best_score + 1e-9:
                 best_score, best = score, [a]
             elif score > best_score - 1e-9:
@@ -153,7 +156,6 @@ class GreedyPolicy:
         v: F.View,
         vals: list[float],
         used: tuple[int, ...],
-        w: float,
         table_hx: int,
     ) -> float:
         """Hand value after removing ``used`` (and the discard owed, §7) minus before: the
@@ -172,14 +174,18 @@ class GreedyPolicy:
             touched.update(nbr[k])
         delta = 0.0
         vals2 = vals[:]
+        f = v.f
         for j in touched:
             n = h[j]
             if n:
+                old = vals[j]
+                if old < 0.0:
+                    old = vals[j] = value(j, h, f)
                 n2 = h2[j]
                 nv = value(j, h2, f2) if n2 else 0.0
-                delta += n2 * nv - n * vals[j]
+                delta += n2 * nv - n * old
                 vals2[j] = nv
-        if v.discard_follows(v.hand_size - len(used)):
+        if self.discard_term and v.discard_follows(v.hand_size - len(used)):
             worst = None
             for j in range(NUM_KINDS):
                 n = h2[j]
@@ -188,4 +194,4 @@ class GreedyPolicy:
             if worst is None:  # every card left is in a 坎 (C13)
                 worst = min(vals[j] for j in range(NUM_KINDS) if h2[j])
             delta -= worst
-        return delta + self.take_bonus(v, h2, table_hx, w)
+        return delta + self.take_bonus(v, h2, table_hx)

@@ -51,6 +51,7 @@ class HeuristicPolicy(GreedyPolicy):
     ready_max_hand = 14  # look for waits when the hand holds at most this many cards
     ready_w = 40.0  # per live winning copy
     ready_takes = True  # also value the waits a take leaves (and a pass keeps)
+    discard_term = False  # (no measurable effect here, and it costs every card's value)
 
     def view(self, observation: Observation, claim: bool) -> F.View:
         v = super().view(observation, claim)
@@ -127,7 +128,7 @@ class HeuristicPolicy(GreedyPolicy):
 
     # ---- takes
 
-    def pass_value(self, v: F.View, vals: list[float], w: float) -> float:
+    def pass_value(self, v: F.View) -> float:
         c = v.card
         assert c is not None
         value = 0.0
@@ -145,15 +146,16 @@ class HeuristicPolicy(GreedyPolicy):
             value += self._ready_value(v, ws)
         return value
 
-    def take_bonus(self, v: F.View, h2: list[int], table_hx: int, w: float) -> float:
+    def take_bonus(self, v: F.View, h2: list[int], table_hx: int) -> float:
         e = v.extra
         need = v.rules.min_huxi
         bonus = 0.0
         f2 = F.free_counts(h2)
-        if e.reach < need + 3:
+        size = v.hand_size - (sum(v.h) - sum(h2))
+        # (early on every hand still has groups enough to reach the threshold)
+        if size <= self.ready_max_hand and e.reach < need + 3:
             reach = _reach(v.meld_hx + table_hx, h2, f2, v.un, v.t)
             bonus -= self.path_w * (max(0.0, need - reach) - max(0.0, need - e.reach))
-        size = v.hand_size - (sum(v.h) - sum(h2))
         if self.ready_takes and size <= self.ready_max_hand + 1:
             # the waits the take leaves (after its best discard, if one is owed)
             t, q = v.t, v.quads
