@@ -7,9 +7,9 @@ import streamlit as st
 
 from dashboard import ui
 from dashboard.queries import hands as qh
+from dashboard.queries import sql
 from dashboard.queries import stats as q
 from dashboard.services import drill
-from dashboard.services import huxi as hsvc
 from dashboard.services import stats as svc
 
 state, f = ui.start(
@@ -61,19 +61,19 @@ title = drill.label(cond, value, names)
 st.subheader(title)
 
 if cond == "popao":
+    rules = tuple((r.name, r.ruleset_obj()) for r in state.usable_runs if r.name in f.runs)
     with ui.guard():
         count = qh.hand_count(sig, f, cond, value).to_dict("records")[0]
-        rows = qh.hand_list(sig, f, cond, value, drill.POPAO_CHECK, True)
-        events = qh.events_of(sig, rows[["run", "hand_id"]])
-    rules = {r.name: r.ruleset_obj() for r in state.usable_runs if r.name in f.runs}
-    checked = drill.popao_confirmed(hsvc.sample_logs(rows, events, rules))
+        rows, checked = qh.popao(sig, f, drill.POPAO_CHECK, rules)
     confirmed = {(run, h) for run, h, ok in checked if ok}
     failed = sum(1 for *_, ok in checked if ok is None)
     k_cand, n = int(count["k"]), int(count["n"])
     share = svc.Rate.of(len(confirmed), len(checked))
+    bound = sql.SCAN_BOUND["popao"]
     st.markdown(
-        f"**{k_cand:,}** of {n:,} selected wins were won while a 跑 of the hu card was possible"
-        f" (a 碰/偎 of it on the winner's table, or three dealt to him). Replaying the first"
+        f"**{k_cand:,}** of {n:,} selected wins (among the first {bound:,} hands of each run)"
+        " were won while a 跑 of the hu card was possible (a 碰/偎 of it on the winner's"
+        " table, or three dealt to him). Replaying the first"
         f" {len(checked):,} of them: **{len(confirmed):,}** took the free hu (option F) — 破跑胡"
         f" — {svc.fmt_rate(share)} (95 % {svc.fmt_interval(share)})."
         + (f" {failed} could not be replayed." if failed else "")

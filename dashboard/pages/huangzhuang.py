@@ -18,10 +18,11 @@ state, f = ui.start(
 sig = state.signature
 
 with ui.guard():
-    overall = svc.huang_table(q.huang_by(sig, f, "all"), "selection")
-    by_rules = svc.huang_table(q.huang_by(sig, f, "rules"), "rules")
-    by_pol = svc.huang_table(q.huang_by(sig, f, "policies"), "policy mix")
-    by_players = svc.huang_table(q.huang_by(sig, f, "players"), "table")
+    by = q.huang_by_keys(sig, f, ("all", "rules", "policies", "players"))
+overall = svc.huang_table(by[by["g"] == "all"], "selection")
+by_rules = svc.huang_table(by[by["g"] == "rules"], "rules")
+by_pol = svc.huang_table(by[by["g"] == "policies"], "policy mix")
+by_players = svc.huang_table(by[by["g"] == "players"], "table")
 
 if not overall.empty:
     r = overall.iloc[0]

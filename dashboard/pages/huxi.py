@@ -9,7 +9,6 @@ import streamlit as st
 from dashboard import ui
 from dashboard.queries import hands as qh
 from dashboard.queries import stats as q
-from dashboard.services import huxi as hsvc
 from dashboard.services import stats as svc
 
 state, f = ui.start(
@@ -97,11 +96,10 @@ if not mt.empty:
 
 st.subheader("Which groups the 胡息 comes from")
 n_runs = len(f.runs)
-per_run = max(20, 240 // max(1, n_runs))
+per_run = max(10, 120 // max(1, n_runs))
+rules = tuple((r.name, r.ruleset_obj()) for r in state.usable_runs if r.name in f.runs)
 with ui.guard():
-    rows, events = qh.win_sample(sig, f, per_run, 8192)
-rules = {r.name: r.ruleset_obj() for r in state.usable_runs if r.name in f.runs}
-groups, used, failed = hsvc.group_sources(hsvc.sample_logs(rows, events, rules))
+    groups, used, failed = qh.group_sources(sig, f, per_run, 8192, rules)
 if used:
     st.caption(
         f"The winning readings of {used:,} winning hands (the first {per_run} wins of each"

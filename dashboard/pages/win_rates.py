@@ -19,10 +19,11 @@ state, f = ui.start(
 sig = state.signature
 
 with ui.guard():
-    seat = svc.group_rows(q.group_rates(sig, f, "seat"))
-    dealer = svc.group_rows(q.group_rates(sig, f, "dealer"))
-    policy = svc.group_rows(q.group_rates(sig, f, "policy"))
+    groups = q.group_rates_by(sig, f, ("seat", "dealer", "policy"))
     paired = svc.paired_rows(q.paired(sig, f))
+seat = svc.group_rows(groups[groups["g"] == "seat"])
+dealer = svc.group_rows(groups[groups["g"] == "dealer"])
+policy = svc.group_rows(groups[groups["g"] == "policy"])
 
 left, right = st.columns(2)
 with left:

@@ -1,4 +1,8 @@
-"""Cached queries about single hands: drill-down lists, samples to replay, one hand's log."""
+"""Cached queries about single hands: drill-down lists, samples to replay, one hand's log.
+
+Replaying recorded hands (``replay.replayer``) is reading them too, and costs like a query, so
+the replays behind the 胡息 group table and the 破跑胡 check are cached here as well.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,8 @@ import streamlit as st
 from dashboard import db
 from dashboard.queries import sql
 from dashboard.queries.sql import Filters
+from dashboard.services import drill, huxi
+from engine.rules import RuleSet
 from replay.replayer import HandLog, load_hand
 
 _CACHE = {"show_spinner": False, "max_entries": 256}
@@ -33,16 +39,31 @@ def _ranges(rows: pd.DataFrame) -> list[tuple[str, int, int]]:
 
 
 @st.cache_data(**_CACHE)
-def events_of(sig: str, rows: pd.DataFrame) -> pd.DataFrame:
-    """The decisions of the hands in ``rows`` (columns ``run``, ``hand_id``)."""
-    return db.query(*sql.events_for(_ranges(rows)))
-
-
-@st.cache_data(**_CACHE)
 def win_sample(sig: str, f: Filters, per_run: int, below: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """A sample of winning hands with their decks, and their decisions."""
     rows = db.query(*sql.win_sample(f, per_run, below))
     return rows, db.query(*sql.events_for(_ranges(rows)))
+
+
+@st.cache_data(**_CACHE)
+def group_sources(
+    sig: str, f: Filters, per_run: int, below: int, rules: tuple[tuple[str, RuleSet], ...]
+) -> tuple[pd.DataFrame, int, int]:
+    """The group types of the winning readings of a sample of wins (replayed once, then
+    cached): :func:`dashboard.services.huxi.group_sources`."""
+    rows, events = win_sample(sig, f, per_run, below)
+    return huxi.group_sources(huxi.sample_logs(rows, events, dict(rules)))
+
+
+@st.cache_data(**_CACHE)
+def popao(
+    sig: str, f: Filters, limit: int, rules: tuple[tuple[str, RuleSet], ...]
+) -> tuple[pd.DataFrame, list[tuple[str, int, bool | None]]]:
+    """The first ``limit`` 破跑胡 candidates (a 跑 of the hu card was possible) and, for
+    each, whether the replay shows the free hu (option F): :func:`drill.popao_confirmed`."""
+    rows = db.query(*sql.hand_list(f, "popao", None, limit, True))
+    events = db.query(*sql.events_for(_ranges(rows)))
+    return rows, drill.popao_confirmed(huxi.sample_logs(rows, events, dict(rules)))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

@@ -132,11 +132,21 @@ def seats_where(f: Filters) -> tuple[str, list[Any]]:
 # ---------------------------------------------------------------------------------------------
 
 
+# Clusters of a set of hand rows joined with ``runs r``: a hand is its own cluster, except in
+# a --duplicate run, where the rotations of a deal form one (only those need a DISTINCT).
+_CLUSTERS = (
+    "count(*) FILTER (WHERE NOT r.duplicate)"
+    " + count(DISTINCT hash(run, h.deal_id)) FILTER (WHERE r.duplicate)"
+)
+_DUP = "run IN (SELECT run FROM runs WHERE duplicate)"
+_NOT_DUP = "run IN (SELECT run FROM runs WHERE NOT duplicate)"
+
+
 def headline(f: Filters) -> tuple[str, list[Any]]:
     """One row: hand counts by outcome (hand level), 自摸 and dealer wins."""
     w, p = hands_where(f)
     return (
-        f"SELECT count(*) AS n, count(DISTINCT {C}) AS clusters,"
+        f"SELECT count(*) AS n, {_CLUSTERS} AS clusters,"
         f" count(*) FILTER (WHERE outcome <> {HUANG}) AS wins,"
         f" count(*) FILTER (WHERE outcome = {HUANG}) AS huang,"
         " count(*) FILTER (WHERE outcome = 0) AS hu,"
@@ -145,7 +155,7 @@ def headline(f: Filters) -> tuple[str, list[Any]]:
         f" count(*) FILTER (WHERE outcome <> {HUANG} AND winner = dealer) AS dealer_wins,"
         " count(*) FILTER (WHERE zimo) AS zimo,"
         " count(DISTINCT run) AS runs"
-        f" FROM hands WHERE {w}",
+        f" FROM hands h JOIN runs r USING (run) WHERE {w}",
         p,
     )
 
@@ -155,20 +165,33 @@ _VALUE_COLS = ("huxi", "deng", "fan", "score")
 
 def winning_moments(f: Filters) -> tuple[str, list[Any]]:
     """Cluster sums of 胡息, 等, 番 and score over the selected wins (one row), for
-    :func:`replay.intervals.cluster_mean_ci`, and the count of 自摸 among them."""
+    :func:`replay.intervals.cluster_mean_ci`, and the count of 自摸 among them.
+
+    Hands of ordinary runs are their own clusters, so their sums need no grouping; only the
+    --duplicate runs are grouped by deal."""
     w, p = wins_where(f)
+    cols = ["d", "y", "m", "yy", "ym", "mm"]
+    single = ", ".join(
+        f"count({c}) AS d_{c}, sum({c}) AS y_{c}, count({c}) AS m_{c},"
+        f" sum({c}::DOUBLE * {c}) AS yy_{c}, sum({c}) AS ym_{c}, count({c}) AS mm_{c}"
+        for c in _VALUE_COLS
+    )
     inner = ", ".join(f"sum({c}) AS y_{c}, count({c}) AS m_{c}" for c in _VALUE_COLS)
-    outer = ", ".join(
+    grouped = ", ".join(
         f"count(m_{c}) FILTER (WHERE m_{c} > 0) AS d_{c}, sum(y_{c}) AS y_{c}, sum(m_{c}) AS m_{c},"
-        f" sum(y_{c} * y_{c}) AS yy_{c}, sum(y_{c} * m_{c}) AS ym_{c},"
+        f" sum(y_{c}::DOUBLE * y_{c}) AS yy_{c}, sum(y_{c} * m_{c}) AS ym_{c},"
         f" sum(m_{c} * m_{c}) AS mm_{c}"
         for c in _VALUE_COLS
     )
+    total = ", ".join(f"sum({k}_{c}) AS {k}_{c}" for c in _VALUE_COLS for k in cols)
     return (
-        f"SELECT count(*) AS clusters, sum(n) AS wins, sum(z) AS zimo, {outer} FROM"
+        f"SELECT sum(clusters) AS clusters, sum(wins) AS wins, sum(zimo) AS zimo, {total} FROM ("
+        f" SELECT count(*) AS clusters, count(*) AS wins, count(*) FILTER (WHERE zimo) AS zimo,"
+        f" {single} FROM hands WHERE {w} AND {_NOT_DUP}"
+        f" UNION ALL SELECT count(*), sum(n), sum(z), {grouped} FROM"
         f" (SELECT {C} AS c, count(*) AS n, count(*) FILTER (WHERE zimo) AS z, {inner}"
-        f" FROM hands WHERE {w} GROUP BY c)",
-        p,
+        f" FROM hands WHERE {w} AND {_DUP} GROUP BY c))",
+        p + p,
     )
 
 
@@ -186,19 +209,142 @@ GROUP_KEYS: dict[str, str] = {
 }
 
 
+def _seat_selected(f: Filters, i: int) -> tuple[str, list[Any]]:
+    """Seat ``i`` of a hands row plays (not the 坐醒 sitter) and is selected."""
+    if f.seats and i not in f.seats:
+        return "false", []
+    cond = f"policy_{i} IS NOT NULL AND NOT (policy_3 IS NOT NULL AND (dealer + 2) % 4 = {i})"
+    if not f.policies:
+        return f"({cond})", []
+    pol, p = _in(f"policy_{i}", f.policies)
+    return f"({cond} AND {pol})", p
+
+
+_SEATS = range(MAX_SEATS)
+
+
+def _sum(terms: Sequence[str]) -> str:
+    return "(" + " + ".join(terms) + ")"
+
+
+def _fixed_groups(key: str) -> list[tuple[str, str]]:
+    """For a key whose groups are known in advance: ``(label, seat-in-group condition)``
+    where the condition is about seat ``{j}``."""
+    if key == "seat":
+        return [(f"seat {i}", f"{{j}} = {i}") for i in _SEATS]
+    if key == "dealer":
+        return [("dealer", "{j} = dealer"), ("non-dealer", "{j} <> dealer")]
+    return [("all", "true")]
+
+
 def group_rates(f: Filters, key: str) -> tuple[str, list[Any]]:
     """Per group of seat rows: seat-hands ``n``, wins, and the cluster sums of the score
-    change (as ``replay.stats`` does per run)."""
-    k = GROUP_KEYS[key]
-    w, p = seats_where(f)
+    change (as ``replay.stats`` does per run). See :func:`group_rates_by`."""
+    return group_rates_by(f, (key,))
+
+
+def group_rates_by(f: Filters, keys: Sequence[str]) -> tuple[str, list[Any]]:
+    """:func:`group_rates` for several keys at once (column ``g`` names the key).
+
+    In an ordinary run a cluster is a hand, so a group's cluster values (its seats in the
+    hand ``m``, their wins, their summed score change ``y``) are sums over the four seat
+    columns of the hand's row: no unpivot, no grouping by hand. Keys with groups known in
+    advance (seat, dealer, all) become columns of one aggregate row; the policy key keeps,
+    per hand, one row per policy present (its first seat); the run key groups by run.
+    --Duplicate runs, whose clusters are deals, are grouped by deal from the seats view.
+    """
+    for key in keys:
+        GROUP_KEYS[key]  # noqa: B018 - an unknown key raises KeyError
+    r, rp = _runs(f)
+    sel, sp = [], []
+    for i in _SEATS:
+        c, p = _seat_selected(f, i)
+        sel.append(f"{c} AS s{i}")
+        sp += p
+    deltas = ", ".join(f"coalesce(delta_{i}, 0) AS d{i}" for i in _SEATS)
+    base = (
+        f"SELECT run, dealer, winner, policy_0, policy_1, policy_2, policy_3, {deltas},"
+        f" {', '.join(sel)} FROM hands WHERE {r} AND {_NOT_DUP}"
+    )
+    parts: list[str] = []
+    params: list[Any] = []
+
+    def cluster(in_group: str) -> tuple[str, str, str]:
+        """Per hand: seats in the group, their wins, their score change."""
+        conds = [f"s{j} AND " + in_group.format(j=j) for j in _SEATS]
+        m = _sum([f"({c})::INTEGER" for c in conds])
+        w = _sum([f"({c} AND winner = {j})::INTEGER" for j, c in zip(_SEATS, conds)])
+        y = _sum([f"CASE WHEN {c} THEN d{j} ELSE 0 END" for j, c in zip(_SEATS, conds)])
+        return m, w, y
+
+    aggs = (
+        "sum(m) AS n, sum(w) AS won, count(*) FILTER (WHERE m > 0) AS d, sum(y) AS y,"
+        " sum(y::DOUBLE * y) AS yy, sum(y * m) AS ym, sum(m * m) AS mm"
+    )
+    fixed = [
+        (k, lab, cond)
+        for k in keys
+        if k in ("seat", "dealer", "all")
+        for lab, cond in _fixed_groups(k)
+    ]
+    if fixed:
+        cols, structs = [], []
+        for x, (k, lab, cond) in enumerate(fixed):
+            m, w, y = cluster(cond)
+            cols.append(f"{m} AS m{x}, {w} AS w{x}, {y}::BIGINT AS y{x}")
+            structs.append(
+                f"{{'g': '{k}', 'key': '{lab}', 'n': sum(m{x}), 'won': sum(w{x}),"
+                f" 'd': count(*) FILTER (WHERE m{x} > 0), 'y': sum(y{x}),"
+                f" 'yy': sum(y{x}::DOUBLE * y{x}), 'ym': sum(y{x} * m{x}),"
+                f" 'mm': sum(m{x} * m{x})}}"
+            )
+        parts.append(
+            "SELECT u.g, u.key, u.n, u.won, u.d, u.y, u.yy, u.ym, u.mm FROM"
+            f" (SELECT unnest([{', '.join(structs)}]) AS u FROM"
+            f" (SELECT {', '.join(cols)} FROM ({base})))"
+        )
+        params += sp + rp
+    if "policy" in keys:
+        structs = []
+        for i in _SEATS:
+            m, w, y = cluster(f"policy_{{j}} = policy_{i}")
+            first = " AND ".join(
+                [f"s{i}"]
+                + [f"NOT coalesce(s{j} AND policy_{j} = policy_{i}, false)" for j in range(i)]
+            )
+            structs.append(
+                f"{{'key': policy_{i}, 'first': coalesce({first}, false), 'm': {m},"
+                f" 'w': {w}, 'y': ({y})::BIGINT}}"
+            )
+        parts.append(
+            "SELECT 'policy', u.key, sum(u.m), sum(u.w), count(*), sum(u.y),"
+            " sum(u.y::DOUBLE * u.y), sum(u.y * u.m), sum(u.m * u.m) FROM"
+            f" (SELECT unnest([{', '.join(structs)}]) AS u FROM ({base})) WHERE u.first"
+            " GROUP BY u.key"
+        )
+        params += sp + rp
+    if "run" in keys:
+        m, w, y = cluster("true")
+        parts.append(
+            f"SELECT 'run', run, {aggs} FROM (SELECT run, {m} AS m, {w} AS w, ({y})::BIGINT AS y"
+            f" FROM ({base})) GROUP BY run"
+        )
+        params += sp + rp
+    w_, wp = seats_where(f)
+    for key in keys:
+        parts.append(
+            f"SELECT '{key}', key, sum(n), sum(won), count(*), sum(y), sum(y::DOUBLE * y),"
+            f" sum(y * n), sum(n * n) FROM (SELECT {GROUP_KEYS[key]} AS key, {C} AS c,"
+            f" count(*) AS n, sum(won::INT) AS won, sum(delta) AS y FROM seats"
+            f" WHERE {w_} AND {_DUP} GROUP BY 1, 2) GROUP BY key"
+        )
+        params += wp
     return (
-        "SELECT key, sum(n) AS n, sum(won) AS won, count(*) AS d, sum(y) AS y,"
-        " sum(y * y) AS yy, sum(y * n) AS ym, sum(n * n) AS mm,"
-        " sum(won * won) AS ww, sum(won * n) AS wm"
-        f" FROM (SELECT {k} AS key, {C} AS c, count(*) AS n, sum(won::INT) AS won,"
-        f" sum(delta) AS y FROM seats WHERE {w} GROUP BY 1, 2)"
-        " GROUP BY key ORDER BY key",
-        p,
+        "SELECT g, key, sum(n) AS n, sum(won) AS won, sum(d) AS d, sum(y) AS y,"
+        " sum(yy) AS yy, sum(ym) AS ym, sum(mm) AS mm"
+        f" FROM ({' UNION ALL '.join(parts)}) AS t (g, key, n, won, d, y, yy, ym, mm)"
+        " WHERE n > 0 GROUP BY g, key ORDER BY g, key",
+        params,
     )
 
 
@@ -257,10 +403,10 @@ def by_source(f: Filters) -> tuple[str, list[Any]]:
     w, p = wins_where(f)
     return (
         "SELECT coalesce(source, 255)::INTEGER AS source, count(*) AS n,"
-        f" count(DISTINCT {C}) AS d, sum(huxi) AS huxi, sum(huxi * huxi) AS huxi2,"
+        f" {_CLUSTERS} AS d, sum(huxi) AS huxi, sum(huxi * huxi) AS huxi2,"
         " sum(score) AS score, sum(score::DOUBLE * score) AS score2,"
         " count(*) FILTER (WHERE zimo) AS zimo"
-        f" FROM hands WHERE {w} GROUP BY 1 ORDER BY 1",
+        f" FROM hands h JOIN runs r USING (run) WHERE {w} GROUP BY 1 ORDER BY 1",
         p,
     )
 
@@ -270,23 +416,18 @@ def by_mingtang(f: Filters) -> tuple[str, list[Any]]:
     it, moments of 胡息 and score, and the score above 平胡 (score − 等); plus per level the
     totals (bit −2)."""
     w, p = wins_where(f)
+    agg = (
+        "count(*) AS n, count(*) FILTER (WHERE NOT dup) + count(DISTINCT c) FILTER (WHERE dup)"
+        " AS d, sum(huxi) AS huxi, sum(huxi * huxi) AS huxi2, sum(score) AS score,"
+        " sum(score::DOUBLE * score) AS score2, sum(score - deng) AS extra"
+    )
     return (
-        "WITH w AS (SELECT run, h.deal_id, h.huxi, h.deng, h.score, h.mingtang, r.level"
-        f" FROM hands h JOIN runs r USING (run) WHERE {w})"
-        " SELECT w.level, b.bit::INTEGER AS bit, count(*) AS n,"
-        f" count(DISTINCT {C}) AS d, sum(huxi) AS huxi, sum(huxi * huxi) AS huxi2,"
-        " sum(score) AS score, sum(score::DOUBLE * score) AS score2,"
-        " sum(score - deng) AS extra"
-        " FROM w JOIN mingtang_codes b ON (w.mingtang >> b.bit) & 1 = 1"
-        " GROUP BY ALL"
-        " UNION ALL SELECT level, -1, count(*), count(DISTINCT "
-        + C
-        + "), sum(huxi), sum(huxi * huxi), sum(score), sum(score::DOUBLE * score),"
-        " sum(score - deng) FROM w WHERE mingtang = 0 GROUP BY ALL"
-        " UNION ALL SELECT level, -2, count(*), count(DISTINCT "
-        + C
-        + "), sum(huxi), sum(huxi * huxi), sum(score), sum(score::DOUBLE * score),"
-        " sum(score - deng) FROM w GROUP BY ALL"
+        f"WITH w AS (SELECT {C} AS c, r.duplicate AS dup, h.huxi, h.deng, h.score,"
+        f" h.mingtang, r.level FROM hands h JOIN runs r USING (run) WHERE {w})"
+        f" SELECT w.level, b.bit::INTEGER AS bit, {agg}"
+        " FROM w JOIN mingtang_codes b ON (w.mingtang >> b.bit) & 1 = 1 GROUP BY ALL"
+        f" UNION ALL SELECT level, -1, {agg} FROM w WHERE mingtang = 0 GROUP BY ALL"
+        f" UNION ALL SELECT level, -2, {agg} FROM w GROUP BY ALL"
         " ORDER BY 1, 2",
         p,
     )
@@ -316,10 +457,7 @@ def win_sample(f: Filters, per_run: int, below: int) -> tuple[str, list[Any]]:
 #: Hand-level group keys (``h`` is hands, ``r`` the runs table).
 HAND_KEYS: dict[str, str] = {
     "rules": "r.rules",
-    "policies": (
-        "array_to_string(list_sort([x FOR x IN [h.policy_0, h.policy_1, h.policy_2,"
-        " h.policy_3] IF x IS NOT NULL]), ',')"
-    ),
+    "policies": "r.policy_mix",  # the rotations of a duplicate deal share it
     "run": "h.run",
     "players": "r.players::VARCHAR || ' players'",
     "all": "'all'",
@@ -332,13 +470,31 @@ def _hands_joined(f: Filters) -> tuple[str, list[Any]]:
 
 
 def huang_by(f: Filters, key: str) -> tuple[str, list[Any]]:
-    k = HAND_KEYS[key]
+    """Per group of hands: hands, 荒庄, clusters and 荒庄 that kept the dealer."""
+    return huang_by_keys(f, (key,))
+
+
+def huang_by_keys(f: Filters, keys: Sequence[str]) -> tuple[str, list[Any]]:
+    """:func:`huang_by` for several keys in one scan (``GROUPING SETS``); column ``g``
+    names the key."""
+    exprs = [HAND_KEYS[k] for k in keys]
+    n = len(keys)
+    full = (1 << n) - 1
+    # grouping(k0, …) has a bit set for each key *not* grouped; the first key is the top bit.
+    which = " ".join(f"WHEN {full & ~(1 << (n - 1 - i))} THEN '{k}'" for i, k in enumerate(keys))
+    names = ", ".join(f"k{i}" for i in range(n))
     src, p = _hands_joined(f)
     return (
-        f"SELECT {k} AS key, count(*) AS n, count(*) FILTER (WHERE h.outcome = {HUANG})"
-        " AS huang, count(DISTINCT hash(h.run, h.deal_id)) AS d,"
-        " count(*) FILTER (WHERE h.outcome = 1 AND h.huang_streak + 1 < r.huangzhuang_rotate)"
-        f" AS retained {src} GROUP BY 1 ORDER BY 1",
+        f"SELECT CASE grouping({names}) {which} END AS g,"
+        f" coalesce({', '.join(f'k{i}::VARCHAR' for i in range(n))}) AS key,"
+        " count(*) AS n, count(*) FILTER (WHERE outcome = 1) AS huang,"
+        " count(*) FILTER (WHERE NOT dup) + count(DISTINCT c) FILTER (WHERE dup) AS d,"
+        " count(*) FILTER (WHERE outcome = 1 AND huang_streak + 1 < rotate) AS retained"
+        f" FROM (SELECT {', '.join(f'{e} AS k{i}' for i, e in enumerate(exprs))},"
+        f" h.outcome, h.huang_streak, r.huangzhuang_rotate AS rotate, r.duplicate AS dup,"
+        f" hash(run, h.deal_id) AS c {src})"
+        f" GROUP BY GROUPING SETS ({', '.join(f'(k{i})' for i in range(n))})"
+        " ORDER BY g, key",
         p,
     )
 
@@ -363,7 +519,7 @@ def retention(f: Filters) -> tuple[str, list[Any]]:
         "SELECT least(h.huang_streak, 3)::INTEGER AS streak, count(*) AS n,"
         f" count(*) FILTER (WHERE h.outcome = {HUANG}) AS huang,"
         f" count(*) FILTER (WHERE h.outcome <> {HUANG} AND h.winner = h.dealer) AS dealer_wins,"
-        f" count(DISTINCT hash(h.run, h.deal_id)) AS d {src} GROUP BY 1 ORDER BY 1",
+        f" {_CLUSTERS} AS d {src} GROUP BY 1 ORDER BY 1",
         p,
     )
 
@@ -371,6 +527,10 @@ def retention(f: Filters) -> tuple[str, list[Any]]:
 # ---------------------------------------------------------------------------------------------
 # Drill-down: hands matching a condition
 # ---------------------------------------------------------------------------------------------
+
+#: 破跑胡 needs the events: it is looked for among the hands with ``hand_id`` below this in
+#: each run (the first shards; hands are independent, so a fair sample).
+POPAO_BOUND = 20_000
 
 #: Drill-down conditions on ``hands h`` joined with ``runs r``: (SQL with at most one ``?``,
 #: whether it takes a value, whether it is about winning hands).
@@ -400,6 +560,7 @@ CONDITIONS: dict[str, tuple[str, bool, bool]] = {
     "popao": (
         "h.outcome IN (0, 3) AND h.hu_card IS NOT NULL AND coalesce(h.source, 2) <> 2 AND ("
         " EXISTS (SELECT 1 FROM events e WHERE e.run = h.run AND e.hand_id = h.hand_id"
+        f" AND e.hand_id < {POPAO_BOUND}"
         " AND e.seat = h.winner AND ((e.kind = 2 AND e.card = h.hu_card)"
         " OR (e.kind = 5 AND e.action = 50 + h.hu_card)))"
         " OR (h.source <> 0 AND len([i FOR i IN range(20) IF substr(hex(h.deck),"
@@ -419,10 +580,23 @@ HAND_COLUMNS = (
 )
 
 
-def _condition(f: Filters, cond: str, value: int | None) -> tuple[str, list[Any]]:
-    text, takes_value, about_wins = CONDITIONS[cond]
+#: Conditions too costly for a whole store (a join with the events) look at the hands with
+#: ``hand_id`` below this in each run: the first shards, a fair sample of independent hands.
+SCAN_BOUND: dict[str, int] = {"popao": POPAO_BOUND}
+
+
+def _base(f: Filters, cond: str) -> tuple[str, list[Any]]:
+    """The hands a condition is counted among: selected wins or hands (bounded if costly)."""
+    _, _, about_wins = CONDITIONS[cond]
     where, p = wins_where(f) if about_wins else hands_where(f)
-    params = [*p]
+    if cond in SCAN_BOUND:
+        return f"{where} AND hand_id < ?", [*p, SCAN_BOUND[cond]]
+    return where, p
+
+
+def _condition(f: Filters, cond: str, value: int | None) -> tuple[str, list[Any]]:
+    text, takes_value, _ = CONDITIONS[cond]
+    where, params = _base(f, cond)
     if takes_value:
         if value is None:
             raise ValueError(f"condition {cond!r} needs a value")
@@ -431,10 +605,10 @@ def _condition(f: Filters, cond: str, value: int | None) -> tuple[str, list[Any]
 
 
 def hand_count(f: Filters, cond: str, value: int | None) -> tuple[str, list[Any]]:
-    """How many hands match, out of how many (the base: selected hands, or selected wins)."""
-    text, _, about_wins = CONDITIONS[cond]
+    """How many hands match, out of how many (the base: selected hands, or selected wins;
+    for the conditions of :data:`SCAN_BOUND`, those below the bound)."""
     src, p = _condition(f, cond, value)
-    base_where, bp = wins_where(f) if about_wins else hands_where(f)
+    base_where, bp = _base(f, cond)
     return (
         f"SELECT (SELECT count(*) {src}) AS k, (SELECT count(*) FROM hands WHERE {base_where})"
         " AS n",

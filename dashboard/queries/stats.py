@@ -32,6 +32,11 @@ def group_rates(sig: str, f: Filters, key: str) -> pd.DataFrame:
 
 
 @st.cache_data(**_CACHE)
+def group_rates_by(sig: str, f: Filters, keys: tuple[str, ...]) -> pd.DataFrame:
+    return db.query(*sql.group_rates_by(f, keys))
+
+
+@st.cache_data(**_CACHE)
 def paired(sig: str, f: Filters) -> pd.DataFrame:
     return db.query(*sql.paired(f))
 
@@ -64,6 +69,11 @@ def mingtang_codes(sig: str) -> pd.DataFrame:
 @st.cache_data(**_CACHE)
 def huang_by(sig: str, f: Filters, key: str) -> pd.DataFrame:
     return db.query(*sql.huang_by(f, key))
+
+
+@st.cache_data(**_CACHE)
+def huang_by_keys(sig: str, f: Filters, keys: tuple[str, ...]) -> pd.DataFrame:
+    return db.query(*sql.huang_by_keys(f, keys))
 
 
 @st.cache_data(**_CACHE)

@@ -67,7 +67,7 @@ MENU = [
 DEFAULT_VALUES = {"huxi_ge": 30, "score_ge": 10, "stock_left": 0, "mingtang": 0, "source": 0}
 
 #: Hands checked by replay for 破跑胡 at most (each is a full replay).
-POPAO_CHECK = 200
+POPAO_CHECK = 100
 
 
 def takes_value(cond: str) -> bool:

@@ -16,12 +16,13 @@ ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "dashboard" / "app.py"
 
 #: The fixture store: a greedy baseline, a --duplicate run with two policies, a 4-player run,
-#: and a 10-胡息 run; small enough to record in a few seconds with one worker.
+#: a 10-胡息 run and an ordinary run with two policies; a few seconds with one worker.
 FIXTURE_RUNS: list[tuple[str, list[str]]] = [
     ("base", ["-n", "240", "--seed", "11", "--policies", "greedy"]),
     ("dup", ["-n", "60", "--seed", "12", "--policies", "greedy,random,random", "--duplicate"]),
     ("four", ["-n", "80", "--seed", "13", "--rules", "hunan-4p", "--policies", "greedy"]),
     ("min10", ["-n", "100", "--seed", "14", "--policies", "greedy", "--set", "min_huxi=10"]),
+    ("mixed", ["-n", "90", "--seed", "15", "--policies", "greedy,random,greedy"]),
 ]
 
 

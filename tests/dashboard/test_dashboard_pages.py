@@ -60,10 +60,10 @@ def test_overview_lists_runs_and_headline_rates(fixture_store: Path) -> None:
     assert_clean(at)
     assert at.title[0].value.startswith("跑胡子")
     runs = at.dataframe[0].value
-    assert set(runs["run"]) == {"base", "dup", "four", "min10"}
+    assert set(runs["run"]) == {"base", "dup", "four", "min10", "mixed"}
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["runs"] == "4"
-    assert metrics["hands"] == f"{240 + 180 + 80 + 100:,}"
+    assert metrics["runs"] == "5"
+    assert metrics["hands"] == f"{240 + 180 + 80 + 100 + 90:,}"
     headline = at.dataframe[1].value
     assert {"win (hand ends in a 胡)", "荒庄", "mean winning 胡息"} <= set(headline["measure"])
     assert all("–" in x or "%" in x or "." in x for x in headline["95 % interval"])
@@ -194,7 +194,7 @@ def test_drilldown_popao_is_confirmed_by_replay(fixture_store: Path) -> None:
 def test_sql_page_runs_a_select_and_refuses_the_rest(fixture_store: Path) -> None:
     at = run_page("sql")
     assert_clean(at)
-    assert len(at.dataframe[0].value) == 4  # 荒庄 rate per run
+    assert len(at.dataframe[0].value) == 5  # 荒庄 rate per run
     at.text_area(key="sql_text").set_value("COPY hands TO '/tmp/x.csv'").run()
     assert any("Not run" in e.value for e in at.error)
     at.text_area(key="sql_text").set_value("SELECT * FROM read_csv('/etc/passwd')").run()

@@ -61,11 +61,11 @@ def test_catalog_holds_the_listed_shards(con: Any, state: Any) -> None:
     events = dict(con.execute("SELECT run, count(*) FROM events GROUP BY run").fetchall())
     assert events == {r.name: r.events for r in state.runs}
     runs = q(con, ("SELECT run, rules, players, duplicate, level FROM runs ORDER BY run", []))
-    assert list(runs["run"]) == ["base", "dup", "four", "min10"]
+    assert list(runs["run"]) == ["base", "dup", "four", "min10", "mixed"]
     assert dict(zip(runs["run"], runs["rules"]))["min10"] == "hunan min_huxi=10"
     # seat rows: 3 per hand, 3 of 4 seats at the 4-player table (the sitter sits out)
     seats = dict(con.execute("SELECT run, count(*) FROM seats GROUP BY run").fetchall())
-    assert seats == {"base": 720, "dup": 540, "four": 240, "min10": 300}
+    assert seats == {"base": 720, "dup": 540, "four": 240, "min10": 300, "mixed": 270}
 
 
 @pytest.mark.parametrize(
@@ -132,7 +132,7 @@ def test_builders_are_parameterised(con: Any) -> None:
         assert HOSTILE not in text and "DROP" not in text
         assert text.count("?") == len(params), text
         con.cursor().execute(text, params).fetchall()  # valid SQL, runs, changes nothing
-    assert con.execute("SELECT count(*) FROM runs").fetchone() == (4,)
+    assert con.execute("SELECT count(*) FROM runs").fetchone() == (5,)
 
 
 def test_unknown_group_key_is_refused() -> None:
@@ -147,7 +147,7 @@ def test_unknown_group_key_is_refused() -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("run", ["base", "dup", "four", "min10"])
+@pytest.mark.parametrize("run", ["base", "dup", "four", "min10", "mixed"])
 def test_rates_agree_with_paohuzi_stats(con: Any, store_dir: Path, run: str) -> None:
     (ref,) = run_stats(open_store(store_dir), [run])
     f = Filters(runs=(run,))
@@ -189,9 +189,10 @@ def _close(a: Any, b: Any) -> bool:
     return all((math.isnan(x) and math.isnan(y)) or math.isclose(x, y) for x, y in pairs)
 
 
-def test_seat_and_policy_filters_match_pandas(con: Any, store_dir: Path) -> None:
-    h = hands_pd(store_dir, "dup")
-    f = Filters(runs=("dup",), seats=(1, 2), policies=("random",))
+@pytest.mark.parametrize("run", ["dup", "mixed"])
+def test_seat_and_policy_filters_match_pandas(con: Any, store_dir: Path, run: str) -> None:
+    h = hands_pd(store_dir, run)
+    f = Filters(runs=(run,), seats=(1, 2), policies=("random",))
     # seat level: seats 1 and 2 when played by random
     rows = stats.group_rows(q(con, sql.group_rates(f, "all")))
     n = won = 0
@@ -258,7 +259,7 @@ def test_filter_resolution(state: Any) -> None:
     assert f == Filters(runs=("four",), seats=(3,), policies=("greedy",))
     assert filters.resolve(state, ["gone"], [], [], []).runs == ()
     ch = filters.choices(state)
-    assert ch.runs == ("base", "dup", "four", "min10") and ch.seats == (0, 1, 2, 3)
+    assert ch.runs == ("base", "dup", "four", "min10", "mixed") and ch.seats == (0, 1, 2, 3)
 
 
 def test_scan_notes_running_stopped_and_broken_runs(store_dir: Path, tmp_path: Path) -> None:
