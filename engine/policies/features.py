@@ -308,6 +308,22 @@ def loose_count(h: Sequence[int], f: Sequence[int], t: Tables, limit: int) -> in
     return n_loose
 
 
+def loose_kinds(h: Sequence[int], f: Sequence[int], t: Tables) -> list[int]:
+    """The kinds with free copies in no complete 一句话 / 绞 of the hand."""
+    out = []
+    comp = t.comp
+    for k in range(NUM_KINDS):
+        n = f[k]
+        if not n:
+            continue
+        for nk, a, na, b, nb, _hx in comp[k]:
+            if n >= nk and f[a] >= na and f[b] >= nb:
+                break
+        else:
+            out.append(k)
+    return out
+
+
 def card_values(
     h: Sequence[int],
     f: Sequence[int],

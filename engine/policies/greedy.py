@@ -125,8 +125,9 @@ class GreedyPolicy:
             return PASS
         w = self.hx
         h, t = v.h, v.t
-        # every card's value when the discard a take owes is counted, else on demand (-1.0)
-        vals = v.scorer.values(h, v.f) if self.discard_term else [-1.0] * NUM_KINDS
+        vals = [-1.0] * NUM_KINDS  # card values in the hand, computed on demand
+        # the kinds in no complete group: where the discard a take owes is looked for
+        loose = F.loose_kinds(h, v.f, t) if self.discard_term else ()
         group = 3 * self.wt.full * self.table
         best_score = self.pass_value(v) + self.margin
         best: list[int] = [PASS]
@@ -144,7 +145,7 @@ class GreedyPolicy:
                 table = group * len(gs) + w * table_hx
             else:
                 continue
-            score = table + self._hand_change(v, vals, used, table_hx)
+            score = table + self._hand_change(v, vals, loose, used, table_hx)
             if score > best_score + 1e-9:
                 best_score, best = score, [a]
             elif score > best_score - 1e-9:
@@ -155,12 +156,14 @@ class GreedyPolicy:
         self,
         v: F.View,
         vals: list[float],
+        loose: Sequence[int],
         used: tuple[int, ...],
         table_hx: int,
     ) -> float:
         """Hand value after removing ``used`` (and the discard owed, §7) minus before: the
         used cards and every kind they shared a shape with are valued again; the discard is
-        the card of least value left (its heuristic extras are left out here)."""
+        the least valuable of those and of the ``loose`` kinds (of every kind if there is
+        none; its heuristic extras are left out here)."""
         h, t = v.h, v.t
         value = v.scorer.value
         h2 = h[:]
@@ -173,8 +176,8 @@ class GreedyPolicy:
         for k in used:
             touched.update(nbr[k])
         delta = 0.0
-        vals2 = vals[:]
         f = v.f
+        worst = None
         for j in touched:
             n = h[j]
             if n:
@@ -182,16 +185,22 @@ class GreedyPolicy:
                 if old < 0.0:
                     old = vals[j] = value(j, h, f)
                 n2 = h2[j]
-                nv = value(j, h2, f2) if n2 else 0.0
-                delta += n2 * nv - n * old
-                vals2[j] = nv
+                if n2:
+                    nv = value(j, h2, f2)
+                    delta += n2 * nv - n * old
+                    if n2 < 3 and (worst is None or nv < worst):
+                        worst = nv
+                else:
+                    delta -= n * old
         if self.discard_term and v.discard_follows(v.hand_size - len(used)):
-            worst = None
-            for j in range(NUM_KINDS):
-                n = h2[j]
-                if 0 < n < 3 and (worst is None or vals2[j] < worst):
-                    worst = vals2[j]
+            for j in loose if loose else range(NUM_KINDS):
+                if j not in touched and 0 < h2[j] < 3:
+                    x = vals[j]
+                    if x < 0.0:
+                        x = vals[j] = value(j, h, f)
+                    if worst is None or x < worst:
+                        worst = x
             if worst is None:  # every card left is in a 坎 (C13)
-                worst = min(vals[j] for j in range(NUM_KINDS) if h2[j])
+                worst = min(value(j, h2, f2) for j in range(NUM_KINDS) if h2[j])
             delta -= worst
         return delta + self.take_bonus(v, h2, table_hx)

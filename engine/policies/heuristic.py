@@ -51,7 +51,6 @@ class HeuristicPolicy(GreedyPolicy):
     ready_max_hand = 14  # look for waits when the hand holds at most this many cards
     ready_w = 40.0  # per live winning copy
     ready_takes = True  # also value the waits a take leaves (and a pass keeps)
-    discard_term = False  # (no measurable effect here, and it costs every card's value)
 
     def view(self, observation: Observation, claim: bool) -> F.View:
         v = super().view(observation, claim)
