@@ -30,7 +30,9 @@ LEVELS = {
     "luzhou-a": "Luzhou, 底 mode a",
     "luzhou-b": "Luzhou, 底 mode b",
 }
-for level, g in mt.groupby("level", sort=False):
+ORDER = {"basic": 0, "half": 1, "full": 2, "luzhou-a": 3, "luzhou-b": 4}
+for level in sorted(mt["level"].unique(), key=lambda lv: (ORDER.get(str(lv), 9), str(lv))):
+    g = mt[mt["level"] == level]
     st.subheader(LEVELS.get(str(level), str(level)))
     n = int(g["of wins"].iloc[0]) if len(g) else 0
     st.caption(f"{n:,} wins under these rules")
@@ -46,7 +48,9 @@ for level, g in mt.groupby("level", sort=False):
             alt.Tooltip("hi:Q", format=".2%"),
         ],
     )
-    err = chart.mark_errorbar(ticks=True, color="#333").encode(x="lo:Q", x2="hi:Q")
+    err = chart.mark_errorbar(ticks=True, color="#333").encode(
+        x=alt.X("lo:Q", title="share of wins"), x2="hi:Q"
+    )
     st.altair_chart(bars + err, width="stretch")
     shown = g.drop(columns=["level", "p", "lo", "hi"]).reset_index(drop=True)
     event = st.dataframe(
@@ -56,6 +60,7 @@ for level, g in mt.groupby("level", sort=False):
         on_select="rerun",
         selection_mode="single-row",
         key=f"mt_{level}",
+        height=35 * (len(shown) + 1) + 3,
     )
     picked = event.selection.rows if event is not None else []
     if picked:

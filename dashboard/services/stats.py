@@ -105,7 +105,10 @@ def fmt_interval(r: Rate | Mean, pct: bool | None = None) -> str:
 
 
 def fmt_mean(m: Mean, digits: int = 2) -> str:
-    return "–" if math.isnan(m.mean) else f"{m.mean:.{digits}f}"
+    if math.isnan(m.mean):
+        return "–"
+    text = f"{m.mean:.{digits}f}"
+    return text[1:] if text.startswith("-") and not text.strip("-0.") else text  # no "-0.00"
 
 
 def mean_of_moments(total: float, total_sq: float, n: int) -> Mean:
