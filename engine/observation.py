@@ -15,6 +15,8 @@ from engine.groups import Group, GroupKind, meld_huxi
 if TYPE_CHECKING:
     from engine.state import State
 
+_DRAW_TAKE = 3  # engine.state.Phase.DRAW_TAKE (not imported: the state imports this module)
+
 #: A face-down 偎 of another seat: kind WEI with no cards.
 HIDDEN_WEI = Group(GroupKind.WEI, ())
 
@@ -127,12 +129,10 @@ class Observation:
     @property
     def card(self) -> int | None:
         """The card on offer, if this seat can see it (a drawn card is hidden until revealed)."""
-        from engine.state import Phase
-
         s = self.__s
         if s.card is None:
             return None
-        if s.phase == Phase.DRAW_TAKE and s.owner != self.seat:
+        if s.phase == _DRAW_TAKE and s.owner != self.seat:
             return None
         return s.card
 

@@ -43,7 +43,10 @@ def play_hand(
     """Play a hand to the end, yielding every action taken; the last step's state holds the
     outcome. Forced actions are applied without asking the policy. Each seat's policy gets its
     own RNG derived from ``seed`` and the seat, so a hand is a pure function of its inputs."""
-    state = game.new_initial_state(deck, dealer)
+    yield from _play(game.new_initial_state(deck, dealer), policies, seed)
+
+
+def _play(state: State, policies: Sequence[Policy], seed: int) -> Iterator[Step]:
     rngs = [random.Random(derive_seed(seed, "policy", s)) for s in range(len(policies))]
     while state.outcome is None:
         forced = state.forced
@@ -64,6 +67,6 @@ def play_to_end(
 ) -> State:
     """Play a hand and return its final state."""
     state = game.new_initial_state(deck, dealer)
-    for step in play_hand(game, deck, dealer, policies, seed):
-        state = step.state
+    for _ in _play(state, policies, seed):
+        pass
     return state

@@ -148,3 +148,9 @@ def test_random_playouts_keep_invariants(preset: str, policy: str, n: int) -> No
     tally = run_hands(preset, policy, n, base_seed=2026)
     assert sum(tally.values()) == n
     assert tally.get("HU", 0) > 0, tally  # the playouts reach wins, not only 荒庄
+
+
+def test_observation_phase_constant_matches_state() -> None:
+    from engine import observation
+
+    assert observation._DRAW_TAKE == Phase.DRAW_TAKE
