@@ -258,13 +258,14 @@ def replay_figures(verify_hands: int, seek_hands: int) -> None:
         if seek_hands > verify_hands:
             replicate_run(root, "bench", "big", seek_hands)
             run = "big"
-        times = sorted(seek_times(root, run))
+        all_times = seek_times(root, run, samples=201)
+        times = sorted(all_times[1:])  # the first one also pays imports and engine tables
         q = statistics.quantiles(times, n=20)
         print(
             f"seek in {max(seek_hands, verify_hands):,} hands  : median"
             f" {1000 * statistics.median(times):.0f} ms, p95 {1000 * q[-1]:.0f} ms, max"
-            f" {1000 * times[-1]:.0f} ms  (open, find by id, rebuild a random step;"
-            " target < 1 s)"
+            f" {1000 * times[-1]:.0f} ms, first in the process {1000 * all_times[0]:.0f} ms"
+            "  (open, find by id, rebuild a random step; target < 1 s)"
         )
         rh = store_read_hand_times(root, run)
         print(
