@@ -89,17 +89,20 @@ class UserResult:
     error: str | None = None
 
 
-def run_user_sql(text: str, limit: int, timeout: float) -> UserResult:
+def run_user_sql(
+    text: str, limit: int, timeout: float, params: dict[str, Any] | None = None
+) -> UserResult:
     """Run a statement a person typed (already checked to be one SELECT by
     :func:`dashboard.services.sqlguard.check_select`): at most ``limit`` rows, interrupted
     after ``timeout`` seconds. The connection is read-only and locked (no files, no ATTACH,
-    no settings), so the check is a second fence, not the only one."""
+    no settings), so the check is a second fence, not the only one. ``params``: values of the
+    named parameters (``$runs`` …) the statement uses, passed as parameters."""
     cur = connection().cursor()
     timer = threading.Timer(timeout, cur.interrupt)
     start = time.perf_counter()
     timer.start()
     try:
-        cur.execute(text)
+        cur.execute(text, params or None)
         rows = cur.fetchmany(limit + 1)
         cols = _unique([d[0] for d in cur.description or []])
         frame = pd.DataFrame.from_records(rows[:limit], columns=cols)

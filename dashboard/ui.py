@@ -120,9 +120,10 @@ def guard() -> Iterator[None]:
         st.stop()
 
 
-def table(df: pd.DataFrame, hide: Sequence[str] = ("p", "lo", "hi"), **kw: object) -> None:
+def table(df: pd.DataFrame, hide: Sequence[str] = ("p", "lo", "hi")) -> None:
+    """A table without the chart-only columns ``p``, ``lo``, ``hi``."""
     cols = [c for c in df.columns if c not in hide]
-    st.dataframe(df[cols], hide_index=True, width="stretch", **kw)  # type: ignore[arg-type]
+    st.dataframe(df[cols], hide_index=True, width="stretch")
 
 
 def rate_chart(

@@ -51,7 +51,9 @@ elif cond == "source":
     options = sorted(svc.SOURCE_LABELS)
     if st.session_state.get(vkey) not in options:
         st.session_state[vkey] = 0
-    value = st.selectbox("source", options, key=vkey, format_func=svc.SOURCE_LABELS.get)
+    value = st.selectbox(
+        "source", options, key=vkey, format_func=lambda c: svc.SOURCE_LABELS.get(c, str(c))
+    )
 elif drill.takes_value(cond):
     if vkey not in st.session_state:
         st.session_state[vkey] = drill.DEFAULT_VALUES.get(cond, 0)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import altair as alt
 import streamlit as st
 
@@ -51,7 +53,8 @@ for tab, (metric, d) in zip(tabs, dists.items()):
             .add_params(sel)
         )
         event = st.altair_chart(chart, width="stretch", on_select="rerun", key=f"hist_{metric}")
-        picked = (event.selection or {}).get("pick") if event else None
+        selection: dict[str, Any] = dict(event.selection or {}) if event else {}
+        picked = selection.get("pick")
         if picked:
             v = picked[0].get("v")
             if v is not None:

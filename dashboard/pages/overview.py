@@ -48,8 +48,8 @@ c[3].metric("荒庄", f"{h.huang.k:,}")
 c[4].metric("events", f"{sum(r.events for r in state.usable_runs if r.name in f.runs):,}")
 
 st.subheader("Headline rates")
-c = st.columns(4)
-for col, (name, r) in zip(c, list(h.rates().items())[:4]):
+cols = st.columns(4)
+for col, (name, r) in zip(cols, list(h.rates().items())[:4]):
     col.metric(name, svc.fmt_rate(r), help=f"95 % interval {svc.fmt_interval(r)}, n = {r.n:,}")
     col.caption(f"95 %: {svc.fmt_interval(r)} · n = {r.n:,}")
 ui.table(svc.headline_table(h))

@@ -10,12 +10,13 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import db, ui
-from dashboard.services.sqlguard import RefusedSQL, check_select
+from dashboard.services.sqlguard import RefusedSQL, check_select, named_params
 
 state, f = ui.start(
     "SQL",
     "One SELECT (or WITH … SELECT) over the views runs, hands, events, seats and the code"
-    " tables; read-only, with a row and a time limit.",
+    " tables; read-only, with a row and a time limit. `$runs`, `$seats` and `$policies` are"
+    " the sidebar's selection (lists; empty seats/policies mean all), passed as parameters.",
 )
 
 EXAMPLES = {
@@ -36,6 +37,11 @@ EXAMPLES = {
         " ON (h.mingtang >> m.bit) & 1 = 1\nGROUP BY ALL ORDER BY wins DESC"
     ),
     "runs": "SELECT * FROM runs",
+    "the sidebar's selection ($runs, $seats, $policies)": (
+        "SELECT run, seat, policy, count(*) AS seat_hands, avg(won::INT) AS win_rate\nFROM seats"
+        "\nWHERE list_contains($runs, run)\n  AND (len($seats) = 0 OR list_contains($seats, seat))"
+        "\n  AND (len($policies) = 0 OR list_contains($policies, policy))\nGROUP BY ALL ORDER BY ALL"
+    ),
 }
 
 ex = st.selectbox("example", list(EXAMPLES), key="sql_example")
@@ -55,7 +61,12 @@ except RefusedSQL as e:
     st.error(f"Not run: {e}")
     st.stop()
 
-res = db.run_user_sql(stmt, limit, timeout)
+available = {
+    "runs": list(f.runs),
+    "seats": [int(x) for x in f.seats],
+    "policies": list(f.policies),
+}
+res = db.run_user_sql(stmt, limit, timeout, named_params(stmt, available))
 if res.error:
     st.error(f"Query failed: {res.error}")
 else:

@@ -16,15 +16,13 @@ from dashboard.services import drill, huxi
 from engine.rules import RuleSet
 from replay.replayer import HandLog, load_hand
 
-_CACHE = {"show_spinner": False, "max_entries": 256}
 
-
-@st.cache_data(**_CACHE)
+@st.cache_data(show_spinner=False, max_entries=256)
 def hand_count(sig: str, f: Filters, cond: str, value: int | None) -> pd.DataFrame:
     return db.query(*sql.hand_count(f, cond, value))
 
 
-@st.cache_data(**_CACHE)
+@st.cache_data(show_spinner=False, max_entries=256)
 def hand_list(
     sig: str, f: Filters, cond: str, value: int | None, limit: int, with_deck: bool = False
 ) -> pd.DataFrame:
@@ -38,14 +36,14 @@ def _ranges(rows: pd.DataFrame) -> list[tuple[str, int, int]]:
     return [(str(run), int(r["min"]), int(r["max"])) for run, r in g.iterrows()]
 
 
-@st.cache_data(**_CACHE)
+@st.cache_data(show_spinner=False, max_entries=256)
 def win_sample(sig: str, f: Filters, per_run: int, below: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """A sample of winning hands with their decks, and their decisions."""
     rows = db.query(*sql.win_sample(f, per_run, below))
     return rows, db.query(*sql.events_for(_ranges(rows)))
 
 
-@st.cache_data(**_CACHE)
+@st.cache_data(show_spinner=False, max_entries=256)
 def group_sources(
     sig: str, f: Filters, per_run: int, below: int, rules: tuple[tuple[str, RuleSet], ...]
 ) -> tuple[pd.DataFrame, int, int]:
@@ -55,7 +53,7 @@ def group_sources(
     return huxi.group_sources(huxi.sample_logs(rows, events, dict(rules)))
 
 
-@st.cache_data(**_CACHE)
+@st.cache_data(show_spinner=False, max_entries=256)
 def popao(
     sig: str, f: Filters, limit: int, rules: tuple[tuple[str, RuleSet], ...]
 ) -> tuple[pd.DataFrame, list[tuple[str, int, bool | None]]]:

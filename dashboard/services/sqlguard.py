@@ -31,6 +31,19 @@ ALLOWED_FIRST = {"SELECT", "WITH", "FROM", "VALUES"}
 MAX_CHARS = 20_000
 
 
+_NAMED = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def named_params(text: str, available: dict[str, object]) -> dict[str, object]:
+    """The named parameters (``$runs``, ``$seats``, ``$policies``) a statement uses, with
+    their values; an unknown ``$name`` is left for DuckDB to report.
+
+    >>> named_params("SELECT * FROM hands WHERE list_contains($runs, run)", {"runs": ["a"], "seats": [0]})
+    {'runs': ['a']}
+    """
+    return {n: available[n] for n in dict.fromkeys(_NAMED.findall(text)) if n in available}
+
+
 class RefusedSQL(ValueError):
     """A statement the SQL page does not run."""
 

@@ -203,6 +203,13 @@ def test_sql_page_runs_a_select_and_refuses_the_rest(fixture_store: Path) -> Non
     at.number_input(key="sql_limit").set_value(100).run()
     assert len(at.dataframe[0].value) == 100
     assert any("stopped at the limit" in c.value for c in at.caption)
+    # the sidebar's selection as named parameters
+    at.session_state["f_runs"] = ["base", "dup"]
+    at.text_area(key="sql_text").set_value(
+        "SELECT DISTINCT run FROM hands WHERE list_contains($runs, run) ORDER BY run"
+    )
+    at.number_input(key="sql_limit").set_value(1000).run()
+    assert list(at.dataframe[0].value["run"]) == ["base", "dup"]
     at.text_area(key="sql_text").set_value(
         "SELECT count(*) FROM range(100000000) a, range(100000000) b"
     )

@@ -1,0 +1,27 @@
+"""The doctests of the dashboard's pure modules (``make test`` collects doctests of engine
+and replay only, so the dashboard's are run from here)."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = [
+    "dashboard.catalog",
+    "dashboard.queries.sql",
+    "dashboard.services.cards",
+    "dashboard.services.drill",
+    "dashboard.services.filters",
+    "dashboard.services.replay",
+    "dashboard.services.sqlguard",
+    "dashboard.services.stats",
+    "dashboard.services.store",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_doctests(name: str) -> None:
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0, f"{result.failed} doctest(s) failed in {name}"
