@@ -339,18 +339,6 @@ def _open_parquet(run: Run, shard: dict[str, Any], table: str) -> pq.ParquetFile
         raise CorruptLog(f"run {run.name}: cannot read shard {path}: {e}") from None
 
 
-def _row_range(pf: pq.ParquetFile, column: str, lo: int, hi: int) -> list[int]:
-    """Row groups whose ``column`` statistics may hold values in ``[lo, hi]``."""
-    md = pf.metadata
-    idx = pf.schema_arrow.get_field_index(column)
-    out = []
-    for g in range(md.num_row_groups):
-        st = md.row_group(g).column(idx).statistics
-        if st is None or not st.has_min_max or (st.min <= hi and st.max >= lo):
-            out.append(g)
-    return out
-
-
 def read_hand_fast(run: Run, hand_id: int) -> tuple[dict[str, Any], dict[str, list[Any]]]:
     """One hand's ``hands`` row and ``events`` columns, found by id without a scan.
 

@@ -598,12 +598,12 @@ def _check_manifest(
     return m, problems, good
 
 
-def _run_names(root: Path, names: Iterable[str]) -> tuple[list[str], list[Problem]]:
-    """The runs to check and problems with folders that are not runs (no manifest)."""
-    problems: list[Problem] = []
+def _run_names(root: Path, names: Iterable[str]) -> list[str]:
+    """The runs to check: the given names, else every run folder (with a manifest, or with
+    shard files and no manifest, which is reported)."""
     names = list(names)
     if names:
-        return names, problems
+        return names
     runs = root / "runs"
     found = []
     if runs.is_dir():
@@ -615,7 +615,7 @@ def _run_names(root: Path, names: Iterable[str]) -> tuple[list[str], list[Proble
                 found.append(name)
             elif any(p.glob("*/*.parquet")):
                 found.append(name)  # reported as a run without a manifest
-    return found, problems
+    return found
 
 
 def verify_store(
@@ -636,7 +636,7 @@ def verify_store(
     """
     root = Path(root)
     start = time.perf_counter()
-    names, _ = _run_names(root, runs)
+    names = _run_names(root, runs)
     reports: list[RunReport] = []
     tasks: list[tuple[RunReport, tuple[Any, ...]]] = []
     for name in names:
@@ -644,7 +644,7 @@ def verify_store(
         rep = RunReport(name)
         reports.append(rep)
         if not path.is_dir():
-            known = ", ".join(_run_names(root, ())[0]) or "none"
+            known = ", ".join(_run_names(root, ())) or "none"
             raise store.StoreError(f"no run {name!r} in {root} (runs: {known})")
         if not (path / store.MANIFEST_NAME).exists():
             n = len(list(path.glob("hands/*.parquet")))

@@ -27,7 +27,7 @@ from engine.actions import action_str
 from engine.cards import format_cards, is_red
 from engine.groups import Group, GroupKind, huxi
 from engine.hu import HuResult
-from engine.state import CardKind, Phase, State
+from engine.state import Phase, State
 
 if TYPE_CHECKING:
     from replay.replayer import HandLog
@@ -240,7 +240,3 @@ def state_view(
     if seat is None:
         view["stock"] = cards_view(state.stock[::-1])  # top card first
     return view
-
-
-def card_kind_name(kind: CardKind | None) -> str | None:
-    return None if kind is None else kind.name.lower()
