@@ -18,12 +18,18 @@ state, f = ui.start(
 )
 sig = state.signature
 
+# One policy in the selection: its table is the whole selection (the cheaper "all" group).
+played = sorted({p for r in state.usable_runs if r.name in f.runs for p in r.policies})
+played = [p for p in played if not f.policies or p in f.policies]
+by_policy = "policy" if len(played) > 1 else "all"
 with ui.guard():
-    groups = q.group_rates_by(sig, f, ("seat", "dealer", "policy"))
-    paired = svc.paired_rows(q.paired(sig, f))
+    groups = q.group_rates_by(sig, f, ("seat", "dealer", by_policy))
+    paired = svc.paired_rows(q.paired(sig, f)) if f.duplicate != () else []
 seat = svc.group_rows(groups[groups["g"] == "seat"])
 dealer = svc.group_rows(groups[groups["g"] == "dealer"])
-policy = svc.group_rows(groups[groups["g"] == "policy"])
+policy = svc.group_rows(groups[groups["g"] == by_policy])
+if by_policy == "all" and played:
+    policy = [svc.relabel(g, played[0]) for g in policy]
 
 left, right = st.columns(2)
 with left:

@@ -45,6 +45,9 @@ class Filters:
     runs: tuple[str, ...]
     seats: tuple[int, ...] = ()
     policies: tuple[str, ...] = ()
+    #: which of ``runs`` are --duplicate runs, if known (lets the SQL name the runs of each
+    #: kind instead of asking the runs table for every row)
+    duplicate: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         for s in self.seats:
@@ -61,6 +64,16 @@ def _in(col: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
 
 def _runs(f: Filters, col: str = "run") -> tuple[str, list[Any]]:
     return _in(col, f.runs)
+
+
+def _runs_of_kind(f: Filters, duplicate: bool) -> tuple[str, list[Any]]:
+    """The selected runs that are (or are not) --duplicate runs."""
+    if f.duplicate is None:
+        r, p = _runs(f)
+        kind = "" if duplicate else "NOT "
+        return f"{r} AND run IN (SELECT run FROM runs WHERE {kind}duplicate)", p
+    dup = set(f.duplicate)
+    return _in("run", [r for r in f.runs if (r in dup) == duplicate])
 
 
 def _seat_filter(f: Filters) -> tuple[str, list[Any]]:
@@ -138,8 +151,6 @@ _CLUSTERS = (
     "count(*) FILTER (WHERE NOT r.duplicate)"
     " + count(DISTINCT hash(run, h.deal_id)) FILTER (WHERE r.duplicate)"
 )
-_DUP = "run IN (SELECT run FROM runs WHERE duplicate)"
-_NOT_DUP = "run IN (SELECT run FROM runs WHERE NOT duplicate)"
 
 
 def headline(f: Filters) -> tuple[str, list[Any]]:
@@ -169,7 +180,9 @@ def winning_moments(f: Filters) -> tuple[str, list[Any]]:
 
     Hands of ordinary runs are their own clusters, so their sums need no grouping; only the
     --duplicate runs are grouped by deal."""
-    w, p = wins_where(f)
+    win, wp = _win_filter(f)
+    plain, pp = _runs_of_kind(f, False)
+    dup, dp = _runs_of_kind(f, True)
     cols = ["d", "y", "m", "yy", "ym", "mm"]
     single = ", ".join(
         f"count({c}) AS d_{c}, sum({c}) AS y_{c}, count({c}) AS m_{c},"
@@ -187,11 +200,11 @@ def winning_moments(f: Filters) -> tuple[str, list[Any]]:
     return (
         f"SELECT sum(clusters) AS clusters, sum(wins) AS wins, sum(zimo) AS zimo, {total} FROM ("
         f" SELECT count(*) AS clusters, count(*) AS wins, count(*) FILTER (WHERE zimo) AS zimo,"
-        f" {single} FROM hands WHERE {w} AND {_NOT_DUP}"
+        f" {single} FROM hands WHERE {plain} AND {win}"
         f" UNION ALL SELECT count(*), sum(n), sum(z), {grouped} FROM"
         f" (SELECT {C} AS c, count(*) AS n, count(*) FILTER (WHERE zimo) AS z, {inner}"
-        f" FROM hands WHERE {w} AND {_DUP} GROUP BY c))",
-        p + p,
+        f" FROM hands WHERE {dup} AND {win} GROUP BY c))",
+        pp + wp + dp + wp,
     )
 
 
@@ -255,7 +268,7 @@ def group_rates_by(f: Filters, keys: Sequence[str]) -> tuple[str, list[Any]]:
     """
     for key in keys:
         GROUP_KEYS[key]  # noqa: B018 - an unknown key raises KeyError
-    r, rp = _runs(f)
+    r, rp = _runs_of_kind(f, False)
     sel, sp = [], []
     for i in _SEATS:
         c, p = _seat_selected(f, i)
@@ -264,7 +277,7 @@ def group_rates_by(f: Filters, keys: Sequence[str]) -> tuple[str, list[Any]]:
     deltas = ", ".join(f"coalesce(delta_{i}, 0) AS d{i}" for i in _SEATS)
     base = (
         f"SELECT run, dealer, winner, policy_0, policy_1, policy_2, policy_3, {deltas},"
-        f" {', '.join(sel)} FROM hands WHERE {r} AND {_NOT_DUP}"
+        f" {', '.join(sel)} FROM hands WHERE {r}"
     )
     parts: list[str] = []
     params: list[Any] = []
@@ -330,15 +343,16 @@ def group_rates_by(f: Filters, keys: Sequence[str]) -> tuple[str, list[Any]]:
             f" FROM ({base})) GROUP BY run"
         )
         params += sp + rp
-    w_, wp = seats_where(f)
-    for key in keys:
+    dr, dp = _runs_of_kind(f, True)
+    sf, sfp = _seat_filter(f)
+    for key in keys if dr != "false" else ():
         parts.append(
             f"SELECT '{key}', key, sum(n), sum(won), count(*), sum(y), sum(y::DOUBLE * y),"
             f" sum(y * n), sum(n * n) FROM (SELECT {GROUP_KEYS[key]} AS key, {C} AS c,"
             f" count(*) AS n, sum(won::INT) AS won, sum(delta) AS y FROM seats"
-            f" WHERE {w_} AND {_DUP} GROUP BY 1, 2) GROUP BY key"
+            f" WHERE {dr} AND {sf} GROUP BY 1, 2) GROUP BY key"
         )
-        params += wp
+        params += dp + sfp
     return (
         "SELECT g, key, sum(n) AS n, sum(won) AS won, sum(d) AS d, sum(y) AS y,"
         " sum(yy) AS yy, sum(ym) AS ym, sum(mm) AS mm"
@@ -475,8 +489,9 @@ def huang_by(f: Filters, key: str) -> tuple[str, list[Any]]:
 
 
 def huang_by_keys(f: Filters, keys: Sequence[str]) -> tuple[str, list[Any]]:
-    """:func:`huang_by` for several keys in one scan (``GROUPING SETS``); column ``g``
-    names the key."""
+    """:func:`huang_by` for several keys (column ``g`` names the key). Every key is a
+    property of the run, so the hands are counted once per run and the few per-run rows are
+    then grouped by each key (``GROUPING SETS``); clusters never span runs, so they add."""
     exprs = [HAND_KEYS[k] for k in keys]
     n = len(keys)
     full = (1 << n) - 1
@@ -485,14 +500,17 @@ def huang_by_keys(f: Filters, keys: Sequence[str]) -> tuple[str, list[Any]]:
     names = ", ".join(f"k{i}" for i in range(n))
     src, p = _hands_joined(f)
     return (
-        f"SELECT CASE grouping({names}) {which} END AS g,"
+        "WITH per AS (SELECT run, count(*) AS n, count(*) FILTER (WHERE h.outcome = 1) AS huang,"
+        " count(*) FILTER (WHERE NOT r.duplicate)"
+        " + count(DISTINCT h.deal_id) FILTER (WHERE r.duplicate) AS d,"
+        " count(*) FILTER (WHERE h.outcome = 1 AND h.huang_streak + 1 < r.huangzhuang_rotate)"
+        f" AS retained {src} GROUP BY run)"
+        f" SELECT CASE grouping({names}) {which} END AS g,"
         f" coalesce({', '.join(f'k{i}::VARCHAR' for i in range(n))}) AS key,"
-        " count(*) AS n, count(*) FILTER (WHERE outcome = 1) AS huang,"
-        " count(*) FILTER (WHERE NOT dup) + count(DISTINCT c) FILTER (WHERE dup) AS d,"
-        " count(*) FILTER (WHERE outcome = 1 AND huang_streak + 1 < rotate) AS retained"
-        f" FROM (SELECT {', '.join(f'{e} AS k{i}' for i, e in enumerate(exprs))},"
-        f" h.outcome, h.huang_streak, r.huangzhuang_rotate AS rotate, r.duplicate AS dup,"
-        f" hash(run, h.deal_id) AS c {src})"
+        " sum(n)::BIGINT AS n, sum(huang)::BIGINT AS huang, sum(d)::BIGINT AS d,"
+        " sum(retained)::BIGINT AS retained"
+        f" FROM (SELECT {', '.join(f'{e} AS k{i}' for i, e in enumerate(exprs))}, h.n, h.huang,"
+        " h.d, h.retained FROM per h JOIN runs r USING (run))"
         f" GROUP BY GROUPING SETS ({', '.join(f'(k{i})' for i in range(n))})"
         " ORDER BY g, key",
         p,
@@ -500,13 +518,16 @@ def huang_by_keys(f: Filters, keys: Sequence[str]) -> tuple[str, list[Any]]:
 
 
 def survival(f: Filters, key: str) -> tuple[str, list[Any]]:
-    """Hands per group and per number of cards left in the stock when they ended."""
+    """Hands per group and per number of cards left in the stock when they ended (counted
+    per run, then grouped: the key is a property of the run)."""
     k = HAND_KEYS[key]
-    src, p = _hands_joined(f)
+    w, p = hands_where(f)
     return (
-        f"SELECT {k} AS key, h.stock_left::INTEGER AS stock_left, count(*) AS n,"
-        f" count(*) FILTER (WHERE h.outcome = {HUANG}) AS huang {src} GROUP BY 1, 2"
-        " ORDER BY 1, 2",
+        "WITH per AS (SELECT run, stock_left::INTEGER AS stock_left, count(*) AS n,"
+        f" count(*) FILTER (WHERE outcome = {HUANG}) AS huang FROM hands WHERE {w}"
+        " GROUP BY 1, 2)"
+        f" SELECT {k} AS key, h.stock_left, sum(h.n)::BIGINT AS n, sum(h.huang)::BIGINT AS huang"
+        " FROM per h JOIN runs r USING (run) GROUP BY 1, 2 ORDER BY 1, 2",
         p,
     )
 

@@ -5,7 +5,7 @@ SQL as parameters (:class:`dashboard.queries.sql.Filters`).
 
 >>> from dashboard.services.store import StoreState
 >>> resolve(StoreState("/d", True, (), "x"), ["nope"], [], [], [])
-Filters(runs=(), seats=(), policies=())
+Filters(runs=(), seats=(), policies=(), duplicate=None)
 """
 
 from __future__ import annotations
@@ -67,6 +67,7 @@ def resolve(
         runs=tuple(r.name for r in picked),
         seats=tuple(sorted({int(s) for s in seats if 0 <= int(s) < max_seats})),
         policies=tuple(sorted({p for p in policies if p in known_policies})),
+        duplicate=tuple(r.name for r in picked if r.duplicate),
     )
 
 

@@ -17,6 +17,7 @@ The interval code is :mod:`replay.intervals` and the result types are those of
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -229,6 +230,11 @@ def group_rows(df: pd.DataFrame) -> list[GroupRow]:
         sums = ClusterSums(d, _f(r["y"]), float(n), _f(r["yy"]), _f(r["ym"]), _f(r["mm"]))
         out.append(GroupRow(str(r["key"]), Rate.of(_i(r["won"]), n, d), Mean.of(sums)))
     return out
+
+
+def relabel(row: GroupRow, key: str) -> GroupRow:
+    """The same numbers under another name."""
+    return dataclasses.replace(row, key=key)
 
 
 def rate_table(rows: Iterable[GroupRow], label: str = "group") -> pd.DataFrame:

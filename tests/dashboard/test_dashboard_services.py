@@ -135,6 +135,19 @@ def test_builders_are_parameterised(con: Any) -> None:
     assert con.execute("SELECT count(*) FROM runs").fetchone() == (5,)
 
 
+def test_known_duplicate_runs_give_the_same_numbers(con: Any, state: Any) -> None:
+    runs = tuple(r.name for r in state.runs)
+    known = Filters(runs=runs, duplicate=("dup",), seats=(0, 1), policies=("greedy",))
+    unknown = Filters(runs=runs, seats=(0, 1), policies=("greedy",))
+    for build in (
+        lambda f: sql.group_rates_by(f, ("seat", "dealer", "policy", "run", "all")),
+        sql.winning_moments,
+        sql.headline,
+    ):
+        a, b = q(con, build(known)), q(con, build(unknown))
+        pd.testing.assert_frame_equal(a, b)
+
+
 def test_unknown_group_key_is_refused() -> None:
     with pytest.raises(KeyError):
         sql.group_rates(Filters(runs=("base",)), "seat; DROP TABLE runs")
@@ -230,6 +243,19 @@ def test_survival_and_convergence_curves(con: Any, store_dir: Path) -> None:
     assert math.isclose(last["rate"], float((h["outcome"] != 1).sum()) / (3 * len(h)))
 
 
+def test_huang_groups_add_up(con: Any, state: Any) -> None:
+    f = Filters(runs=tuple(r.name for r in state.runs))
+    by = q(con, sql.huang_by_keys(f, ("all", "rules", "policies", "players", "run")))
+    hl = q(con, sql.headline(f)).iloc[0]
+    for g, part in by.groupby("g"):
+        assert int(part["n"].sum()) == int(hl["n"]), g
+        assert int(part["huang"].sum()) == int(hl["huang"]), g
+        assert int(part["d"].sum()) == int(hl["clusters"]), g
+    assert set(by[by["g"] == "players"]["key"]) == {"3 players", "4 players"}
+    surv = q(con, sql.survival(f, "rules"))
+    assert int(surv["n"].sum()) == int(hl["n"])
+
+
 def test_retention(con: Any, store_dir: Path) -> None:
     h = hands_pd(store_dir, "base")
     df = q(con, sql.retention(Filters(runs=("base",))))
@@ -256,7 +282,7 @@ def test_quantiles_and_differences() -> None:
 
 def test_filter_resolution(state: Any) -> None:
     f = filters.resolve(state, [], ["hunan-4p"], ["greedy", "nope"], [3, 9])
-    assert f == Filters(runs=("four",), seats=(3,), policies=("greedy",))
+    assert f == Filters(runs=("four",), seats=(3,), policies=("greedy",), duplicate=())
     assert filters.resolve(state, ["gone"], [], [], []).runs == ()
     ch = filters.choices(state)
     assert ch.runs == ("base", "dup", "four", "min10", "mixed") and ch.seats == (0, 1, 2, 3)
