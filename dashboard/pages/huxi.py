@@ -21,17 +21,15 @@ sig = state.signature
 
 with ui.guard():
     vc = q.value_counts(sig, f)
-    wm = q.winning_moments(sig, f).to_dict("records")[0]
-    hl = q.headline(sig, f).to_dict("records")[0]
-h = svc.headline(hl, wm)
+    wins, means = svc.winning_means(q.winning_moments(sig, f).to_dict("records")[0])
 dists = {m: svc.distribution(vc, m) for m in ("huxi", "deng", "fan", "score")}
 
-if h.wins == 0:
+if wins == 0:
     st.info("No winning hand in the selection.")
     st.stop()
 
 c = st.columns(4)
-for col, (name, m) in zip(c, h.means().items()):
+for col, (name, m) in zip(c, means.items()):
     col.metric(f"mean {name}", svc.fmt_mean(m), help=f"95 % interval {svc.fmt_interval(m)}")
     col.caption(f"95 %: {svc.fmt_interval(m)} · n = {m.n:,} wins")
 
@@ -99,7 +97,7 @@ if not mt.empty:
 
 st.subheader("Which groups the 胡息 comes from")
 n_runs = len(f.runs)
-per_run = max(10, 120 // max(1, n_runs))
+per_run = max(10, 90 // max(1, n_runs))
 rules = tuple((r.name, r.ruleset_obj()) for r in state.usable_runs if r.name in f.runs)
 with ui.guard():
     groups, used, failed = qh.group_sources(sig, f, per_run, 8192, rules)

@@ -380,8 +380,31 @@ def paired(f: Filters) -> tuple[str, list[Any]]:
 
 
 def convergence(f: Filters, key: str, width: int) -> tuple[str, list[Any]]:
-    """Seat-hands and wins per group and per bin of ``width`` hands (by hand index)."""
+    """Seat-hands and wins per group and per bin of ``width`` hands (by hand index). For
+    the seat key the four seat columns of the hands row are counted directly."""
     k = GROUP_KEYS[key]
+    if key == "seat":
+        r, rp = _runs(f)
+        sel, sp = [], []
+        for i in _SEATS:
+            c, p = _seat_selected(f, i)
+            sel.append(f"{c} AS s{i}")
+            sp += p
+        cols = ", ".join(
+            f"count(*) FILTER (WHERE s{i}) AS n{i},"
+            f" count(*) FILTER (WHERE s{i} AND winner = {i}) AS w{i}"
+            for i in _SEATS
+        )
+        structs = ", ".join(
+            f"{{'key': 'seat {i}', 'bin': bin, 'n': n{i}, 'won': w{i}}}" for i in _SEATS
+        )
+        return (
+            "SELECT u.key, u.bin, u.n, u.won FROM (SELECT unnest([" + structs + "]) AS u"
+            f" FROM (SELECT bin, {cols} FROM (SELECT hand_id // ? AS bin, winner,"
+            f" {', '.join(sel)} FROM hands WHERE {r}) GROUP BY bin)) WHERE u.n > 0"
+            " ORDER BY 1, 2",
+            [int(width), *sp, *rp],
+        )
     w, p = seats_where(f)
     return (
         f"SELECT {k} AS key, hand_id // ? AS bin, count(*) AS n, sum(won::INT) AS won"

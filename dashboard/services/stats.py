@@ -192,6 +192,17 @@ def headline(hl: Mapping[str, Any], wm: Mapping[str, Any]) -> Headline:
     )
 
 
+def winning_means(wm: Mapping[str, Any]) -> tuple[int, dict[str, Mean]]:
+    """From one row of ``sql.winning_moments``: the number of wins and the mean 胡息, 等,
+    番 and score with their intervals (the part of :class:`Headline` about wins)."""
+    return _i(wm["wins"]), {
+        "winning 胡息": _cluster_mean(wm, "huxi"),
+        "等": _cluster_mean(wm, "deng"),
+        "番": _cluster_mean(wm, "fan"),
+        "score per loser": _cluster_mean(wm, "score"),
+    }
+
+
 def headline_table(h: Headline) -> pd.DataFrame:
     """Every headline number as display rows: value, 95 % interval, what it rests on."""
     rows = []

@@ -1,13 +1,15 @@
 """Render time of every dashboard page on a store (not a test; run it by hand).
 
-    .venv/bin/python tests/dashboard/perf_pages.py DATA_DIR [--runs 3]
+    .venv/bin/python tests/dashboard/perf_pages.py DATA_DIR [--runs 3] [--browser]
 
 Each page is run through Streamlit's AppTest in this process (the script, its queries and
 the element tree; no browser). Reported per page: ``cold`` = the data caches emptied first
 (``st.cache_data.clear()``), the DuckDB catalog kept, i.e. the first visit of that page on a
 running dashboard; ``warm`` = the same page again. The catalog build (once per server and
-store change) is timed on its own. The browser test shows the same order of magnitude plus
-the websocket and drawing.
+store change) is timed on its own. With ``--browser``, a fresh ``paohuzi dashboard`` is also
+started on the store and each page is opened once in chromium (a new session per page):
+the time from navigation until the script run is over and the page is still, as a user
+sees it (the first page pays for the catalog; the browser's own start-up is included).
 """
 
 from __future__ import annotations
@@ -40,7 +42,11 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("data")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--browser", action="store_true")
     args = ap.parse_args()
+    if args.browser:
+        browser_times(Path(args.data))
+        return
     os.environ["PAOHUZI_DATA"] = str(Path(args.data).resolve())
 
     import streamlit as st
@@ -87,6 +93,77 @@ def main() -> None:
             f"{name:18s} {statistics.median(colds):9.2f} {statistics.median(warms):9.2f}"
             f"  {problems}"
         )
+
+
+#: page: (navigation label, its title)
+BROWSER_PAGES = {
+    "overview": ("Overview", "跑胡子 — overview"),
+    "win_rates": ("Win rates", "Win rates"),
+    "huxi": ("胡息 and score", "胡息 and score"),
+    "huangzhuang": ("荒庄", "荒庄"),
+    "mingtang": ("名堂", "名堂"),
+    "compare": ("Compare", "Compare"),
+    "replay": ("Replay", "Replay"),
+    "drilldown": ("Drill-down", "Drill-down"),
+    "sql": ("SQL", "SQL"),
+}
+
+
+def browser_times(data: Path) -> None:
+    import signal
+    import socket
+    import subprocess
+    import urllib.request
+
+    from playwright.sync_api import sync_playwright
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_dashboard_browser import CHROMIUM, CHROMIUM_ARGS, ERRORS, settle
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from replay.cli import main; main()", "dashboard", "--data",
+         str(data), "--port", str(port), "--address", "127.0.0.1"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(200):
+            try:
+                urllib.request.urlopen(f"{base}/_stcore/health", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.2)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            pg = browser.new_page(viewport={"width": 1400, "height": 1600})
+            t = time.perf_counter()
+            pg.goto(base)
+            settle(pg)
+            # settle() waits for a second of stillness, which is not part of the render
+            print(
+                f"first load (tab, bundle, catalog, overview): {time.perf_counter() - t - 1:.2f} s"
+            )
+            print(f"{'page':18s} {'click (s)':>9s}  errors   (first visit, clicked in the menu)")
+            order = [*list(BROWSER_PAGES)[1:], "overview"]
+            for name in order:
+                label, title = BROWSER_PAGES[name]
+                t = time.perf_counter()
+                pg.locator('[data-testid="stSidebarNavLink"]', has_text=label).first.click()
+                pg.wait_for_function(
+                    "t => document.querySelector('h1') && document.querySelector('h1')"
+                    ".innerText.includes(t)",
+                    arg=title,
+                )
+                settle(pg)
+                took = time.perf_counter() - t - 1.0
+                print(f"{name:18s} {took:9.2f}  {pg.locator(ERRORS).count()}")
+            browser.close()
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=10)
 
 
 if __name__ == "__main__":

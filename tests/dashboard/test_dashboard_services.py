@@ -237,6 +237,17 @@ def test_survival_and_convergence_curves(con: Any, store_dir: Path) -> None:
     s5 = curve[curve["stock_left"] == 5].iloc[0]
     assert math.isclose(s5["share"], float((h["stock_left"] <= 5).mean()))
     assert s5["lo"] <= s5["share"] <= s5["hi"]
+    by_seat = q(con, sql.convergence(Filters(runs=("base", "four"), seats=(0, 3)), "seat", 30))
+    by_view = q(
+        con,
+        (
+            "SELECT 'seat ' || seat AS key, hand_id // 30 AS bin, count(*) AS n,"
+            " sum(won::INT) AS won FROM seats WHERE run IN ('base', 'four') AND seat IN (0, 3)"
+            " GROUP BY 1, 2 ORDER BY 1, 2",
+            [],
+        ),
+    )
+    pd.testing.assert_frame_equal(by_seat, by_view, check_dtype=False)
     conv = stats.convergence_curve(q(con, sql.convergence(f, "all", 50)), 50)
     last = conv.iloc[-1]
     assert int(last["seat_hands"]) == 3 * len(h)
