@@ -134,23 +134,31 @@ def peak_memory(hands: int, workers: int = 2) -> tuple[float, int, int, float]:
     return wall, largest, peak_tree, size
 
 
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (worker pools)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
 def verify_vs_simulate(
     hands: int, root: Path, workers: tuple[int, ...] = (1, 2)
-) -> tuple[float, dict[int, float]]:
+) -> tuple[tuple[float, float], dict[int, tuple[float, float]]]:
     """Simulate ``hands`` hands with 2 workers into ``root`` (run ``bench``), then verify the
-    run with each worker count: (simulate hands/s, {workers: verify hands/s}), wall clock."""
+    run with each worker count. ``((simulate hands/s, CPU s/1000 hands), {workers: (verify
+    hands/s, CPU s/1000 hands)})``: wall clock, and CPU time summed over the processes
+    (which other load on the machine disturbs less)."""
     from replay import runner
     from replay.verify import verify_store
 
     spec = runner.RunSpec(rules=find_rules("hunan"), policies=("random",) * 3, seed=1, deals=hands)
-    t = time.perf_counter()
+    t, c = time.perf_counter(), _cpu()
     res = runner.simulate(spec, root, "bench", workers=2)
-    sim = res.played / (time.perf_counter() - t)
+    sim = (res.played / (time.perf_counter() - t), 1000 * (_cpu() - c) / res.played)
     rates = {}
     for w in workers:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), _cpu()
         rep = verify_store(root, ["bench"], workers=w)
-        rates[w] = rep.hands / (time.perf_counter() - t)
+        rates[w] = (rep.hands / (time.perf_counter() - t), 1000 * (_cpu() - c) / rep.hands)
         if not rep.ok:
             raise SystemExit(f"verify found problems in a fresh run: {rep.problems[0]}")
     return sim, rates
@@ -247,12 +255,16 @@ def replay_figures(verify_hands: int, seek_hands: int) -> None:
 
     with tempfile.TemporaryDirectory() as d:
         root = Path(d)
-        sim, rates = verify_vs_simulate(verify_hands, root)
-        print(f"simulate {verify_hands:,} hands : {sim:9.0f} hands/s  (2 workers, wall clock)")
-        for w, r in rates.items():
+        (sim, sim_cpu), rates = verify_vs_simulate(verify_hands, root)
+        print(
+            f"simulate {verify_hands:,} hands : {sim:9.0f} hands/s  (2 workers, wall clock;"
+            f" {sim_cpu:.2f} CPU s per 1,000 hands)"
+        )
+        for w, (r, cpu) in rates.items():
             print(
                 f"verify, {w} worker{'s' if w > 1 else ' '}    : {r:9.0f} hands/s  "
-                f"({r / sim:.2f}× simulate with 2 workers; target ≥ 1×)"
+                f"({r / sim:.2f}× simulate with 2 workers; {cpu:.2f} CPU s per 1,000 hands,"
+                f" {sim_cpu / cpu:.2f}× less than simulate; target ≥ 1×)"
             )
         run = "bench"
         if seek_hands > verify_hands:

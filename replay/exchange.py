@@ -53,9 +53,9 @@ from engine.cards import COPIES, NUM_KINDS, card_char, format_cards, parse_card,
 from engine.errors import InvalidNotation, InvalidRules, PaohuziError
 from engine.hu import Source
 from engine.rules import PRESETS, RuleSet, find_rules
-from engine.state import Game, OutcomeKind, State
+from engine.state import OutcomeKind, State
 from replay import schema, store
-from replay.replayer import HandLog, Replayer, load_hand
+from replay.replayer import HandLog, Replayer, game_for, load_hand
 from replay.verify import check_log, deck_problem, expected_event, expected_hand
 
 FORMAT = "paohuzi-replay"
@@ -629,7 +629,7 @@ def check_replay(rf: ReplayFile) -> State:
         p = problems[0]
         where = f"event {p.seq}" if p.seq is not None else "the hand"
         raise ReplayFileError(f"{name}: {where}: {p.reason}")
-    state = Game(rf.log.rules).new_initial_state(rf.log.deck, rf.log.dealer)
+    state = game_for(rf.log.rules).new_initial_state(rf.log.deck, rf.log.dealer)
     for seat, action in rf.log.events:
         state.apply_checked(seat, action)
     exp = expected_hand(state, rf.log.n_steps)
@@ -658,7 +658,7 @@ def _rows(
     """The ``hands`` row and ``events`` columns of a verified hand."""
     log = rf.log
     ev: dict[str, list[Any]] = {f.name: [] for f in schema.EVENTS_SCHEMA}
-    s = Game(log.rules).new_initial_state(log.deck, log.dealer)
+    s = game_for(log.rules).new_initial_state(log.deck, log.dealer)
     for k, (seat, action) in enumerate(log.events):
         kind, card, from_seat, forced, n_legal, options = expected_event(s, seat, action)
         for c, v in (("hand_id", hand_id), ("seq", k), ("seat", seat), ("action", action),

@@ -31,6 +31,7 @@ With a store: ``load_hand("data", "my-run", 17)`` (or an open :class:`~replay.st
 from __future__ import annotations
 
 import bisect
+import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -139,9 +140,16 @@ class HandLog:
         return step
 
 
+@functools.lru_cache(maxsize=16)
+def game_for(rules: RuleSet) -> Game:
+    """The (immutable) :class:`Game` of a rule set, built once: its tables cost more than
+    dealing a hand."""
+    return Game(rules)
+
+
 def _initial_state(log: HandLog) -> State:
     try:
-        return Game(log.rules).new_initial_state(log.deck, log.dealer)
+        return game_for(log.rules).new_initial_state(log.deck, log.dealer)
     except IllegalAction as e:
         raise IllegalAction(f"{log.where}: {e}") from None
 

@@ -51,9 +51,9 @@ from engine.actions import CHI_BASE, action_str, kind_of
 from engine.cards import COPIES, DECK_SIZE, NUM_KINDS, card_char
 from engine.errors import IllegalAction, InvalidNotation, PaohuziError
 from engine.rules import RuleSet
-from engine.state import Game, OutcomeKind, State
+from engine.state import OutcomeKind, State
 from replay import schema, store
-from replay.replayer import HandLog, log_from_rows
+from replay.replayer import HandLog, game_for, log_from_rows
 
 __all__ = [
     "Problem",
@@ -251,7 +251,7 @@ def check_log(log: HandLog, compare: bool = True) -> list[Problem]:
         bad(f"dealer {log.dealer} is not a seat of a {n_seats}-player table")
         return problems
     try:
-        state = Game(log.rules).new_initial_state(log.deck, log.dealer)
+        state = game_for(log.rules).new_initial_state(log.deck, log.dealer)
     except (IllegalAction, InvalidNotation) as e:
         bad(str(e))
         return problems
