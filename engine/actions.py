@@ -10,7 +10,7 @@ code                    kind                          meaning
 30 + k   (30..49)       TI                            提 of face k (forced)
 50 + k   (50..69)       WEI                           偎 / 臭偎 of face k (forced)
 70 + k   (70..89)       PAO                           跑 of face k (forced)
-100 + …  (100..68920)   CHI                           吃 + 比: the multiset of eat shapes laid
+100 + …  (100..69020)   CHI                           吃 + 比: the multiset of eat shapes laid
 ======================  ============================  =====================================
 
 A 吃 code packs the sorted ids of its 1–3 eat shapes (``engine.groups.EAT_SHAPES``) as
