@@ -83,29 +83,35 @@ if set(fa.runs) & set(fb.runs):
 ui.table(svc.compare_table(ha, hb), hide=())
 
 st.subheader("Distributions over the wins")
-tabs = st.tabs([svc.METRIC_LABELS[m] for m in ("huxi", "deng", "fan", "score")])
-for tab, metric in zip(tabs, ("huxi", "deng", "fan", "score")):
-    with tab:
-        da, db_ = svc.distribution(va, metric), svc.distribution(vb, metric)
-        both = svc.compare_distributions(da, db_)
-        if both.empty:
-            st.info("No wins on one side.")
-            continue
-        chart = (
-            alt.Chart(both)
-            .mark_bar(opacity=0.6)
-            .encode(
-                x=alt.X("v:O", title=svc.METRIC_LABELS[metric]),
-                xOffset="side:N",
-                y=alt.Y("share:Q", title="share of wins", axis=alt.Axis(format="%")),
-                color=alt.Color("side:N"),
-                tooltip=["side:N", "v:O", "n:Q", alt.Tooltip("share:Q", format=".2%")],
-            )
+metric = st.radio(
+    "distribution of",
+    ["huxi", "deng", "fan", "score"],
+    horizontal=True,
+    key="cmp_metric",
+    format_func=lambda m: svc.METRIC_LABELS[m],
+)
+da, db_ = svc.distribution(va, metric), svc.distribution(vb, metric)
+both = svc.compare_distributions(da, db_)
+if both.empty:
+    st.info("No wins on one side.")
+else:
+    chart = (
+        alt.Chart(both)
+        .mark_bar(opacity=0.6)
+        .encode(
+            x=alt.X("v:O", title=svc.METRIC_LABELS[metric]),
+            xOffset="side:N",
+            y=alt.Y("share:Q", title="share of wins", axis=alt.Axis(format="%")),
+            color=alt.Color("side:N"),
+            tooltip=["side:N", "v:O", "n:Q", alt.Tooltip("share:Q", format=".2%")],
         )
-        st.altair_chart(chart, width="stretch")
-        qt = svc.quantile_table([da, db_])
-        qt.insert(0, "side", ["A", "B"])
-        ui.table(qt, hide=())
+    )
+    st.altair_chart(chart, width="stretch")
+qt = svc.quantile_table(
+    [svc.distribution(v, m) for v in (va, vb) for m in ("huxi", "deng", "fan", "score")]
+)
+qt.insert(0, "side", ["A"] * 4 + ["B"] * 4)
+ui.table(qt, hide=())
 
 st.subheader("名堂 frequencies")
 cmp = svc.mingtang_compare(ma, mb)

@@ -35,31 +35,37 @@ for col, (name, m) in zip(c, means.items()):
 
 st.subheader("Distributions")
 st.caption("Click a bar to list those hands (Drill-down), then open one in the replay.")
-tabs = st.tabs([svc.METRIC_LABELS[m] for m in dists])
-for tab, (metric, d) in zip(tabs, dists.items()):
-    with tab:
-        sel = alt.selection_point(name="pick", fields=["v"], on="click")
-        chart = (
-            alt.Chart(d.counts)
-            .mark_bar()
-            .encode(
-                x=alt.X("v:O", title=svc.METRIC_LABELS[metric]),
-                y=alt.Y("share:Q", title="share of wins", axis=alt.Axis(format="%")),
-                tooltip=["v:O", "n:Q", alt.Tooltip("share:Q", format=".2%")],
-                opacity=alt.condition(sel, alt.value(1.0), alt.value(0.6)),
-            )
-            .add_params(sel)
+# One chart at a time (a radio, not tabs): tabs would draw all four in the browser.
+shown = st.radio(
+    "distribution of",
+    list(dists),
+    horizontal=True,
+    key="huxi_metric",
+    format_func=lambda m: svc.METRIC_LABELS[m],
+)
+metric, d = shown, dists[shown]
+sel = alt.selection_point(name="pick", fields=["v"], on="click")
+chart = (
+    alt.Chart(d.counts)
+    .mark_bar()
+    .encode(
+        x=alt.X("v:O", title=svc.METRIC_LABELS[metric]),
+        y=alt.Y("share:Q", title="share of wins", axis=alt.Axis(format="%")),
+        tooltip=["v:O", "n:Q", alt.Tooltip("share:Q", format=".2%")],
+        opacity=alt.condition(sel, alt.value(1.0), alt.value(0.6)),
+    )
+    .add_params(sel)
+)
+event = st.altair_chart(chart, width="stretch", on_select="rerun", key=f"hist_{metric}")
+selection: dict[str, Any] = dict(event.selection or {}) if event else {}
+picked = selection.get("pick")
+if picked:
+    v = picked[0].get("v")
+    if v is not None:
+        st.switch_page(
+            ui.PAGE_FILES["drilldown"],
+            query_params={"cond": f"{metric}_eq", "value": str(int(v))},
         )
-        event = st.altair_chart(chart, width="stretch", on_select="rerun", key=f"hist_{metric}")
-        selection: dict[str, Any] = dict(event.selection or {}) if event else {}
-        picked = selection.get("pick")
-        if picked:
-            v = picked[0].get("v")
-            if v is not None:
-                st.switch_page(
-                    ui.PAGE_FILES["drilldown"],
-                    query_params={"cond": f"{metric}_eq", "value": str(int(v))},
-                )
 ui.table(svc.quantile_table(dists.values()), hide=())
 cols = st.columns(3)
 with cols[0]:
