@@ -31,12 +31,21 @@ def hunan_deng(huxi: int, zimo: bool = False, tianhu: bool = False, formula: str
 
     A 天胡 counts as 自摸 (C5). ``formula='double'``: ⌊(2·胡息−12)/3⌋ + 1, where the +1 is
     that 自摸 (§11.2); ``'plain'``: the ordinary 等 + 1.
+
+    The table is defined from 15 胡息 (1 等). Under a lower threshold (``--set min_huxi=10``)
+    a win below 15 still scores the 1 等 of the lowest row, never 0 or less: a win never
+    costs the winner.
+
+    >>> [hunan_deng(h) for h in (15, 17, 18, 21)], hunan_deng(18, zimo=True)
+    ([1, 1, 2, 3], 3)
+    >>> [hunan_deng(h) for h in (10, 11, 12, 14)]
+    [1, 1, 1, 1]
     """
     if tianhu:
         if formula == "double":
-            return (2 * huxi - 12) // 3 + 1
-        return (huxi - 12) // 3 + 1
-    return (huxi - 12) // 3 + (1 if zimo else 0)
+            return max(1, (2 * huxi - 12) // 3) + 1
+        return max(1, (huxi - 12) // 3) + 1
+    return max(1, (huxi - 12) // 3) + (1 if zimo else 0)
 
 
 def luzhou_deng(hu: int, zimo: bool = False, formula: str = "minus9") -> int:
@@ -45,7 +54,7 @@ def luzhou_deng(hu: int, zimo: bool = False, formula: str = "minus9") -> int:
     自摸 (天胡 included) adds 1 before the multiplier (C36, C18).
     """
     base = hu - 9 if formula == "minus9" else 1 + (hu - 10) // 3
-    return base + (1 if zimo else 0)
+    return max(1, base) + (1 if zimo else 0)  # as Hunan: a win below the table scores 1
 
 
 def combine_fan(

@@ -119,3 +119,11 @@ def test_settle_zero_sum(n_seats: int) -> None:
 
 def test_settle_sitter_in_the_middle() -> None:
     assert settle(5, 3, (0, 1, 3), 4) == (-5, -5, 0, 10)
+
+
+def test_deng_never_below_one_under_a_lower_threshold_bug() -> None:
+    # With `--set min_huxi=10` a Hunan win of 10–14 胡息 had 等 ≤ 0 and the winner lost points.
+    for h in range(10, 15):
+        assert hunan_deng(h) == 1
+        assert hunan_deng(h, zimo=True) == 2
+    assert luzhou_deng(8) == 1
