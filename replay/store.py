@@ -262,11 +262,14 @@ def read_manifest(run_path: Path) -> dict[str, Any]:
         raise CorruptLog(f"unreadable manifest {path}: {e}") from None
     if not isinstance(m, dict) or m.get("format") != MANIFEST_FORMAT:
         raise CorruptLog(f"{path} is not a paohuzi run manifest")
-    if m.get("schema_version", 0) > schema.SCHEMA_VERSION:
+    version = m.get("schema_version")
+    if isinstance(version, int) and version > schema.SCHEMA_VERSION:
         raise CorruptLog(
-            f"{path}: schema version {m.get('schema_version')} is newer than this reader"
+            f"{path}: schema version {version} is newer than this reader"
             f" ({schema.SCHEMA_VERSION}); upgrade paohuzi"
         )
+    if version != schema.SCHEMA_VERSION:
+        raise CorruptLog(f"{path}: unknown schema version {version!r}")
     return m
 
 
@@ -347,15 +350,42 @@ def _arrow_to_duckdb(t: pa.DataType) -> str:
     return mapping.get(t, "BLOB")
 
 
+def listed_files(root: Path) -> dict[str, list[str]]:
+    """Per table, the shard files the runs' manifests list and that exist, in run and shard
+    order. A shard written but not yet listed, and a run whose manifest cannot be read, are
+    left out: readers only ever see finished shards."""
+    out: dict[str, list[str]] = {t: [] for t in schema.TABLES}
+    runs = root / "runs"
+    if not runs.is_dir():
+        return out
+    for path in sorted(runs.glob(f"run=*/{MANIFEST_NAME}")):
+        try:
+            m = read_manifest(path.parent)
+        except CorruptLog:
+            continue
+        for shard in sorted(m.get("shards", []), key=lambda sh: sh["index"]):
+            files = [path.parent / shard["files"][t]["path"] for t in schema.TABLES]
+            if all(f.is_file() for f in files):
+                for t, f in zip(schema.TABLES, files, strict=True):
+                    out[t].append(str(f))
+    return out
+
+
+def _listing_digest(listed: dict[str, list[str]]) -> str:
+    return hashlib.sha256(json.dumps(listed, sort_keys=True).encode()).hexdigest()
+
+
 def _build_views(con: Any, root: Path) -> dict[str, bool]:
-    """Create the views on ``con`` for the store at ``root``; which ones glob real files."""
+    """Create the views on ``con`` for the store at ``root`` over the listed shards; which
+    tables have files."""
     runs = root / "runs"
     globbed: dict[str, bool] = {}
+    listed = listed_files(root)
     for name, sch in schema.SCHEMAS.items():
-        pattern = str(runs / "run=*" / name / "*.parquet")
-        if any(runs.glob(f"run=*/{name}/*.parquet")):
+        if listed[name]:
+            files = ", ".join(_q(f) for f in listed[name])
             con.execute(
-                f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM read_parquet({_q(pattern)},"
+                f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM read_parquet([{files}],"
                 " hive_partitioning = true, union_by_name = true,"
                 " hive_types = {'run': VARCHAR})"
             )
@@ -372,7 +402,8 @@ def _build_views(con: Any, root: Path) -> dict[str, bool]:
         con.execute(
             f"CREATE OR REPLACE VIEW runs AS SELECT {fields}, j AS manifest, "
             f"parse_dirpath(filename) AS path FROM "
-            f"(SELECT content::JSON AS j, filename FROM read_text({_q(pattern)}))"
+            f"(SELECT content::JSON AS j, filename FROM read_text({_q(pattern)})"
+            " WHERE json_valid(content))"
         )
         globbed["runs"] = True
     else:
@@ -418,6 +449,7 @@ def refresh_catalog(root: Path) -> Path:
                 "root": str(root),
                 "schema_version": str(schema.SCHEMA_VERSION),
                 "globbed": ",".join(k for k, v in globbed.items() if v),
+                "listing": _listing_digest(listed_files(root)),
             }
             con.executemany("INSERT INTO catalog_meta VALUES (?, ?)", list(meta.items()))
             con.execute("CHECKPOINT")
@@ -598,8 +630,9 @@ class Store:
     def connect(self) -> Any:
         """A read-only DuckDB connection with the views ``runs``, ``hands``, ``events``.
 
-        Opens the catalog file read-only when it is current; otherwise (no catalog, moved
-        store, runs written since it was built) an in-memory connection with the same views.
+        The views read only the shards the manifests list. Opens the catalog file read-only
+        when it is current; otherwise (no catalog, moved store, shards finished since it was
+        built) an in-memory connection with the same views.
         """
         import duckdb
 
@@ -607,15 +640,8 @@ class Store:
             try:
                 con = duckdb.connect(str(self.catalog_path), read_only=True)
                 meta = dict(con.execute("SELECT key, value FROM catalog_meta").fetchall())
-                globbed = set(filter(None, meta.get("globbed", "").split(",")))
-                stale = any(
-                    t not in globbed and any((self.root / "runs").glob(f"run=*/{g}"))
-                    for t, g in (
-                        ("hands", "hands/*.parquet"),
-                        ("events", "events/*.parquet"),
-                        ("runs", MANIFEST_NAME),
-                    )
-                )
+                # Stale when the finished shards differ from those the catalog was built on.
+                stale = meta.get("listing") != _listing_digest(listed_files(self.root))
                 if (
                     meta.get("root") == str(self.root)
                     and meta.get("schema_version") == str(schema.SCHEMA_VERSION)

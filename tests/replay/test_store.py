@@ -256,3 +256,19 @@ def test_options_mask() -> None:
     assert schema.options_mask([0, 2]) == k[ActionKind.PASS] | k[ActionKind.PENG]
     assert schema.options_mask([0, 101, 144]) == k[ActionKind.PASS] | k[ActionKind.CHI]
     assert schema.options_mask([2]) == k[ActionKind.PENG]
+
+
+def test_catalog_reads_only_listed_shards_bug(tmp_path: Path) -> None:
+    # The views globbed every Parquet file: an unlisted (unfinished) shard was read, and a run
+    # with an unreadable manifest broke every query of the store.
+    run = small_run(tmp_path, "a")
+    small_run(tmp_path, "b", deals=24)
+    extra = run.path / "hands" / "part-09999.parquet"
+    shutil.copy(run.shard_path(run.shards[0], "hands"), extra)
+    (tmp_path / "runs" / "run=b" / "manifest.json").write_text("{not json")
+    con = open_store(tmp_path).connect()
+    assert con.execute("SELECT run, count(*) FROM hands GROUP BY run").fetchall() == [("a", 40)]
+    assert con.execute("SELECT run FROM runs").fetchall() == [("a",)]
+    # The catalog file is stale once a shard is listed or dropped, and is rebuilt in memory.
+    store.refresh_catalog(tmp_path)
+    assert open_store(tmp_path).connect().execute("SELECT count(*) FROM hands").fetchone() == (40,)
