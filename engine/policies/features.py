@@ -32,6 +32,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from engine.cards import NUM_KINDS
 from engine.groups import Group, GroupKind, eat_shapes_for, huxi, same_face_huxi
@@ -156,11 +157,11 @@ class Tables:
         # per face c: the partial shapes (a < b, their completed shape's 胡息 share) it completes
         completes: list[list[tuple[int, int, float]]] = [[] for _ in range(NUM_KINDS)]
         for k in range(NUM_KINDS):
-            for o, c1, c2, hx in self.part[k]:
+            for o, c1, c2, share in self.part[k]:
                 if o > k:
                     for c in (c1, c2):
                         if c != SENT:
-                            completes[c].append((k, o, hx))
+                            completes[c].append((k, o, share))
         self.completes = tuple(tuple(x) for x in completes)
         self.nbr = tuple(
             tuple(sorted({k} | {o for o, *_ in self.part[k]})) for k in range(NUM_KINDS)
@@ -172,7 +173,9 @@ class Tables:
         # counted at the small black value (as Observation.visible_meld_huxi does)
         assert GroupKind.CHI == 0
         self.same: list[tuple[int, ...]] = [
-            tuple(same_face_huxi(kind, k, rules) for k in range(NUM_KINDS)) if kind else ()
+            tuple(same_face_huxi(GroupKind(kind), k, rules) for k in range(NUM_KINDS))
+            if kind
+            else ()
             for kind in range(GroupKind.TI + 1)
         ]
         self.hidden_wei = same_face_huxi(GroupKind.WEI, 0, rules)
@@ -422,7 +425,7 @@ class View:
         self.quads = obs.quads(seat)
         self.banned = obs.stinky | obs.discarded_faces(seat)
         self.scorer: Scorer | None = None  # set by the policy (it owns the weights)
-        self.extra: object = None  # a policy's own per-decision facts
+        self.extra: Any = None  # a policy's own per-decision facts
 
     @property
     def n_cards(self) -> int:

@@ -104,6 +104,7 @@ class GreedyPolicy:
 
     def choose_discard(self, v: F.View, legal: Sequence[int], rng: random.Random) -> int:
         h, f = v.h, v.f
+        assert v.scorer is not None
         value = v.scorer.value
         bonus = self.discard_bonus(v)
         best: list[int] = []
@@ -165,6 +166,7 @@ class GreedyPolicy:
         the least valuable of those and of the ``loose`` kinds (of every kind if there is
         none; its heuristic extras are left out here)."""
         h, t = v.h, v.t
+        assert v.scorer is not None
         value = v.scorer.value
         h2 = h[:]
         f2 = v.f[:]
