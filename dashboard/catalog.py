@@ -35,8 +35,8 @@ import duckdb
 import pyarrow as pa
 
 from dashboard.services.store import StoreState
-from engine.mingtang import REGISTRY
 from replay import schema
+from replay.store import create_code_tables
 
 _TYPES = {
     pa.uint8(): "UTINYINT",
@@ -138,25 +138,7 @@ def _build(con: Any, state: StoreState) -> None:
     ]
     if rows:
         con.executemany(f"INSERT INTO runs VALUES ({', '.join('?' * len(RUN_COLUMNS))})", rows)
-    c = schema.codes()
-    for table, key in (
-        ("outcome_codes", "outcome"),
-        ("source_codes", "source"),
-        ("action_kinds", "action_kind"),
-    ):
-        con.execute(f"CREATE TABLE {table} (code UTINYINT, name VARCHAR)")
-        con.executemany(f"INSERT INTO {table} VALUES (?, ?)", [(v, k) for k, v in c[key].items()])
-    con.execute(
-        "CREATE TABLE mingtang_codes (bit UTINYINT, pinyin VARCHAR, name VARCHAR,"
-        " level VARCHAR, fan INTEGER)"
-    )
-    con.executemany(
-        "INSERT INTO mingtang_codes VALUES (?, ?, ?, ?, ?)",
-        [
-            (m["bit"], m["pinyin"], m["name"], m["level"], int(REGISTRY[m["pinyin"]].fan))
-            for m in c["mingtang"]
-        ],
-    )
+    create_code_tables(con)
 
 
 def open_catalog(state: StoreState) -> duckdb.DuckDBPyConnection:

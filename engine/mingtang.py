@@ -18,23 +18,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from engine.groups import Group, GroupKind
+from engine.groups import SAME_FACE_KINDS, Group, GroupKind
 
 LEVELS = {"basic": 0, "half": 1, "full": 2}
 
 # Groups that keep a hand 对对胡: same-face groups and the 将 (no 一句话, no 绞).
-_DUIDUI_KINDS = frozenset(
-    {
-        GroupKind.PENG,
-        GroupKind.WEI,
-        GroupKind.CHOUWEI,
-        GroupKind.PAO,
-        GroupKind.TI,
-        GroupKind.KAN,
-        GroupKind.PENG_HU,
-        GroupKind.JIANG,
-    }
-)
+_DUIDUI_KINDS = SAME_FACE_KINDS | {GroupKind.JIANG}
 
 
 @dataclass(frozen=True, slots=True)

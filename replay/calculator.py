@@ -41,7 +41,15 @@ from engine.cards import (
     parse_cards,
 )
 from engine.errors import InvalidNotation, PaohuziError
-from engine.groups import EAT_SHAPES, QUAD_KINDS, TABLE_KINDS, Group, GroupKind, is_one_five_ten
+from engine.groups import (
+    EAT_SHAPES,
+    QUAD_KINDS,
+    SAME_FACE_KINDS,
+    TABLE_KINDS,
+    Group,
+    GroupKind,
+    is_one_five_ten,
+)
 from engine.hu import NOWIN_TEXT, HuContext, HuResult, NoWin, Source
 from engine.melds import format_meld, parse_meld
 from engine.rules import RuleSet, find_rules
@@ -95,17 +103,6 @@ _ASCII_LABELS = {
     GroupKind.PENG_HU: "penghu",
     GroupKind.JIANG: "jiang",
 }
-_SAME_FACE = frozenset(
-    {
-        GroupKind.PENG,
-        GroupKind.WEI,
-        GroupKind.CHOUWEI,
-        GroupKind.PAO,
-        GroupKind.TI,
-        GroupKind.KAN,
-        GroupKind.PENG_HU,
-    }
-)
 
 
 # --------------------------------------------------------------------------- parsing
@@ -374,7 +371,7 @@ def _group_label(g: Group, ascii: bool) -> str:
     if not ascii:
         return str(g)
     label = _ASCII_LABELS[g.kind]
-    cards = card_ascii(g.cards[0]) if g.kind in _SAME_FACE else _fmt_cards(g.cards, True)
+    cards = card_ascii(g.cards[0]) if g.kind in SAME_FACE_KINDS else _fmt_cards(g.cards, True)
     return f"{label} {cards}" if label else cards
 
 

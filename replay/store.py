@@ -412,6 +412,16 @@ def _build_views(con: Any, root: Path) -> dict[str, bool]:
             " path FROM (SELECT NULL::JSON AS j) WHERE false"
         )
         globbed["runs"] = False
+    create_code_tables(con)
+    return globbed
+
+
+def create_code_tables(con: Any) -> None:
+    """The code tables of :func:`replay.schema.codes` on ``con``: ``outcome_codes``,
+    ``source_codes``, ``action_kinds`` (code, name) and ``mingtang_codes`` (bit, pinyin, name,
+    level, fan)."""
+    from engine.mingtang import REGISTRY
+
     c = schema.codes()
     for table, key in (
         ("outcome_codes", "outcome"),
@@ -422,13 +432,15 @@ def _build_views(con: Any, root: Path) -> dict[str, bool]:
         con.executemany(f"INSERT INTO {table} VALUES (?, ?)", [(v, k) for k, v in c[key].items()])
     con.execute(
         "CREATE OR REPLACE TABLE mingtang_codes (bit UTINYINT, pinyin VARCHAR, name VARCHAR,"
-        " level VARCHAR)"
+        " level VARCHAR, fan INTEGER)"
     )
     con.executemany(
-        "INSERT INTO mingtang_codes VALUES (?, ?, ?, ?)",
-        [(m["bit"], m["pinyin"], m["name"], m["level"]) for m in c["mingtang"]],
+        "INSERT INTO mingtang_codes VALUES (?, ?, ?, ?, ?)",
+        [
+            (m["bit"], m["pinyin"], m["name"], m["level"], int(REGISTRY[m["pinyin"]].fan))
+            for m in c["mingtang"]
+        ],
     )
-    return globbed
 
 
 def refresh_catalog(root: Path) -> Path:

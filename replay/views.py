@@ -35,20 +35,6 @@ if TYPE_CHECKING:
 #: Version of the view's layout (bump on an incompatible change).
 VIEW_VERSION = 1
 
-_KIND_NAMES = {
-    GroupKind.CHI: "chi",
-    GroupKind.PENG: "peng",
-    GroupKind.WEI: "wei",
-    GroupKind.CHOUWEI: "chouwei",
-    GroupKind.PAO: "pao",
-    GroupKind.TI: "ti",
-    GroupKind.SENTENCE: "sentence",
-    GroupKind.JIAO: "jiao",
-    GroupKind.KAN: "kan",
-    GroupKind.PENG_HU: "peng_hu",
-    GroupKind.JIANG: "jiang",
-}
-
 
 def cards_view(kinds: list[int] | tuple[int, ...]) -> dict[str, Any]:
     """``{"text": "一二柒", "kinds": [0, 1, 16], "red": 1}``."""
@@ -61,7 +47,7 @@ def group_view(g: Group, value: int, hidden: bool = False) -> dict[str, Any]:
     if hidden:
         return {"kind": "wei", "label": "偎?", "hidden": True, "cards": None, "huxi": value}
     return {
-        "kind": _KIND_NAMES[g.kind],
+        "kind": g.kind.name.lower(),
         "label": str(g),
         "hidden": False,
         "cards": cards_view(g.cards),
