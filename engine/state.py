@@ -30,7 +30,7 @@ from enum import IntEnum
 
 from engine import actions as A
 from engine.actions import action_str, chi_groups
-from engine.cards import COPIES, DECK_SIZE, NUM_KINDS, format_cards, is_red
+from engine.cards import COPIES, DECK_SIZE, NUM_KINDS, card_char, format_cards, is_red
 from engine.errors import IllegalAction
 from engine.groups import (
     EAT_SHAPE_ID,
@@ -327,15 +327,27 @@ class State:
         if seat not in self.pending or seat in self.declared:
             raise IllegalAction(
                 f"seat {seat} may not act now ({_astr(action)}); deciders {list(self.deciders())}"
-                f" at step {len(self.history)}"
+                f" at step {len(self.history)} in {self._where(seat)}"
             )
         if action not in self.pending[seat]:
             legal = ", ".join(action_str(a) for a in self.pending[seat])
             raise IllegalAction(
                 f"illegal action {_astr(action)} for seat {seat} at step {len(self.history)};"
-                f" legal: {legal}"
+                f" legal: {legal}; in {self._where(seat)}"
             )
         self.apply(seat, action)
+
+    def _where(self, seat: int) -> str:
+        """The state around a decision, in notation, for error messages."""
+        card = ""
+        if self.card is not None and self.card_kind is not None:
+            card = (
+                f", card {card_char(self.card)} {self.card_kind.name.lower()} by seat {self.owner}"
+            )
+        return (
+            f"<{self.phase.name.lower()}{card}, stock {len(self.stock)},"
+            f" seat {seat} hand {format_cards(self._hand_list(seat)) or '-'}>"
+        )
 
     def n_cards(self, seat: int) -> int:
         """N: hand plus table cards (§7)."""
