@@ -664,8 +664,11 @@ class State:
             free[b] += 1
         if not options:
             return []
-        # C14: illegal if a discard would be owed with no hand card left.
+        # C14: illegal if a discard would be owed with no hand card left (a 吃 of at most 3
+        # groups uses at most 8 hand cards, so only a small hand can be emptied).
         hand = self.hand_size[seat]
+        if hand > 8:
+            return list(options)
         return [
             code
             for code in options
