@@ -1,0 +1,1151 @@
+"""The compiled state machine: one hand of 跑胡子 in a flat int32 array (mirrors engine.state).
+
+Every kernel is ``@njit(cache=True)`` over integer arrays. A hand is ``(rules, deck, dealer,
+decisions)`` exactly as in :mod:`engine.state`; the kernels take the same decisions, offer the
+same sorted legal action codes (``engine.actions``) and record the same outcome.
+
+Arrays
+------
+``rp`` (int64, :func:`rule_table`): the rule switches the state machine reads, the 吃 shape
+tables of the rule set and the 胡息 of every table meld (offsets ``RP_*``).
+
+``hp`` (int64): the hu kernel's parameters, ``engine.fast.hu.rule_params(rules)``.
+
+``st`` (int32, ``STATE_SIZE``): the state. Per-seat blocks are indexed ``OFF + seat`` (or
+``OFF + seat * width + i``); ``-1`` means "none" in every optional scalar.
+
+=================  ==========  ===========================================================
+offset             width       meaning (the engine.state attribute)
+=================  ==========  ===========================================================
+HANDS              4 × 20      hand count vectors (``hands``)
+HAND_SIZE          4           ``hand_size``
+MELD_N             4           number of table melds per seat
+MELD_KIND          4 × 16      ``GroupKind`` of each meld, in table order (``melds``)
+MELD_ID            4 × 16      its face (same-face kinds) or its eat shape id (CHI)
+TABLE_CARDS        4           ``table_cards``
+QUADS              4           ``quads`` (跑 + 提)
+DISCARDED          4           bitmask of faces discarded (``discarded``, §6.2)
+STINKY             4           臭牌 bitmask (``stinky``, §6.1)
+RENPENG            4           忍碰 bitmask (``renpeng``)
+CHOUHU             4 × 20      臭胡 memory: meldHuxi at the pass, -1 if none (``chouhu``)
+DISCARDS           4 × 32      every card discarded, in order; DISCARDS_N the counts
+RIGHT              4 × 32      dead cards to the right (``right``); RIGHT_N the counts
+STOCK              19          the stock in draw order; STOCK_POS the next card to draw
+QUEUE              16          remaining dealt 提s, seat·20 + face; QUEUE_N, QUEUE_POS
+PEND_SEATS         3           seats asked, in ``pending`` order; PEND_NS how many
+PEND_N             4           number of legal actions of each seat
+PEND_A             4 × 96      the sorted legal action codes of each seat
+DECL               4           declared action, -1 if not yet (``declared``)
+HURES              4 × 8       the hu result of each eligible seat (``_hu``): win, huxi,
+                               deng, fan, score, mingtang mask, zimo
+BEST_RANK          4           claim rank offered (``_best_rank``); PENG_SEAT
+OUT_*              …           the outcome (kind -1 while playing), OUT_DELTA 4 deltas
+scalars                        N_SEATS DEALER SITTER ACTIVE[3] XIA[4] SHANG[4] N_DRAWS
+                               DEALER_DISCARDS CARD CARD_KIND OWNER PHASE FORCED LIANG
+                               LIANG_KNOWN BOTTOM N_SHOWN BOTTOM_SWAPS N_HIST
+=================  ==========  ===========================================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.actions import CHI_BASE, DISCARD_BASE, HU, PAO_BASE, PASS, PENG, TI_BASE, WEI_BASE
+from engine.groups import EAT_SHAPES, Group, GroupKind, huxi, is_one_five_ten
+from engine.rules import RuleSet
+
+# ---------------------------------------------------------------------------------------------
+# Constants (mirrors of engine.state enums)
+# ---------------------------------------------------------------------------------------------
+
+PH_INIT_TI, PH_LIANG_HU, PH_DISCARD, PH_DRAW_TAKE = 0, 1, 2, 3
+PH_CLAIM_HU, PH_CLAIM_PAO, PH_CLAIM_TAKE, PH_END = 4, 5, 6, 7
+CK_DRAWN, CK_DISCARDED, CK_LIANG = 0, 1, 2
+OK_HU, OK_HUANGZHUANG, OK_TIANHU_AUTO, OK_TIANHU = 0, 1, 2, 3
+SRC_OWN_DRAW, SRC_OTHER_DRAW, SRC_LIANG_DEALER, SRC_LIANG_OTHER, SRC_DISCARD = 0, 1, 2, 3, 4
+GK_CHI, GK_PENG, GK_WEI, GK_CHOUWEI, GK_PAO, GK_TI = 0, 1, 2, 3, 4, 5
+RANK_PENG, RANK_OWNER_CHI, RANK_XIA_CHI = 3, 2, 1
+_ANY, _NONE = -1, -2
+RADIX = len(EAT_SHAPES) + 1
+N_SHAPES = len(EAT_SHAPES)
+
+MAXM = 16  # table melds per seat (a seat holds at most 7 groups + 4-card melds; 16 is ample)
+MAXA = 96  # legal actions per seat
+MAXD = 32  # discards / right cards per seat
+HR_W = 8  # hu result width
+
+# The eat shapes (engine.groups.EAT_SHAPES) as an array, and which are 1-5-10.
+SHAPES = np.array(EAT_SHAPES, dtype=np.int64)
+SHAPE_1510 = np.array([is_one_five_ten(s) for s in EAT_SHAPES], dtype=np.int64)
+
+# ---------------------------------------------------------------------------------------------
+# State layout
+# ---------------------------------------------------------------------------------------------
+
+_layout: list[tuple[str, int]] = [
+    ("HANDS", 80),
+    ("HAND_SIZE", 4),
+    ("MELD_N", 4),
+    ("MELD_KIND", 4 * MAXM),
+    ("MELD_ID", 4 * MAXM),
+    ("TABLE_CARDS", 4),
+    ("QUADS", 4),
+    ("DISCARDED", 4),
+    ("STINKY", 4),
+    ("RENPENG", 4),
+    ("CHOUHU", 80),
+    ("DISCARDS", 4 * MAXD),
+    ("DISCARDS_N", 4),
+    ("RIGHT", 4 * MAXD),
+    ("RIGHT_N", 4),
+    ("STOCK", 19),
+    ("STOCK_POS", 1),
+    ("QUEUE", 16),
+    ("QUEUE_N", 1),
+    ("QUEUE_POS", 1),
+    ("PEND_SEATS", 3),
+    ("PEND_NS", 1),
+    ("PEND_N", 4),
+    ("PEND_A", 4 * MAXA),
+    ("DECL", 4),
+    ("N_DECL", 1),
+    ("HURES", 4 * HR_W),
+    ("BEST_RANK", 4),
+    ("PENG_SEAT", 1),
+    ("OUT_KIND", 1),
+    ("OUT_WINNER", 1),
+    ("OUT_SOURCE", 1),
+    ("OUT_CARD", 1),
+    ("OUT_FROM", 1),
+    ("OUT_HUXI", 1),
+    ("OUT_DENG", 1),
+    ("OUT_FAN", 1),
+    ("OUT_SCORE", 1),
+    ("OUT_MT", 1),
+    ("OUT_ZIMO", 1),
+    ("OUT_DELTA", 4),
+    ("N_SEATS", 1),
+    ("DEALER", 1),
+    ("SITTER", 1),
+    ("ACTIVE", 3),
+    ("XIA", 4),
+    ("SHANG", 4),
+    ("N_DRAWS", 1),
+    ("DEALER_DISCARDS", 1),
+    ("CARD", 1),
+    ("CARD_KIND", 1),
+    ("OWNER", 1),
+    ("PHASE", 1),
+    ("FORCED", 1),
+    ("LIANG", 1),
+    ("LIANG_KNOWN", 1),
+    ("BOTTOM", 1),
+    ("N_SHOWN", 1),
+    ("BOTTOM_SWAPS", 1),
+    ("N_HIST", 1),
+]
+_o = 0
+OFFSETS: dict[str, int] = {}
+for _name, _w in _layout:
+    OFFSETS[_name] = _o
+    _o += _w
+STATE_SIZE = _o
+
+HANDS = OFFSETS["HANDS"]
+HAND_SIZE = OFFSETS["HAND_SIZE"]
+MELD_N = OFFSETS["MELD_N"]
+MELD_KIND = OFFSETS["MELD_KIND"]
+MELD_ID = OFFSETS["MELD_ID"]
+TABLE_CARDS = OFFSETS["TABLE_CARDS"]
+QUADS = OFFSETS["QUADS"]
+DISCARDED = OFFSETS["DISCARDED"]
+STINKY = OFFSETS["STINKY"]
+RENPENG = OFFSETS["RENPENG"]
+CHOUHU = OFFSETS["CHOUHU"]
+DISCARDS = OFFSETS["DISCARDS"]
+DISCARDS_N = OFFSETS["DISCARDS_N"]
+RIGHT = OFFSETS["RIGHT"]
+RIGHT_N = OFFSETS["RIGHT_N"]
+STOCK = OFFSETS["STOCK"]
+STOCK_POS = OFFSETS["STOCK_POS"]
+QUEUE = OFFSETS["QUEUE"]
+QUEUE_N = OFFSETS["QUEUE_N"]
+QUEUE_POS = OFFSETS["QUEUE_POS"]
+PEND_SEATS = OFFSETS["PEND_SEATS"]
+PEND_NS = OFFSETS["PEND_NS"]
+PEND_N = OFFSETS["PEND_N"]
+PEND_A = OFFSETS["PEND_A"]
+DECL = OFFSETS["DECL"]
+N_DECL = OFFSETS["N_DECL"]
+HURES = OFFSETS["HURES"]
+BEST_RANK = OFFSETS["BEST_RANK"]
+PENG_SEAT = OFFSETS["PENG_SEAT"]
+OUT_KIND = OFFSETS["OUT_KIND"]
+OUT_WINNER = OFFSETS["OUT_WINNER"]
+OUT_SOURCE = OFFSETS["OUT_SOURCE"]
+OUT_CARD = OFFSETS["OUT_CARD"]
+OUT_FROM = OFFSETS["OUT_FROM"]
+OUT_HUXI = OFFSETS["OUT_HUXI"]
+OUT_DENG = OFFSETS["OUT_DENG"]
+OUT_FAN = OFFSETS["OUT_FAN"]
+OUT_SCORE = OFFSETS["OUT_SCORE"]
+OUT_MT = OFFSETS["OUT_MT"]
+OUT_ZIMO = OFFSETS["OUT_ZIMO"]
+OUT_DELTA = OFFSETS["OUT_DELTA"]
+N_SEATS = OFFSETS["N_SEATS"]
+DEALER = OFFSETS["DEALER"]
+SITTER = OFFSETS["SITTER"]
+ACTIVE = OFFSETS["ACTIVE"]
+XIA = OFFSETS["XIA"]
+SHANG = OFFSETS["SHANG"]
+N_DRAWS = OFFSETS["N_DRAWS"]
+DEALER_DISCARDS = OFFSETS["DEALER_DISCARDS"]
+CARD = OFFSETS["CARD"]
+CARD_KIND = OFFSETS["CARD_KIND"]
+OWNER = OFFSETS["OWNER"]
+PHASE = OFFSETS["PHASE"]
+FORCED = OFFSETS["FORCED"]
+LIANG = OFFSETS["LIANG"]
+LIANG_KNOWN = OFFSETS["LIANG_KNOWN"]
+BOTTOM = OFFSETS["BOTTOM"]
+N_SHOWN = OFFSETS["N_SHOWN"]
+BOTTOM_SWAPS = OFFSETS["BOTTOM_SWAPS"]
+N_HIST = OFFSETS["N_HIST"]
+
+# ---------------------------------------------------------------------------------------------
+# Rule table
+# ---------------------------------------------------------------------------------------------
+
+RP_PLAYERS = 0
+RP_LUZHOU = 1
+RP_HU_ON_DISCARDS = 2
+RP_ONE_FIVE_TEN = 3
+RP_CHOUHU = 4
+RP_PENG_COMPULSORY = 5
+RP_PARTNERS = 8  # 20: Game.partners (bitmask of kinds sharing an eat shape)
+RP_SW_N = RP_PARTNERS + 20  # 20: number of legal eat shapes containing kind c
+RP_SW = RP_SW_N + 20  # 20 × 8: their shape ids (ascending)
+RP_SW_A = RP_SW + 160  # 20 × 8: the shape minus one copy of c, first card
+RP_SW_B = RP_SW_A + 160  # 20 × 8: second card
+RP_MHX = RP_SW_B + 160  # 6 × 40: 胡息 of a table meld by GroupKind and face / shape id
+RP_SIZE = RP_MHX + 6 * 40
+
+
+def rule_table(rules: RuleSet) -> np.ndarray:
+    """The ``rp`` array of a rule set (built from the reference's own tables)."""
+    from engine.state import Game
+
+    game = Game(rules)
+    rp = np.zeros(RP_SIZE, dtype=np.int64)
+    rp[RP_PLAYERS] = rules.players
+    rp[RP_LUZHOU] = int(rules.luzhou)
+    rp[RP_HU_ON_DISCARDS] = int(rules.hu_on_discards)
+    rp[RP_ONE_FIVE_TEN] = int(rules.one_five_ten)
+    rp[RP_CHOUHU] = int(rules.chouhu)
+    rp[RP_PENG_COMPULSORY] = int(rules.peng_compulsory)
+    shape_id = {s: i for i, s in enumerate(EAT_SHAPES)}
+    for k in range(20):
+        rp[RP_PARTNERS + k] = game.partners[k]
+        sw = game.shapes_with[k]
+        assert len(sw) <= 8
+        rp[RP_SW_N + k] = len(sw)
+        for j, (shape, (a, b)) in enumerate(sw):
+            rp[RP_SW + k * 8 + j] = shape_id[shape]
+            rp[RP_SW_A + k * 8 + j] = a
+            rp[RP_SW_B + k * 8 + j] = b
+    for kind in (GroupKind.PENG, GroupKind.WEI, GroupKind.CHOUWEI, GroupKind.PAO, GroupKind.TI):
+        size = 4 if kind in (GroupKind.PAO, GroupKind.TI) else 3
+        for k in range(20):
+            rp[RP_MHX + int(kind) * 40 + k] = huxi(Group(kind, (k,) * size), rules)
+    for i, s in enumerate(EAT_SHAPES):
+        rp[RP_MHX + int(GroupKind.CHI) * 40 + i] = huxi(Group(GroupKind.CHI, s), rules)
+    return rp
+
+
+# ---------------------------------------------------------------------------------------------
+# The hu bridge (engine.fast.hu); see hu_bridge.py
+# ---------------------------------------------------------------------------------------------
+
+from engine.fast.hu_bridge import auto_tianhu, eval_hu  # noqa: E402
+
+# ---------------------------------------------------------------------------------------------
+# Small helpers
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def n_cards(st, seat):
+    return st[HAND_SIZE + seat] + st[TABLE_CARDS + seat]
+
+
+@njit(cache=True)
+def target(st, seat):
+    q = st[QUADS + seat]
+    return 20 + (q - 1 if q > 1 else 0)
+
+
+@njit(cache=True)
+def stock_left(st):
+    return 19 - st[STOCK_POS]
+
+
+@njit(cache=True)
+def meld_huxi(rp, st, seat):
+    t = 0
+    for i in range(st[MELD_N + seat]):
+        t += rp[RP_MHX + st[MELD_KIND + seat * MAXM + i] * 40 + st[MELD_ID + seat * MAXM + i]]
+    return t
+
+
+@njit(cache=True)
+def _has_wei(st, seat, k):
+    for i in range(st[MELD_N + seat]):
+        kd = st[MELD_KIND + seat * MAXM + i]
+        if (kd == GK_WEI or kd == GK_CHOUWEI) and st[MELD_ID + seat * MAXM + i] == k:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _meld_index(st, seat, k, kinds_mask):
+    for i in range(st[MELD_N + seat]):
+        kd = st[MELD_KIND + seat * MAXM + i]
+        if kinds_mask >> kd & 1 and kd != GK_CHI and st[MELD_ID + seat * MAXM + i] == k:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def _ask1(st, phase, seat, code, forced):
+    st[PHASE] = phase
+    st[PEND_NS] = 1
+    st[PEND_SEATS] = seat
+    for s in range(4):
+        st[PEND_N + s] = 0
+        st[DECL + s] = -1
+    st[PEND_N + seat] = 1
+    st[PEND_A + seat * MAXA] = code
+    st[N_DECL] = 0
+    st[FORCED] = forced
+
+
+@njit(cache=True)
+def _clear_pending(st):
+    st[PEND_NS] = 0
+    for s in range(4):
+        st[PEND_N + s] = 0
+        st[DECL + s] = -1
+    st[N_DECL] = 0
+
+
+@njit(cache=True)
+def _add_pending_seat(st, seat):
+    """Insert ``seat`` into the pending order if absent (dict insertion order)."""
+    for i in range(st[PEND_NS]):
+        if st[PEND_SEATS + i] == seat:
+            return
+    st[PEND_SEATS + st[PEND_NS]] = seat
+    st[PEND_NS] += 1
+
+
+@njit(cache=True)
+def _finish(st, kind, winner, source, res_seat, card, from_seat):
+    """Outcome; ``res_seat`` >= 0: the hu result stored at HURES + res_seat."""
+    st[OUT_KIND] = kind
+    st[OUT_WINNER] = winner
+    st[OUT_SOURCE] = source
+    st[OUT_CARD] = card
+    st[OUT_FROM] = from_seat
+    for s in range(4):
+        st[OUT_DELTA + s] = 0
+    if winner >= 0:
+        b = HURES + res_seat * HR_W
+        st[OUT_HUXI] = st[b + 1]
+        st[OUT_DENG] = st[b + 2]
+        st[OUT_FAN] = st[b + 3]
+        st[OUT_SCORE] = st[b + 4]
+        st[OUT_MT] = st[b + 5]
+        st[OUT_ZIMO] = st[b + 6]
+        score = st[b + 4]
+        n = 0
+        for i in range(3):
+            s = st[ACTIVE + i]
+            if s != winner:
+                st[OUT_DELTA + s] = -score
+                n += 1
+        st[OUT_DELTA + winner] = score * n
+    else:
+        st[OUT_HUXI] = 0
+        st[OUT_DENG] = 0
+        st[OUT_FAN] = 0
+        st[OUT_SCORE] = 0
+        st[OUT_MT] = 0
+        st[OUT_ZIMO] = -1
+    st[PHASE] = PH_END
+    _clear_pending(st)
+    st[FORCED] = 0
+
+
+@njit(cache=True)
+def _is_red(k):
+    m = k % 10
+    return m == 1 or m == 6 or m == 9
+
+
+@njit(cache=True)
+def _from_hand(st, seat, k, n):
+    st[HANDS + seat * 20 + k] -= n
+    st[HAND_SIZE + seat] -= n
+    if seat == st[DEALER] and k == st[LIANG]:
+        st[LIANG_KNOWN] = 0
+
+
+@njit(cache=True)
+def _add_meld(st, seat, kind, mid, ncards):
+    i = st[MELD_N + seat]
+    st[MELD_KIND + seat * MAXM + i] = kind
+    st[MELD_ID + seat * MAXM + i] = mid
+    st[MELD_N + seat] = i + 1
+    st[TABLE_CARDS + seat] += ncards
+    if kind == GK_PAO or kind == GK_TI:
+        st[QUADS + seat] += 1
+
+
+@njit(cache=True)
+def _replace_meld(st, seat, i, kind):
+    # the replaced meld is a 3-card same-face meld; the new one a 4-card quad
+    st[MELD_KIND + seat * MAXM + i] = kind
+    st[TABLE_CARDS + seat] += 1
+    st[QUADS + seat] += 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Deal
+# ---------------------------------------------------------------------------------------------
+
+# Continuations of the reference's call chain (its methods call each other; here a loop).
+C_DONE, C_DRAW, C_CLAIM_HU, C_CLAIM_PAO, C_CLAIM_TAKE = 0, 1, 2, 3, 4
+C_NOBODY, C_POST_TAKE, C_NEXT_INIT_TI, C_LIANG_HU, C_DEALER_TURN = 5, 6, 7, 8, 9
+
+
+@njit(cache=True)
+def new_state(rp, hp, deck, dealer, st):
+    """Deal ``deck`` with ``dealer`` into ``st`` and run to the first decision (State())."""
+    st[:] = 0
+    n = rp[RP_PLAYERS]
+    st[N_SEATS] = n
+    st[DEALER] = dealer
+    if n == 4:
+        st[SITTER] = (dealer + 2) % 4
+        st[ACTIVE] = dealer
+        st[ACTIVE + 1] = (dealer + 1) % 4
+        st[ACTIVE + 2] = (dealer + 3) % 4
+    else:
+        st[SITTER] = -1
+        st[ACTIVE] = dealer
+        st[ACTIVE + 1] = (dealer + 1) % 3
+        st[ACTIVE + 2] = (dealer + 2) % 3
+    for i in range(3):
+        s = st[ACTIVE + i]
+        st[XIA + s] = st[ACTIVE + (i + 1) % 3]
+        st[SHANG + s] = st[ACTIVE + (i + 2) % 3]
+    for s in range(4):
+        st[DECL + s] = -1
+        for k in range(20):
+            st[CHOUHU + s * 20 + k] = -1
+    st[CARD] = -1
+    st[CARD_KIND] = -1
+    st[OWNER] = -1
+    st[PENG_SEAT] = -1
+    st[OUT_KIND] = -1
+    st[OUT_WINNER] = -1
+    st[PHASE] = PH_END
+    # _deal
+    for i in range(3):
+        seat = st[ACTIVE + i]
+        lo = 20 * i
+        for j in range(lo, lo + 20):
+            st[HANDS + seat * 20 + deck[j]] += 1
+        st[HAND_SIZE + seat] = 20
+    d = st[ACTIVE]
+    st[HANDS + d * 20 + deck[60]] += 1
+    st[HAND_SIZE + d] = 21
+    stock = np.empty(19, dtype=np.int64)
+    for i in range(19):
+        stock[i] = deck[61 + i]
+    swaps = 0
+    if n == 4:
+        shown = 2 if rp[RP_LUZHOU] else 1
+        while swaps < 19:
+            red = -1
+            for i in range(18, 18 - shown, -1):
+                if _is_red(stock[i]):
+                    red = i
+                    break
+            if red < 0:
+                break
+            c = stock[red]
+            for i in range(red, 0, -1):
+                stock[i] = stock[i - 1]
+            stock[0] = c
+            swaps += 1
+        st[LIANG] = -1
+        st[BOTTOM] = stock[18]
+        st[N_SHOWN] = shown
+    else:
+        st[LIANG] = deck[60]
+        st[BOTTOM] = -1
+        st[N_SHOWN] = 0
+    st[BOTTOM_SWAPS] = swaps
+    st[LIANG_KNOWN] = 1 if st[LIANG] >= 0 else 0
+    for i in range(19):
+        st[STOCK + i] = stock[i]
+    st[STOCK_POS] = 0
+    # §9 step 2: automatic 3提/5坎 天胡
+    res = np.zeros(HR_W, dtype=np.int64)
+    for i in range(3):
+        seat = st[ACTIVE + i]
+        if auto_tianhu(rp, hp, st[HANDS + seat * 20 : HANDS + seat * 20 + 20], res):
+            b = HURES + seat * HR_W
+            for j in range(HR_W):
+                st[b + j] = res[j]
+            _finish(st, OK_TIANHU_AUTO, seat, -1, seat, -1, -1)
+            return
+    qn = 0
+    for i in range(3):
+        seat = st[ACTIVE + i]
+        for k in range(20):
+            if st[HANDS + seat * 20 + k] == 4:
+                st[QUEUE + qn] = seat * 20 + k
+                qn += 1
+    st[QUEUE_N] = qn
+    st[QUEUE_POS] = 0
+    _run(rp, hp, st, C_NEXT_INIT_TI, 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# The continuation loop
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _lonely_card(rp, st, seat):
+    h = HANDS + seat * 20
+    mask = 0
+    for k in range(20):
+        v = st[h + k]
+        if 0 < v < 3:
+            mask |= 1 << k
+    found = _ANY
+    for k in range(20):
+        if st[h + k] == 1 and not (rp[RP_PARTNERS + k] & mask):
+            if found != _ANY:
+                return _NONE
+            found = k
+    return found
+
+
+@njit(cache=True)
+def _hu_for(rp, hp, st, seat, card, source, tianhu, haidi, dihu):
+    """Evaluate a hu chance of ``seat`` into HURES + seat; True if it wins."""
+    b = HURES + seat * HR_W
+    return eval_hu(
+        rp,
+        hp,
+        st[HANDS + seat * 20 : HANDS + seat * 20 + 20],
+        st[MELD_KIND + seat * MAXM : MELD_KIND + seat * MAXM + st[MELD_N + seat]],
+        st[MELD_ID + seat * MAXM : MELD_ID + seat * MAXM + st[MELD_N + seat]],
+        card,
+        source,
+        tianhu,
+        haidi,
+        dihu,
+        st[b : b + HR_W],
+    )
+
+
+@njit(cache=True)
+def _set_pass_hu(st, seat):
+    st[PEND_N + seat] = 2
+    st[PEND_A + seat * MAXA] = PASS
+    st[PEND_A + seat * MAXA + 1] = HU
+    _add_pending_seat(st, seat)
+
+
+@njit(cache=True)
+def _must_discard_after(st, seat, hand_after):
+    return n_cards(st, seat) + 1 > target(st, seat) and hand_after == 0
+
+
+@njit(cache=True)
+def _chi_code(ids, n):
+    # ids sorted ascending, n in 1..3
+    code = 0
+    for i in range(3 - n):
+        code = code * RADIX
+    for i in range(n):
+        code = code * RADIX + ids[i] + 1
+    return CHI_BASE + code
+
+
+@njit(cache=True)
+def _sort_small(a, n):
+    for i in range(1, n):
+        v = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > v:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = v
+
+
+@njit(cache=True)
+def _add_code(out, n, ids, m):
+    tmp = np.empty(3, dtype=np.int64)
+    for i in range(m):
+        tmp[i] = ids[i]
+    _sort_small(tmp, m)
+    code = _chi_code(tmp, m)
+    for i in range(n):
+        if out[i] == code:
+            return n
+    out[n] = code
+    return n + 1
+
+
+@njit(cache=True)
+def _fits(free, sid, c):
+    """need[x] <= free[x] for the shape's cards; returns need[c] or -1 if it does not fit."""
+    a = SHAPES[sid, 0]
+    b = SHAPES[sid, 1]
+    d = SHAPES[sid, 2]
+    na = 1 + (a == b) + (a == d)
+    nb = 1 + (b == a) + (b == d)
+    nd = 1 + (d == a) + (d == b)
+    if na > free[a] or nb > free[b] or nd > free[d]:
+        return -1
+    return (a == c) + (b == c) + (d == c)
+
+
+@njit(cache=True)
+def chi_options(rp, st, seat, c, out):
+    """Every legal 吃 code of ``seat`` on ``c`` into ``out`` (unsorted, unique); the count."""
+    h = HANDS + seat * 20
+    if st[h + c] >= 3:
+        return 0
+    free = np.empty(20, dtype=np.int64)
+    for k in range(20):
+        v = st[h + k]
+        free[k] = v if v < 3 else 0
+    n = 0
+    ns = rp[RP_SW_N + c]
+    ids = np.empty(3, dtype=np.int64)
+    for j in range(ns):
+        sid = rp[RP_SW + c * 8 + j]
+        a = rp[RP_SW_A + c * 8 + j]
+        b = rp[RP_SW_B + c * 8 + j]
+        if free[a] < 1 + (a == b) or free[b] < 1:
+            continue
+        free[a] -= 1
+        free[b] -= 1
+        k = free[c]
+        ids[0] = sid
+        if k == 0:
+            n = _add_code(out, n, ids, 1)
+        else:
+            for j1 in range(ns):
+                s1 = rp[RP_SW + c * 8 + j1]
+                used = _fits(free, s1, c)
+                if used < 0 or used > k:
+                    continue
+                ids[1] = s1
+                if used == k:
+                    n = _add_code(out, n, ids, 2)
+                    continue
+                for q in range(3):
+                    free[SHAPES[s1, q]] -= 1
+                for j2 in range(j1, ns):
+                    s2 = rp[RP_SW + c * 8 + j2]
+                    if _fits(free, s2, c) == 1:
+                        ids[2] = s2
+                        n = _add_code(out, n, ids, 3)
+                for q in range(3):
+                    free[SHAPES[s1, q]] += 1
+        free[a] += 1
+        free[b] += 1
+    if n == 0:
+        return 0
+    hand = st[HAND_SIZE + seat]
+    if hand > 8:
+        return n
+    m = 0
+    for i in range(n):
+        code = out[i]
+        v = code - CHI_BASE
+        ng = 0
+        for _ in range(3):
+            if v % RADIX:
+                ng += 1
+            v //= RADIX
+        if not _must_discard_after(st, seat, hand - 3 * ng + 1):
+            out[m] = code
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def _run(rp, hp, st, cont, arg):
+    """Run the automatic part of the hand from continuation ``cont`` to the next decision."""
+    while True:
+        if cont == C_DONE:
+            return
+        if cont == C_NEXT_INIT_TI:
+            if st[QUEUE_POS] < st[QUEUE_N]:
+                e = st[QUEUE + st[QUEUE_POS]]
+                st[QUEUE_POS] += 1
+                _ask1(st, PH_INIT_TI, e // 20, TI_BASE + e % 20, 1)
+                return
+            cont = C_LIANG_HU
+        elif cont == C_LIANG_HU:
+            _clear_pending(st)
+            d = st[DEALER]
+            if st[QUADS + d] < 2:
+                if _hu_for(rp, hp, st, d, -1, SRC_LIANG_DEALER, 1, 0, 0):
+                    _set_pass_hu(st, d)
+            liang = st[LIANG]
+            if liang >= 0:
+                st[CARD] = liang
+                st[CARD_KIND] = CK_LIANG
+                st[OWNER] = d
+                for i in range(1, 3):
+                    seat = st[ACTIVE + i]
+                    if st[QUADS + seat] >= 2:
+                        continue
+                    if _hu_for(rp, hp, st, seat, liang, SRC_LIANG_OTHER, 1, 0, 0):
+                        _set_pass_hu(st, seat)
+            if st[PEND_NS] > 0:
+                st[PHASE] = PH_LIANG_HU
+                st[FORCED] = 0
+                return
+            cont = C_DEALER_TURN
+        elif cont == C_DEALER_TURN:
+            st[CARD] = -1
+            st[CARD_KIND] = -1
+            st[OWNER] = -1
+            cont = C_POST_TAKE
+            arg = st[DEALER]
+        elif cont == C_POST_TAKE:
+            seat = arg
+            if n_cards(st, seat) > target(st, seat) and st[HAND_SIZE + seat] > 0:
+                _clear_pending(st)
+                h = HANDS + seat * 20
+                b = PEND_A + seat * MAXA
+                m = 0
+                for k in range(20):
+                    v = st[h + k]
+                    if 0 < v < 3:
+                        st[b + m] = DISCARD_BASE + k
+                        m += 1
+                if m == 0:
+                    for k in range(20):
+                        if st[h + k]:
+                            st[b + m] = DISCARD_BASE + k
+                            m += 1
+                st[PEND_N + seat] = m
+                _add_pending_seat(st, seat)
+                st[PHASE] = PH_DISCARD
+                st[FORCED] = 0
+                return
+            cont = C_DRAW
+            arg = st[XIA + seat]
+        elif cont == C_DRAW:
+            seat = arg
+            if st[STOCK_POS] >= 19:
+                _finish(st, OK_HUANGZHUANG, -1, -1, -1, -1, -1)
+                return
+            c = st[STOCK + st[STOCK_POS]]
+            st[STOCK_POS] += 1
+            st[N_DRAWS] += 1
+            st[CARD] = c
+            st[CARD_KIND] = CK_DRAWN
+            st[OWNER] = seat
+            v = st[HANDS + seat * 20 + c]
+            if v == 3 or v == 2 or _has_wei(st, seat, c):
+                code = WEI_BASE + c if v == 2 else TI_BASE + c
+                _ask1(st, PH_DRAW_TAKE, seat, code, 1)
+                return
+            cont = C_CLAIM_HU
+        elif cont == C_CLAIM_HU:
+            c = st[CARD]
+            owner = st[OWNER]
+            kind = st[CARD_KIND]
+            order = np.empty(3, dtype=np.int64)
+            no = 0
+            if kind == CK_DRAWN:
+                if stock_left(st) >= st[N_SHOWN]:
+                    order[0] = owner
+                    order[1] = st[XIA + owner]
+                    order[2] = st[SHANG + owner]
+                    no = 3
+            elif rp[RP_HU_ON_DISCARDS]:
+                order[0] = st[XIA + owner]
+                order[1] = st[SHANG + owner]
+                no = 2
+            _clear_pending(st)
+            haidi = 1 if (kind == CK_DRAWN and stock_left(st) == 0 and st[BOTTOM] < 0) else 0
+            for i in range(no):
+                seat = order[i]
+                if st[HAND_SIZE + seat] == 0:
+                    continue
+                if rp[RP_CHOUHU]:
+                    blocked = st[CHOUHU + seat * 20 + c]
+                    if blocked >= 0 and blocked == meld_huxi(rp, st, seat):
+                        continue
+                if n_cards(st, seat) != target(st, seat):
+                    continue
+                only = _lonely_card(rp, st, seat)
+                if only != _ANY and (only != c or st[QUADS + seat] == 0):
+                    continue
+                if kind == CK_DRAWN:
+                    src = SRC_OWN_DRAW if seat == owner else SRC_OTHER_DRAW
+                    dihu = (
+                        1 if (st[N_DRAWS] == 1 and seat != st[DEALER] and not rp[RP_LUZHOU]) else 0
+                    )
+                else:
+                    src = SRC_DISCARD
+                    dihu = (
+                        1
+                        if (
+                            rp[RP_LUZHOU]
+                            and owner == st[DEALER]
+                            and st[DEALER_DISCARDS] == 1
+                            and seat == st[XIA + owner]
+                        )
+                        else 0
+                    )
+                if _hu_for(rp, hp, st, seat, c, src, 0, haidi, dihu):
+                    _set_pass_hu(st, seat)
+            if st[PEND_NS] > 0:
+                st[PHASE] = PH_CLAIM_HU
+                st[FORCED] = 0
+                return
+            cont = C_CLAIM_PAO
+        elif cont == C_CLAIM_PAO:
+            c = st[CARD]
+            owner = st[OWNER]
+            drawn = st[CARD_KIND] == CK_DRAWN
+            found = -1
+            for i in range(3):
+                seat = st[ACTIVE + i]
+                if seat != owner and (st[HANDS + seat * 20 + c] == 3 or _has_wei(st, seat, c)):
+                    found = seat
+                    break
+                if drawn and _meld_index(st, seat, c, 1 << GK_PENG) >= 0:
+                    found = seat
+                    break
+            if found >= 0:
+                _ask1(st, PH_CLAIM_PAO, found, PAO_BASE + c, 1)
+                return
+            cont = C_CLAIM_TAKE
+        elif cont == C_CLAIM_TAKE:
+            c = st[CARD]
+            owner = st[OWNER]
+            bit = 1 << c
+            _clear_pending(st)
+            for s in range(4):
+                st[BEST_RANK + s] = 0
+            st[PENG_SEAT] = -1
+            for i in range(3):
+                seat = st[ACTIVE + i]
+                if seat == owner:
+                    continue
+                if st[HANDS + seat * 20 + c] == 2:
+                    if (st[STINKY + seat] | st[DISCARDED + seat]) & bit:
+                        break
+                    if _must_discard_after(st, seat, st[HAND_SIZE + seat] - 2):
+                        break
+                    st[PENG_SEAT] = seat
+                    if rp[RP_PENG_COMPULSORY]:
+                        _ask1(st, PH_CLAIM_TAKE, seat, PENG, 1)
+                        return
+                    st[PEND_A + seat * MAXA] = PENG
+                    st[PEND_N + seat] = 1
+                    _add_pending_seat(st, seat)
+                    st[BEST_RANK + seat] = RANK_PENG
+                    break
+            xo = st[XIA + owner]
+            ne = 2 if st[CARD_KIND] == CK_DRAWN else 1
+            opts = np.empty(MAXA, dtype=np.int64)
+            for e in range(ne):
+                if ne == 2 and e == 0:
+                    seat = owner
+                    rank = RANK_OWNER_CHI
+                else:
+                    seat = xo
+                    rank = RANK_XIA_CHI
+                if (st[STINKY + seat] | st[DISCARDED + seat]) & bit:
+                    continue
+                m = chi_options(rp, st, seat, c, opts)
+                if m:
+                    b = PEND_A + seat * MAXA
+                    p = st[PEND_N + seat]
+                    for i in range(m):
+                        st[b + p + i] = opts[i]
+                    st[PEND_N + seat] = p + m
+                    _add_pending_seat(st, seat)
+                    if st[BEST_RANK + seat] == 0:
+                        st[BEST_RANK + seat] = rank
+            if st[PEND_NS] == 0:
+                cont = C_NOBODY
+                continue
+            for i in range(st[PEND_NS]):
+                seat = st[PEND_SEATS + i]
+                b = PEND_A + seat * MAXA
+                p = st[PEND_N + seat]
+                _sort_small(st[b : b + p], p)
+                for j in range(p, 0, -1):
+                    st[b + j] = st[b + j - 1]
+                st[b] = PASS
+                st[PEND_N + seat] = p + 1
+            st[PHASE] = PH_CLAIM_TAKE
+            st[FORCED] = 0
+            return
+        elif cont == C_NOBODY:
+            c = st[CARD]
+            owner = st[OWNER]
+            st[RIGHT + owner * MAXD + st[RIGHT_N + owner]] = c
+            st[RIGHT_N + owner] += 1
+            st[CARD] = -1
+            st[CARD_KIND] = -1
+            st[OWNER] = -1
+            cont = C_DRAW
+            arg = st[XIA + owner]
+
+
+# ---------------------------------------------------------------------------------------------
+# Resolution
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _resolve_hu(rp, st, order, no, card):
+    """Winner = first HU declarer in order; else 臭胡 for every declarer. True if won."""
+    winner = -1
+    for i in range(no):
+        if st[DECL + order[i]] == HU:
+            winner = order[i]
+            break
+    if winner >= 0:
+        if st[PHASE] == PH_LIANG_HU:
+            kind = OK_TIANHU
+            src = SRC_LIANG_DEALER if winner == st[DEALER] else SRC_LIANG_OTHER
+        else:
+            kind = OK_HU
+            if st[CARD_KIND] == CK_DISCARDED:
+                src = SRC_DISCARD
+            else:
+                src = SRC_OWN_DRAW if winner == st[OWNER] else SRC_OTHER_DRAW
+        _finish(st, kind, winner, src, winner, card, st[OWNER])
+        return True
+    if rp[RP_CHOUHU] and card >= 0:
+        for i in range(st[PEND_NS]):
+            seat = st[PEND_SEATS + i]
+            st[CHOUHU + seat * 20 + card] = meld_huxi(rp, st, seat)
+    return False
+
+
+@njit(cache=True)
+def _resolve_take(rp, hp, st):
+    c = st[CARD]
+    owner = st[OWNER]
+    drawn = st[CARD_KIND] == CK_DRAWN
+    winner = -1
+    code = PASS
+    rank = 0
+    ps = st[PENG_SEAT]
+    if ps >= 0 and st[DECL + ps] == PENG:
+        winner = ps
+        code = PENG
+        rank = RANK_PENG
+    else:
+        xo = st[XIA + owner]
+        ne = 2 if drawn else 1
+        for e in range(ne):
+            seat = owner if (ne == 2 and e == 0) else xo
+            a = st[DECL + seat] if st[PEND_N + seat] > 0 else PASS
+            if a >= CHI_BASE:
+                winner = seat
+                code = a
+                rank = RANK_OWNER_CHI if (seat == owner and drawn) else RANK_XIA_CHI
+                break
+    bit = 1 << c
+    if not st[FORCED]:
+        for i in range(st[PEND_NS]):
+            seat = st[PEND_SEATS + i]
+            a = st[DECL + seat]
+            if a == PASS and st[BEST_RANK + seat] > rank:
+                st[STINKY + seat] |= bit
+            if seat == ps and a != PENG:
+                st[RENPENG + seat] |= bit
+    if winner < 0:
+        _run(rp, hp, st, C_NOBODY, 0)
+        return
+    if code == PENG:
+        _from_hand(st, winner, c, 2)
+        _add_meld(st, winner, GK_PENG, c, 3)
+    else:
+        v = code - CHI_BASE
+        ids = np.empty(3, dtype=np.int64)
+        ng = 0
+        for _ in range(3):
+            dgt = v % RADIX
+            v //= RADIX
+            if dgt:
+                ids[ng] = dgt - 1
+                ng += 1
+        # digits came out least significant first: reverse to ascending shape ids
+        for i in range(ng // 2):
+            t = ids[i]
+            ids[i] = ids[ng - 1 - i]
+            ids[ng - 1 - i] = t
+        skipped = False
+        for g in range(ng):
+            for q in range(3):
+                k = SHAPES[ids[g], q]
+                if k == c and not skipped:
+                    skipped = True
+                    continue
+                _from_hand(st, winner, k, 1)
+        for g in range(ng):
+            _add_meld(st, winner, GK_CHI, ids[g], 3)
+    st[CARD] = -1
+    st[CARD_KIND] = -1
+    st[OWNER] = -1
+    _run(rp, hp, st, C_POST_TAKE, winner)
+
+
+@njit(cache=True)
+def _resolve(rp, hp, st):
+    phase = st[PHASE]
+    if phase == PH_INIT_TI or phase == PH_DISCARD or phase == PH_DRAW_TAKE or phase == PH_CLAIM_PAO:
+        seat = st[PEND_SEATS]
+        action = st[DECL + seat]
+        if phase == PH_INIT_TI:
+            k = action - TI_BASE
+            _from_hand(st, seat, k, 4)
+            _add_meld(st, seat, GK_TI, k, 4)
+            _run(rp, hp, st, C_NEXT_INIT_TI, 0)
+        elif phase == PH_DISCARD:
+            k = action - DISCARD_BASE
+            _from_hand(st, seat, k, 1)
+            st[DISCARDED + seat] |= 1 << k
+            st[DISCARDS + seat * MAXD + st[DISCARDS_N + seat]] = k
+            st[DISCARDS_N + seat] += 1
+            if seat == st[DEALER]:
+                st[DEALER_DISCARDS] += 1
+            st[CARD] = k
+            st[CARD_KIND] = CK_DISCARDED
+            st[OWNER] = seat
+            _run(rp, hp, st, C_CLAIM_HU, 0)
+        elif phase == PH_DRAW_TAKE:
+            k = st[CARD]
+            if action >= WEI_BASE:
+                _from_hand(st, seat, k, 2)
+                kind = GK_CHOUWEI if st[RENPENG + seat] >> k & 1 else GK_WEI
+                _add_meld(st, seat, kind, k, 3)
+            elif st[HANDS + seat * 20 + k] == 3:
+                _from_hand(st, seat, k, 3)
+                _add_meld(st, seat, GK_TI, k, 4)
+            else:
+                i = _meld_index(st, seat, k, (1 << GK_WEI) | (1 << GK_CHOUWEI))
+                _replace_meld(st, seat, i, GK_TI)
+            st[CARD] = -1
+            st[CARD_KIND] = -1
+            st[OWNER] = -1
+            _run(rp, hp, st, C_POST_TAKE, seat)
+        else:  # CLAIM_PAO
+            k = action - PAO_BASE
+            if st[HANDS + seat * 20 + k] == 3:
+                _from_hand(st, seat, k, 3)
+                _add_meld(st, seat, GK_PAO, k, 4)
+            else:
+                mask = (1 << GK_WEI) | (1 << GK_CHOUWEI) | (1 << GK_PENG)
+                i = _meld_index(st, seat, k, mask)
+                _replace_meld(st, seat, i, GK_PAO)
+            st[CARD] = -1
+            st[CARD_KIND] = -1
+            st[OWNER] = -1
+            _run(rp, hp, st, C_POST_TAKE, seat)
+    elif phase == PH_LIANG_HU:
+        order = np.empty(3, dtype=np.int64)
+        for i in range(3):
+            order[i] = st[ACTIVE + i]
+        if not _resolve_hu(rp, st, order, 3, st[LIANG]):
+            _run(rp, hp, st, C_DEALER_TURN, 0)
+    elif phase == PH_CLAIM_HU:
+        owner = st[OWNER]
+        order = np.empty(3, dtype=np.int64)
+        no = 0
+        if st[CARD_KIND] == CK_DRAWN:
+            order[0] = owner
+            no = 1
+        order[no] = st[XIA + owner]
+        order[no + 1] = st[SHANG + owner]
+        no += 2
+        if not _resolve_hu(rp, st, order, no, st[CARD]):
+            _run(rp, hp, st, C_CLAIM_PAO, 0)
+    elif phase == PH_CLAIM_TAKE:
+        _resolve_take(rp, hp, st)
+
+
+# ---------------------------------------------------------------------------------------------
+# Public kernels
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def current_player(st):
+    """The first seat that must decide, -1 when the hand is over."""
+    for i in range(st[PEND_NS]):
+        s = st[PEND_SEATS + i]
+        if st[DECL + s] < 0:
+            return s
+    return -1
+
+
+@njit(cache=True)
+def legal_actions(st, seat, out):
+    """The sorted legal codes of ``seat`` into ``out``; their number (0 if none)."""
+    if seat < 0 or st[DECL + seat] >= 0:
+        return 0
+    n = st[PEND_N + seat]
+    b = PEND_A + seat * MAXA
+    for i in range(n):
+        out[i] = st[b + i]
+    return n
+
+
+@njit(cache=True)
+def apply(rp, hp, st, seat, action):
+    """Declare ``action`` for ``seat`` (trusted); resolves once every decider has declared."""
+    st[N_HIST] += 1
+    st[DECL + seat] = action
+    st[N_DECL] += 1
+    if st[N_DECL] == st[PEND_NS]:
+        _resolve(rp, hp, st)
+
+
+@njit(cache=True)
+def apply_checked(rp, hp, st, seat, action):
+    """:func:`apply` after checking legality; returns False (state untouched) if illegal."""
+    if st[OUT_KIND] >= 0 or seat < 0 or seat > 3 or st[PEND_N + seat] == 0:
+        return False
+    if st[DECL + seat] >= 0:
+        return False
+    b = PEND_A + seat * MAXA
+    for i in range(st[PEND_N + seat]):
+        if st[b + i] == action:
+            apply(rp, hp, st, seat, action)
+            return True
+    return False
