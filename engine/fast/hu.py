@@ -1,0 +1,1321 @@
+"""Compiled hu evaluation and scoring: numba kernels byte-identical to :mod:`engine.hu`.
+
+The kernels reproduce :func:`engine.hu.evaluate_hu_counts` and
+:func:`engine.hu.evaluate_auto_tianhu` field by field (every option F/K/P/W, the step-0 dealt
+hand, the 3提/5坎 天胡 'A', the C9 choice, the NoWin reasons, 等, 名堂, 番, the Luzhou
+multiplier and the score). The split itself (the groups) is not returned.
+
+Interface (stable; the compiled state machine calls it from numba code)
+-----------------------------------------------------------------------
+
+``params = rule_params(rules, size=PARAMS_SIZE)``
+    plain Python; an int64 array with every switch of a :class:`~engine.rules.RuleSet` at
+    the indices ``P_*`` below. Indices 0..31 belong to this module (``HU_PARAMS_END = 32``);
+    indices 32.. are free for the state machine (pass ``size`` > 32 to get room for them).
+
+    =====================  ==============================================================
+    ``P_LUZHOU = 0``       1: ruleset luzhou
+    ``P_ONE_FIVE_TEN = 1`` 1: 1-5-10 is a 一句话
+    ``P_VARIANT = 2``      table index 2·luzhou + one_five_ten (as ``engine.hu._variant``)
+    ``P_MIN_HUXI = 3``     the 胡息 threshold
+    ``P_HU_ON_DISCARDS=4`` 1: a discard may be hu'd
+    ``P_HUAYANG = 5``      0 basic, 1 half, 2 full
+    ``P_TIANHU_DOUBLE=6``  1: tianhu_formula 'double', 0: 'plain'
+    ``P_LUZHOU_DI_B = 7``  1: luzhou_di_mode 'b', 0: 'a'
+    ``P_PLAYERS = 8``      3 or 4 (not used here; packed for the state machine)
+    ``P_CHOUHU = 9``       1: the 臭胡 block (not used here)
+    ``P_PENG_COMPULSORY=10`` 1: compulsory 碰 (not used here)
+    ``P_HUANGZHUANG_ROTATE=11`` (not used here)
+    =====================  ==============================================================
+
+``hu_eval(params, meld_kind, meld_card, n_melds, hand_counts, card, source, tianhu, haidi,
+dihu, out) -> int``
+    :func:`engine.hu.evaluate_hu_counts`. Returns ``out[O_WIN]``.
+
+    * ``meld_kind[i]``: the :class:`~engine.groups.GroupKind` value of table meld i (only the
+      table kinds CHI=0, PENG=1, WEI=2, CHOUWEI=3, PAO=4, TI=5); ``meld_card[i]``: its face
+      (0..19) for the same-face kinds, its eat-shape id (``engine.groups.EAT_SHAPE_ID``,
+      0..39) for CHI. Only the first ``n_melds`` entries are read; any integer dtype.
+    * ``hand_counts``: int64[20], the concealed hand before the hu card (not modified).
+    * ``card``: the hu card kind 0..19, or -1 (Python ``None``: a dealt-hand evaluation).
+    * ``source``: :class:`engine.hu.Source` value (``SRC_*``); ``tianhu``/``haidi``/``dihu``:
+      0/1, the :class:`~engine.hu.HuContext` flags.
+    * ``out``: int64 array of at least ``OUT_SIZE`` entries, filled as:
+
+    ==================  =================================================================
+    ``O_WIN = 0``       1 win, 0 not
+    ``O_REASON = 1``    :class:`engine.hu.NoWin` value, 0 for a win, ``R_INVALID = -1`` where
+                        the Python raises InvalidNotation (5 copies of a face)
+    ``O_OPTION = 2``    ``OPT_*``: -1 none, 0 'F', 1 'K', 2 'P', 3 'W', 4 '0', 5 'A'
+    ``O_HUXI = 3``      胡息 of the chosen reading; -1 where the Python has None
+    ``O_DENG = 4``      等 (0 unless a win)
+    ``O_FAN = 5``       番 (Luzhou: the multiplier; 0 unless a win)
+    ``O_SCORE = 6``     等 × 番 (0 unless a win)
+    ``O_MINGTANG = 7``  bitmask of the 名堂 items reported, bits ``MT_*`` = replay
+                        ``MINGTANG_BITS`` (honghu 0 … lz_dihu 13)
+    ``O_ZIMO = 8``      0/1 (0 unless a win)
+    ``O_TIANHU = 9``    0/1 (0 unless a win)
+    ==================  =================================================================
+
+``hu_auto_tianhu(params, counts, out) -> int``
+    :func:`engine.hu.evaluate_auto_tianhu` of one player's dealt cards given as int64[20]
+    counts. Returns 1 and fills ``out`` as above (option ``OPT_A``) when the 3提/5坎 天胡
+    applies; returns 0 with ``out[O_WIN] = 0``, ``out[O_REASON] = 0``, ``out[O_OPTION] = -1``
+    (Python ``None``) otherwise; ``R_INVALID`` in ``out[O_REASON]`` for 5 copies of a face.
+
+Plain-Python helpers: :func:`meld_arrays` (table groups → the two arrays),
+:func:`evaluate` (the kernel with Python arguments) and :func:`reference_vector` (a Python
+:class:`~engine.hu.HuResult` as the same ``out`` vector; used by the differential tests).
+
+Tables (胡息 by group, eat shapes) are module-level arrays built from :mod:`engine.groups`
+at import; numba freezes them into the compiled (and cached) code. If engine/groups.py
+changes, clear the ``__pycache__`` numba cache (``*.nbi``/``*.nbc``) of this directory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from engine.groups import (
+    EAT_SHAPE_ID,
+    EAT_SHAPES,
+    Group,
+    GroupKind,
+    eat_shapes_for,
+    huxi,
+    is_sentence,
+    same_face_huxi,
+)
+from engine.rules import RuleSet
+
+# ---------------------------------------------------------------------------------------------
+# Params
+# ---------------------------------------------------------------------------------------------
+
+P_LUZHOU = 0
+P_ONE_FIVE_TEN = 1
+P_VARIANT = 2
+P_MIN_HUXI = 3
+P_HU_ON_DISCARDS = 4
+P_HUAYANG = 5
+P_TIANHU_DOUBLE = 6
+P_LUZHOU_DI_B = 7
+P_PLAYERS = 8
+P_CHOUHU = 9
+P_PENG_COMPULSORY = 10
+P_HUANGZHUANG_ROTATE = 11
+HU_PARAMS_END = 32  # indices >= 32 belong to the state machine
+PARAMS_SIZE = 32
+
+_HUAYANG = {"basic": 0, "half": 1, "full": 2}
+
+
+def rule_params(rules: RuleSet, size: int = PARAMS_SIZE) -> np.ndarray:
+    """Every switch of ``rules`` as an int64 array (indices ``P_*``; 32.. left zero)."""
+    if size < HU_PARAMS_END:
+        raise ValueError(f"params size {size} < {HU_PARAMS_END}")
+    p = np.zeros(size, dtype=np.int64)
+    p[P_LUZHOU] = int(rules.luzhou)
+    p[P_ONE_FIVE_TEN] = int(rules.one_five_ten)
+    p[P_VARIANT] = 2 * int(rules.luzhou) + int(rules.one_five_ten)
+    p[P_MIN_HUXI] = rules.min_huxi
+    p[P_HU_ON_DISCARDS] = int(rules.hu_on_discards)
+    p[P_HUAYANG] = _HUAYANG[rules.huayang]
+    p[P_TIANHU_DOUBLE] = int(rules.tianhu_formula == "double")
+    p[P_LUZHOU_DI_B] = int(rules.luzhou_di_mode == "b")
+    p[P_PLAYERS] = rules.players
+    p[P_CHOUHU] = int(rules.chouhu)
+    p[P_PENG_COMPULSORY] = int(rules.peng_compulsory)
+    p[P_HUANGZHUANG_ROTATE] = rules.huangzhuang_rotate
+    return p
+
+
+# ---------------------------------------------------------------------------------------------
+# Codes
+# ---------------------------------------------------------------------------------------------
+
+SRC_OWN_DRAW = 0
+SRC_OTHER_DRAW = 1
+SRC_LIANG_DEALER = 2
+SRC_LIANG_OTHER = 3
+SRC_DISCARD = 4
+
+R_INVALID = -1
+R_CARD_COUNT = 1
+R_NO_SPLIT = 2
+R_BELOW_MIN = 3
+R_OWN_PAIR = 4
+R_DISCARD = 5
+
+OPT_NONE = -1
+OPT_F = 0
+OPT_K = 1
+OPT_P = 2
+OPT_W = 3
+OPT_DEALT = 4
+OPT_A = 5
+OPTION_CODES = {"F": OPT_F, "K": OPT_K, "P": OPT_P, "W": OPT_W, "0": OPT_DEALT, "A": OPT_A}
+
+O_WIN = 0
+O_REASON = 1
+O_OPTION = 2
+O_HUXI = 3
+O_DENG = 4
+O_FAN = 5
+O_SCORE = 6
+O_MINGTANG = 7
+O_ZIMO = 8
+O_TIANHU = 9
+OUT_SIZE = 16
+
+MT_HONGHU = 0
+MT_DIANHU = 1
+MT_HONGWU = 2
+MT_WUHU = 3
+MT_DUIDUIHU = 4
+MT_HAIDI = 5
+MT_DAZIHU = 6
+MT_XIAOZIHU = 7
+MT_DIHU = 8
+MT_SHUAHOU = 9
+MT_LZ_HONGHU = 10
+MT_LZ_WU = 11
+MT_LZ_TIANHU = 12
+MT_LZ_DIHU = 13
+MINGTANG_BITS = {
+    "honghu": MT_HONGHU,
+    "dianhu": MT_DIANHU,
+    "hongwu": MT_HONGWU,
+    "wuhu": MT_WUHU,
+    "duiduihu": MT_DUIDUIHU,
+    "haidi": MT_HAIDI,
+    "dazihu": MT_DAZIHU,
+    "xiaozihu": MT_XIAOZIHU,
+    "dihu": MT_DIHU,
+    "shuahou": MT_SHUAHOU,
+    "lz_honghu": MT_LZ_HONGHU,
+    "lz_wu": MT_LZ_WU,
+    "lz_tianhu": MT_LZ_TIANHU,
+    "lz_dihu": MT_LZ_DIHU,
+}
+
+# ---------------------------------------------------------------------------------------------
+# Tables (from engine.groups; frozen into the compiled code)
+# ---------------------------------------------------------------------------------------------
+
+_NUM = 20
+_NSHAPES = len(EAT_SHAPES)
+_VARIANT_RULES = (
+    RuleSet(),
+    RuleSet(one_five_ten=True),
+    RuleSet(ruleset="luzhou"),
+    RuleSet(ruleset="luzhou", one_five_ten=True),
+)
+_MAXSH = 8  # eat shapes per lowest card (at most 6)
+
+
+def _key_of(cards: Sequence[int]) -> int:
+    """An int that orders groups as Python orders their card tuples (a prefix is smaller)."""
+    key = 0
+    for i in range(4):
+        key = key * 21 + (cards[i] + 1 if i < len(cards) else 0)
+    return key
+
+
+def _build_tables() -> dict[str, np.ndarray]:
+    sh_n = np.zeros((4, _NUM), dtype=np.int64)
+    sh = np.zeros((4, _NUM, _MAXSH, 5), dtype=np.int64)  # a, b, c, 胡息, key
+    same = np.zeros((4, 11, _NUM), dtype=np.int64)
+    chi = np.zeros((4, _NSHAPES), dtype=np.int64)
+    for v, rules in enumerate(_VARIANT_RULES):
+        for cards in eat_shapes_for(rules):
+            kind = GroupKind.SENTENCE if is_sentence(cards, rules) else GroupKind.JIAO
+            a, b, c = cards
+            j = sh_n[v, a]
+            sh[v, a, j] = (a, b, c, huxi(Group(kind, cards), rules), _key_of(cards))
+            sh_n[v, a] = j + 1
+        for kind in (
+            GroupKind.PENG,
+            GroupKind.WEI,
+            GroupKind.CHOUWEI,
+            GroupKind.PAO,
+            GroupKind.TI,
+            GroupKind.KAN,
+            GroupKind.PENG_HU,
+        ):
+            for k in range(_NUM):
+                same[v, kind, k] = same_face_huxi(kind, k, rules)
+        for i, cards in enumerate(EAT_SHAPES):
+            chi[v, i] = huxi(Group(GroupKind.CHI, cards), rules)
+    shape_cards = np.array(EAT_SHAPES, dtype=np.int64)
+    shape_key = np.array([_key_of(s) for s in EAT_SHAPES], dtype=np.int64)
+    red = np.array([1 if k % 10 in (1, 6, 9) else 0 for k in range(_NUM)], dtype=np.int64)
+    key3 = np.array([_key_of((k, k, k)) for k in range(_NUM)], dtype=np.int64)
+    key4 = np.array([_key_of((k, k, k, k)) for k in range(_NUM)], dtype=np.int64)
+    key2 = np.array([_key_of((k, k)) for k in range(_NUM)], dtype=np.int64)
+    return {
+        "sh_n": sh_n,
+        "sh": sh,
+        "same": same,
+        "chi": chi,
+        "shape_cards": shape_cards,
+        "shape_key": shape_key,
+        "red": red,
+        "key2": key2,
+        "key3": key3,
+        "key4": key4,
+    }
+
+
+_T = _build_tables()
+_SH_N = _T["sh_n"]
+_SH = _T["sh"]
+_SAME = _T["same"]
+_CHI = _T["chi"]
+_SHAPE_CARDS = _T["shape_cards"]
+_SHAPE_KEY = _T["shape_key"]
+_RED = _T["red"]
+_KEY2 = _T["key2"]
+_KEY3 = _T["key3"]
+_KEY4 = _T["key4"]
+
+_K_CHI = 0
+_K_PENG = 1
+_K_WEI = 2
+_K_CHOUWEI = 3
+_K_PAO = 4
+_K_TI = 5
+_K_KAN = 8
+_K_PENG_HU = 9
+
+_MAXD = 16  # DFS depth (groups in a split; 8 at most for 22 cards)
+_MAXG = 24  # groups in a full reading (table melds + hand)
+_MAXC = 8  # candidates (F + up to 3 run options, each with its 对对 alternative)
+
+# ---------------------------------------------------------------------------------------------
+# Split search
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _sort_small(a: Any, n: int) -> None:
+    for i in range(1, n):
+        x = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > x:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = x
+
+
+@njit(cache=True)
+def _lex_less(a: Any, na: int, b: Any, nb: int) -> bool:
+    """a[:na] < b[:nb] as Python compares lists (element-wise, then the shorter first)."""
+    n = na if na < nb else nb
+    for i in range(n):
+        if a[i] != b[i]:
+            return a[i] < b[i]
+    return na < nb
+
+
+@njit(cache=True)
+def _best_split(
+    cnt: Any, jiang: bool, peng: int, v: int, need_lex: bool, keys: Any, info: Any
+) -> int:
+    """``engine.hu.best_split``: the most 胡息 of an exact partition of ``cnt`` into
+    一句话/绞 (+ exactly one 将 iff ``jiang``; + the C8 triple of face ``peng``, −1: none),
+    or −1 if there is none.
+
+    With ``need_lex``, ``keys[:info[1]]`` receives the sorted group keys of the smallest
+    canonical partition among the best (C9), as the Python's recursion finds it. ``info[0]``
+    is 1 when the chosen partition has a 一句话/绞. ``cnt`` is restored on return.
+    """
+    total = 0
+    for i in range(_NUM):
+        total += cnt[i]
+    info[0] = 0
+    info[1] = 0
+    if total == 0:
+        return -1 if jiang else 0
+    lo = np.empty(_MAXD, dtype=np.int64)
+    ch = np.empty(_MAXD, dtype=np.int64)
+    ga = np.empty(_MAXD, dtype=np.int64)  # the removed group: -1 none, 0 将, 1 triple, 2+j shape
+    gkey = np.empty(_MAXD, dtype=np.int64)
+    ghx = np.empty(_MAXD, dtype=np.int64)
+    tmp = np.empty(_MAXD, dtype=np.int64)
+    k0 = 0
+    while cnt[k0] == 0:
+        k0 += 1
+    d = 0
+    lo[0] = k0
+    ch[0] = 0
+    ga[0] = -1
+    best = -1
+    hx = 0
+    jl = jiang
+    while d >= 0:
+        k = lo[d]
+        c = ch[d]
+        ch[d] = c + 1
+        t = ga[d]
+        if t >= 0:  # undo the previous choice at this depth
+            if t == 0:
+                cnt[k] += 2
+                jl = True
+            elif t == 1:
+                cnt[k] += 3
+            else:
+                j = t - 2
+                cnt[_SH[v, k, j, 0]] += 1
+                cnt[_SH[v, k, j, 1]] += 1
+                cnt[_SH[v, k, j, 2]] += 1
+            hx -= ghx[d]
+            ga[d] = -1
+        nsh = _SH_N[v, k]
+        if c >= 2 + nsh:
+            d -= 1
+            continue
+        if c == 0:
+            if not jl or cnt[k] < 2:
+                continue
+            cnt[k] -= 2
+            jl = False
+            ga[d] = 0
+            ghx[d] = 0
+            gkey[d] = _KEY2[k]
+        elif c == 1:
+            if peng != k or cnt[k] < 3:
+                continue
+            cnt[k] -= 3
+            ga[d] = 1
+            ghx[d] = _SAME[v, _K_PENG_HU, k]
+            gkey[d] = _KEY3[k]
+        else:
+            j = c - 2
+            a = _SH[v, k, j, 0]
+            b = _SH[v, k, j, 1]
+            e = _SH[v, k, j, 2]
+            cnt[a] -= 1
+            cnt[b] -= 1
+            cnt[e] -= 1
+            if cnt[a] < 0 or cnt[b] < 0 or cnt[e] < 0:
+                cnt[a] += 1
+                cnt[b] += 1
+                cnt[e] += 1
+                continue
+            ga[d] = c
+            ghx[d] = _SH[v, k, j, 3]
+            gkey[d] = _SH[v, k, j, 4]
+        hx += ghx[d]
+        nk = k
+        while nk < _NUM and cnt[nk] == 0:
+            nk += 1
+        if nk < _NUM:
+            d += 1
+            lo[d] = nk
+            ch[d] = 0
+            ga[d] = -1
+            continue
+        # a complete partition
+        if jl:
+            continue
+        if hx > best or (need_lex and hx == best):
+            ng = d + 1
+            if need_lex:
+                for i in range(ng):
+                    tmp[i] = gkey[i]
+                _sort_small(tmp, ng)
+                if hx > best or _lex_less(tmp, ng, keys, info[1]):
+                    for i in range(ng):
+                        keys[i] = tmp[i]
+                    info[1] = ng
+                else:
+                    continue
+            best = hx
+            shape = 0
+            for i in range(ng):
+                if ga[i] >= 2:
+                    shape = 1
+            info[0] = shape
+    return best
+
+
+@njit(cache=True)
+def _duidui_split(cnt: Any, jiang: bool, peng: int, v: int, keys: Any, info: Any) -> int:
+    """``engine.hu._duidui_split``: 胡息 of the partition with no 一句话/绞, or −1."""
+    hx = 0
+    ng = 0
+    has_j = False
+    for k in range(_NUM):
+        n = cnt[k]
+        if n == 0:
+            continue
+        if n == 3 and k == peng:
+            hx += _SAME[v, _K_PENG_HU, k]
+            keys[ng] = _KEY3[k]
+        elif n == 2 and jiang and not has_j:
+            has_j = True
+            keys[ng] = _KEY2[k]
+        else:
+            return -1
+        ng += 1
+    if jiang and not has_j:
+        return -1
+    info[0] = 0
+    info[1] = ng  # keys are ascending already (faces ascending, one group per face)
+    return hx
+
+
+@njit(cache=True)
+def _best_packing(cnt: Any, v: int) -> int:
+    """``engine.hu.best_packing``'s 胡息: disjoint 一句话/绞 of ``cnt``, leftovers ignored."""
+    total = 0
+    for i in range(_NUM):
+        total += cnt[i]
+    if total == 0:
+        return 0
+    lo = np.empty(_NUM + 2, dtype=np.int64)
+    ch = np.empty(_NUM + 2, dtype=np.int64)
+    ga = np.empty(_NUM + 2, dtype=np.int64)  # -1 none, 0 leftover, 1+j shape
+    ghx = np.empty(_NUM + 2, dtype=np.int64)
+    k0 = 0
+    while cnt[k0] == 0:
+        k0 += 1
+    d = 0
+    lo[0] = k0
+    ch[0] = 0
+    ga[0] = -1
+    best = 0
+    hx = 0
+    while d >= 0:
+        k = lo[d]
+        c = ch[d]
+        ch[d] = c + 1
+        t = ga[d]
+        if t >= 0:
+            if t == 0:
+                cnt[k] += 1
+            else:
+                j = t - 1
+                cnt[_SH[v, k, j, 0]] += 1
+                cnt[_SH[v, k, j, 1]] += 1
+                cnt[_SH[v, k, j, 2]] += 1
+            hx -= ghx[d]
+            ga[d] = -1
+        if c >= 1 + _SH_N[v, k]:
+            d -= 1
+            continue
+        if c == 0:
+            cnt[k] -= 1
+            ga[d] = 0
+            ghx[d] = 0
+        else:
+            j = c - 1
+            a = _SH[v, k, j, 0]
+            b = _SH[v, k, j, 1]
+            e = _SH[v, k, j, 2]
+            cnt[a] -= 1
+            cnt[b] -= 1
+            cnt[e] -= 1
+            if cnt[a] < 0 or cnt[b] < 0 or cnt[e] < 0:
+                cnt[a] += 1
+                cnt[b] += 1
+                cnt[e] += 1
+                continue
+            ga[d] = c
+            ghx[d] = _SH[v, k, j, 3]
+        hx += ghx[d]
+        nk = k
+        while nk < _NUM and cnt[nk] == 0:
+            nk += 1
+        if nk < _NUM:
+            d += 1
+            lo[d] = nk
+            ch[d] = 0
+            ga[d] = -1
+            continue
+        if hx > best:
+            best = hx
+    return best
+
+
+# ---------------------------------------------------------------------------------------------
+# 等, 名堂, 番, score
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _score(
+    params: Any,
+    hx: int,
+    red: int,
+    big: int,
+    small: int,
+    duidui: bool,
+    shuahou: bool,
+    haidi: bool,
+    dihu: bool,
+    zimo: bool,
+    tianhu: bool,
+    auto: bool,
+    res: Any,
+) -> None:
+    """``engine.scoring.score_hu``: res = (等, 番, score, 名堂 mask)."""
+    zimo = zimo or tianhu
+    if params[P_LUZHOU]:
+        deng = hx - 9
+        if deng < 1:
+            deng = 1
+        if zimo:
+            deng += 1
+        mode_b = params[P_LUZHOU_DI_B] != 0
+        mult = 1
+        mask = 0
+        if mode_b and red >= 10:
+            mult *= 2
+            mask |= 1 << MT_LZ_HONGHU
+        if mode_b and red == 0:
+            mult *= 4
+            mask |= 1 << MT_LZ_WU
+        if tianhu:
+            mult *= 2
+            mask |= 1 << MT_LZ_TIANHU
+        if dihu:
+            mult *= 2
+            mask |= 1 << MT_LZ_DIHU
+        res[0] = deng
+        res[1] = mult
+        res[2] = deng * mult
+        res[3] = mask
+        return
+    if tianhu:
+        base = 2 * hx - 12 if params[P_TIANHU_DOUBLE] else hx - 12
+        deng = base // 3
+        if deng < 1:
+            deng = 1
+        deng += 1
+    else:
+        deng = (hx - 12) // 3
+        if deng < 1:
+            deng = 1
+        if zimo:
+            deng += 1
+    level = params[P_HUAYANG]
+    fan = 0
+    mask = 0
+    counting = False  # a found pattern that is not needs_other
+    wuhu = red == 0
+    if 10 <= red <= 12:
+        fan += 2
+        mask |= 1 << MT_HONGHU
+        counting = True
+    if red == 1:
+        fan += 3
+        mask |= 1 << MT_DIANHU
+        counting = True
+    if red >= 13:
+        fan += 4
+        mask |= 1 << MT_HONGWU
+        counting = True
+    if wuhu:
+        fan += 5
+        mask |= 1 << MT_WUHU
+        counting = True
+    if level >= 1:
+        if duidui and not auto:
+            fan += 5 if wuhu else 4
+            mask |= 1 << MT_DUIDUIHU
+            counting = True
+        if haidi and not auto:
+            fan += 2
+            mask |= 1 << MT_HAIDI
+    if level >= 2:
+        if big >= 18:
+            fan += 6 + big - 18
+            mask |= 1 << MT_DAZIHU
+            counting = True
+        if small >= 16:
+            fan += 8 + small - 16
+            mask |= 1 << MT_XIAOZIHU
+            counting = True
+        if dihu and not auto:
+            fan += 4
+            mask |= 1 << MT_DIHU
+            counting = True
+        if shuahou and not auto:
+            fan += 6
+            mask |= 1 << MT_SHUAHOU
+            counting = True
+    if not counting:
+        fan = 1
+        mask = 0
+    res[0] = deng
+    res[1] = fan
+    res[2] = deng * fan
+    res[3] = mask
+
+
+# ---------------------------------------------------------------------------------------------
+# Evaluation
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _clear(out: Any) -> None:
+    for i in range(OUT_SIZE):
+        out[i] = 0
+    out[O_OPTION] = OPT_NONE
+    out[O_HUXI] = -1
+
+
+@njit(cache=True)
+def _nowin(out: Any, reason: int) -> int:
+    _clear(out)
+    out[O_REASON] = reason
+    return 0
+
+
+@njit(cache=True)
+def _meld_hx_key(v: int, kind: int, mc: int) -> tuple[int, int, int, int, int]:
+    """(胡息, key, cards, red cards, big cards) of a table meld."""
+    if kind == _K_CHI:
+        a = _SHAPE_CARDS[mc, 0]
+        b = _SHAPE_CARDS[mc, 1]
+        c = _SHAPE_CARDS[mc, 2]
+        red = _RED[a] + _RED[b] + _RED[c]
+        big = (1 if a >= 10 else 0) + (1 if b >= 10 else 0) + (1 if c >= 10 else 0)
+        return _CHI[v, mc], _SHAPE_KEY[mc], 3, red, big
+    n = 4 if kind >= _K_PAO else 3
+    big = n if mc >= 10 else 0
+    return _SAME[v, kind, mc], (_KEY4[mc] if n == 4 else _KEY3[mc]), n, _RED[mc] * n, big
+
+
+@njit(cache=True)
+def _finish(
+    params: Any,
+    nc: int,
+    c_opt: Any,
+    c_hx: Any,
+    c_dd: Any,
+    c_keys: Any,
+    c_nk: Any,
+    need_lex: bool,
+    red: int,
+    big: int,
+    small: int,
+    shuahou_ok: Any,
+    haidi: bool,
+    dihu: bool,
+    zimo: bool,
+    tianhu: bool,
+    out: Any,
+) -> int:
+    """``engine.hu._finish``: C9 over the candidates (score, 胡息, canonical groups)."""
+    _clear(out)
+    min_hx = params[P_MIN_HUXI]
+    res = np.empty(4, dtype=np.int64)
+    bi = -1
+    b_score = 0
+    b_deng = 0
+    b_fan = 0
+    b_mask = 0
+    for i in range(nc):
+        if c_hx[i] < min_hx:
+            continue
+        _score(
+            params,
+            c_hx[i],
+            red,
+            big,
+            small,
+            c_dd[i] != 0,
+            shuahou_ok[i] != 0,
+            haidi,
+            dihu,
+            zimo,
+            tianhu,
+            False,
+            res,
+        )
+        better = bi < 0
+        if not better:
+            if res[2] != b_score:
+                better = res[2] > b_score
+            elif c_hx[i] != c_hx[bi]:
+                better = c_hx[i] > c_hx[bi]
+            elif need_lex:
+                better = _lex_less(c_keys[i], c_nk[i], c_keys[bi], c_nk[bi])
+        if better:
+            bi = i
+            b_deng = res[0]
+            b_fan = res[1]
+            b_score = res[2]
+            b_mask = res[3]
+    if bi < 0:
+        bi = 0
+        for i in range(1, nc):
+            if c_hx[i] != c_hx[bi]:
+                if c_hx[i] > c_hx[bi]:
+                    bi = i
+            elif need_lex and _lex_less(c_keys[i], c_nk[i], c_keys[bi], c_nk[bi]):
+                bi = i
+        out[O_REASON] = R_BELOW_MIN
+        out[O_OPTION] = c_opt[bi]
+        out[O_HUXI] = c_hx[bi]
+        return 0
+    out[O_WIN] = 1
+    out[O_OPTION] = c_opt[bi]
+    out[O_HUXI] = c_hx[bi]
+    out[O_DENG] = b_deng
+    out[O_FAN] = b_fan
+    out[O_SCORE] = b_score
+    out[O_MINGTANG] = b_mask
+    out[O_ZIMO] = 1 if zimo else 0
+    out[O_TIANHU] = 1 if tianhu else 0
+    return 1
+
+
+@njit(cache=True)
+def hu_eval(
+    params: Any,
+    meld_kind: Any,
+    meld_card: Any,
+    n_melds: int,
+    hand_counts: Any,
+    card: int,
+    source: int,
+    tianhu: int,
+    haidi: int,
+    dihu: int,
+    out: Any,
+) -> int:
+    """:func:`engine.hu.evaluate_hu_counts` (see the module docstring for the arguments)."""
+    if source == SRC_DISCARD and params[P_HU_ON_DISCARDS] == 0:
+        return _nowin(out, R_DISCARD)
+    v = params[P_VARIANT]
+    hc = np.empty(_NUM, dtype=np.int64)
+    hand_size = 0
+    mx = 0
+    for k in range(_NUM):
+        hc[k] = hand_counts[k]
+        hand_size += hc[k]
+        if hc[k] > mx:
+            mx = hc[k]
+    th = tianhu != 0 or source == SRC_LIANG_DEALER or source == SRC_LIANG_OTHER
+    zimo = th or source == SRC_OWN_DRAW
+    if card < 0 or source == SRC_LIANG_DEALER:
+        return _eval_dealt(
+            params,
+            v,
+            meld_kind,
+            meld_card,
+            n_melds,
+            hc,
+            card,
+            hand_size,
+            haidi,
+            dihu,
+            zimo,
+            th,
+            out,
+        )
+    if hc[card] >= 4 or mx > 4:
+        return _nowin(out, R_INVALID)
+    q0 = 0
+    n = hand_size + 1
+    run_i = -1
+    run_w = False  # the run meld is a 偎/臭偎 (option W), else a 碰 (P)
+    melds_hx = 0
+    red = _RED[card]
+    big = 1 if card >= 10 else 0
+    has_chi = False
+    for i in range(n_melds):
+        kind = meld_kind[i]
+        mc = meld_card[i]
+        mhx, _key, m_n, m_red, m_big = _meld_hx_key(v, kind, mc)
+        n += m_n
+        melds_hx += mhx
+        red += m_red
+        big += m_big
+        if kind >= _K_PAO:
+            q0 += 1
+        elif kind == _K_CHI:
+            has_chi = True
+        elif mc == card:
+            run_i = i
+            run_w = kind != _K_PENG
+    nc = hc[card]
+    if source == SRC_OWN_DRAW and (nc >= 2 or (run_i >= 0 and run_w)):
+        return _nowin(out, R_OWN_PAIR)
+    opt_f = n == (21 if q0 <= 1 else 20 + q0)
+    opt_run = n == 21 + q0
+    if not opt_f and not opt_run:
+        return _nowin(out, R_CARD_COUNT)
+    foreign = source == SRC_OTHER_DRAW or source == SRC_LIANG_OTHER or source == SRC_DISCARD
+    pool = np.empty(_NUM, dtype=np.int64)
+    kan_hx = 0
+    for k in range(_NUM):
+        red += _RED[k] * hc[k]
+        if k >= 10:
+            big += hc[k]
+        if hc[k] == 3:
+            pool[k] = 0
+            kan_hx += _SAME[v, _K_KAN, k]
+        else:
+            pool[k] = hc[k]
+    small = n - big
+    run_k = opt_run and nc == 3 and foreign
+    run_p = (
+        opt_run
+        and run_i >= 0
+        and not run_w
+        and (source == SRC_OWN_DRAW or source == SRC_OTHER_DRAW)
+    )
+    run_ww = opt_run and run_i >= 0 and run_w and source != SRC_OWN_DRAW
+    n_runs = (1 if run_k else 0) + (1 if run_p else 0) + (1 if run_ww else 0)
+    if opt_run and n_runs == 0 and not opt_f:
+        return _nowin(out, R_CARD_COUNT)
+    need_lex = (1 if opt_f else 0) + n_runs > 1
+
+    c_opt = np.empty(_MAXC, dtype=np.int64)
+    c_hx = np.empty(_MAXC, dtype=np.int64)
+    c_dd = np.empty(_MAXC, dtype=np.int64)
+    c_sh = np.empty(_MAXC, dtype=np.int64)  # 耍猴 possible: the reading has a 将
+    c_nk = np.zeros(_MAXC, dtype=np.int64)
+    c_keys = np.empty((_MAXC, _MAXG), dtype=np.int64)
+    info = np.empty(2, dtype=np.int64)
+    skeys = np.empty(_MAXD, dtype=np.int64)
+    ncand = 0
+    shua = hand_size == 1
+    fixed_base = melds_hx + kan_hx
+    if opt_f:
+        pool[card] += 1
+        jiang = q0 >= 1
+        peng = card if foreign and nc == 2 else -1
+        r = _best_split(pool, jiang, peng, v, need_lex, skeys, info)
+        if r >= 0:
+            has_shape = info[0]
+            c_opt[ncand] = OPT_F
+            c_hx[ncand] = fixed_base + r
+            c_dd[ncand] = 0 if (has_chi or has_shape) else 1
+            c_sh[ncand] = 1 if (shua and jiang) else 0
+            if need_lex:
+                _fill_keys(
+                    c_keys[ncand],
+                    c_nk,
+                    ncand,
+                    meld_kind,
+                    meld_card,
+                    n_melds,
+                    hc,
+                    -1,
+                    -1,
+                    -1,
+                    skeys,
+                    info[1],
+                )
+            ncand += 1
+            if has_shape:
+                r2 = _duidui_split(pool, jiang, peng, v, skeys, info)
+                if r2 >= 0:
+                    c_opt[ncand] = OPT_F
+                    c_hx[ncand] = fixed_base + r2
+                    c_dd[ncand] = 0 if has_chi else 1
+                    c_sh[ncand] = c_sh[ncand - 1]
+                    if need_lex:
+                        _fill_keys(
+                            c_keys[ncand],
+                            c_nk,
+                            ncand,
+                            meld_kind,
+                            meld_card,
+                            n_melds,
+                            hc,
+                            -1,
+                            -1,
+                            -1,
+                            skeys,
+                            info[1],
+                        )
+                    ncand += 1
+        pool[card] -= 1
+    if n_runs > 0:
+        r = _best_split(pool, True, -1, v, need_lex, skeys, info)
+        if r >= 0:
+            has_shape = info[0]
+            n_split = info[1]
+            r2 = -1
+            dkeys = np.empty(_MAXD, dtype=np.int64)
+            n_dd = 0
+            if has_shape:
+                r2 = _duidui_split(pool, True, -1, v, dkeys, info)
+                n_dd = info[1]
+            for o in range(3):
+                if o == 0:
+                    if not run_k:
+                        continue
+                    opt = OPT_K
+                    fx = fixed_base - _SAME[v, _K_KAN, card] + _SAME[v, _K_PAO, card]
+                    ri = -1
+                    kq = card
+                elif o == 1:
+                    if not run_p:
+                        continue
+                    opt = OPT_P
+                    mhx, _key, _n, _r, _b = _meld_hx_key(v, meld_kind[run_i], meld_card[run_i])
+                    fx = fixed_base - mhx + _SAME[v, _K_PAO, card]
+                    ri = run_i
+                    kq = -1
+                else:
+                    if not run_ww:
+                        continue
+                    opt = OPT_W
+                    mhx, _key, _n, _r, _b = _meld_hx_key(v, meld_kind[run_i], meld_card[run_i])
+                    fx = fixed_base - mhx + _SAME[v, _K_PAO, card]
+                    ri = run_i
+                    kq = -1
+                c_opt[ncand] = opt
+                c_hx[ncand] = fx + r
+                c_dd[ncand] = 0 if (has_chi or has_shape) else 1
+                c_sh[ncand] = 1 if shua else 0
+                if need_lex:
+                    _fill_keys(
+                        c_keys[ncand],
+                        c_nk,
+                        ncand,
+                        meld_kind,
+                        meld_card,
+                        n_melds,
+                        hc,
+                        ri,
+                        card,
+                        kq,
+                        skeys,
+                        n_split,
+                    )
+                ncand += 1
+                if r2 >= 0:
+                    c_opt[ncand] = opt
+                    c_hx[ncand] = fx + r2
+                    c_dd[ncand] = 0 if has_chi else 1
+                    c_sh[ncand] = 1 if shua else 0
+                    if need_lex:
+                        _fill_keys(
+                            c_keys[ncand],
+                            c_nk,
+                            ncand,
+                            meld_kind,
+                            meld_card,
+                            n_melds,
+                            hc,
+                            ri,
+                            card,
+                            kq,
+                            dkeys,
+                            n_dd,
+                        )
+                    ncand += 1
+    if ncand == 0:
+        return _nowin(out, R_NO_SPLIT)
+    return _finish(
+        params,
+        ncand,
+        c_opt,
+        c_hx,
+        c_dd,
+        c_keys,
+        c_nk,
+        need_lex,
+        red,
+        big,
+        small,
+        c_sh,
+        haidi != 0,
+        dihu != 0,
+        zimo,
+        th,
+        out,
+    )
+
+
+@njit(cache=True)
+def _fill_keys(
+    dst: Any,
+    c_nk: Any,
+    ci: int,
+    meld_kind: Any,
+    meld_card: Any,
+    n_melds: int,
+    hc: Any,
+    run_i: int,
+    card: int,
+    pao_kan: int,
+    skeys: Any,
+    ns: int,
+) -> None:
+    """The sorted keys of a reading: melds (meld ``run_i`` as 跑 ``card``), the 坎 of ``hc``
+    (face ``pao_kan`` as a 跑), then the split."""
+    m = 0
+    for i in range(n_melds):
+        if i == run_i:
+            dst[m] = _KEY4[card]
+        else:
+            kind = meld_kind[i]
+            mc = meld_card[i]
+            if kind == _K_CHI:
+                dst[m] = _SHAPE_KEY[mc]
+            elif kind >= _K_PAO:
+                dst[m] = _KEY4[mc]
+            else:
+                dst[m] = _KEY3[mc]
+        m += 1
+    for k in range(_NUM):
+        if hc[k] == 3:
+            dst[m] = _KEY4[k] if k == pao_kan else _KEY3[k]
+            m += 1
+    for i in range(ns):
+        dst[m] = skeys[i]
+        m += 1
+    _sort_small(dst, m)
+    c_nk[ci] = m
+
+
+@njit(cache=True)
+def _eval_dealt(
+    params: Any,
+    v: int,
+    meld_kind: Any,
+    meld_card: Any,
+    n_melds: int,
+    hc: Any,
+    card: int,
+    hand_size: int,
+    haidi: int,
+    dihu: int,
+    zimo: bool,
+    th: bool,
+    out: Any,
+) -> int:
+    """``engine.hu._evaluate_dealt``: §10.3 step 0 (``hc`` is a scratch copy)."""
+    q = 0
+    n = 0
+    in_ti = False
+    melds_hx = 0
+    red = 0
+    big = 0
+    has_chi = False
+    for i in range(n_melds):
+        kind = meld_kind[i]
+        mc = meld_card[i]
+        mhx, _key, m_n, m_red, m_big = _meld_hx_key(v, kind, mc)
+        n += m_n
+        melds_hx += mhx
+        red += m_red
+        big += m_big
+        if kind >= _K_PAO:
+            q += 1
+            if kind == _K_TI and mc == card:
+                in_ti = True
+        elif kind == _K_CHI:
+            has_chi = True
+    if card >= 0 and not in_ti:
+        hc[card] += 1
+    pool = np.empty(_NUM, dtype=np.int64)
+    fixed_hx = melds_hx
+    for k in range(_NUM):
+        x = hc[k]
+        if x > 4:
+            return _nowin(out, R_INVALID)
+        n += x
+        red += _RED[k] * x
+        if k >= 10:
+            big += x
+        if x == 4:
+            q += 1
+            fixed_hx += _SAME[v, _K_TI, k]
+            pool[k] = 0
+        elif x == 3:
+            fixed_hx += _SAME[v, _K_KAN, k]
+            pool[k] = 0
+        else:
+            pool[k] = x
+    if n != 21 + (q - 1 if q > 1 else 0):
+        return _nowin(out, R_CARD_COUNT)
+    jiang = q >= 1
+    info = np.empty(2, dtype=np.int64)
+    skeys = np.empty(_MAXD, dtype=np.int64)
+    r = _best_split(pool, jiang, -1, v, False, skeys, info)
+    if r < 0:
+        return _nowin(out, R_NO_SPLIT)
+    c_opt = np.full(2, OPT_DEALT, dtype=np.int64)
+    c_hx = np.empty(2, dtype=np.int64)
+    c_dd = np.empty(2, dtype=np.int64)
+    c_sh = np.empty(2, dtype=np.int64)
+    c_nk = np.zeros(2, dtype=np.int64)
+    c_keys = np.empty((2, 1), dtype=np.int64)
+    shua = 1 if (hand_size == 1 and jiang) else 0
+    has_shape = info[0]
+    c_hx[0] = fixed_hx + r
+    c_dd[0] = 0 if (has_chi or has_shape) else 1
+    c_sh[0] = shua
+    ncand = 1
+    if has_shape:
+        r2 = _duidui_split(pool, jiang, -1, v, skeys, info)
+        if r2 >= 0:
+            c_hx[1] = fixed_hx + r2
+            c_dd[1] = 0 if has_chi else 1
+            c_sh[1] = shua
+            ncand = 2
+    return _finish(
+        params,
+        ncand,
+        c_opt,
+        c_hx,
+        c_dd,
+        c_keys,
+        c_nk,
+        False,
+        red,
+        big,
+        n - big,
+        c_sh,
+        haidi != 0,
+        dihu != 0,
+        zimo,
+        th,
+        out,
+    )
+
+
+@njit(cache=True)
+def hu_auto_tianhu(params: Any, counts: Any, out: Any) -> int:
+    """:func:`engine.hu.evaluate_auto_tianhu` of the dealt cards ``counts`` (int64[20])."""
+    _clear(out)
+    v = params[P_VARIANT]
+    n_ti = 0
+    n_kan = 0
+    red = 0
+    big = 0
+    n = 0
+    for k in range(_NUM):
+        x = counts[k]
+        if x > 4:
+            out[O_REASON] = R_INVALID
+            return 0
+        n += x
+        red += _RED[k] * x
+        if k >= 10:
+            big += x
+        if x == 4:
+            n_ti += 1
+        elif x == 3:
+            n_kan += 1
+    if n_ti < 3 and n_ti + n_kan < 5:
+        return 0
+    c = np.empty(_NUM, dtype=np.int64)
+    total = 0
+    for k in range(_NUM):
+        x = counts[k]
+        if x == 4:
+            total += _SAME[v, _K_TI, k]
+            c[k] = 0
+        elif x == 3:
+            total += _SAME[v, _K_KAN, k]
+            c[k] = 0
+        else:
+            c[k] = x
+    total += _best_packing(c, v)
+    res = np.empty(4, dtype=np.int64)
+    _score(params, total, red, big, n - big, False, False, False, False, True, True, True, res)
+    out[O_WIN] = 1
+    out[O_OPTION] = OPT_A
+    out[O_HUXI] = total
+    out[O_DENG] = res[0]
+    out[O_FAN] = res[1]
+    out[O_SCORE] = res[2]
+    out[O_MINGTANG] = res[3]
+    out[O_ZIMO] = 1
+    out[O_TIANHU] = 1
+    return 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Plain-Python helpers
+# ---------------------------------------------------------------------------------------------
+
+
+def meld_arrays(melds: Sequence[Group]) -> tuple[np.ndarray, np.ndarray, int]:
+    """Table groups as (meld_kind, meld_card, n_melds) for :func:`hu_eval`."""
+    n = len(melds)
+    kind = np.zeros(max(n, 1), dtype=np.int64)
+    mc = np.zeros(max(n, 1), dtype=np.int64)
+    for i, g in enumerate(melds):
+        kind[i] = int(g.kind)
+        mc[i] = EAT_SHAPE_ID[g.cards] if g.kind == GroupKind.CHI else g.cards[0]  # type: ignore[index]
+    return kind, mc, n
+
+
+def evaluate(
+    params: np.ndarray,
+    melds: Sequence[Group],
+    hand_counts: Sequence[int],
+    card: int | None,
+    source: int,
+    tianhu: bool = False,
+    haidi: bool = False,
+    dihu: bool = False,
+) -> np.ndarray:
+    """:func:`hu_eval` with Python arguments; returns the ``out`` vector."""
+    kind, mc, n = meld_arrays(melds)
+    out = np.zeros(OUT_SIZE, dtype=np.int64)
+    hc = np.array(list(hand_counts), dtype=np.int64)
+    hu_eval(
+        params,
+        kind,
+        mc,
+        n,
+        hc,
+        -1 if card is None else card,
+        int(source),
+        int(tianhu),
+        int(haidi),
+        int(dihu),
+        out,
+    )
+    return out
+
+
+def mingtang_mask(rules: RuleSet, items: Sequence[tuple[str, int]]) -> int:
+    """The ``MT_*`` bitmask of a Python result's 名堂 items (Chinese names)."""
+    from engine.mingtang import HUNAN_MINGTANG, LUZHOU_MINGTANG
+
+    table = LUZHOU_MINGTANG if rules.luzhou else HUNAN_MINGTANG
+    by_name = {m.name: MINGTANG_BITS[m.pinyin] for m in table}
+    mask = 0
+    for name, _ in items:
+        mask |= 1 << by_name[name]
+    return mask
+
+
+def reference_vector(rules: RuleSet, res: Any) -> np.ndarray:
+    """A Python :class:`~engine.hu.HuResult` (or None from evaluate_auto_tianhu) as ``out``."""
+    out = np.zeros(OUT_SIZE, dtype=np.int64)
+    out[O_OPTION] = OPT_NONE
+    out[O_HUXI] = -1
+    if res is None:
+        return out
+    out[O_WIN] = int(res.win)
+    out[O_REASON] = 0 if res.reason is None else int(res.reason)
+    out[O_OPTION] = OPT_NONE if res.option is None else OPTION_CODES[res.option]
+    out[O_HUXI] = -1 if res.huxi is None else res.huxi
+    out[O_DENG] = res.deng
+    out[O_FAN] = res.fan
+    out[O_SCORE] = res.score
+    out[O_MINGTANG] = mingtang_mask(rules, res.mingtang)
+    out[O_ZIMO] = int(res.zimo)
+    out[O_TIANHU] = int(res.tianhu)
+    return out
