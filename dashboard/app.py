@@ -1,7 +1,10 @@
 """The dashboard's entry point: ``streamlit run dashboard/app.py`` (``paohuzi dashboard``).
 
 The store is ``$PAOHUZI_DATA`` (or ./data); pages are declared here with ``st.navigation``
-and the filters live in the sidebar, shared by every page.
+and the filters live in the sidebar, shared by every page. Their scripts are in ``views/``,
+not ``pages/``: a ``pages/`` folder next to the entry script also switches on Streamlit's
+folder-based navigation, whose first answer to a page's own URL (a bookmark, a shared
+drill-down link) is a "Page not found" dialog before ``st.navigation`` has run.
 """
 
 from __future__ import annotations
@@ -20,30 +23,19 @@ from dashboard import db, ui  # noqa: E402
 
 st.set_page_config(page_title="跑胡子 dashboard", page_icon="🀄", layout="wide")
 
+P = ui.PAGE_FILES
 PAGES = [
-    st.Page("pages/overview.py", title="Overview", icon=":material/home:", default=True),
+    st.Page(P["overview"], title="Overview", icon=":material/home:", default=True),
     st.Page(
-        "pages/win_rates.py",
-        title="Win rates",
-        icon=":material/emoji_events:",
-        url_path="win-rates",
+        P["win_rates"], title="Win rates", icon=":material/emoji_events:", url_path="win-rates"
     ),
-    st.Page("pages/huxi.py", title="胡息 and score", icon=":material/calculate:", url_path="huxi"),
-    st.Page(
-        "pages/huangzhuang.py",
-        title="荒庄",
-        icon=":material/hourglass_empty:",
-        url_path="huangzhuang",
-    ),
-    st.Page("pages/mingtang.py", title="名堂", icon=":material/style:", url_path="mingtang"),
-    st.Page(
-        "pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"
-    ),
-    st.Page("pages/replay.py", title="Replay", icon=":material/play_circle:", url_path="replay"),
-    st.Page(
-        "pages/drilldown.py", title="Drill-down", icon=":material/search:", url_path="drilldown"
-    ),
-    st.Page("pages/sql.py", title="SQL", icon=":material/database:", url_path="sql"),
+    st.Page(P["huxi"], title="胡息 and score", icon=":material/calculate:", url_path="huxi"),
+    st.Page(P["huang"], title="荒庄", icon=":material/hourglass_empty:", url_path="huangzhuang"),
+    st.Page(P["mingtang"], title="名堂", icon=":material/style:", url_path="mingtang"),
+    st.Page(P["compare"], title="Compare", icon=":material/compare_arrows:", url_path="compare"),
+    st.Page(P["replay"], title="Replay", icon=":material/play_circle:", url_path="replay"),
+    st.Page(P["drilldown"], title="Drill-down", icon=":material/search:", url_path="drilldown"),
+    st.Page(P["sql"], title="SQL", icon=":material/database:", url_path="sql"),
 ]
 
 page = st.navigation(PAGES)

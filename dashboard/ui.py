@@ -16,16 +16,17 @@ from dashboard.services import filters as fsvc
 from dashboard.services.sqlguard import RefusedSQL
 from dashboard.services.store import StoreState
 
+#: The page scripts, relative to app.py; the folder is ``views/``, never ``pages/`` (app.py).
 PAGE_FILES = {
-    "overview": "pages/overview.py",
-    "win_rates": "pages/win_rates.py",
-    "huxi": "pages/huxi.py",
-    "huang": "pages/huangzhuang.py",
-    "mingtang": "pages/mingtang.py",
-    "compare": "pages/compare.py",
-    "replay": "pages/replay.py",
-    "drilldown": "pages/drilldown.py",
-    "sql": "pages/sql.py",
+    "overview": "views/overview.py",
+    "win_rates": "views/win_rates.py",
+    "huxi": "views/huxi.py",
+    "huang": "views/huangzhuang.py",
+    "mingtang": "views/mingtang.py",
+    "compare": "views/compare.py",
+    "replay": "views/replay.py",
+    "drilldown": "views/drilldown.py",
+    "sql": "views/sql.py",
 }
 
 _KEYS = ("f_runs", "f_rules", "f_policies", "f_seats")

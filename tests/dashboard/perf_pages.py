@@ -25,16 +25,16 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 PAGES = {
-    "overview": "pages/overview.py",
-    "win_rates": "pages/win_rates.py",
-    "huxi": "pages/huxi.py",
-    "huangzhuang": "pages/huangzhuang.py",
-    "mingtang": "pages/mingtang.py",
-    "compare": "pages/compare.py",
-    "replay": "pages/replay.py",
-    "drilldown": "pages/drilldown.py",
-    "drilldown_popao": "pages/drilldown.py?cond=popao",
-    "sql": "pages/sql.py",
+    "overview": "views/overview.py",
+    "win_rates": "views/win_rates.py",
+    "huxi": "views/huxi.py",
+    "huangzhuang": "views/huangzhuang.py",
+    "mingtang": "views/mingtang.py",
+    "compare": "views/compare.py",
+    "replay": "views/replay.py",
+    "drilldown": "views/drilldown.py",
+    "drilldown_popao": "views/drilldown.py?cond=popao",
+    "sql": "views/sql.py",
 }
 
 

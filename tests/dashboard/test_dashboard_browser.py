@@ -6,6 +6,7 @@ the replay. A screenshot of each page goes to tests/artifacts/ (git-ignored)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -44,12 +45,13 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def server(store_dir: Path) -> Iterator[str]:
-    """``paohuzi dashboard`` on the fixture store, on a free port; its base URL."""
+@contextlib.contextmanager
+def dashboard_server(store_dir: Path, log_name: str) -> Iterator[str]:
+    """``paohuzi dashboard`` on ``store_dir``, on a free port, until the block ends; its base
+    URL once its health check answers (no page has been asked for yet)."""
     port = _free_port()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    log = open(ARTIFACTS / "dashboard-server.log", "wb")  # noqa: SIM115
+    log = open(ARTIFACTS / log_name, "wb")  # noqa: SIM115
     proc = subprocess.Popen(
         [
             sys.executable, "-c", "from replay.cli import main; main()", "dashboard",
@@ -83,16 +85,29 @@ def server(store_dir: Path) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def page(server: str) -> Iterator[Any]:
+def server(store_dir: Path) -> Iterator[str]:
+    """``paohuzi dashboard`` on the fixture store, on a free port; its base URL."""
+    with dashboard_server(store_dir, "dashboard-server.log") as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        pg = browser.new_page(viewport={"width": 1400, "height": 2400})
-        pg.set_default_timeout(30_000)
-        yield pg
-        browser.close()
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def page(server: str, browser: Any) -> Iterator[Any]:
+    pg = browser.new_page(viewport={"width": 1400, "height": 2400})
+    pg.set_default_timeout(30_000)
+    yield pg
+    pg.close()
 
 
 _SETTLED = """() => !document.querySelector('[data-testid="stStatusWidget"]')
@@ -191,3 +206,21 @@ def test_drilldown_into_the_replay(page: Any, server: str) -> None:
     text = main_text(page)
     assert "Replay" in text and "Decision" in text
     assert "Taken: seat" in text and "胡" in text  # the decisive 胡, with its options
+
+
+def test_first_visit_to_a_page_url_on_a_fresh_server(store_dir: Path, browser: Any) -> None:
+    """A bookmark or a shared link opened first on a just-started dashboard: the page, and no
+    "Page not found" dialog (which Streamlit's folder navigation shows for a ``pages/``
+    folder before ``st.navigation`` has run)."""
+    with dashboard_server(store_dir, "dashboard-server-fresh.log") as base:
+        pg = browser.new_page(viewport={"width": 1400, "height": 1600})
+        pg.set_default_timeout(30_000)
+        try:
+            visit(pg, f"{base}/win-rates", "first_visit_win_rates")
+            body = str(pg.locator("body").inner_text())
+            assert "Page not found" not in body
+            assert pg.locator('[role="dialog"]').count() == 0
+            assert "By seat" in main_text(pg)  # the page asked for, not the main page
+            assert pg.url.endswith("/win-rates")
+        finally:
+            pg.close()
