@@ -11,7 +11,7 @@ Then external access is switched off except for the listed shard files (no ATTAC
 ``read_csv('/etc/…')``, extension loading or network), and the configuration is locked so no
 statement can switch it back on. Tables: ``runs`` (one row per usable run), views ``hands``
 and ``events`` (with the column ``run``), ``seats`` (one row per playing seat per hand) and
-the code tables of :func:`replay.schema.codes`.
+the code tables of :func:`replay.record.schema.codes`.
 
 >>> import tempfile
 >>> from dashboard.services.store import scan_store
@@ -35,8 +35,8 @@ import duckdb
 import pyarrow as pa
 
 from dashboard.services.store import StoreState
-from replay import schema
-from replay.store import create_code_tables
+from replay.record import schema
+from replay.store.catalog import create_code_tables
 
 _TYPES = {
     pa.uint8(): "UTINYINT",

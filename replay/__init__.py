@@ -1,9 +1,29 @@
-"""The 跑胡子 command line and its tools: hand calculator, simulator, recorder and replayer.
+"""Everything about logs, in the order data flows (see README "How data flows"):
+:mod:`replay.record` plays and records hands, :mod:`replay.store` keeps and catalogues them,
+:mod:`replay.replayer` rebuilds, verifies, renders and exchanges them,
+:mod:`replay.analysis` turns them into statistics, and :mod:`replay.cli` is the command line.
 
-The Python API for recorded hands: :func:`open_store`, :func:`load_hand`, :func:`replay_hand`.
+The Python API for recorded hands: :func:`open_store`, :func:`load_hand`, :func:`replay_hand`
+(loaded on first use, so ``import replay`` costs nothing).
 """
 
-from replay.replayer import load_hand, replay_hand
-from replay.store import open_store
+from __future__ import annotations
 
-__all__ = ["load_hand", "open_store", "replay_hand"]
+import importlib
+from typing import Any
+
+_WHERE = {
+    "load_hand": "replay.replayer.hand",
+    "replay_hand": "replay.replayer.hand",
+    "open_store": "replay.store.runs",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        value = getattr(importlib.import_module(_WHERE[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'replay' has no attribute {name!r}")

@@ -46,7 +46,7 @@ def selfplay_rate(policy: str, hands: int, preset: str = "hunan", seed: int = 1)
 def record_overhead(hands: int, policy: str = "random", seed: int = 1) -> tuple[float, float]:
     """(engine-only hands/s, play-and-record hands/s) in CPU time on the same hands; the
     recording includes building the Arrow tables, not writing them."""
-    from replay.recorder import ShardRecorder
+    from replay.record.recorder import ShardRecorder
 
     rules = find_rules("hunan")
     game = Game(rules)
@@ -72,7 +72,7 @@ def record_overhead(hands: int, policy: str = "random", seed: int = 1) -> tuple[
 
 def simulate_rate(hands: int, workers: int, policy: str = "random") -> tuple[float, float]:
     """(hands/s wall clock, bytes on disk per hand) of ``runner.simulate`` into a fresh store."""
-    from replay import runner
+    from replay.record import runner
 
     spec = runner.RunSpec(rules=find_rules("hunan"), policies=(policy,) * 3, seed=1, deals=hands)
     with tempfile.TemporaryDirectory() as d:
@@ -109,7 +109,7 @@ def peak_memory(hands: int, workers: int = 2) -> tuple[float, int, int, float]:
     """Run ``paohuzi simulate --hands N --workers W`` in a subprocess: (wall seconds, bytes on
     disk, peak RSS of the largest process, peak RSS of the process tree sampled 4×/s)."""
     with tempfile.TemporaryDirectory() as d:
-        cmd = [sys.executable, "-c", "from replay.cli import main; main()", "simulate",
+        cmd = [sys.executable, "-c", "from replay.cli.main import main; main()", "simulate",
                "--hands", str(hands), "--workers", str(workers), "--data", d, "-q"]  # fmt: skip
         t = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
@@ -147,8 +147,8 @@ def verify_vs_simulate(
     run with each worker count. ``((simulate hands/s, CPU s/1000 hands), {workers: (verify
     hands/s, CPU s/1000 hands)})``: wall clock, and CPU time summed over the processes
     (which other load on the machine disturbs less)."""
-    from replay import runner
-    from replay.verify import verify_store
+    from replay.record import runner
+    from replay.replayer.verify import verify_store
 
     spec = runner.RunSpec(rules=find_rules("hunan"), policies=("random",) * 3, seed=1, deals=hands)
     t, c = time.perf_counter(), _cpu()
@@ -218,8 +218,8 @@ def seek_times(root: Path, run: str, samples: int = 50, seed: int = 1) -> list[f
     random step (checked), each from scratch."""
     import random
 
-    from replay.replayer import load_hand, replay_hand
-    from replay.store import open_store
+    from replay.replayer.hand import load_hand, replay_hand
+    from replay.store.runs import open_store
 
     n = open_store(root).run(run).n_hands
     rng = random.Random(seed)
@@ -237,7 +237,7 @@ def store_read_hand_times(root: Path, run: str, samples: int = 20, seed: int = 1
     """Seconds per ``Run.read_hand`` (the store's own reader, a filtered read), for comparison."""
     import random
 
-    from replay.store import open_store
+    from replay.store.runs import open_store
 
     r = open_store(root).run(run)
     rng = random.Random(seed)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import click
 
-from replay.store import MANIFEST_NAME, data_option, run_dir
+from replay.store.layout import MANIFEST_NAME, data_option, run_dir
 
 #: Each run: its name and the ``paohuzi simulate`` arguments after ``--data DIR``.
 DEMO_RUNS: list[tuple[str, list[str]]] = [
@@ -70,7 +70,7 @@ def is_complete(data: Path, name: str) -> bool:
 @click.option("--dry-run", is_flag=True, help="Print the commands and do nothing.")
 def main(data: Path, workers: int, dry_run: bool) -> None:
     """Record the demo runs that are not complete yet into the store."""
-    from replay.cli import main as paohuzi
+    from replay.cli.main import main as paohuzi
 
     todo = [c for c in commands(data, workers) if not is_complete(data, c[4])]
     if dry_run:

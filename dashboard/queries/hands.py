@@ -1,6 +1,6 @@
 """Cached queries about single hands: drill-down lists, samples to replay, one hand's log.
 
-Replaying recorded hands (``replay.replayer``) is reading them too, and costs like a query, so
+Replaying recorded hands (``replay.replayer.hand``) is reading them too, and costs like a query, so
 the replays behind the 胡息 group table and the 破跑胡 check are cached here as well.
 """
 
@@ -14,7 +14,7 @@ from dashboard.queries import sql
 from dashboard.queries.sql import Filters
 from dashboard.services import drill, huxi
 from engine.rules import RuleSet
-from replay.replayer import HandLog, load_hand
+from replay.replayer.hand import HandLog, load_hand
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -66,6 +66,6 @@ def popao(
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def hand_log(root: str, sig: str, run: str, hand_id: int) -> HandLog:
-    """One recorded hand (``replay.replayer.load_hand``: the manifest's shard ranges find it
+    """One recorded hand (``replay.replayer.hand.load_hand``: the manifest's shard ranges find it
     without a scan)."""
     return load_hand(root, run, int(hand_id))

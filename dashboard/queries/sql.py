@@ -176,7 +176,7 @@ _VALUE_COLS = ("huxi", "deng", "fan", "score")
 
 def winning_moments(f: Filters) -> tuple[str, list[Any]]:
     """Cluster sums of 胡息, 等, 番 and score over the selected wins (one row), for
-    :func:`replay.intervals.cluster_mean_ci`, and the count of 自摸 among them.
+    :func:`replay.analysis.intervals.cluster_mean_ci`, and the count of 自摸 among them.
 
     Hands of ordinary runs are their own clusters, so their sums need no grouping; only the
     --duplicate runs are grouped by deal."""
@@ -252,7 +252,7 @@ def _fixed_groups(key: str) -> list[tuple[str, str]]:
 
 def group_rates(f: Filters, key: str) -> tuple[str, list[Any]]:
     """Per group of seat rows: seat-hands ``n``, wins, and the cluster sums of the score
-    change (as ``replay.stats`` does per run). See :func:`group_rates_by`."""
+    change (as ``replay.analysis.stats`` does per run). See :func:`group_rates_by`."""
     return group_rates_by(f, (key,))
 
 

@@ -46,14 +46,14 @@ def hidden_html(count: int) -> str:
 
 
 def view_cards_html(v: Mapping[str, Any] | None) -> str:
-    """A ``cards_view`` dict of :mod:`replay.views` (``{"text", "kinds", "red"}``)."""
+    """A ``cards_view`` dict of :mod:`replay.replayer.views` (``{"text", "kinds", "red"}``)."""
     if not v or not v.get("kinds"):
         return '<span style="color:#9e9e9e">–</span>'
     return cards_html(v["kinds"])
 
 
 def meld_html(m: Mapping[str, Any]) -> str:
-    """A meld of :func:`replay.views.group_view`: its kind, cards and 胡息."""
+    """A meld of :func:`replay.replayer.views.group_view`: its kind, cards and 胡息."""
     label = html.escape(str(m.get("label", "")))
     if m.get("hidden"):
         body = hidden_html(3)

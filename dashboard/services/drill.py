@@ -20,7 +20,7 @@ import pandas as pd
 from dashboard.queries.sql import CONDITIONS
 from dashboard.services.stats import OUTCOME_LABELS, SOURCE_LABELS, card_text
 from engine.errors import PaohuziError
-from replay.replayer import HandLog, replay_hand
+from replay.replayer.hand import HandLog, replay_hand
 
 #: How each condition reads; ``{v}`` is its value, ``{name}`` a 名堂 or source name.
 LABELS: dict[str, str] = {

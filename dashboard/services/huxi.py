@@ -2,7 +2,7 @@
 提 on the table; 坎, 一句话, 绞, 碰胡, 将 in the hand). No streamlit.
 
 The hands table stores the winning 胡息 but not its groups, so a sample of winning hands is
-replayed (``replay.replayer``) and the final reading's groups are counted.
+replayed (``replay.replayer.hand``) and the final reading's groups are counted.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import pandas as pd
 from dashboard.services.cards import kind_label
 from engine.errors import PaohuziError
 from engine.rules import RuleSet
-from replay.replayer import HandLog, log_from_rows, replay_hand
-from replay.views import outcome_view
+from replay.replayer.hand import HandLog, log_from_rows, replay_hand
+from replay.replayer.views import outcome_view
 
 TABLE_KINDS = {"chi", "peng", "wei", "chouwei", "pao", "ti"}
 

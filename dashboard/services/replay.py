@@ -1,9 +1,9 @@
-"""The Replay page's data: a hand's view at a step (from ``replay.replayer`` and
-``replay.views``), shaped into HTML blocks and tables. No streamlit.
+"""The Replay page's data: a hand's view at a step (from ``replay.replayer.hand`` and
+``replay.replayer.views``), shaped into HTML blocks and tables. No streamlit.
 
 >>> from engine.deck import shuffle_deck
 >>> from engine.rules import find_rules
->>> from replay.replayer import HandLog
+>>> from replay.replayer.hand import HandLog
 >>> log = HandLog.from_history(find_rules("hunan"), shuffle_deck(4), 0, [])
 >>> v = view_at(log, 0, None)
 >>> v["step"], len(seat_blocks(v))
@@ -20,8 +20,8 @@ from typing import Any
 import pandas as pd
 
 from dashboard.services.cards import hidden_html, kind_label, meld_html, view_cards_html
-from replay.replayer import HandLog, replay_hand
-from replay.views import state_view
+from replay.replayer.hand import HandLog, replay_hand
+from replay.replayer.views import state_view
 
 HU_KIND = 1  # ActionKind.HU
 
@@ -39,7 +39,7 @@ def decisive_step(log: HandLog) -> int:
 
 
 def view_at(log: HandLog, step: int, seat: int | None) -> dict[str, Any]:
-    """``replay.views.state_view`` of the state after ``step`` decisions, seen by ``seat``
+    """``replay.replayer.views.state_view`` of the state after ``step`` decisions, seen by ``seat``
     (``None``: everything)."""
     return state_view(replay_hand(log, step), seat, log=log)
 

@@ -1,8 +1,8 @@
 """Numbers for the pages, shaped from query results: rates with Wilson intervals, means with
 cluster-robust intervals, paired differences, distributions, curves. No streamlit.
 
-The interval code is :mod:`replay.intervals` and the result types are those of
-:mod:`replay.stats` (``Rate``, ``Mean``, ``GroupRow``, ``PairedRow``), so the dashboard and
+The interval code is :mod:`replay.analysis.intervals` and the result types are those of
+:mod:`replay.analysis.stats` (``Rate``, ``Mean``, ``GroupRow``, ``PairedRow``), so the dashboard and
 ``paohuzi stats`` agree to the last digit on the same run.
 
 >>> r = Rate.of(30, 100)
@@ -27,8 +27,8 @@ import pandas as pd
 
 from engine.cards import card_char
 from engine.hu import Source
-from replay.intervals import Z95, ClusterSums, Moments, mean_ci, paired_diff_ci, wilson
-from replay.stats import QUANTILES, GroupRow, Mean, PairedRow, Rate
+from replay.analysis.intervals import Z95, ClusterSums, Moments, mean_ci, paired_diff_ci, wilson
+from replay.analysis.stats import QUANTILES, GroupRow, Mean, PairedRow, Rate
 
 __all__ = [
     "QUANTILES",

@@ -26,7 +26,8 @@ import pyarrow.parquet as pq
 
 from engine.errors import PaohuziError
 from engine.rules import PRESETS, RuleSet
-from replay.store import MANIFEST_NAME, read_manifest
+from replay.store.layout import MANIFEST_NAME
+from replay.store.manifest import read_manifest
 
 TABLES = ("hands", "events")
 

@@ -124,7 +124,7 @@ def browser_times(data: Path) -> None:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     proc = subprocess.Popen(
-        [sys.executable, "-c", "from replay.cli import main; main()", "dashboard", "--data",
+        [sys.executable, "-c", "from replay.cli.main import main; main()", "dashboard", "--data",
          str(data), "--port", str(port), "--address", "127.0.0.1"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip

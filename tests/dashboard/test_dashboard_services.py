@@ -1,5 +1,5 @@
 """The dashboard's catalog, SQL and services without Streamlit: numbers checked against
-``paohuzi stats`` (replay.stats) and against pandas over the Parquet shards; the read-only
+``paohuzi stats`` (replay.analysis.stats) and against pandas over the Parquet shards; the read-only
 fences; the shaping of the replay, drill-down and 胡息 group views."""
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from dashboard.services.sqlguard import RefusedSQL, check_select
 from dashboard.services.store import scan_store
 from engine.cards import RED_KINDS
 from replay import demo_data
-from replay.dashboard_cmd import app_path, streamlit_command
-from replay.replayer import load_hand, replay_hand
-from replay.stats import run_stats
-from replay.store import open_store
+from replay.analysis.stats import run_stats
+from replay.cli.dashboard import app_path, streamlit_command
+from replay.replayer.hand import load_hand, replay_hand
+from replay.store.runs import open_store
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,79 @@
+"""``paohuzi dashboard``: start the Streamlit dashboard over a store (headless)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from replay.store.layout import DATA_ENV, data_option
+
+
+def app_path() -> Path:
+    """The dashboard's entry script (``dashboard/app.py`` of the installed package)."""
+    spec = importlib.util.find_spec("dashboard")
+    if spec is None or not spec.submodule_search_locations:
+        raise click.ClickException("the dashboard package is not installed")
+    return Path(next(iter(spec.submodule_search_locations))) / "app.py"
+
+
+def streamlit_command(data: Path, port: int, address: str) -> tuple[list[str], dict[str, str]]:
+    """The ``streamlit run`` command line and its environment (the store in
+    ``$PAOHUZI_DATA``)."""
+    env = dict(os.environ)
+    env[DATA_ENV] = str(Path(data).resolve())
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(app_path()),
+        "--server.headless=true",
+        f"--server.port={port}",
+        f"--server.address={address}",
+        "--server.fileWatcherType=none",
+        "--server.runOnSave=false",
+        "--browser.gatherUsageStats=false",
+        "--global.developmentMode=false",
+        "--theme.base=light",
+        "--client.toolbarMode=viewer",
+    ]
+    return cmd, env
+
+
+@click.command(short_help="Start the dashboard (Streamlit) over the store, read-only.")
+@data_option
+@click.option(
+    "--port",
+    "-p",
+    type=click.IntRange(1, 65535),
+    default=8501,
+    show_default=True,
+    help="Port to serve on.",
+)
+@click.option(
+    "--address",
+    default="localhost",
+    show_default=True,
+    help="Address to listen on (0.0.0.0 for every interface).",
+)
+def dashboard(data: Path, port: int, address: str) -> None:
+    """Serve the analytics dashboard on http://ADDRESS:PORT (headless; open it in a browser).
+
+    Pages: overview, win rates, 胡息 and score, 荒庄, 名堂, compare, replay, drill-down, SQL.
+    The store is only read; a missing or empty store is reported on the page.
+
+    \b
+    paohuzi dashboard
+    paohuzi dashboard --data /big/store --port 8600
+    """
+    cmd, env = streamlit_command(data, port, address)
+    where = Path(data).resolve()
+    if not where.is_dir():
+        click.echo(f"note: no store at {where} yet (the page will say so)", err=True)
+    click.echo(f"paohuzi dashboard: http://{address}:{port}  (store {where}; Ctrl-C stops it)")
+    sys.stdout.flush()
+    os.execve(sys.executable, cmd, env)

@@ -1,0 +1,254 @@
+"""``paohuzi simulate``: play hands with policies and record them into the store."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from replay import store
+from replay.record import runner
+from replay.record.runner import (
+    DEFAULT_POLICIES,
+    DEFAULT_SESSION_LENGTH,
+    DEFAULT_SHARD_HANDS,
+    RunError,
+    RunSpec,
+)
+
+PLAIN_INTERVAL = 10.0  # seconds between progress lines when stderr is not a terminal
+
+
+def _input_error(msg: str) -> click.ClickException:
+    from replay.cli.main import InputError
+
+    return InputError(msg)
+
+
+def _fmt_duration(s: float) -> str:
+    s = int(round(s))
+    h, rem = divmod(s, 3600)
+    m, sec = divmod(rem, 60)
+    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
+
+
+class Progress:
+    """A rich progress bar on a terminal; plain periodic lines otherwise (both on stderr)."""
+
+    def __init__(self, label: str, enabled: bool = True) -> None:
+        self.label = label
+        self.enabled = enabled
+        self.tty = sys.stderr.isatty()
+        self.start = time.monotonic()
+        self.first: int | None = None
+        self.last_line = 0.0
+        self.bar: Any = None
+        self.task: Any = None
+
+    def __enter__(self) -> Progress:
+        if self.enabled and self.tty:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                TaskProgressColumn,
+                TextColumn,
+                TimeRemainingColumn,
+            )
+            from rich.progress import Progress as RichProgress
+
+            self.bar = RichProgress(
+                TextColumn("[bold]simulate"),
+                BarColumn(bar_width=24),
+                TextColumn("{task.completed:,}/{task.total:,} hands"),
+                TaskProgressColumn(),
+                TextColumn("{task.fields[rate]} hands/s"),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                transient=False,
+            )
+            self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if self.first is None:
+            self.first, self.start = done, now
+        elapsed = now - self.start
+        rate = (done - self.first) / elapsed if elapsed > 0 else 0.0
+        if self.bar is not None:
+            if self.task is None:
+                self.task = self.bar.add_task(self.label, total=total, completed=done, rate="-")
+            self.bar.update(self.task, completed=done, rate=f"{rate:,.0f}")
+            return
+        if now - self.last_line >= PLAIN_INTERVAL or done >= total:
+            self.last_line = now
+            pct = 100.0 * done / total if total else 100.0
+            if rate > 0:
+                speed = f"{rate:,.0f} hands/s, ETA {_fmt_duration((total - done) / rate)}"
+            else:
+                speed = "starting"
+            click.echo(f"{self.label}: {done:,}/{total:,} hands ({pct:.0f}%), {speed}", err=True)
+
+
+@click.command(short_help="Play hands with policies and record them (Parquet + DuckDB).")
+@click.option(
+    "--hands",
+    "-n",
+    type=click.IntRange(min=1),
+    default=10_000,
+    show_default=True,
+    help="Hands to play (with --duplicate: deals, each played once per rotation).",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**64 - 1),
+    default=0,
+    show_default=True,
+    help="Run seed: every session, deck and policy seed derives from it.",
+)
+@click.option("--rules", "-r", default="hunan", show_default=True, help="Rule preset.")
+@click.option(
+    "--set",
+    "overrides",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Override a rule switch (repeatable).",
+)
+@click.option(
+    "--policies",
+    "-p",
+    default=DEFAULT_POLICIES,
+    show_default=True,
+    help="Policy per seat, comma-separated (one name: every seat).",
+)
+@click.option(
+    "--workers",
+    "-w",
+    type=click.IntRange(min=1),
+    default=os.cpu_count() or 1,
+    show_default="CPU count",
+    help="Worker processes (the result does not depend on it).",
+)
+@store.data_option
+@click.option(
+    "--run",
+    "run_name",
+    metavar="NAME",
+    help="Run name (default: derived from the arguments, so a rerun resumes).",
+)
+@click.option(
+    "--session-length",
+    type=click.IntRange(min=1),
+    default=DEFAULT_SESSION_LENGTH,
+    show_default=True,
+    help="Deals per session (a table with the dealer rules).",
+)
+@click.option(
+    "--duplicate",
+    is_flag=True,
+    help="Play every deal once per rotation of the policies over the seats.",
+)
+@click.option(
+    "--shard-hands",
+    type=click.IntRange(min=1),
+    default=DEFAULT_SHARD_HANDS,
+    show_default=True,
+    help="Target hands per shard file (unit of work and resume).",
+)
+@click.option("--quiet", "-q", is_flag=True, help="No progress output.")
+def simulate_command(
+    hands: int,
+    seed: int,
+    rules: str,
+    overrides: tuple[str, ...],
+    policies: str,
+    workers: int,
+    data: Path,
+    run_name: str | None,
+    session_length: int,
+    duplicate: bool,
+    shard_hands: int,
+    quiet: bool,
+) -> None:
+    """Play hands in sessions and record every action into the store.
+
+    The same command gives the same bytes with any --workers; run it again to resume an
+    interrupted run (or to confirm a finished one). Views runs/hands/events are in
+    DIR/paohuzi.duckdb.
+
+    \b
+    paohuzi simulate --hands 100000 --workers 2
+    paohuzi simulate -n 30000 --policies heuristic,random,heuristic --duplicate --seed 7
+    paohuzi simulate -n 10000 --rules hunan --set min_huxi=10 --run min10
+    """
+    from engine.errors import PaohuziError
+    from engine.policies import load_policies
+    from engine.rules import find_rules
+
+    try:
+        ruleset = find_rules(rules).with_overrides(overrides)
+        names = [s.strip() for s in policies.split(",") if s.strip()]
+        load_policies(names, ruleset.players)  # validates names and count
+        if len(names) == 1:
+            names = names * ruleset.players
+        spec = RunSpec(
+            rules=ruleset,
+            policies=tuple(names),
+            seed=seed,
+            deals=hands,
+            session_length=session_length,
+            duplicate=duplicate,
+            shard_hands=shard_hands,
+        )
+        if run_name is not None:
+            store.check_run_name(run_name)
+        store.ensure_writable(data)
+    except PaohuziError as e:
+        raise _input_error(str(e)) from None
+
+    name = run_name or spec.default_name()
+    command = ["paohuzi", *sys.argv[1:]] if sys.argv and sys.argv[0] else []
+    try:
+        with Progress(f"simulate {name}", enabled=not quiet) as bar:
+            result = runner.simulate(spec, data, name, workers, command, bar)
+    except KeyboardInterrupt:
+        click.echo(
+            f"interrupted: run {name!r} keeps its finished shards; run the same command to resume",
+            err=True,
+        )
+        sys.exit(130)
+    except store.RunMismatch as e:
+        raise _input_error(str(e)) from None
+    except store.StoreError as e:
+        click.echo(f"Error: {e}", err=True)
+        sys.exit(1)
+    except (RunError, PaohuziError) as e:
+        click.echo(f"Error: {str(e).splitlines()[0]}", err=True)
+        sys.exit(1)
+    if result.already_complete:
+        click.echo(
+            f"run {result.name}: already complete, {result.hands:,} hands, {result.events:,}"
+            f" events, {result.bytes:,} bytes ({result.path})"
+        )
+        return
+    rate = result.played / result.seconds if result.seconds > 0 else 0.0
+    per_hand = result.bytes / result.hands if result.hands else 0.0
+    click.echo(
+        f"run {result.name}: {result.hands:,} hands ({result.played:,} played in"
+        f" {_fmt_duration(result.seconds)}, {rate:,.0f} hands/s), {result.events:,} events,"
+        f" {result.bytes:,} bytes ({per_hand:.0f} bytes/hand) → {result.path}"
+    )
+
+
+simulate = simulate_command  # the name replay.cli.main registers: "replay.cli.simulate:simulate"

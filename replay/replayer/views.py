@@ -1,0 +1,228 @@
+"""A JSON-able view of a replayed state, for ``paohuzi replay --format json`` and the dashboard.
+
+:func:`state_view` shows the table from one seat (what that seat may see, RULES §3–§4: its
+own hand, others' hand sizes, every meld except the faces of others' 偎, cards placed to
+the right, discards, the stock count, the 亮张 while it is known, the card on offer once
+it is revealed) or, with ``seat=None``, everything (the god view: every hand, the stock).
+
+Cards appear twice: as text in card notation (``"一二三"``) and as kinds (``[0, 1, 2]``,
+0…9 = 一…十, 10…19 = 壹…拾; red are kinds 1, 6, 9, 11, 16, 19). Actions appear as text
+(``"吃 [一二三]"``) and as codes (docs/LOG_FORMAT.md §5.1).
+
+>>> from engine.deck import shuffle_deck
+>>> from engine.rules import find_rules
+>>> from engine.state import State
+>>> v = state_view(State.rebuild(find_rules("hunan"), shuffle_deck(4), 0), seat=1)
+>>> v["seats"][0]["hand"], v["seats"][1]["hand"]["count"], v["stock_left"]
+({'hidden': True, 'count': 21}, 20, 19)
+>>> [d["seat"] for d in v["decision"]["options"]], v["decision"]["options"][0]["options"]
+([0], None)
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from engine.actions import action_str
+from engine.cards import format_cards, is_red
+from engine.groups import Group, GroupKind, huxi
+from engine.hu import HuResult
+from engine.state import Phase, State
+
+if TYPE_CHECKING:
+    from replay.replayer.hand import HandLog
+
+#: Version of the view's layout (bump on an incompatible change).
+VIEW_VERSION = 1
+
+
+def cards_view(kinds: list[int] | tuple[int, ...]) -> dict[str, Any]:
+    """``{"text": "一二柒", "kinds": [0, 1, 16], "red": 1}``."""
+    ks = [int(k) for k in kinds]
+    return {"text": format_cards(ks), "kinds": ks, "red": sum(1 for k in ks if is_red(k))}
+
+
+def group_view(g: Group, value: int, hidden: bool = False) -> dict[str, Any]:
+    """A 门子: kind, label (``碰五``, ``吃[一二三]``), cards and 胡息."""
+    if hidden:
+        return {"kind": "wei", "label": "偎?", "hidden": True, "cards": None, "huxi": value}
+    return {
+        "kind": g.kind.name.lower(),
+        "label": str(g),
+        "hidden": False,
+        "cards": cards_view(g.cards),
+        "huxi": value,
+    }
+
+
+def action_view(code: int) -> dict[str, Any]:
+    return {"code": int(code), "text": action_str(code)}
+
+
+def _hidden_wei_huxi(state: State) -> int:
+    return 6 if state.rules.luzhou else 3
+
+
+def _seat_view(state: State, s: int, viewer: int | None) -> dict[str, Any]:
+    rules = state.rules
+    sits_out = s == state.sitter
+    own = viewer is None or viewer == s
+    melds = []
+    total = 0
+    for g in state.melds[s]:
+        hidden = not own and g.kind == GroupKind.WEI
+        value = _hidden_wei_huxi(state) if hidden else huxi(g, rules)
+        total += value
+        melds.append(group_view(g, value, hidden))
+    if own:
+        hand: dict[str, Any] = cards_view(state.hand_cards(s))
+        hand["hidden"] = False
+        hand["count"] = state.hand_size[s]
+    else:
+        hand = {"hidden": True, "count": state.hand_size[s]}
+    return {
+        "seat": s,
+        "dealer": s == state.dealer,
+        "sits_out": sits_out,
+        "xia": None if sits_out else state.xia[s],
+        "hand": hand,
+        "melds": melds,
+        "huxi": total,  # running 胡息 of the table melds (hidden 偎 at their face-down value)
+        "quads": state.quads[s],
+        "right": cards_view(state.right[s]),
+        "discards": cards_view(state.discards[s]),
+        "deciding": s in state.deciders(),
+    }
+
+
+def _card_on_offer(state: State, viewer: int | None) -> dict[str, Any] | None:
+    if state.card is None or state.outcome is not None:
+        return None
+    hidden = viewer is not None and state.phase == Phase.DRAW_TAKE and state.owner != viewer
+    kind = state.card_kind
+    return {
+        "card": None if hidden else cards_view([state.card]),
+        "hidden": hidden,
+        "source": kind.name.lower() if kind is not None else None,
+        "owner": state.owner,
+    }
+
+
+def _decision_view(
+    state: State, viewer: int | None, log: HandLog | None, step: int
+) -> dict[str, Any] | None:
+    if state.outcome is not None:
+        return None
+    deciders = list(state.deciders())
+    options = []
+    for s in deciders:
+        visible = viewer is None or viewer == s
+        legal = state.legal_actions(s)
+        options.append(
+            {
+                "seat": s,
+                "n_legal": len(legal),
+                "options": [action_view(a) for a in legal] if visible else None,
+            }
+        )
+    chosen = None
+    if log is not None and step < log.n_steps:
+        seat, action = log.events[step]
+        if viewer is None or viewer == seat:
+            chosen = {"seat": seat, **action_view(action)}
+        else:
+            chosen = {"seat": seat, "code": None, "text": None, "hidden": True}
+    return {
+        "phase": state.phase.name,
+        "deciders": deciders,
+        "declared": sorted(state.declared) if state.declared else [],
+        "forced": bool(state.is_forced()),
+        "options": options,
+        "chosen": chosen,
+    }
+
+
+def outcome_view(state: State) -> dict[str, Any] | None:
+    """The end of the hand: kind, winner, hu card, decomposition with 胡息, 等, 名堂, 番,
+    score and the settlement (``None`` while the hand goes on)."""
+    o = state.outcome
+    if o is None:
+        return None
+    r: HuResult | None = o.result
+    out: dict[str, Any] = {
+        "kind": o.kind.name,
+        "winner": o.winner,
+        "source": o.source.name if o.source is not None else None,
+        "card": cards_view([o.card]) if o.card is not None else None,
+        "from_seat": o.from_seat,
+        "deltas": list(o.deltas),
+        "settlement": [
+            {"seat": s, "delta": d} for s, d in enumerate(o.deltas) if s != state.sitter
+        ],
+        "stock_left": len(state.stock),
+    }
+    if r is not None:
+        out.update(
+            {
+                "decomposition": [
+                    group_view(g, v) for g, v in zip(r.groups, r.group_huxi, strict=False)
+                ],
+                "option": r.option,
+                "huxi": r.huxi,
+                "deng": r.deng,
+                "mingtang": [{"name": n, "fan": f} for n, f in r.mingtang],
+                "fan": r.fan,
+                "score": r.score,
+                "zimo": r.zimo,
+                "tianhu": r.tianhu,
+            }
+        )
+    return out
+
+
+def state_view(
+    state: State, seat: int | None = None, *, log: HandLog | None = None
+) -> dict[str, Any]:
+    """The table at ``state`` as plain data (JSON-able).
+
+    ``seat``: the seat whose view it is (others' hands, 偎 faces, hidden draws and options
+    hidden); ``None``: everything. ``log``: the hand's log, to add where the state is in it
+    (``n_steps``, ``run``, ``hand_id``) and what was chosen at the current decision.
+    """
+    n = state.n_seats
+    if seat is not None and not (0 <= seat < n):
+        raise ValueError(f"seat {seat} out of range for {n} players")
+    step = len(state.history)
+    liang_visible = state.liang is not None and (seat is None or state.liang_known)
+    last = None
+    if state.history:
+        s, a = state.history[-1]
+        last = {"seat": s, "step": step - 1, **action_view(a)}
+    view: dict[str, Any] = {
+        "view_version": VIEW_VERSION,
+        "viewer": seat,
+        "run": log.run if log is not None else None,
+        "hand_id": log.hand_id if log is not None else None,
+        "step": step,
+        "n_steps": log.n_steps if log is not None else None,
+        "rules": state.rules.preset_name() or "custom",
+        "players": n,
+        "dealer": state.dealer,
+        "sitter": state.sitter,
+        "stock_left": len(state.stock),
+        "liang": cards_view([state.liang]) if liang_visible else None,  # type: ignore[list-item]
+        "liang_in_hand": bool(state.liang_known) if state.liang is not None else False,
+        "bottom": (
+            cards_view([state.bottom])
+            if state.bottom is not None and (state.stock or seat is None)
+            else None
+        ),
+        "card": _card_on_offer(state, seat),
+        "seats": [_seat_view(state, s, seat) for s in range(n)],
+        "decision": _decision_view(state, seat, log, step),
+        "last": last,
+        "outcome": outcome_view(state),
+    }
+    if seat is None:
+        view["stock"] = cards_view(state.stock[::-1])  # top card first
+    return view

@@ -1,0 +1,140 @@
+"""Writing store files safely: atomic writes (temporary name, fsync, rename), the Parquet
+settings of each table and one shard file with its manifest entry."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import io
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from replay.record import schema
+from replay.store.layout import StoreError, shard_file
+
+
+def _fsync_dir(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename (fsynced)."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise StoreError(f"disk full while writing {path}") from None
+        raise
+    _fsync_dir(path.parent)
+
+
+def write_json(path: Path, obj: Any) -> None:
+    atomic_write(path, (json.dumps(obj, ensure_ascii=False, indent=1) + "\n").encode())
+
+
+#: Parquet writer settings per table (zstd, dictionary where values repeat, delta for ids).
+PARQUET_OPTIONS: dict[str, dict[str, Any]] = {
+    "hands": {
+        "use_dictionary": [
+            "session_hand",
+            "rotation",
+            "dealer",
+            "huang_streak",
+            "outcome",
+            "winner",
+            "source",
+            "hu_card",
+            "from_seat",
+            "huxi",
+            "deng",
+            "fan",
+            "score",
+            "mingtang",
+            "zimo",
+            "delta_0",
+            "delta_1",
+            "delta_2",
+            "delta_3",
+            "policy_0",
+            "policy_1",
+            "policy_2",
+            "policy_3",
+            "stock_left",
+            "n_events",
+        ],
+        "column_encoding": {
+            "hand_id": "DELTA_BINARY_PACKED",
+            "session": "DELTA_BINARY_PACKED",
+            "deal_id": "DELTA_BINARY_PACKED",
+        },
+    },
+    "events": {
+        "use_dictionary": ["seat", "action", "kind", "card", "from_seat", "n_legal", "options"],
+        "column_encoding": {"hand_id": "DELTA_BINARY_PACKED", "seq": "DELTA_BINARY_PACKED"},
+    },
+}
+COMPRESSION_LEVEL = 9
+
+
+def parquet_bytes(table: pa.Table, name: str) -> bytes:
+    """A table as Parquet file bytes, with the settings of :data:`PARQUET_OPTIONS`."""
+    sink = io.BytesIO()
+    pq.write_table(
+        table,
+        sink,
+        compression="zstd",
+        compression_level=COMPRESSION_LEVEL,
+        row_group_size=max(1, table.num_rows),
+        sorting_columns=[
+            pq.SortingColumn(table.schema.get_field_index(c)) for c in schema.SORT_KEYS[name]
+        ],
+        **PARQUET_OPTIONS[name],
+    )
+    return sink.getvalue()
+
+
+def write_shard_file(run_path: Path, table: pa.Table, name: str, index: int) -> dict[str, Any]:
+    """Write one shard file atomically; its manifest entry (path, rows, bytes, sha256)."""
+    data = parquet_bytes(table, name)
+    rel = shard_file(name, index)
+    path = run_path / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, data)
+    return {
+        "path": rel,
+        "rows": table.num_rows,
+        "bytes": len(data),
+        "sha256": hashlib.sha256(data).hexdigest(),
+    }
+
+
+def cleanup_temp(run_path: Path) -> int:
+    """Delete temporary files an interrupted writer left behind (call with the lock held)."""
+    n = 0
+    for p in run_path.rglob(".*.tmp-*"):
+        with contextlib.suppress(OSError):
+            p.unlink()
+            n += 1
+    return n
+
+
+# ---------------------------------------------------------------------------------------------

@@ -1,0 +1,78 @@
+"""Where things are in a store: the data directory, run folders, shard file names, the
+shared ``--data`` option and the store's errors (no pyarrow, no duckdb: commands import this
+to parse their options cheaply)."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from engine.errors import PaohuziError
+
+DATA_ENV = "PAOHUZI_DATA"
+DEFAULT_DATA = "data"
+CATALOG_NAME = "paohuzi.duckdb"
+MANIFEST_NAME = "manifest.json"
+MANIFEST_FORMAT = "paohuzi-run"
+RUN_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,119}$")
+
+
+class StoreError(PaohuziError):
+    """A store that cannot be used as asked: unwritable, locked, disk full, mismatched run."""
+
+
+class RunMismatch(StoreError):
+    """An existing run folder recorded with other arguments than the ones given."""
+
+
+def default_data_dir() -> Path:
+    """``$PAOHUZI_DATA`` if set, else ``./data``."""
+    return Path(os.environ.get(DATA_ENV) or DEFAULT_DATA)
+
+
+def data_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """The ``--data DIR`` option every command shares; passes ``data`` (a :class:`Path`)."""
+    return click.option(
+        "--data",
+        "data",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        metavar="DIR",
+        help=f"The store (default: ${DATA_ENV} or ./{DEFAULT_DATA}).",
+        callback=lambda _ctx, _p, v: v if v is not None else default_data_dir(),
+    )(f)
+
+
+def ensure_writable(root: Path) -> Path:
+    """Create ``root`` (and ``root/runs``) if needed and check it is writable; the absolute
+    path. Raises :class:`StoreError` with a one-line reason."""
+    try:
+        (root / "runs").mkdir(parents=True, exist_ok=True)
+        probe = root / f".write-test-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as e:
+        raise StoreError(f"cannot write to data directory '{root}': {e.strerror or e}") from None
+    return root.resolve()
+
+
+def run_dir(root: Path, name: str) -> Path:
+    return Path(root) / "runs" / f"run={name}"
+
+
+def check_run_name(name: str) -> str:
+    if not RUN_NAME_RE.match(name):
+        raise StoreError(
+            f"bad run name {name!r}: use letters, digits, '.', '_' and '-' (at most 120)"
+        )
+    return name
+
+
+def shard_file(table: str, index: int) -> str:
+    """The path of a shard file relative to its run folder."""
+    return f"{table}/part-{index:05d}.parquet"

@@ -1,0 +1,209 @@
+"""Reading a store: :class:`Store`, its :class:`Run` folders and their recorded hands."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from engine.errors import CorruptLog
+from engine.rules import RuleSet
+from replay.record import schema
+from replay.store.catalog import _build_views, _listing_digest, listed_files
+from replay.store.layout import CATALOG_NAME, MANIFEST_NAME, StoreError, default_data_dir, run_dir
+from replay.store.manifest import read_manifest
+
+
+@dataclass(frozen=True)
+class HandRecord:
+    """One recorded hand: its ``hands`` row and its ``events`` columns (lists, seq order)."""
+
+    run: str
+    hand: dict[str, Any]
+    events: dict[str, list[Any]]
+
+    @property
+    def hand_id(self) -> int:
+        return int(self.hand["hand_id"])
+
+    @property
+    def deck(self) -> tuple[int, ...]:
+        return tuple(self.hand["deck"])
+
+    @property
+    def dealer(self) -> int:
+        return int(self.hand["dealer"])
+
+    @property
+    def history(self) -> list[tuple[int, int]]:
+        """``[(seat, action), …]``, the form ``State.rebuild`` takes."""
+        return list(zip(self.events["seat"], self.events["action"]))
+
+    def rebuild(self, rules: RuleSet, checked: bool = True) -> Any:
+        """The final ``engine.state.State`` of the hand, rebuilt from the log alone."""
+        from engine.state import State
+
+        return State.rebuild(rules, self.deck, self.dealer, self.history, checked=checked)
+
+
+@dataclass
+class Run:
+    """A run folder and its manifest."""
+
+    name: str
+    path: Path
+    manifest: dict[str, Any] = field(repr=False)
+
+    @property
+    def rules(self) -> RuleSet:
+        return RuleSet.from_dict(self.manifest["rules"])
+
+    @property
+    def status(self) -> str:
+        return str(self.manifest.get("status"))
+
+    @property
+    def shards(self) -> list[dict[str, Any]]:
+        """Finished shards, in hand order."""
+        return sorted(self.manifest.get("shards", []), key=lambda s: s["index"])
+
+    @property
+    def n_hands(self) -> int:
+        return sum(s["hands"] for s in self.shards)
+
+    def shard_path(self, shard: dict[str, Any], table: str) -> Path:
+        return self.path / shard["files"][table]["path"]
+
+    def read_shard(self, shard: dict[str, Any], table: str) -> pa.Table:
+        path = self.shard_path(shard, table)
+        try:
+            t = pq.read_table(path)
+        except (OSError, pa.ArrowException) as e:
+            raise CorruptLog(f"run {self.name}: cannot read shard {path}: {e}") from None
+        if t.num_rows != shard["files"][table]["rows"]:
+            raise CorruptLog(
+                f"run {self.name}: {path} has {t.num_rows} rows, manifest says"
+                f" {shard['files'][table]['rows']}"
+            )
+        return t
+
+    def read_table(self, table: str) -> pa.Table:
+        """A whole table of the run (small runs and tests; use DuckDB for big ones)."""
+        parts = [self.read_shard(s, table) for s in self.shards]
+        if not parts:
+            return schema.SCHEMAS[table].empty_table()
+        return pa.concat_tables(parts)
+
+    def _shard_of(self, hand_id: int) -> dict[str, Any]:
+        for s in self.shards:
+            if s["first_hand"] <= hand_id < s["first_hand"] + s["hands"]:
+                return s
+        raise KeyError(f"run {self.name} has no hand {hand_id}")
+
+    def read_hand(self, hand_id: int) -> HandRecord:
+        """One hand by id (raises ``KeyError`` if the run does not hold it)."""
+        shard = self._shard_of(hand_id)
+        flt = [("hand_id", "=", hand_id)]
+        h = pq.read_table(self.shard_path(shard, "hands"), filters=flt).to_pylist()
+        ev = pq.read_table(self.shard_path(shard, "events"), filters=flt)
+        if len(h) != 1 or ev.num_rows != h[0]["n_events"]:
+            raise CorruptLog(f"run {self.name}: hand {hand_id} is not recorded consistently")
+        return HandRecord(self.name, h[0], ev.to_pydict())
+
+    def iter_hands(self) -> Iterator[HandRecord]:
+        """Every hand in order, reading one shard at a time."""
+        for shard in self.shards:
+            hands = self.read_shard(shard, "hands").to_pylist()
+            events = self.read_shard(shard, "events").to_pydict()
+            i = 0
+            for h in hands:
+                n = h["n_events"]
+                ev = {k: v[i : i + n] for k, v in events.items()}
+                if n and (ev["hand_id"][0] != h["hand_id"] or ev["hand_id"][-1] != h["hand_id"]):
+                    raise CorruptLog(f"run {self.name}: events of hand {h['hand_id']} misplaced")
+                i += n
+                yield HandRecord(self.name, h, ev)
+
+    def content_digest(self) -> str:
+        """SHA-256 over the content of both tables (independent of shard files' bytes)."""
+        hasher = hashlib.sha256()
+        for table in schema.TABLES:
+            t = self.read_table(table).combine_chunks()
+            sink = pa.BufferOutputStream()
+            with pa.ipc.new_stream(sink, t.schema.remove_metadata()) as w:
+                w.write_table(t.replace_schema_metadata(None))
+            hasher.update(table.encode())
+            hasher.update(sink.getvalue().to_pybytes())
+        return hasher.hexdigest()
+
+
+class Store:
+    """A data directory: its runs and its catalog."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root).resolve()
+
+    def __repr__(self) -> str:
+        return f"open_store({str(self.root)!r})"
+
+    @property
+    def catalog_path(self) -> Path:
+        return self.root / CATALOG_NAME
+
+    def run_names(self) -> list[str]:
+        runs = self.root / "runs"
+        if not runs.is_dir():
+            return []
+        return sorted(
+            p.name.removeprefix("run=")
+            for p in runs.iterdir()
+            if p.name.startswith("run=") and (p / MANIFEST_NAME).exists()
+        )
+
+    def runs(self) -> list[Run]:
+        return [self.run(n) for n in self.run_names()]
+
+    def run(self, name: str) -> Run:
+        path = run_dir(self.root, name)
+        if not (path / MANIFEST_NAME).exists():
+            known = ", ".join(self.run_names()) or "none"
+            raise StoreError(f"no run {name!r} in {self.root} (runs: {known})")
+        return Run(name, path, read_manifest(path))
+
+    def connect(self) -> Any:
+        """A read-only DuckDB connection with the views ``runs``, ``hands``, ``events``.
+
+        The views read only the shards the manifests list. Opens the catalog file read-only
+        when it is current; otherwise (no catalog, moved store, shards finished since it was
+        built) an in-memory connection with the same views.
+        """
+        import duckdb
+
+        if self.catalog_path.exists():
+            try:
+                con = duckdb.connect(str(self.catalog_path), read_only=True)
+                meta = dict(con.execute("SELECT key, value FROM catalog_meta").fetchall())
+                # Stale when the finished shards differ from those the catalog was built on.
+                stale = meta.get("listing") != _listing_digest(listed_files(self.root))
+                if (
+                    meta.get("root") == str(self.root)
+                    and meta.get("schema_version") == str(schema.SCHEMA_VERSION)
+                    and not stale
+                ):
+                    return con
+                con.close()
+            except duckdb.Error:
+                pass
+        con = duckdb.connect(":memory:")
+        _build_views(con, self.root)
+        return con
+
+
+def open_store(path: str | Path | None = None) -> Store:
+    """The store at ``path`` (default ``$PAOHUZI_DATA`` or ``./data``), for reading."""
+    return Store(Path(path) if path is not None else default_data_dir())
