@@ -805,7 +805,7 @@ def hu_eval(
         hand_size += hc[k]
         if hc[k] > mx:
             mx = hc[k]
-    th = tianhu != 0 or source == SRC_LIANG_DEALER or source == SRC_LIANG_OTHER
+    th = tianhu != 0 or source == SRC_LIANG_DEALER or source == SRC_LIANG_OTHER  # noqa: SIM109 (numba)
     zimo = th or source == SRC_OWN_DRAW
     if card < 0 or source == SRC_LIANG_DEALER:
         return _eval_dealt(
@@ -855,7 +855,7 @@ def hu_eval(
     opt_run = n == 21 + q0
     if not opt_f and not opt_run:
         return _nowin(out, R_CARD_COUNT)
-    foreign = source == SRC_OTHER_DRAW or source == SRC_LIANG_OTHER or source == SRC_DISCARD
+    foreign = source == SRC_OTHER_DRAW or source == SRC_LIANG_OTHER or source == SRC_DISCARD  # noqa: SIM109
     pool = np.empty(_NUM, dtype=np.int64)
     kan_hx = 0
     for k in range(_NUM):
@@ -873,7 +873,7 @@ def hu_eval(
         opt_run
         and run_i >= 0
         and not run_w
-        and (source == SRC_OWN_DRAW or source == SRC_OTHER_DRAW)
+        and (source == SRC_OWN_DRAW or source == SRC_OTHER_DRAW)  # noqa: SIM109
     )
     run_ww = opt_run and run_i >= 0 and run_w and source != SRC_OWN_DRAW
     n_runs = (1 if run_k else 0) + (1 if run_p else 0) + (1 if run_ww else 0)
