@@ -7,13 +7,10 @@ Never: others' hands, others' 偎 faces, the stock order, the deck, others' hidd
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from engine.cards import NUM_KINDS
 from engine.groups import Group, GroupKind, meld_huxi
-
-if TYPE_CHECKING:
-    from engine.state import State
 
 _DRAW_TAKE = 3  # engine.state.Phase.DRAW_TAKE (not imported: the state imports this module)
 
@@ -22,11 +19,14 @@ HIDDEN_WEI = Group(GroupKind.WEI, ())
 
 
 class Observation:
-    """A read-only view of a state from ``seat``. Every property returns fresh copies."""
+    """A read-only view of a state from ``seat``. Every property returns fresh copies.
+
+    ``state`` is an :class:`engine.state.State`; this module does not import it (imports flow
+    one way: the state builds its observations, ``State.observation(seat)``)."""
 
     __slots__ = ("__s", "seat")
 
-    def __init__(self, state: State, seat: int) -> None:
+    def __init__(self, state: Any, seat: int) -> None:
         self.__s = state
         self.seat = seat
 

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from engine.actions import action_str
 from engine.cards import format_cards
 from engine.groups import huxi
 
-if TYPE_CHECKING:
-    from engine.state import State
 
-
-def render_state(state: State) -> str:
+def render_state(state: Any) -> str:
+    """The god view of ``state`` (an :class:`engine.state.State`, which calls this for
+    ``str(state)``; not imported here, so imports flow one way)."""
     rules = state.rules
     lines = [
         f"跑胡子 {rules.preset_name() or 'custom'} · dealer {state.dealer}"

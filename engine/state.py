@@ -40,6 +40,8 @@ from engine.groups import (
     meld_huxi,
 )
 from engine.hu import HuContext, HuResult, Source, evaluate_auto_tianhu, evaluate_hu_counts
+from engine.observation import Observation
+from engine.render import render_state
 from engine.rules import RuleSet
 from engine.scoring import settle
 
@@ -886,13 +888,9 @@ class State:
         )
 
     def __str__(self) -> str:
-        from engine.render import render_state
-
         return render_state(self)
 
-    def observation(self, seat: int):  # noqa: ANN201 - defined in engine.observation
-        from engine.observation import Observation
-
+    def observation(self, seat: int) -> Observation:
         return Observation(self, seat)
 
 
