@@ -28,7 +28,8 @@ from engine.actions import CHI_BASE, DISCARD_BASE, PAO_BASE
 from engine.deck import derive_seed
 from engine.fast import state as S
 from engine.fast.policies import POLICY_CODES, choose
-from engine.fast.pyrandom import KEY_MAX, N as MT_N, mt_seed, seed_key
+from engine.fast.pyrandom import KEY_MAX, mt_seed, seed_key
+from engine.fast.pyrandom import N as MT_N
 from engine.rules import RuleSet
 
 NULL8 = 255
