@@ -42,5 +42,5 @@ page = st.navigation(PAGES)
 try:
     ui.sidebar(db.store_state())
 except OSError as e:
-    st.sidebar.error(f"Cannot read the store: {e}")
+    st.sidebar.error(db.redact(f"Cannot read the store: {e}"))
 page.run()

@@ -4,10 +4,17 @@ The connection (:func:`dashboard.catalog.open_catalog`) is shared by every sessi
 ``st.cache_resource``; it is rebuilt when the store's signature changes (a run added or a
 shard listed). A DuckDB connection is not thread-safe, so each query runs on its own
 ``cursor()``. DuckDB errors become :class:`StoreReadError`, one line that the page shows.
+
+The SQL page's typed queries run on a connection of their own, with the limits of
+:mod:`dashboard.services.sqllimits` (memory, spill space, threads; rows, bytes and seconds of
+the result). Every text a page shows from here names files relative to the store
+(:func:`redact`), never by the server's absolute paths.
 """
 
 from __future__ import annotations
 
+import inspect
+import os
 import threading
 import time
 from collections.abc import Sequence
@@ -19,6 +26,10 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.catalog import open_catalog
+from dashboard.services import sqllimits
+from dashboard.services.paths import Redactor
+from dashboard.services.sqlguard import RefusedSQL, check_select
+from dashboard.services.sqllimits import SqlLimits
 from dashboard.services.store import StoreState, scan_store, signature
 from replay.store import default_data_dir
 
@@ -43,9 +54,51 @@ def store_state() -> StoreState:
     return _scan(root, signature(root))
 
 
+#: Files of the dashboard's own connections (the temporary catalog, its spill folder): never
+#: shown on a page.
+_PRIVATE: set[str] = set()
+
+#: Whether :func:`dashboard.catalog.open_catalog` applies DuckDB settings before it locks the
+#: configuration (``settings=``); without it the SQL page's connection has DuckDB's defaults,
+#: and the page says so (:func:`sql_settings_in_effect`).
+CATALOG_TAKES_SETTINGS = "settings" in inspect.signature(open_catalog).parameters
+
+
+def _remember_private(con: duckdb.DuckDBPyConnection) -> None:
+    cur = con.cursor()
+    try:
+        rows = cur.execute(
+            "SELECT path FROM duckdb_databases() WHERE path IS NOT NULL"
+            " UNION ALL SELECT current_setting('temp_directory')"
+        ).fetchall()
+    except duckdb.Error:  # pragma: no cover - both exist in every DuckDB the project uses
+        rows = []
+    finally:
+        cur.close()
+    for (p,) in rows:
+        if p and os.path.isabs(str(p)):
+            _PRIVATE.add(str(p))
+
+
+def _open(state: StoreState, settings: dict[str, str] | None = None) -> duckdb.DuckDBPyConnection:
+    if settings and CATALOG_TAKES_SETTINGS:
+        con = open_catalog(state, settings=settings)  # type: ignore[call-arg,unused-ignore]
+    else:
+        con = open_catalog(state)
+    _remember_private(con)
+    return con
+
+
 @st.cache_resource(show_spinner=False, max_entries=1)
 def _connection(root: str, sig: str) -> duckdb.DuckDBPyConnection:
-    return open_catalog(_scan(root, sig))
+    return _open(_scan(root, sig))
+
+
+@st.cache_resource(show_spinner=False, max_entries=1)
+def _sql_connection(
+    root: str, sig: str, settings: tuple[tuple[str, str], ...]
+) -> duckdb.DuckDBPyConnection:
+    return _open(_scan(root, sig), dict(settings))
 
 
 def connection() -> duckdb.DuckDBPyConnection:
@@ -53,9 +106,51 @@ def connection() -> duckdb.DuckDBPyConnection:
     return _connection(st_.root, st_.signature)
 
 
+def redact(text: str) -> str:
+    """``text`` as a page shows it: paths in the store relative to it, the store by its
+    label, the dashboard's private files and the home directory hidden
+    (:class:`dashboard.services.paths.Redactor`)."""
+    return Redactor(data_root(), _PRIVATE)(text)
+
+
+def sql_limits() -> SqlLimits:
+    """The SQL page's limits from the environment (:func:`dashboard.services.sqllimits.from_env`;
+    :class:`~dashboard.services.sqllimits.LimitsError` for a bad value)."""
+    return sqllimits.from_env(os.environ)
+
+
+def sql_connection(limits: SqlLimits) -> duckdb.DuckDBPyConnection:
+    """The SQL page's connection: the same catalog, opened with ``limits``' DuckDB settings."""
+    st_ = store_state()
+    return _sql_connection(st_.root, st_.signature, tuple(limits.duckdb_settings().items()))
+
+
+def sql_settings_in_effect(limits: SqlLimits) -> tuple[dict[str, str], list[str]]:
+    """The DuckDB settings the SQL page's connection has (as DuckDB writes them), and one
+    line for each that differs from ``limits``."""
+    cur = sql_connection(limits).cursor()
+    try:
+        rows = cur.execute(
+            "SELECT name, value FROM duckdb_settings() WHERE name IN"
+            " ('memory_limit', 'max_temp_directory_size', 'threads')"
+        ).fetchall()
+    finally:
+        cur.close()
+    have = {str(n): str(v) for n, v in rows}
+    want = limits.duckdb_settings()
+    off = []
+    for name, value in want.items():
+        got = have.get(name, "?")
+        a, b = sqllimits.parse_size(got), sqllimits.parse_size(value)
+        same = a is not None and b is not None and abs(a - b) <= max(1, b) * 0.01
+        if not same:
+            off.append(f"{name} is {got}, not {value}")
+    return have, off
+
+
 def _one_line(e: Exception) -> str:
     text = str(e).strip()
-    return text.splitlines()[0] if text else type(e).__name__
+    return redact(text.splitlines()[0] if text else type(e).__name__)
 
 
 def query(sql: str, params: Sequence[Any] = ()) -> pd.DataFrame:
@@ -84,33 +179,87 @@ class UserResult:
     """What a query typed into the SQL page gave."""
 
     frame: pd.DataFrame | None
-    truncated: bool
+    truncated: bool  # stopped at the row limit
     seconds: float
     error: str | None = None
+    cut_cells: int = 0  # values cut to the cell limit
+    size_capped: bool = False  # stopped at the result's byte limit
+
+
+def _hint(e: duckdb.Error, limits: SqlLimits) -> str:
+    if isinstance(e, duckdb.OutOfMemoryException) or "Out of Memory" in str(e):
+        return (
+            f" — the SQL page's DuckDB may use {sqllimits.fmt_size(limits.memory)} of memory"
+            f" and {sqllimits.fmt_size(limits.temp)} of disk to spill to"
+            " (PAOHUZI_SQL_MEMORY, PAOHUZI_SQL_TEMP); aggregate more, or select fewer rows"
+        )
+    return ""
 
 
 def run_user_sql(
-    text: str, limit: int, timeout: float, params: dict[str, Any] | None = None
+    text: str,
+    limit: int,
+    timeout: float,
+    params: dict[str, Any] | None = None,
+    limits: SqlLimits | None = None,
 ) -> UserResult:
     """Run a statement a person typed (already checked to be one SELECT by
-    :func:`dashboard.services.sqlguard.check_select`): at most ``limit`` rows, interrupted
-    after ``timeout`` seconds. The connection is read-only and locked (no files, no ATTACH,
-    no settings), so the check is a second fence, not the only one. ``params``: values of the
-    named parameters (``$runs`` …) the statement uses, passed as parameters."""
-    cur = connection().cursor()
+    :func:`dashboard.services.sqlguard.check_select`) on the SQL page's connection: at most
+    ``limit`` rows, interrupted after ``timeout`` seconds, no value longer than the cell
+    limit (cut in DuckDB, with a count of the cuts), no more bytes than the result limit.
+    The connection is read-only and locked (no files, no ATTACH, no settings), so the check
+    is a second fence, not the only one. ``params``: values of the named parameters
+    (``$runs`` …) the statement uses, passed as parameters."""
+    lim = limits or sql_limits()
+    red = Redactor(data_root(), _PRIVATE)
+    cur = sql_connection(lim).cursor()
     timer = threading.Timer(timeout, cur.interrupt)
     start = time.perf_counter()
     timer.start()
     try:
-        cur.execute(text, params or None)
-        rows = cur.fetchmany(limit + 1)
-        cols = _unique([d[0] for d in cur.description or []])
-        frame = pd.DataFrame.from_records(rows[:limit], columns=cols)
-        return UserResult(frame, len(rows) > limit, time.perf_counter() - start)
+        rel = cur.sql(text, params=params or None)
+        cols = _unique([str(c) for c in rel.columns])
+        wrapped = sqllimits.bounded_select(text, cols, [str(t.id) for t in rel.types], lim.max_cell)
+        check_select(wrapped)  # still one SELECT
+        cur.execute(f"{wrapped} LIMIT {int(limit) + 1}", params or None)
+        rows: list[tuple[Any, ...]] = []
+        budget, cut, capped, more = lim.max_result, 0, False, False
+        # a batch holds at most about a tenth of the byte limit, so it cannot overshoot far
+        per_row = max(1, len(cols)) * 4 * (lim.max_cell + 1)
+        batch = max(1, min(1000, lim.max_result // (10 * per_row)))
+        while not capped:
+            got = cur.fetchmany(batch)
+            if not got:
+                break
+            for raw in got:
+                if len(rows) == limit:
+                    more = True
+                    break
+                row, size = [], 0
+                for v in raw:
+                    v, n, was_cut = sqllimits.fit_cell(v, lim.max_cell)
+                    if isinstance(v, str):
+                        v = red(v) if red.touches(v) else v
+                    row.append(v)
+                    size += n
+                    cut += was_cut
+                if size > budget:
+                    capped = True
+                    break
+                budget -= size
+                rows.append(tuple(row))
+            if more:
+                break
+        frame = pd.DataFrame.from_records(rows, columns=cols)
+        return UserResult(
+            frame, more, time.perf_counter() - start, cut_cells=cut, size_capped=capped
+        )
     except duckdb.InterruptException:
         return UserResult(None, False, time.perf_counter() - start, f"stopped after {timeout:g} s")
     except duckdb.Error as e:
-        return UserResult(None, False, time.perf_counter() - start, _one_line(e))
+        return UserResult(None, False, time.perf_counter() - start, _one_line(e) + _hint(e, lim))
+    except RefusedSQL as e:  # the statement wrapped in the limits' projection is too long
+        return UserResult(None, False, time.perf_counter() - start, str(e))
     finally:
         timer.cancel()
         cur.close()

@@ -1,5 +1,6 @@
 """Rendering helpers shared by the pages: the sidebar filters, the page header with the
-store's notes, error boxes instead of tracebacks, tables and charts with intervals."""
+store's notes, error boxes instead of tracebacks, tables and charts with intervals. Paths
+are shown relative to the store (:func:`dashboard.db.redact`), never absolute."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import streamlit as st
 from dashboard import db
 from dashboard.queries.sql import Filters
 from dashboard.services import filters as fsvc
+from dashboard.services.paths import store_label
 from dashboard.services.sqlguard import RefusedSQL
 from dashboard.services.store import StoreState
 
@@ -41,7 +43,7 @@ def _clean(key: str, options: Sequence[object]) -> None:
 def sidebar(state: StoreState) -> None:
     """The filters every page applies, in the sidebar (kept across pages)."""
     with st.sidebar:
-        st.caption(f"Store: `{state.root}`")
+        st.caption(f"Store: `{store_label(state.root)}`")
         if not state.usable_runs:
             return
         ch = fsvc.choices(state)
@@ -80,8 +82,9 @@ def current_filters(state: StoreState) -> Filters:
 
 
 def show_messages(state: StoreState) -> None:
+    """The store's notes, its files named relative to it (:func:`dashboard.db.redact`)."""
     for level, text in state.messages():
-        {"error": st.error, "warning": st.warning}.get(level, st.info)(text)
+        {"error": st.error, "warning": st.warning}.get(level, st.info)(db.redact(text))
 
 
 def start(
@@ -95,7 +98,7 @@ def start(
     try:
         state = db.store_state()
     except OSError as e:
-        st.error(f"Cannot read the store: {e}")
+        st.error(db.redact(f"Cannot read the store: {e}"))
         st.stop()
     show_messages(state)
     if need_runs and not state.usable_runs:

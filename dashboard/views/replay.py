@@ -4,14 +4,18 @@ options at each decision, the one taken, and the final decomposition and settlem
 URL parameters (from a drill-down or a shared link): ``run``, ``hand``, ``step`` or
 ``at=decisive``, ``seat`` (``all`` or a number). The replay itself is ``replay.replayer``
 (``load_hand``, ``replay_hand``) and ``replay.views.state_view``.
+
+A link is checked against the store first (``services.links``): one that names no hand of it
+is a message, and no hand is shown in its place.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import ui
+from dashboard import db, ui
 from dashboard.queries import hands as qh
+from dashboard.services import links
 from dashboard.services import replay as rsvc
 from engine.errors import PaohuziError
 from replay.store import StoreError
@@ -23,26 +27,52 @@ names = [r.name for r in runs]
 all_names = [r.name for r in state.usable_runs]
 
 # --- URL parameters, applied once per distinct set ------------------------------------------
-qp = st.query_params.to_dict()
-qp_key = tuple(qp.get(k) for k in ("run", "hand", "step", "seat", "at"))
-if qp.get("run") and st.session_state.get("_rp_applied") != qp_key:
-    st.session_state["_rp_applied"] = qp_key
-    if qp["run"] in all_names:
-        if qp["run"] not in names:
-            names = all_names
-        st.session_state["rp_run"] = qp["run"]
+# A link naming no hand of the store (an unknown run, a hand id beyond the run, a hand that
+# is not a whole number ≥ 0, a seat the table does not have) is a message and nothing else:
+# never another hand shown in its place.
+
+
+def _clear_link() -> None:
+    st.query_params.clear()
+    st.session_state.pop("_rp_applied", None)
+
+
+def _bad_link(e: links.BadLink) -> None:
+    st.error(f"{e} Nothing is shown for this link.")
+    st.button("Clear the link and pick a hand", on_click=_clear_link, key="rp_clear_link")
+    st.stop()
+
+
+qp = {k: v for k, v in st.query_params.to_dict().items() if k in links.PARAMS}
+qp_key = tuple(qp.get(k) for k in links.PARAMS)
+link: links.ReplayLink | None = None
+if qp and st.session_state.get("_rp_applied") != qp_key:
+    current = st.session_state.get("rp_run")
+    try:
+        link = links.parse_link(
+            qp,
+            {r.name: (r.hands if r.usable else 0, r.players, r.problem) for r in state.runs},
+            current if current in all_names else names[0],
+        )
+    except links.BadLink as e:
+        _bad_link(e)
+    assert link is not None
+    if link.step is not None:
         try:
-            st.session_state["rp_hand"] = max(0, int(qp.get("hand", 0)))
-        except ValueError:
-            st.session_state["rp_hand"] = 0
-        seat_qp = qp.get("seat", "all")
-        st.session_state["rp_seat"] = int(seat_qp) if str(seat_qp).isdigit() else "all"
-        if qp.get("at") == "decisive":
-            st.session_state["_rp_pending"] = "decisive"
-        elif str(qp.get("step", "")).isdigit():
-            st.session_state["_rp_pending"] = int(qp["step"])
-    else:
-        st.warning(f"No run {qp['run']!r} in the store; pick one below.")
+            links.check_step(link, qh.hand_log(state.root, sig, link.run, link.hand).n_steps)
+        except links.BadLink as e:
+            _bad_link(e)
+        except (PaohuziError, StoreError, OSError):
+            pass  # the same error is shown below, where the hand is loaded
+    if link.run not in names:
+        names = all_names
+    st.session_state["rp_run"] = link.run
+    st.session_state["rp_hand"] = link.hand
+    st.session_state["rp_seat"] = link.seat
+    if link.decisive:
+        st.session_state["_rp_pending"] = "decisive"
+    elif link.step is not None:
+        st.session_state["_rp_pending"] = link.step
 
 if st.session_state.get("rp_run") not in names:
     st.session_state["rp_run"] = names[0]
@@ -69,10 +99,12 @@ seat = None if seat_choice == "all" else int(seat_choice)  # type: ignore[call-o
 try:
     log = qh.hand_log(state.root, sig, run, hand)
 except (PaohuziError, StoreError, OSError) as e:
-    st.error(f"Cannot load run {run} hand {hand}: {e}")
+    st.error(db.redact(f"Cannot load run {run} hand {hand}: {e}"))
     st.stop()
 
 n = log.n_steps
+if link is not None:
+    st.session_state["_rp_applied"] = qp_key  # the link is good: applied once
 pending = st.session_state.pop("_rp_pending", None)
 if pending == "decisive":
     st.session_state["rp_step"] = rsvc.decisive_step(log)
@@ -113,13 +145,13 @@ else:
 try:
     view = rsvc.view_at(log, step, seat)
 except PaohuziError as e:
-    st.error(f"The log of run {run} hand {hand} does not replay: {e}")
+    st.error(db.redact(f"The log of run {run} hand {hand} does not replay: {e}"))
     st.stop()
 
 st.query_params.from_dict(
     {"run": run, "hand": str(hand), "step": str(step), "seat": str(seat_choice)}
 )
-st.session_state["_rp_applied"] = (run, str(hand), str(step), str(seat_choice), None)
+st.session_state["_rp_applied"] = (run, str(hand), str(step), None, str(seat_choice))
 
 st.markdown(f"**{rsvc.step_caption(view)}** · rules {view['rules']} · dealer seat {view['dealer']}")
 st.html(f'<div class="phz-table">{rsvc.table_html(view)}</div>')

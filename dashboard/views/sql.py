@@ -3,6 +3,11 @@
 Three fences: the statement must be one SELECT (DuckDB's own parser decides,
 ``services.sqlguard``); the connection is opened read-only; and external access is off and
 locked (no ATTACH, COPY, reading or writing other files, extensions, network, SET).
+
+The query runs on a connection of its own with bounded memory, spill space and threads, and
+its result is bounded in rows, bytes per value and bytes in all (``services.sqllimits``, set
+by ``PAOHUZI_SQL_*`` environment variables): a query over a limit is a message, not a
+dashboard that runs out of memory or a browser tab that cannot show the result.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ import streamlit as st
 
 from dashboard import db, ui
 from dashboard.services.sqlguard import RefusedSQL, check_select, named_params
+from dashboard.services.sqllimits import LimitsError, fmt_size
 
 state, f = ui.start(
     "SQL",
@@ -44,14 +50,28 @@ EXAMPLES = {
     ),
 }
 
+try:
+    limits = db.sql_limits()
+except LimitsError as e:
+    st.error(f"The SQL page's limits are misconfigured: {e}. See dashboard/README.md.")
+    st.stop()
+
 ex = st.selectbox("example", list(EXAMPLES), key="sql_example")
 if st.session_state.get("_sql_example") != ex:
     st.session_state["sql_text"] = EXAMPLES[ex]
     st.session_state["_sql_example"] = ex
 text = st.text_area("query", key="sql_text", height=160)
 c = st.columns(3)
-limit = int(c[0].number_input("row limit", 1, 100_000, 1_000, step=100, key="sql_limit"))
-timeout = float(c[1].number_input("time limit (s)", 1, 60, 10, key="sql_timeout"))
+limit = int(
+    c[0].number_input(
+        "row limit", 1, limits.max_rows, min(1_000, limits.max_rows), step=100, key="sql_limit"
+    )
+)
+timeout = float(
+    c[1].number_input(
+        "time limit (s)", 1, limits.max_seconds, min(10, limits.max_seconds), key="sql_timeout"
+    )
+)
 c[2].write("")
 c[2].button("Run", type="primary", key="sql_run")
 
@@ -66,14 +86,35 @@ available = {
     "seats": [int(x) for x in f.seats],
     "policies": list(f.policies),
 }
-res = db.run_user_sql(stmt, limit, timeout, named_params(stmt, available))
+_, off = db.sql_settings_in_effect(limits)
+if off:
+    st.warning(
+        "This query runs without the configured DuckDB limits ("
+        + "; ".join(off)
+        + "): the store's catalog did not apply them."
+    )
+res = db.run_user_sql(stmt, limit, timeout, named_params(stmt, available), limits)
 if res.error:
     st.error(f"Query failed: {res.error}")
 else:
     assert res.frame is not None
     note = f" (stopped at the limit of {limit:,} rows)" if res.truncated else ""
     st.caption(f"{len(res.frame):,} rows in {res.seconds:.2f} s{note}")
+    if res.size_capped:
+        st.warning(
+            f"The result is larger than the limit of {fmt_size(limits.max_result)}"
+            f" (PAOHUZI_SQL_MAX_RESULT): only the first {len(res.frame):,} rows are shown."
+            " Select fewer rows or columns, or aggregate."
+        )
+    if res.cut_cells:
+        st.warning(
+            f"{res.cut_cells:,} value{'s' if res.cut_cells != 1 else ''} longer than"
+            f" {fmt_size(limits.max_cell)} (PAOHUZI_SQL_MAX_CELL) "
+            + ("is" if res.cut_cells == 1 else "are")
+            + " cut there, ending in …"
+        )
     st.dataframe(res.frame, hide_index=True, width="stretch")
+st.caption(f"Limits: {limits.describe()}; see dashboard/README.md to change them.")
 
 with st.expander("Views and columns"):
     try:
@@ -84,7 +125,7 @@ with st.expander("Views and columns"):
         )
         ui.table(cols, hide=())
     except db.StoreReadError as e:
-        st.error(str(e))
+        st.error(str(e))  # already relative to the store
     st.caption(
         "Codes: docs/LOG_FORMAT.md §5 (also in the tables outcome_codes, source_codes,"
         " action_kinds, mingtang_codes)."

@@ -14,8 +14,11 @@ MODULES = [
     "dashboard.services.cards",
     "dashboard.services.drill",
     "dashboard.services.filters",
+    "dashboard.services.links",
+    "dashboard.services.paths",
     "dashboard.services.replay",
     "dashboard.services.sqlguard",
+    "dashboard.services.sqllimits",
     "dashboard.services.stats",
     "dashboard.services.store",
 ]

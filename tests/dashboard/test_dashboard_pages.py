@@ -159,7 +159,8 @@ def test_replay_steps_forward_and_back(fixture_store: Path, store_dir: Path) -> 
 def test_replay_of_an_unknown_hand_is_a_message(fixture_store: Path) -> None:
     at = run_page("replay", {"run": "nope", "hand": "3"})
     assert not at.exception
-    assert any("No run 'nope'" in str(w.value) for w in at.warning)
+    assert any("No run 'nope'" in e.value for e in at.error)
+    assert not at.get("html")  # no other run's hand in its place
 
 
 def test_drilldown_lists_hands_and_links_into_the_replay(fixture_store: Path) -> None:
