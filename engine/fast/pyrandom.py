@@ -45,16 +45,25 @@ def seed_key(seed: int) -> np.ndarray:
     return key
 
 
+def _init_genrand(s: int) -> np.ndarray:
+    mt = np.zeros(N, dtype=np.int64)
+    mt[0] = s
+    for i in range(1, N):
+        mt[i] = (1812433253 * (int(mt[i - 1]) ^ (int(mt[i - 1]) >> 30)) + i) & MASK
+    return mt
+
+
+_GENRAND_19650218 = _init_genrand(19650218)
+
+
 @njit(cache=True)
 def mt_seed(mt, key):
     """init_by_array(key[1 : 1 + key[0]]) into the 625-word generator ``mt``."""
-    mt[0] = 19650218
-    for i in range(1, N):
-        mt[i] = (1812433253 * (mt[i - 1] ^ (mt[i - 1] >> 30)) + i) & MASK
+    mt[:N] = _GENRAND_19650218  # init_genrand(19650218), the same for every seed
     klen = key[0]
     i = 1
     j = 0
-    k = N if N > klen else klen
+    k = N if klen < N else klen
     while k:
         mt[i] = (
             (mt[i] ^ (((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525) & MASK)) + key[1 + j] + j

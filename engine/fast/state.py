@@ -51,9 +51,22 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.actions import CHI_BASE, DISCARD_BASE, HU, PAO_BASE, PASS, PENG, TI_BASE, WEI_BASE
-from engine.groups import EAT_SHAPES, Group, GroupKind, huxi, is_one_five_ten
-from engine.rules import RuleSet
+from engine.fast.cache_guard import ensure_fresh
+
+ensure_fresh()
+
+from engine.actions import (  # noqa: E402
+    CHI_BASE,
+    DISCARD_BASE,
+    HU,
+    PAO_BASE,
+    PASS,
+    PENG,
+    TI_BASE,
+    WEI_BASE,
+)
+from engine.groups import EAT_SHAPES, Group, GroupKind, huxi, is_one_five_ten  # noqa: E402
+from engine.rules import RuleSet  # noqa: E402
 
 # ---------------------------------------------------------------------------------------------
 # Constants (mirrors of engine.state enums)
@@ -144,6 +157,7 @@ _layout: list[tuple[str, int]] = [
     ("N_SHOWN", 1),
     ("BOTTOM_SWAPS", 1),
     ("N_HIST", 1),
+    ("SCRATCH", 24),
 ]
 _o = 0
 OFFSETS: dict[str, int] = {}
@@ -212,6 +226,7 @@ BOTTOM = OFFSETS["BOTTOM"]
 N_SHOWN = OFFSETS["N_SHOWN"]
 BOTTOM_SWAPS = OFFSETS["BOTTOM_SWAPS"]
 N_HIST = OFFSETS["N_HIST"]
+SCRATCH = OFFSETS["SCRATCH"]
 
 # ---------------------------------------------------------------------------------------------
 # Rule table
@@ -302,7 +317,7 @@ def meld_huxi(rp, st, seat):
 def _has_wei(st, seat, k):
     for i in range(st[MELD_N + seat]):
         kd = st[MELD_KIND + seat * MAXM + i]
-        if (kd == GK_WEI or kd == GK_CHOUWEI) and st[MELD_ID + seat * MAXM + i] == k:
+        if (kd in (GK_WEI, GK_CHOUWEI)) and st[MELD_ID + seat * MAXM + i] == k:
             return True
     return False
 
@@ -408,7 +423,7 @@ def _add_meld(st, seat, kind, mid, ncards):
     st[MELD_ID + seat * MAXM + i] = mid
     st[MELD_N + seat] = i + 1
     st[TABLE_CARDS + seat] += ncards
-    if kind == GK_PAO or kind == GK_TI:
+    if kind in (GK_PAO, GK_TI):
         st[QUADS + seat] += 1
 
 
@@ -579,17 +594,6 @@ def _must_discard_after(st, seat, hand_after):
 
 
 @njit(cache=True)
-def _chi_code(ids, n):
-    # ids sorted ascending, n in 1..3
-    code = 0
-    for i in range(3 - n):
-        code = code * RADIX
-    for i in range(n):
-        code = code * RADIX + ids[i] + 1
-    return CHI_BASE + code
-
-
-@njit(cache=True)
 def _sort_small(a, n):
     for i in range(1, n):
         v = a[i]
@@ -601,12 +605,21 @@ def _sort_small(a, n):
 
 
 @njit(cache=True)
-def _add_code(out, n, ids, m):
-    tmp = np.empty(3, dtype=np.int64)
-    for i in range(m):
-        tmp[i] = ids[i]
-    _sort_small(tmp, m)
-    code = _chi_code(tmp, m)
+def _add_code(out, n, i0, i1, i2, m):
+    # the code of the sorted shape ids (i0, i1[, i2]) of m groups
+    if m >= 2 and i1 < i0:
+        i0, i1 = i1, i0
+    if m == 3:
+        if i2 < i1:
+            i1, i2 = i2, i1
+        if i1 < i0:
+            i0, i1 = i1, i0
+    if m == 1:
+        code = CHI_BASE + i0 + 1
+    elif m == 2:
+        code = CHI_BASE + (i0 + 1) * RADIX + i1 + 1
+    else:
+        code = CHI_BASE + ((i0 + 1) * RADIX + i1 + 1) * RADIX + i2 + 1
     for i in range(n):
         if out[i] == code:
             return n
@@ -634,13 +647,12 @@ def chi_options(rp, st, seat, c, out):
     h = HANDS + seat * 20
     if st[h + c] >= 3:
         return 0
-    free = np.empty(20, dtype=np.int64)
+    free = st[SCRATCH : SCRATCH + 20]
     for k in range(20):
         v = st[h + k]
         free[k] = v if v < 3 else 0
     n = 0
     ns = rp[RP_SW_N + c]
-    ids = np.empty(3, dtype=np.int64)
     for j in range(ns):
         sid = rp[RP_SW + c * 8 + j]
         a = rp[RP_SW_A + c * 8 + j]
@@ -650,26 +662,23 @@ def chi_options(rp, st, seat, c, out):
         free[a] -= 1
         free[b] -= 1
         k = free[c]
-        ids[0] = sid
         if k == 0:
-            n = _add_code(out, n, ids, 1)
+            n = _add_code(out, n, sid, 0, 0, 1)
         else:
             for j1 in range(ns):
                 s1 = rp[RP_SW + c * 8 + j1]
                 used = _fits(free, s1, c)
                 if used < 0 or used > k:
                     continue
-                ids[1] = s1
                 if used == k:
-                    n = _add_code(out, n, ids, 2)
+                    n = _add_code(out, n, sid, s1, 0, 2)
                     continue
                 for q in range(3):
                     free[SHAPES[s1, q]] -= 1
                 for j2 in range(j1, ns):
                     s2 = rp[RP_SW + c * 8 + j2]
                     if _fits(free, s2, c) == 1:
-                        ids[2] = s2
-                        n = _add_code(out, n, ids, 3)
+                        n = _add_code(out, n, sid, s1, s2, 3)
                 for q in range(3):
                     free[SHAPES[s1, q]] += 1
         free[a] += 1
@@ -710,9 +719,8 @@ def _run(rp, hp, st, cont, arg):
         elif cont == C_LIANG_HU:
             _clear_pending(st)
             d = st[DEALER]
-            if st[QUADS + d] < 2:
-                if _hu_for(rp, hp, st, d, -1, SRC_LIANG_DEALER, 1, 0, 0):
-                    _set_pass_hu(st, d)
+            if st[QUADS + d] < 2 and _hu_for(rp, hp, st, d, -1, SRC_LIANG_DEALER, 1, 0, 0):
+                _set_pass_hu(st, d)
             liang = st[LIANG]
             if liang >= 0:
                 st[CARD] = liang
@@ -780,22 +788,21 @@ def _run(rp, hp, st, cont, arg):
             c = st[CARD]
             owner = st[OWNER]
             kind = st[CARD_KIND]
-            order = np.empty(3, dtype=np.int64)
             no = 0
+            o0 = owner
+            o1 = st[XIA + owner]
+            o2 = st[SHANG + owner]
             if kind == CK_DRAWN:
                 if stock_left(st) >= st[N_SHOWN]:
-                    order[0] = owner
-                    order[1] = st[XIA + owner]
-                    order[2] = st[SHANG + owner]
                     no = 3
             elif rp[RP_HU_ON_DISCARDS]:
-                order[0] = st[XIA + owner]
-                order[1] = st[SHANG + owner]
+                o0 = o1
+                o1 = o2
                 no = 2
             _clear_pending(st)
             haidi = 1 if (kind == CK_DRAWN and stock_left(st) == 0 and st[BOTTOM] < 0) else 0
             for i in range(no):
-                seat = order[i]
+                seat = o0 if i == 0 else (o1 if i == 1 else o2)
                 if st[HAND_SIZE + seat] == 0:
                     continue
                 if rp[RP_CHOUHU]:
@@ -876,7 +883,6 @@ def _run(rp, hp, st, cont, arg):
                     break
             xo = st[XIA + owner]
             ne = 2 if st[CARD_KIND] == CK_DRAWN else 1
-            opts = np.empty(MAXA, dtype=np.int64)
             for e in range(ne):
                 if ne == 2 and e == 0:
                     seat = owner
@@ -886,12 +892,10 @@ def _run(rp, hp, st, cont, arg):
                     rank = RANK_XIA_CHI
                 if (st[STINKY + seat] | st[DISCARDED + seat]) & bit:
                     continue
-                m = chi_options(rp, st, seat, c, opts)
+                b = PEND_A + seat * MAXA
+                p = st[PEND_N + seat]
+                m = chi_options(rp, st, seat, c, st[b + p : b + MAXA])
                 if m:
-                    b = PEND_A + seat * MAXA
-                    p = st[PEND_N + seat]
-                    for i in range(m):
-                        st[b + p + i] = opts[i]
                     st[PEND_N + seat] = p + m
                     _add_pending_seat(st, seat)
                     if st[BEST_RANK + seat] == 0:
@@ -929,12 +933,13 @@ def _run(rp, hp, st, cont, arg):
 
 
 @njit(cache=True)
-def _resolve_hu(rp, st, order, no, card):
-    """Winner = first HU declarer in order; else 臭胡 for every declarer. True if won."""
+def _resolve_hu(rp, st, o0, o1, o2, no, card):
+    """Winner = first HU declarer in (o0, o1, o2)[:no]; else 臭胡 for every declarer."""
     winner = -1
     for i in range(no):
-        if st[DECL + order[i]] == HU:
-            winner = order[i]
+        s = o0 if i == 0 else (o1 if i == 1 else o2)
+        if st[DECL + s] == HU:
+            winner = s
             break
     if winner >= 0:
         if st[PHASE] == PH_LIANG_HU:
@@ -1028,7 +1033,7 @@ def _resolve_take(rp, hp, st):
 @njit(cache=True)
 def _resolve(rp, hp, st):
     phase = st[PHASE]
-    if phase == PH_INIT_TI or phase == PH_DISCARD or phase == PH_DRAW_TAKE or phase == PH_CLAIM_PAO:
+    if phase in (PH_INIT_TI, PH_DISCARD, PH_DRAW_TAKE, PH_CLAIM_PAO):
         seat = st[PEND_SEATS]
         action = st[DECL + seat]
         if phase == PH_INIT_TI:
@@ -1078,22 +1083,15 @@ def _resolve(rp, hp, st):
             st[OWNER] = -1
             _run(rp, hp, st, C_POST_TAKE, seat)
     elif phase == PH_LIANG_HU:
-        order = np.empty(3, dtype=np.int64)
-        for i in range(3):
-            order[i] = st[ACTIVE + i]
-        if not _resolve_hu(rp, st, order, 3, st[LIANG]):
+        if not _resolve_hu(rp, st, st[ACTIVE], st[ACTIVE + 1], st[ACTIVE + 2], 3, st[LIANG]):
             _run(rp, hp, st, C_DEALER_TURN, 0)
     elif phase == PH_CLAIM_HU:
         owner = st[OWNER]
-        order = np.empty(3, dtype=np.int64)
-        no = 0
         if st[CARD_KIND] == CK_DRAWN:
-            order[0] = owner
-            no = 1
-        order[no] = st[XIA + owner]
-        order[no + 1] = st[SHANG + owner]
-        no += 2
-        if not _resolve_hu(rp, st, order, no, st[CARD]):
+            won = _resolve_hu(rp, st, owner, st[XIA + owner], st[SHANG + owner], 3, st[CARD])
+        else:
+            won = _resolve_hu(rp, st, st[XIA + owner], st[SHANG + owner], -1, 2, st[CARD])
+        if not won:
             _run(rp, hp, st, C_CLAIM_PAO, 0)
     elif phase == PH_CLAIM_TAKE:
         _resolve_take(rp, hp, st)
