@@ -25,7 +25,7 @@ import random
 import sys
 import time
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
@@ -55,6 +55,7 @@ from engine.melds import format_meld, parse_meld
 from engine.rules import RuleSet, find_rules
 
 __all__ = [
+    "MAX_LINE_BYTES",
     "SOURCES",
     "BatchStats",
     "Calculation",
@@ -63,8 +64,10 @@ __all__ = [
     "calculate",
     "evaluate",
     "generate_batch_lines",
+    "LineTooLong",
     "load_rules",
     "parse_request",
+    "read_lines",
     "run_batch",
 ]
 
@@ -523,6 +526,42 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 _SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # the C scanner
 _FLUSH_EVERY = 2048
 _LINE_CACHE_LIMIT = 1 << 16
+_CACHED_LINE_BYTES = 1024  # longer lines are not remembered: the cache stays under ~64 MiB
+
+#: The longest ``--batch`` input line read by default (``--max-line-bytes``); a line is ~200.
+MAX_LINE_BYTES = 1 << 16
+
+
+class LineTooLong(InvalidNotation):
+    """A ``--batch`` input line longer than the limit: the batch stops there."""
+
+
+def read_lines(stream: BinaryIO, max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[bytes]:
+    """The lines of ``stream`` one at a time, each read with a bound (never more than
+    ``max_line_bytes + 1`` bytes held), so ``/dev/zero`` or a file without newlines cannot
+    exhaust memory. A longer line raises :class:`LineTooLong` naming its number.
+
+    >>> list(read_lines(io.BytesIO(b'a\\nbb\\n'), 4))
+    [b'a\\n', b'bb\\n']
+    >>> list(read_lines(io.BytesIO(b'a\\nbbbbbb\\n'), 4))
+    Traceback (most recent call last):
+    ...
+    replay.calculator.LineTooLong: line 2 is longer than 4 bytes, the limit (raise it with --max-line-bytes)
+    """
+    n = 0
+    while True:
+        line = stream.readline(max_line_bytes + 1)
+        if not line:
+            return
+        n += 1
+        if len(line) > max_line_bytes and not (
+            len(line) == max_line_bytes + 1 and line.endswith(b"\n")
+        ):
+            raise LineTooLong(
+                f"line {n} is longer than {max_line_bytes:,} bytes, the limit"
+                " (raise it with --max-line-bytes)"
+            )
+        yield line
 
 
 @dataclass(frozen=True, slots=True)
@@ -632,43 +671,51 @@ def run_batch(
     seen: dict[bytes | str, str] = {}  # identical lines give identical answers
     buf: list[str] = []
     n = results = errors = 0
-    for raw in lines:
-        n += 1
-        line = raw.strip()
-        if not line:
-            continue
-        hit = seen.get(line)
-        if hit is not None:
-            buf.append(hit)
-            results += 1
-        else:
-            try:
-                text = line.decode() if type(line) is bytes else line
-                obj, end = scan(text, 0)
-                if end != len(text):
-                    raise ValueError
-            except (ValueError, StopIteration):
-                buf.append(_batch_error(n, _json_error(line)))
-                errors += 1
+    try:
+        for raw in lines:
+            n += 1
+            line = raw.strip()
+            if not line:
+                continue
+            hit = seen.get(line)
+            if hit is not None:
+                buf.append(hit)
+                results += 1
             else:
                 try:
-                    answer = _batch_result(obj, default_rules, rules, defaults)
-                except PaohuziError as e:
-                    buf.append(_batch_error(n, str(e)))
-                    errors += 1
-                except Exception as e:  # an engine bug must not hide the rest of the batch
-                    buf.append(_batch_error(n, f"internal error: {type(e).__name__}: {e}"))
+                    text = line.decode() if type(line) is bytes else line
+                    obj, end = scan(text, 0)
+                    if end != len(text):
+                        raise ValueError
+                except (ValueError, StopIteration):
+                    buf.append(_batch_error(n, _json_error(line)))
                     errors += 1
                 else:
-                    buf.append(answer)
-                    results += 1
-                    if len(seen) >= _LINE_CACHE_LIMIT:
-                        seen.clear()
-                    seen[line] = answer
-        if len(buf) >= _FLUSH_EVERY:
+                    try:
+                        answer = _batch_result(obj, default_rules, rules, defaults)
+                    except PaohuziError as e:
+                        buf.append(_batch_error(n, str(e)))
+                        errors += 1
+                    except Exception as e:  # an engine bug must not hide the rest of the batch
+                        buf.append(_batch_error(n, f"internal error: {type(e).__name__}: {e}"))
+                        errors += 1
+                    else:
+                        buf.append(answer)
+                        results += 1
+                        if len(line) <= _CACHED_LINE_BYTES:
+                            if len(seen) >= _LINE_CACHE_LIMIT:
+                                seen.clear()
+                            seen[line] = answer
+            if len(buf) >= _FLUSH_EVERY:
+                buf.append("")
+                out.write("\n".join(buf).encode())
+                buf.clear()
+    except LineTooLong:
+        if buf:  # what was scored before the long line is written
             buf.append("")
             out.write("\n".join(buf).encode())
-            buf.clear()
+        out.flush()
+        raise
     if buf:
         buf.append("")
         out.write("\n".join(buf).encode())

@@ -51,9 +51,14 @@ def load_policy(spec: str) -> Policy:
         )
     try:
         cls = getattr(importlib.import_module(mod_name), cls_name)
-    except (ImportError, AttributeError) as e:
-        raise InvalidNotation(f"cannot load policy {spec!r}: {e}") from None
-    policy = cls()
+    except Exception as e:  # ImportError, AttributeError, or whatever the module raises
+        raise InvalidNotation(f"cannot load policy {spec!r}: {type(e).__name__}: {e}") from None
+    if not isinstance(cls, type):
+        raise InvalidNotation(f"policy {spec!r}: {cls_name} is not a class")
+    try:
+        policy = cls()
+    except Exception as e:
+        raise InvalidNotation(f"cannot create policy {spec!r}: {type(e).__name__}: {e}") from None
     if not isinstance(policy, Policy):
         raise InvalidNotation(f"policy {spec!r} has no name/act")
     return policy

@@ -37,7 +37,13 @@ def demo_hand(rules: RuleSet, seed: int, policies: str, echo: Callable[[str], No
 
 
 @click.command(short_help="Play one seeded hand and print it move by move.")
-@click.option("--seed", type=int, default=7, show_default=True, help="deck and policy seed")
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**64 - 1),
+    default=7,
+    show_default=True,
+    help="deck and policy seed",
+)
 @click.option("--rules", "preset", default="hunan", show_default=True, help="rule preset")
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE", help="rule override")
 @click.option("--policies", default="heuristic", show_default=True, help="policy per seat")

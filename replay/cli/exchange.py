@@ -5,16 +5,34 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
 from replay.store.layout import data_option
 
+#: The default of ``--max-bytes`` (replay.replayer.exchange.MAX_BYTES, not imported here so
+#: that ``--help`` stays cheap).
+MAX_BYTES = 1 << 20
+
 
 def _input_error(msg: str) -> click.ClickException:
     from replay.cli.main import InputError
 
-    return InputError(" ".join(str(msg).split()))
+    text = " ".join(str(msg).split())
+    return InputError(text if len(text) <= 400 else text[:397] + "...")
+
+
+def max_bytes_option(f: Any) -> Any:
+    """``--max-bytes N``: the largest replay file read (shared by import and replay)."""
+    return click.option(
+        "--max-bytes",
+        type=click.IntRange(min=1),
+        default=MAX_BYTES,
+        show_default=True,
+        metavar="N",
+        help="Refuse a replay file larger than N bytes (a hand is a few KB).",
+    )(f)
 
 
 @click.command("export", short_help="Write one recorded hand as a replay file.")
@@ -32,7 +50,10 @@ def _input_error(msg: str) -> click.ClickException:
 @click.option(
     "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="File (default stdout)."
 )
-def export(run: str, hand: int, data: Path, fmt: str | None, output: Path | None) -> None:
+@click.option("--force", is_flag=True, help="Overwrite an existing --output file.")
+def export(
+    run: str, hand: int, data: Path, fmt: str | None, output: Path | None, force: bool
+) -> None:
     """Write hand HAND of run RUN as a human-readable replay file: rules, deck, every
     decision in card notation (with its options) and the outcome. `paohuzi import` reads it
     back; a person can edit or write one by hand.
@@ -47,6 +68,8 @@ def export(run: str, hand: int, data: Path, fmt: str | None, output: Path | None
 
     if fmt is None:
         fmt = "json" if output is not None and output.suffix.lower() == ".json" else "text"
+    if output is not None and not force and (output.exists() or output.is_symlink()):
+        raise _input_error(f"{output} exists; give --force to overwrite it")
     try:
         text, _ = exchange.export_hand(store.open_store(data), run, hand, fmt)
     except PaohuziError as e:
@@ -70,11 +93,24 @@ def export(run: str, hand: int, data: Path, fmt: str | None, output: Path | None
     metavar="NAME",
     help="Run of imported hands to add to (default: imported-<rules preset>).",
 )
-def import_(files: tuple[Path, ...], data: Path, run_name: str | None) -> None:
+@click.option(
+    "--allow-duplicate",
+    is_flag=True,
+    help="Import a hand even if the same hand (rules, deck, dealer, events) was imported.",
+)
+@max_bytes_option
+def import_(
+    files: tuple[Path, ...],
+    data: Path,
+    run_name: str | None,
+    allow_duplicate: bool,
+    max_bytes: int,
+) -> None:
     """Read each replay FILE (text or JSON), replay its hand through the engine's checked
     path, compare the outcome it states, and add the hands to a run of imported hands (one
     new shard, written atomically; the catalog is refreshed). Nothing is written unless
-    every file verifies.
+    every file verifies. A hand imported before is refused unless --allow-duplicate; a file
+    larger than --max-bytes (default 1 MiB) is refused unread.
 
     \b
     paohuzi import docs/examples/honghu-zimo.phz
@@ -85,9 +121,13 @@ def import_(files: tuple[Path, ...], data: Path, run_name: str | None) -> None:
     from replay.store.layout import StoreError
 
     try:
-        parsed = [exchange.read_replay_file(f) for f in files]
+        parsed = [exchange.read_replay_file(f, max_bytes) for f in files]
         res = exchange.import_files(
-            data, parsed, run_name, ["paohuzi", *sys.argv[1:]] if sys.argv else []
+            data,
+            parsed,
+            run_name,
+            ["paohuzi", *sys.argv[1:]] if sys.argv else [],
+            allow_duplicate=allow_duplicate,
         )
     except (PaohuziError, StoreError) as e:
         raise _input_error(str(e)) from None

@@ -25,6 +25,9 @@ LAZY_COMMANDS: dict[str, str] = {
     "verify": "replay.cli.verify:verify",
     "export": "replay.cli.exchange:export_command",
     "import": "replay.cli.exchange:import_command",
+    "runs": "replay.cli.runs:runs",
+    "hands": "replay.cli.runs:hands",
+    "rm": "replay.cli.runs:rm",
 }
 
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())

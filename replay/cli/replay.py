@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from replay.cli.exchange import max_bytes_option
 from replay.store.layout import data_option
 
 KEYS_HELP = (
@@ -21,7 +22,8 @@ KEYS_HELP = (
 def _input_error(msg: str) -> click.ClickException:
     from replay.cli.main import InputError
 
-    return InputError(" ".join(str(msg).split()))
+    text = " ".join(str(msg).split())
+    return InputError(text if len(text) <= 400 else text[:397] + "...")
 
 
 def use_color(flag: bool | None) -> bool:
@@ -66,6 +68,7 @@ def use_color(flag: bool | None) -> bool:
     help="Red cards in red (default: on for a terminal, off with NO_COLOR).",
 )
 @click.option("--interactive", "-i", is_flag=True, help="Step through the hand with keys.")
+@max_bytes_option
 def replay(
     run: str | None,
     hand: int | None,
@@ -77,6 +80,7 @@ def replay(
     fmt: str,
     color: bool | None,
     interactive: bool,
+    max_bytes: int,
 ) -> None:
     """Show hand HAND of run RUN at step K: each seat's hand (hidden ones only with --all or
     for --seat S), table melds with their 胡息, cards to the right, discards, stock count,
@@ -92,7 +96,7 @@ def replay(
     from engine.errors import PaohuziError
     from replay import store
     from replay.replayer import exchange
-    from replay.replayer.hand import Replayer, load_hand
+    from replay.replayer.hand import Replayer
 
     if seat is not None and all_:
         raise _input_error("give either --seat S or --all, not both")
@@ -102,7 +106,7 @@ def replay(
         if file_ is not None:
             if run is not None or hand is not None:
                 raise _input_error("give either RUN HAND or --file FILE, not both")
-            rf = exchange.read_replay_file(file_)
+            rf = exchange.read_replay_file(file_, max_bytes)
             log = rf.log
         else:
             if run is None or hand is None:
@@ -111,7 +115,7 @@ def replay(
                 )
             if hand < 0:
                 raise _input_error(f"bad hand id {hand}")
-            log = load_hand(store.open_store(data), run, hand)
+            log = _load(store.open_store(data), run, hand)
         if seat is not None and not 0 <= seat < log.rules.players:
             raise _input_error(f"seat {seat} out of range: seats are 0 … {log.rules.players - 1}")
         rp = Replayer(log)
@@ -134,6 +138,18 @@ def replay(
     click.echo(_frame(rp, seat, colored), color=colored)
 
 
+def _load(st: Any, run: str, hand: int) -> Any:
+    """The hand's log; an unknown hand id names the hand ranges the manifest lists."""
+    from replay.replayer.hand import UnknownHand, load_hand
+    from replay.store.manage import format_ranges, hand_ranges
+
+    try:
+        return load_hand(st, run, hand)
+    except UnknownHand:
+        ranges = format_ranges(hand_ranges(st.run(run).manifest))
+        raise _input_error(f"run {run} has no hand {hand} ({ranges})") from None
+
+
 def _frame(rp: Any, seat: int | None, colored: bool) -> str:
     from replay.replayer.render_text import render_text, to_terminal
     from replay.replayer.views import state_view
@@ -142,6 +158,8 @@ def _frame(rp: Any, seat: int | None, colored: bool) -> str:
 
 
 def _interactive(rp: Any, seat: int | None, colored: bool) -> None:
+    from engine.errors import PaohuziError
+
     tty = sys.stdin.isatty() and sys.stdout.isatty()
     message = ""
     view_seat = seat
@@ -173,13 +191,22 @@ def _interactive(rp: Any, seat: int | None, colored: bool) -> None:
             rp.seek(None)
         elif key == "g":
             try:
-                k = click.prompt(f"go to step (0 … {rp.n_steps})", type=int)
-            except (click.Abort, EOFError):
+                answer = click.prompt(
+                    f"go to step (0 … {rp.n_steps}; empty or q: back)",
+                    default="",
+                    show_default=False,
+                )
+            except (click.Abort, EOFError):  # Ctrl-C or end of input: end the session
                 return
+            answer = answer.strip()
+            if answer in ("", "q", "Q"):
+                continue
             try:
-                rp.seek(k)
-            except Exception as e:  # a bad step is a message, not the end of the session
+                rp.seek(int(answer))
+            except PaohuziError as e:  # a bad step is a message, not the end of the session
                 message = str(e)
+            except ValueError:
+                message = f"not a step: {answer!r}"
         elif key.isdigit():
             s = int(key)
             if s >= rp.log.rules.players:

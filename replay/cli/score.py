@@ -48,6 +48,14 @@ from replay.cli.main import InputError
     metavar="FILE",
     help="Score JSON lines from FILE ('-' for stdin), one JSON line out per line in.",
 )
+@click.option(
+    "--max-line-bytes",
+    type=click.IntRange(min=1),
+    default=1 << 16,
+    show_default=True,
+    metavar="N",
+    help="With --batch: stop with an error at an input line longer than N bytes.",
+)
 def score(
     hand: str | None,
     melds: tuple[str, ...],
@@ -61,6 +69,7 @@ def score(
     as_json: bool,
     ascii_: bool,
     batch: str | None,
+    max_line_bytes: int,
 ) -> None:
     """Score a hand: best split into 门子, 胡息, win or not and why; with --card also 等,
     名堂, 番, score and settlement (RULES.md §10.3, §11).
@@ -69,6 +78,12 @@ def score(
     paohuzi score "壹贰叁柒捌玖六七八九九" --meld pao:伍 --meld peng:三 --meld chi:二,七,十
     paohuzi score "壹贰叁四五六七八九陆柒捌贰柒" -m chi:一,二,三 -m peng:伍 --card 拾 --source own
     paohuzi score --batch hands.jsonl
+
+    A --batch line is a JSON object: {"hand": "…", "melds": ["pao:伍"], "card": "拾",
+    "source": "other", "rules": "hunan", "set": ["min_huxi=10"], "haidi": false, "dihu":
+    false, "tianhu": false, "id": …} (only "hand" is required; "id" is echoed). Each line
+    out has win, huxi, reason, deng, fan and score, or {"line": N, "error": "…"}. The file
+    is read line by line; a line longer than --max-line-bytes stops the batch with an error.
     """
     from engine.errors import PaohuziError
     from replay import calculator
@@ -85,7 +100,7 @@ def score(
                 raise InputError(
                     f"{used[0]} cannot be used with --batch (put it in each JSON line)"
                 )
-            _run_batch(batch, rules, overrides)
+            _run_batch(batch, rules, overrides, max_line_bytes)
             return
         if hand is None:
             raise InputError("missing HAND (or --batch FILE) (see 'paohuzi score --help')")
@@ -105,7 +120,7 @@ def score(
     click.echo(calc.to_json(ascii_) if as_json else calc.to_text(ascii_))
 
 
-def _run_batch(path: str, rules: str, overrides: tuple[str, ...]) -> None:
+def _run_batch(path: str, rules: str, overrides: tuple[str, ...], max_line_bytes: int) -> None:
     from replay import calculator
 
     calculator.load_rules(rules, overrides)  # a bad default preset is a usage error
@@ -116,7 +131,11 @@ def _run_batch(path: str, rules: str, overrides: tuple[str, ...]) -> None:
     out = sys.stdout.buffer
     try:
         with stream:
-            calculator.run_batch(stream, out, rules=rules, overrides=overrides)
+            lines = calculator.read_lines(stream, max_line_bytes)
+            calculator.run_batch(lines, out, rules=rules, overrides=overrides)
+    except calculator.LineTooLong as e:
+        name = "stdin" if path == "-" else repr(path)
+        raise InputError(f"batch file {name}: {e}") from None
     except BrokenPipeError:
         # The reader went away (`| head`): not an error; silence the flush at exit.
         devnull = os.open(os.devnull, os.O_WRONLY)

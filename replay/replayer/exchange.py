@@ -26,8 +26,10 @@ True
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import re
+import reprlib
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -65,6 +67,19 @@ HEADER = f"# 跑胡子 replay file ({FORMAT} {VERSION}): see docs/REPLAY_FILE.md
 
 #: The ``hands`` columns a replay file may carry in its record (kept on import).
 RECORD_FIELDS = ("session", "session_hand", "rotation", "deal_id", "huang_streak")
+
+#: The largest replay file read by default (``--max-bytes``): an exported hand is a few KB.
+MAX_BYTES = 1 << 20
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 60
+_REPR.maxlevel = 2
+_REPR.maxlist = _REPR.maxdict = 4
+
+
+def _show(v: Any) -> str:
+    """A short ``repr`` of a value read from a file (long or nested values elided)."""
+    return _REPR.repr(v)
 
 
 class ReplayFileError(PaohuziError):
@@ -338,8 +353,7 @@ def _parse_text(text: str) -> dict[str, Any]:
             m = _EVENT_RE.match(s)
             if not m:
                 raise ReplayFileError(f"line {no}: expected 'SEQ seat S: ACTION', got {s!r}")
-            seq = int(m.group(1)) if m.group(1) is not None else None
-            obj["events"].append({"seq": seq, "seat": int(m.group(2)), "action": m.group(3),
+            obj["events"].append({"seq": m.group(1), "seat": m.group(2), "action": m.group(3),
                                   "line": no})  # fmt: skip
             continue
         if raw[:1] in (" ", "\t") and last_key == "deck":
@@ -386,18 +400,66 @@ def _parse_text(text: str) -> dict[str, Any]:
     return obj
 
 
+_INT_RE = re.compile(r"^\s*[+-]?[0-9]{1,18}\s*$")
+
+
+def _int(v: Any, what: str, lo: int | None = None, hi: int | None = None) -> int:
+    """``v`` (an integer, or a string of digits) as an int in ``lo … hi``."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        x = v
+    elif isinstance(v, str) and _INT_RE.match(v):
+        x = int(v)
+    else:
+        raise ReplayFileError(f"{what}: expected an integer, not {_show(v)}")
+    if (lo is not None and x < lo) or (hi is not None and x > hi):
+        span = f"{lo} … {hi}" if hi is not None else f"at least {lo}"
+        raise ReplayFileError(f"{what}: {x} is out of range ({span})")
+    return x
+
+
+def _str(v: Any, what: str, none_ok: bool = True) -> str | None:
+    if v is None and none_ok:
+        return None
+    if not isinstance(v, str):
+        kind = "a string or null" if none_ok else "a string"
+        raise ReplayFileError(f"{what}: expected {kind}, not {_show(v)}")
+    return v
+
+
+def _obj(v: Any, what: str) -> dict[str, Any]:
+    """A JSON object (``None`` for an absent one: ``{}``)."""
+    if v is None:
+        return {}
+    if not isinstance(v, dict):
+        raise ReplayFileError(f"{what}: expected an object, not {_show(v)}")
+    return v
+
+
+def _list(v: Any, what: str) -> list[Any]:
+    if v is None:
+        return []
+    if not isinstance(v, list):
+        raise ReplayFileError(f"{what}: expected a list, not {_show(v)}")
+    return v
+
+
 def _rules_from(spec: Any) -> RuleSet:
     if isinstance(spec, str):
         return find_rules(spec)
     if not isinstance(spec, dict):
-        raise ReplayFileError("'rules' must be a preset name or an object")
-    if "full" in spec and spec["full"] is not None:
-        return RuleSet.from_dict(spec["full"])
-    rules = find_rules(str(spec.get("preset") or "hunan"))
+        raise ReplayFileError(f"rules: expected a preset name or an object, not {_show(spec)}")
+    if spec.get("full") is not None:
+        return RuleSet.from_dict(_obj(spec["full"], "rules.full"))
+    rules = find_rules(_str(spec.get("preset"), "rules.preset") or "hunan")
     sets = spec.get("set") or []
     if isinstance(sets, dict):
-        sets = [f"{k}={v}" for k, v in sets.items()]
-    return rules.with_overrides([str(s) for s in sets])
+        for k, v in sets.items():
+            if not isinstance(v, str | int):
+                raise ReplayFileError(f"rules.set.{k}: expected a value, not {_show(v)}")
+        sets = [f"{k}={'on' if v is True else 'off' if v is False else v}" for k, v in sets.items()]
+    for s in _list(sets, "rules.set"):
+        _str(s, "rules.set", none_ok=False)
+    return rules.with_overrides(sets)
 
 
 def _deck_from_deal(deal: dict[str, Any], rules: RuleSet, dealer: int) -> tuple[int, ...]:
@@ -408,7 +470,11 @@ def _deck_from_deal(deal: dict[str, Any], rules: RuleSet, dealer: int) -> tuple[
         active = (dealer, (dealer + 1) % 4, (dealer + 3) % 4)
     else:
         active = (dealer, (dealer + 1) % 3, (dealer + 2) % 3)
-    hands = {str(k): v for k, v in (deal.get("hands") or {}).items()}
+    hands = {str(k): v for k, v in _obj(deal.get("hands"), "deal.hands").items()}
+    for seat_name, cards_text in hands.items():
+        _str(cards_text, f"deal.hands.{seat_name}", none_ok=False)
+    liang = _str(deal.get("liang"), "deal.liang")
+    stock_v = _str(deal.get("stock"), "deal.stock")
     extra = set(hands) - {str(s) for s in active}
     if extra:
         raise ReplayFileError(f"hand given for seat {sorted(extra)[0]}, which is not dealt"
@@ -418,7 +484,6 @@ def _deck_from_deal(deal: dict[str, Any], rules: RuleSet, dealer: int) -> tuple[
         if str(s) not in hands:
             raise ReplayFileError(f"the hand of seat {s} is missing")
         cards[s] = parse_cards(str(hands[str(s)]))
-    liang = deal.get("liang")
     d = cards[dealer]
     if n == 3:
         if liang not in (None, "", "-"):
@@ -435,7 +500,7 @@ def _deck_from_deal(deal: dict[str, Any], rules: RuleSet, dealer: int) -> tuple[
         if len(cards[s]) != 20:
             raise ReplayFileError(f"seat {s} is dealt 20 cards, not {len(cards[s])}")
     deck = d[:20] + cards[active[1]] + cards[active[2]] + [d[20]]
-    stock_text = str(deal.get("stock") or "rest").strip()
+    stock_text = (stock_v or "rest").strip()
     rest_kw = stock_text.endswith("rest")
     stock = parse_cards(stock_text[:-4] if rest_kw else stock_text)
     used = [0] * NUM_KINDS
@@ -465,35 +530,53 @@ def _parse_outcome(o: dict[str, Any], players: int) -> dict[str, Any]:
 
     for key, value in o.items():
         v = value
+        what = f"outcome.{key}"
+        if key == "deltas":
+            if not isinstance(v, list | str):
+                raise ReplayFileError(f"{what}: expected a list or a string, not {_show(v)}")
+        elif key == "zimo":
+            if not isinstance(v, str | bool) and v is not None:
+                raise ReplayFileError(f"{what}: expected yes/no, not {_show(v)}")
+        elif v is not None and (not isinstance(v, str | int) or isinstance(v, bool)):
+            raise ReplayFileError(f"{what}: expected a string or a number, not {_show(v)}")
         if key == "result":
             if not none(v):
-                try:
-                    out["outcome"] = (
-                        int(v) if str(v).isdigit() else int(OutcomeKind[str(v).upper()])
-                    )
-                except KeyError:
-                    raise ReplayFileError(f"unknown result {v!r}") from None
+                if isinstance(v, int) or _INT_RE.match(str(v)):
+                    out["outcome"] = _int(v, what, 0, max(OutcomeKind))
+                else:
+                    try:
+                        out["outcome"] = int(OutcomeKind[str(v).strip().upper()])
+                    except KeyError:
+                        raise ReplayFileError(f"unknown result {_show(v)}") from None
         elif key == "source":
-            try:
-                out["source"] = (
-                    None if none(v) else int(v) if str(v).isdigit() else int(Source[str(v).upper()])
-                )
-            except KeyError:
-                raise ReplayFileError(f"unknown source {v!r}") from None
+            if none(v):
+                out["source"] = None
+            elif isinstance(v, int) or _INT_RE.match(str(v)):
+                out["source"] = _int(v, what, 0, max(Source))
+            else:
+                try:
+                    out["source"] = int(Source[str(v).strip().upper()])
+                except KeyError:
+                    raise ReplayFileError(f"unknown source {_show(v)}") from None
         elif key == "hu_card":
-            out["hu_card"] = None if none(v) else (v if isinstance(v, int) else parse_card(str(v)))
+            if none(v):
+                out["hu_card"] = None
+            elif isinstance(v, int):
+                out["hu_card"] = _int(v, what, 0, NUM_KINDS - 1)
+            else:
+                out["hu_card"] = parse_card(str(v).strip())
         elif key in ("winner", "from_seat", "huxi", "deng", "fan", "score", "stock_left"):
-            out[key] = None if none(v) else int(v)
+            out[key] = None if none(v) else _int(v, what)
         elif key == "zimo":
             out["zimo"] = None if none(v) else _bool(v)
         elif key == "mingtang":
             if isinstance(v, int):
-                out["mingtang"] = v
+                out["mingtang"] = _int(v, what, 0, (1 << 16) - 1)
             else:
                 mask = 0
                 for name in [] if none(v) else str(v).replace(",", " ").split():
                     if name not in schema.MINGTANG_BITS:
-                        raise ReplayFileError(f"unknown 名堂 {name!r} (use the pinyin ids of"
+                        raise ReplayFileError(f"unknown 名堂 {_show(name)} (use the pinyin ids of"
                                               " docs/LOG_FORMAT.md §5.5)")  # fmt: skip
                     mask |= 1 << schema.MINGTANG_BITS[name]
                 out["mingtang"] = mask
@@ -502,9 +585,9 @@ def _parse_outcome(o: dict[str, Any], players: int) -> dict[str, Any]:
             if len(vals) != players:
                 raise ReplayFileError(f"deltas: {len(vals)} values for {players} seats")
             for s, x in enumerate(vals):
-                out[f"delta_{s}"] = int(x)
+                out[f"delta_{s}"] = _int(x, f"{what}[{s}]")
         else:
-            raise ReplayFileError(f"unknown outcome field {key!r}")
+            raise ReplayFileError(f"unknown outcome field {_show(key)}")
     return out
 
 
@@ -519,6 +602,10 @@ def read_replay(text: str, name: str = "replay file") -> ReplayFile:
                 raise ReplayFileError(
                     f"{name}: bad JSON at line {e.lineno} column {e.colno}: {e.msg}"
                 ) from None
+            except RecursionError:
+                raise ReplayFileError(f"{name}: the JSON is nested too deeply") from None
+            except ValueError as e:  # e.g. an integer of more than 4300 digits
+                raise ReplayFileError(f"{name}: bad JSON: {e}") from None
             if not isinstance(obj, dict):
                 raise ReplayFileError(f"{name}: the JSON must be an object")
         else:
@@ -531,93 +618,142 @@ def read_replay(text: str, name: str = "replay file") -> ReplayFile:
         raise ReplayFileError(msg if msg.startswith(name) else f"{name}: {msg}") from None
 
 
+#: The range of each record field (its ``hands`` column type).
+_RECORD_MAX = {
+    f.name: (1 << f.type.bit_width) - 1 for f in schema.HANDS_SCHEMA if f.name in RECORD_FIELDS
+}
+
+
+def _event(ev: Any, i: int) -> tuple[int, int]:
+    """``(seat, code)`` of event ``i`` (an object or a ``seat S: ACTION`` string)."""
+    if isinstance(ev, str):
+        m = _EVENT_RE.match(ev.strip())
+        if not m:
+            raise ReplayFileError(f"expected 'seat S: ACTION', got {_show(ev)}")
+        ev = {"seq": m.group(1), "seat": m.group(2), "action": m.group(3)}
+    elif not isinstance(ev, dict):
+        raise ReplayFileError(f"expected an object or a 'seat S: ACTION' string, not {_show(ev)}")
+    if "seat" not in ev or "action" not in ev:
+        raise ReplayFileError(f"an event needs a seat and an action: {_show(ev)}")
+    seq = ev.get("seq")
+    if seq is not None and _int(seq, "seq") != i:
+        raise ReplayFileError(f"seq {seq} out of order (expected {i})")
+    seat = _int(ev["seat"], "seat", 0, schema.MAX_SEATS - 1)
+    action = _str(ev["action"], "action", none_ok=False)
+    assert action is not None
+    try:
+        code = parse_action_text(action)
+    except (InvalidNotation, KeyError, ValueError) as e:
+        raise ReplayFileError(f"bad event: {e}") from None
+    if ev.get("code") is not None and _int(ev["code"], "code") != code:
+        raise ReplayFileError(f"code {ev['code']} does not match {action!r} ({code})")
+    if ev.get("forced") is not None and not isinstance(ev["forced"], bool):
+        raise ReplayFileError(f"forced: expected true or false, not {_show(ev['forced'])}")
+    _list(ev.get("options"), "options")
+    return seat, code
+
+
 def _from_obj(obj: dict[str, Any], name: str) -> ReplayFile:
     fmt = obj.get("format", FORMAT)
     if fmt != FORMAT:
-        raise ReplayFileError(f"format {fmt!r} is not {FORMAT!r}")
-    version = obj.get("version", VERSION)
-    try:
-        version = int(version)
-    except (TypeError, ValueError):
-        raise ReplayFileError(f"bad version {version!r}") from None
+        raise ReplayFileError(f"format {_show(fmt)} is not {FORMAT!r}")
+    version = _int(obj.get("version", VERSION), "version")
     if version != VERSION:
         raise ReplayFileError(f"unknown replay file version {version} (this reader knows"
                               f" {VERSION})")  # fmt: skip
+    title = _str(obj.get("title"), "title")
     rules = _rules_from(obj.get("rules", "hunan"))
-    try:
-        dealer = int(obj.get("dealer", 0))
-    except (TypeError, ValueError):
-        raise ReplayFileError(f"bad dealer {obj.get('dealer')!r}") from None
+    dealer = _int(obj.get("dealer", 0), "dealer")
     if not 0 <= dealer < rules.players:
         raise ReplayFileError(f"dealer {dealer} is not a seat of a {rules.players}-player table")
     if obj.get("deck") is not None and obj.get("deal") is not None:
         raise ReplayFileError("give either the deck or the hands, not both")
     if obj.get("deck") is not None:
         deck_v = obj["deck"]
-        deck = tuple(deck_v if isinstance(deck_v, list) else parse_cards(str(deck_v)))
+        if isinstance(deck_v, list):
+            deck = tuple(_int(k, f"deck[{i}]", 0, NUM_KINDS - 1) for i, k in enumerate(deck_v))
+        elif isinstance(deck_v, str):
+            deck = tuple(parse_cards(deck_v))
+        else:
+            raise ReplayFileError(f"deck: expected cards (a string or a list), not {_show(deck_v)}")
         why = deck_problem(deck)
         if why:
             raise ReplayFileError(why)
     elif obj.get("deal") is not None:
-        deck = _deck_from_deal(obj["deal"], rules, dealer)
+        deck = _deck_from_deal(_obj(obj["deal"], "deal"), rules, dealer)
     else:
         raise ReplayFileError("no deck (deck: 80 cards, or hand N: lines with the stock)")
     events: list[tuple[int, int]] = []
-    for i, ev in enumerate(obj.get("events") or []):
-        where = f"line {ev['line']}" if isinstance(ev, dict) and "line" in ev else f"event {i}"
+    for i, ev in enumerate(_list(obj.get("events"), "events")):
+        line = ev.get("line") if isinstance(ev, dict) else None
+        where = f"line {line}" if isinstance(line, int) else f"event {i}"
         try:
-            if isinstance(ev, str):
-                m = _EVENT_RE.match(ev.strip())
-                if not m:
-                    raise ReplayFileError(f"expected 'seat S: ACTION', got {ev!r}")
-                ev = {"seq": m.group(1), "seat": m.group(2), "action": m.group(3)}
-            seq = ev.get("seq")
-            if seq is not None and int(seq) != i:
-                raise ReplayFileError(f"seq {seq} out of order (expected {i})")
-            seat = int(ev["seat"])
-            code = parse_action_text(str(ev["action"]))
-            if ev.get("code") is not None and int(ev["code"]) != code:
-                raise ReplayFileError(f"code {ev['code']} does not match {ev['action']!r}"
-                                      f" ({code})")  # fmt: skip
-        except (KeyError, TypeError, ValueError, InvalidNotation) as e:
-            if isinstance(e, ReplayFileError):
-                raise ReplayFileError(f"{where}: {e}") from None
-            raise ReplayFileError(f"{where}: bad event {ev!r}: {e}") from None
+            seat, code = _event(ev, i)
+        except ReplayFileError as e:
+            raise ReplayFileError(f"{where}: {e}") from None
         if not 0 <= seat < rules.players:
             raise ReplayFileError(f"{where}: seat {seat} is not a seat of this table")
         events.append((seat, code))
     record: dict[str, Any] = {}
-    for k, v in (obj.get("record") or {}).items():
+    for k, v in _obj(obj.get("record"), "record").items():
         if k not in RECORD_FIELDS:
-            raise ReplayFileError(f"unknown record field {k!r}")
-        try:
-            record[k] = int(v)
-        except (TypeError, ValueError):
-            raise ReplayFileError(f"record field {k}: not an integer: {v!r}") from None
-    policies = [None if p in (None, "-", "") else str(p) for p in (obj.get("policies") or [])]
+            raise ReplayFileError(f"unknown record field {_show(k)}")
+        record[k] = _int(v, f"record field {k}", 0, _RECORD_MAX[k])
+    policies: list[str | None] = []
+    for p in _list(obj.get("policies"), "policies"):
+        p = _str(p, "policies")
+        policies.append(None if p in (None, "-", "") else p)
     if policies and len(policies) != rules.players:
         raise ReplayFileError(f"{len(policies)} policies for {rules.players} seats")
-    outcome = _parse_outcome(obj.get("outcome") or {}, rules.players)
+    outcome = _parse_outcome(_obj(obj.get("outcome"), "outcome"), rules.players)
     src = obj.get("source")
     if isinstance(src, str):
-        m = re.match(r"run (\S+) hand (\d+)", src)
+        m = re.match(r"run (\S+) hand (\d{1,18})", src)
         src = {"run": m.group(1), "hand_id": int(m.group(2))} if m else {"text": src}
-    meta = {"title": obj.get("title"), "source": name}
+    elif src is not None and not isinstance(src, dict):
+        raise ReplayFileError(f"source: expected a string or an object, not {_show(src)}")
+    meta = {"title": title, "source": name}
     log = HandLog.from_history(rules, deck, dealer, events, meta=meta)
-    return ReplayFile(log, outcome, record, policies, obj.get("title"), src or {})
+    return ReplayFile(log, outcome, record, policies, title, src or {})
 
 
-def read_replay_file(path: str | Path) -> ReplayFile:
-    """Read and parse a replay file from disk."""
+def read_bounded(path: str | Path, max_bytes: int, what: str = "file") -> bytes:
+    """At most ``max_bytes`` of the file at ``path``, read in chunks (never more than
+    ``max_bytes + 1`` bytes, so ``/dev/zero`` or a FIFO cannot exhaust memory). Raises
+    :class:`ReplayFileError` naming the file and the limit when it is larger."""
     p = Path(path)
+    chunks: list[bytes] = []
+    size = 0
     try:
-        text = p.read_text(encoding="utf-8")
+        with open(p, "rb") as f:
+            while size <= max_bytes:
+                chunk = f.read(min(1 << 16, max_bytes + 1 - size))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
     except FileNotFoundError:
         raise ReplayFileError(f"no such file: {p}") from None
-    except UnicodeDecodeError:
-        raise ReplayFileError(f"{p}: not UTF-8 text") from None
+    except IsADirectoryError:
+        raise ReplayFileError(f"{p} is a directory, not a {what}") from None
     except OSError as e:
         raise ReplayFileError(f"cannot read {p}: {e.strerror or e}") from None
+    if size > max_bytes:
+        raise ReplayFileError(
+            f"{p}: larger than {max_bytes:,} bytes, the limit for a {what}"
+            " (raise it with --max-bytes)"
+        )
+    return b"".join(chunks)
+
+
+def read_replay_file(path: str | Path, max_bytes: int = MAX_BYTES) -> ReplayFile:
+    """Read and parse a replay file from disk (at most ``max_bytes``, default 1 MiB)."""
+    p = Path(path)
+    data = read_bounded(p, max_bytes, "replay file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ReplayFileError(f"{p}: not UTF-8 text") from None
     return read_replay(text, str(p))
 
 
@@ -650,7 +786,76 @@ def check_replay(rf: ReplayFile) -> State:
 
 
 def default_run_name(rules: RuleSet) -> str:
-    return f"imported-{rules.preset_name() or rules.fingerprint()[:8]}"
+    """``imported-<preset>``, or ``imported-<base preset>-<fingerprint>`` for rules that are
+    no preset (a preset changed by ``set:`` lines)."""
+    preset = rules.preset_name()
+    if preset is not None:
+        return f"imported-{preset}"
+    return f"imported-{'luzhou' if rules.luzhou else 'hunan'}-{rules.fingerprint()[:8]}"
+
+
+def _default_run(root: Path, rules: RuleSet) -> str:
+    """The run a hand with ``rules`` is imported into by default: :func:`default_run_name`,
+    unless a run of that name holds other hands (another rule set, or a simulated run):
+    then ``<that name>-<fingerprint>``, so such a run never blocks the default."""
+    first = default_run_name(rules)
+    for name in (first, f"{first}-{rules.fingerprint()[:8]}"):
+        path = store.run_dir(root, name)
+        if not (path / store.MANIFEST_NAME).exists():
+            return name
+        try:
+            m = store.read_manifest(path)
+        except PaohuziError:
+            continue
+        if m.get("identity", {}).get("imported") and m.get("rules_fingerprint") == (
+            rules.fingerprint()
+        ):
+            return name
+    return first  # both taken: import_files names the conflict
+
+
+def hand_key(rules: RuleSet, deck: Sequence[int], dealer: int, events: Sequence[Any]) -> str:
+    """What makes two hands the same hand: rules, deck, dealer and events (a digest)."""
+    h = hashlib.sha256(rules.fingerprint().encode())
+    h.update(bytes(deck))
+    h.update(f"|{dealer}|".encode())
+    h.update(",".join(f"{int(s)}:{int(a)}" for s, a in events).encode())
+    return h.hexdigest()
+
+
+def _imported_keys(root: Path, rules: RuleSet) -> dict[str, tuple[str, int]]:
+    """The :func:`hand_key` of every hand of the store's imported runs with ``rules``:
+    ``key -> (run, hand_id)``. Runs that cannot be read are skipped."""
+    st = store.open_store(root)
+    out: dict[str, tuple[str, int]] = {}
+    fp = rules.fingerprint()
+    for name in st.run_names():
+        try:
+            r = st.run(name)
+            if not r.manifest.get("identity", {}).get("imported"):
+                continue
+            if r.manifest.get("rules_fingerprint") != fp:
+                continue
+            for h in r.iter_hands():
+                out.setdefault(hand_key(rules, h.deck, h.dealer, h.history), (name, h.hand_id))
+        except (PaohuziError, KeyError, TypeError):
+            continue
+    return out
+
+
+def _check_duplicates(root: Path, files: Sequence[ReplayFile]) -> None:
+    seen = _imported_keys(root, files[0].log.rules)
+    for rf in files:
+        log = rf.log
+        key = hand_key(log.rules, log.deck, log.dealer, log.events)
+        where = seen.get(key)
+        if where is not None:
+            what = f"run {where[0]} hand {where[1]}" if where[1] >= 0 else where[0]
+            raise ReplayFileError(
+                f"{log.meta.get('source')}: the same hand (rules, deck, dealer and events) is"
+                f" already imported as {what}; give --allow-duplicate to import it again"
+            )
+        seen[key] = (str(log.meta.get("source")), -1)
 
 
 def _rows(
@@ -738,11 +943,13 @@ def import_files(
     files: Sequence[ReplayFile],
     run: str | None = None,
     command: list[str] | None = None,
+    allow_duplicate: bool = False,
 ) -> ImportResult:
     """Verify each replay file's hand and add them all, as one new shard, to the run of
-    imported hands ``run`` (default ``imported-<preset>``); then refresh the catalog. All
+    imported hands ``run`` (default :func:`default_run_name`); then refresh the catalog. All
     or nothing: a file that does not verify raises :class:`ReplayFileError` before any
-    write."""
+    write. A hand already imported (same rules, deck, dealer and events, in any imported
+    run) is refused unless ``allow_duplicate``."""
     if not files:
         raise ReplayFileError("nothing to import")
     rules = files[0].log.rules
@@ -753,10 +960,12 @@ def import_files(
                 f" {files[0].log.meta.get('source')}; import them into different runs"
             )
     states = [check_replay(rf) for rf in files]
-    root = store.ensure_writable(Path(root))
-    name = store.check_run_name(run or default_run_name(rules))
+    root = Path(store.ensure_writable(Path(root)))
+    name = store.check_run_name(run or _default_run(root, rules))
     path = store.run_dir(root, name)
     with store.RunLock(path):
+        if not allow_duplicate:
+            _check_duplicates(root, files)
         mpath = path / store.MANIFEST_NAME
         if mpath.exists():
             manifest = store.read_manifest(path)

@@ -37,14 +37,22 @@ def default_data_dir() -> Path:
 
 def data_option(f: Callable[..., Any]) -> Callable[..., Any]:
     """The ``--data DIR`` option every command shares; passes ``data`` (a :class:`Path`)."""
+
+    def to_path(_ctx: Any, _param: Any, value: str | None) -> Path:
+        if value is None:
+            return default_data_dir()
+        if not value.strip():
+            raise click.BadParameter("empty directory name (leave --data out for the default)")
+        return Path(value)
+
     return click.option(
         "--data",
         "data",
-        type=click.Path(file_okay=False, path_type=Path),
+        type=click.Path(file_okay=False),
         default=None,
         metavar="DIR",
         help=f"The store (default: ${DATA_ENV} or ./{DEFAULT_DATA}).",
-        callback=lambda _ctx, _p, v: v if v is not None else default_data_dir(),
+        callback=to_path,
     )(f)
 
 

@@ -1,0 +1,245 @@
+"""Managing a store's runs: summaries (``paohuzi runs``), filtered lists of hands
+(``paohuzi hands``) and removal (``paohuzi rm``).
+
+>>> hand_ranges({"shards": [{"index": 0, "first_hand": 0, "hands": 500},
+...                          {"index": 2, "first_hand": 1000, "hands": 500},
+...                          {"index": 3, "first_hand": 1500, "hands": 500}]})
+[(0, 499), (1000, 1999)]
+>>> format_ranges([(0, 499), (1000, 1999)])
+'hands 0–499, 1000–1999'
+>>> mingtang_mask("红胡") == (1 << 0) | (1 << 10)
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.errors import InvalidNotation, PaohuziError
+from replay.store.layout import MANIFEST_NAME, StoreError, check_run_name, run_dir
+from replay.store.manifest import RunLock
+
+#: ``paohuzi hands`` shows at most this many hands unless ``--limit`` says otherwise.
+DEFAULT_LIMIT = 50
+
+#: The ``hands`` columns ``paohuzi hands`` lists.
+HAND_COLUMNS = (
+    "hand_id",
+    "session",
+    "dealer",
+    "outcome",
+    "winner",
+    "source",
+    "huxi",
+    "fan",
+    "score",
+    "mingtang",
+    "n_events",
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Hand ranges
+# ---------------------------------------------------------------------------------------------
+
+
+def hand_ranges(manifest: dict[str, Any]) -> list[tuple[int, int]]:
+    """The hand ids the manifest's shards list, as merged inclusive ``(first, last)`` ranges."""
+    spans = []
+    for s in manifest.get("shards", []):
+        try:
+            first, n = int(s["first_hand"]), int(s["hands"])
+        except (KeyError, TypeError, ValueError):
+            continue
+        if n > 0:
+            spans.append((first, first + n - 1))
+    out: list[tuple[int, int]] = []
+    for lo, hi in sorted(spans):
+        if out and lo <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
+
+
+def format_ranges(ranges: Sequence[tuple[int, int]]) -> str:
+    """``hands 0–499, 1000–1999`` (``hand 7`` for one, ``no hands`` for none)."""
+    if not ranges:
+        return "no hands"
+    if len(ranges) == 1 and ranges[0][0] == ranges[0][1]:
+        return f"hand {ranges[0][0]}"
+    return "hands " + ", ".join(str(a) if a == b else f"{a}–{b}" for a, b in ranges)
+
+
+# ---------------------------------------------------------------------------------------------
+# Runs
+# ---------------------------------------------------------------------------------------------
+
+
+def _disk_bytes(path: Path) -> int:
+    total = 0
+    for dirpath, _dirs, files in os.walk(path):
+        for f in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(dirpath, f)).st_size
+    return total
+
+
+def run_summaries(st: Any) -> list[dict[str, Any]]:
+    """One summary per run of the store ``st`` (a :class:`replay.store.runs.Store`): name,
+    status, rules, policies, hands, bytes on disk, created. A run whose manifest cannot be
+    read is listed with status ``unreadable`` and its ``error``."""
+    out: list[dict[str, Any]] = []
+    for name in st.run_names():
+        path = run_dir(st.root, name)
+        row: dict[str, Any] = {"run": name, "bytes": _disk_bytes(path)}
+        try:
+            r = st.run(name)
+            m = r.manifest
+            params = m.get("params") or {}
+            row.update(
+                status=r.status,
+                rules=m.get("rules_preset") or m.get("rules_fingerprint"),
+                policies=params.get("policies_text"),
+                hands=r.n_hands,
+                created=m.get("created"),
+                imported=bool((m.get("identity") or {}).get("imported")),
+            )
+        except (PaohuziError, KeyError, TypeError, AttributeError) as e:
+            row.update(status="unreadable", rules=None, policies=None, hands=None, created=None,
+                       imported=None, error=str(e))  # fmt: skip
+        out.append(row)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Hands
+# ---------------------------------------------------------------------------------------------
+
+
+def outcome_code(name: str) -> int:
+    """An ``OutcomeKind`` from its name (``hu``, ``huangzhuang``, ``tianhu_auto``,
+    ``tianhu``, any case) or code."""
+    from engine.state import OutcomeKind
+
+    t = name.strip()
+    if t.isdigit() and int(t) in set(OutcomeKind):
+        return int(t)
+    try:
+        return int(OutcomeKind[t.upper().replace("-", "_")])
+    except KeyError:
+        known = ", ".join(k.name.lower() for k in OutcomeKind)
+        raise InvalidNotation(f"unknown outcome {name!r} (known: {known})") from None
+
+
+def mingtang_mask(name: str) -> int:
+    """The ``hands.mingtang`` bits of a 名堂 given by pinyin id (``honghu``) or name
+    (``红胡``: every rule set's 名堂 of that name)."""
+    from engine.mingtang import REGISTRY
+    from replay.record import schema
+
+    t = name.strip()
+    if t.lower() in schema.MINGTANG_BITS:
+        return 1 << schema.MINGTANG_BITS[t.lower()]
+    mask = 0
+    for pinyin, m in REGISTRY.items():
+        if m.name == t and pinyin in schema.MINGTANG_BITS:
+            mask |= 1 << schema.MINGTANG_BITS[pinyin]
+    if not mask:
+        raise InvalidNotation(
+            f"unknown 名堂 {name!r} (known: {', '.join(schema.MINGTANG_BITS)}, or their names)"
+        )
+    return mask
+
+
+@dataclass(frozen=True)
+class HandFilter:
+    """What ``paohuzi hands`` selects: every given condition must hold."""
+
+    winner: int | None = None
+    outcome: int | None = None
+    huxi_min: int | None = None
+    huxi_max: int | None = None
+    mingtang: int | None = None  # a mask: any of its bits
+
+    def where(self) -> tuple[str, list[Any]]:
+        """The SQL condition (after ``run = ?``) and its parameters."""
+        sql, params = ["run = ?"], []
+        for col, op, v in (
+            ("winner", "=", self.winner),
+            ("outcome", "=", self.outcome),
+            ("huxi", ">=", self.huxi_min),
+            ("huxi", "<=", self.huxi_max),
+        ):
+            if v is not None:
+                sql.append(f"{col} {op} ?")
+                params.append(v)
+        if self.mingtang is not None:
+            sql.append("(CAST(mingtang AS INTEGER) & ?) <> 0")
+            params.append(self.mingtang)
+        return " AND ".join(sql), params
+
+
+def query_hands(
+    st: Any, run: str, flt: HandFilter = HandFilter(), limit: int = DEFAULT_LIMIT
+) -> tuple[list[dict[str, Any]], bool]:
+    """The hands of ``run`` matching ``flt`` in hand order, at most ``limit`` of them, and
+    whether there are more. Reads through the store's DuckDB views, which push the run and
+    the filters down into the Parquet scan; memory is bounded by ``limit``."""
+    import duckdb
+
+    st.run(run)  # StoreError naming the known runs if absent
+    where, params = flt.where()
+    cols = ", ".join(HAND_COLUMNS)
+    con = st.connect()
+    try:
+        cur = con.execute(
+            f"SELECT {cols} FROM hands WHERE {where} ORDER BY hand_id LIMIT ?",
+            [run, *params, limit + 1],
+        )
+        rows = [dict(zip(HAND_COLUMNS, r, strict=True)) for r in cur.fetchall()]
+    except duckdb.Error as e:
+        raise StoreError(f"run {run}: cannot read its hands: {str(e).splitlines()[0]}") from None
+    finally:
+        con.close()
+    return rows[:limit], len(rows) > limit
+
+
+# ---------------------------------------------------------------------------------------------
+# Removal
+# ---------------------------------------------------------------------------------------------
+
+
+def remove_run(root: Path, name: str) -> Path:
+    """Delete run ``name`` of the store at ``root`` and rebuild the catalog; the folder that
+    was removed. Refuses (:class:`StoreError`) while a writer holds the run's lock: the lock
+    is taken first, the folder is renamed out of the catalog's sight (``runs/.removing-…``)
+    and deleted while the lock is still held, then the catalog is rebuilt."""
+    from replay.store.catalog import refresh_catalog
+
+    check_run_name(name)
+    root = Path(root).resolve()
+    path = run_dir(root, name)
+    if not path.is_dir():
+        runs = root / "runs"
+        known = sorted(
+            p.name.removeprefix("run=")
+            for p in (runs.iterdir() if runs.is_dir() else [])
+            if p.name.startswith("run=") and (p / MANIFEST_NAME).exists()
+        )
+        raise StoreError(f"no run {name!r} in {root} (runs: {', '.join(known) or 'none'})")
+    gone = path.parent / f".removing-{name}-{os.getpid()}"
+    try:
+        with RunLock(path):
+            os.rename(path, gone)
+            shutil.rmtree(gone)
+    except OSError as e:
+        raise StoreError(f"cannot remove {path}: {e.strerror or e}") from None
+    refresh_catalog(root)
+    return path
