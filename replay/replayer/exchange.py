@@ -963,9 +963,9 @@ def import_files(
     root = Path(store.ensure_writable(Path(root)))
     name = store.check_run_name(run or _default_run(root, rules))
     path = store.run_dir(root, name)
+    if not allow_duplicate:  # before the lock, which creates the run folder
+        _check_duplicates(root, files)
     with store.RunLock(path):
-        if not allow_duplicate:
-            _check_duplicates(root, files)
         mpath = path / store.MANIFEST_NAME
         if mpath.exists():
             manifest = store.read_manifest(path)

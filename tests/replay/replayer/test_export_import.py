@@ -93,8 +93,11 @@ def test_round_trip_through_the_cli(root: Path, tmp_path: Path) -> None:
     assert "as run imported-hunan hand 0" in res.output and "hand 1" in res.output
     same_hand(load_hand(root, "hunan", 5), load_hand(root, "imported-hunan", 0))
     same_hand(load_hand(root, "hunan", 6), load_hand(root, "imported-hunan", 1))
-    # A second import appends a shard; the catalog sees both hands.
+    # The same hand again is refused; with --allow-duplicate a second import appends a
+    # shard, and the catalog sees every hand.
     res = cli("import", str(out), "--data", str(root))
+    assert res.exit_code == 2 and "already imported as run imported-hunan hand 0" in res.output
+    res = cli("import", str(out), "--data", str(root), "--allow-duplicate")
     assert res.exit_code == 0 and "hand 2" in res.output
     con = open_store(root).connect()
     n = con.execute("SELECT count(*) FROM hands WHERE run = 'imported-hunan'").fetchone()[0]
