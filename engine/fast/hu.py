@@ -57,6 +57,11 @@ dihu, out) -> int``
     ``O_TIANHU = 9``    0/1 (0 unless a win)
     ==================  =================================================================
 
+``hu_eval_ws(params, meld_kind, meld_card, n_melds, hand_counts, card, source, tianhu, haidi,
+dihu, out, ws) -> int``
+    the same with the caller's scratch array ``ws`` (int64, at least ``WS_SIZE``; contents
+    irrelevant, overwritten): saves the one allocation per call of ``hu_eval``.
+
 ``hu_auto_tianhu(params, counts, out) -> int``
     :func:`engine.hu.evaluate_auto_tianhu` of one player's dealt cards given as int64[20]
     counts. Returns 1 and fills ``out`` as above (option ``OPT_A``) when the 3提/5坎 天胡
@@ -216,6 +221,7 @@ _VARIANT_RULES = (
     RuleSet(ruleset="luzhou", one_five_ten=True),
 )
 _MAXSH = 8  # eat shapes per lowest card (at most 6)
+_MAXMEM = 12  # eat shapes holding a card (at most 9)
 
 
 def _key_of(cards: Sequence[int]) -> int:
@@ -251,6 +257,13 @@ def _build_tables() -> dict[str, np.ndarray]:
                 same[v, kind, k] = same_face_huxi(kind, k, rules)
         for i, cards in enumerate(EAT_SHAPES):
             chi[v, i] = huxi(Group(GroupKind.CHI, cards), rules)
+    mem_n = np.zeros((4, _NUM), dtype=np.int64)
+    mem = np.zeros((4, _NUM, _MAXMEM, 3), dtype=np.int64)
+    for v, rules in enumerate(_VARIANT_RULES):
+        for cards in eat_shapes_for(rules):
+            for k in sorted(set(cards)):
+                mem[v, k, mem_n[v, k]] = cards
+                mem_n[v, k] += 1
     shape_cards = np.array(EAT_SHAPES, dtype=np.int64)
     shape_key = np.array([_key_of(s) for s in EAT_SHAPES], dtype=np.int64)
     red = np.array([1 if k % 10 in (1, 6, 9) else 0 for k in range(_NUM)], dtype=np.int64)
@@ -260,6 +273,8 @@ def _build_tables() -> dict[str, np.ndarray]:
     return {
         "sh_n": sh_n,
         "sh": sh,
+        "mem_n": mem_n,
+        "mem": mem,
         "same": same,
         "chi": chi,
         "shape_cards": shape_cards,
@@ -274,6 +289,8 @@ def _build_tables() -> dict[str, np.ndarray]:
 _T = _build_tables()
 _SH_N = _T["sh_n"]
 _SH = _T["sh"]
+_MEM_N = _T["mem_n"]
+_MEM = _T["mem"]
 _SAME = _T["same"]
 _CHI = _T["chi"]
 _SHAPE_CARDS = _T["shape_cards"]
@@ -295,6 +312,22 @@ _K_PENG_HU = 9
 _MAXD = 16  # DFS depth (groups in a split; 8 at most for 22 cards)
 _MAXG = 24  # groups in a full reading (table melds + hand)
 _MAXC = 8  # candidates (F + up to 3 run options, each with its 对对 alternative)
+
+# One scratch array per call, carved into views (no other allocation on the hot path).
+_W_HC = 0
+_W_POOL = _W_HC + _NUM
+_W_COPT = _W_POOL + _NUM
+_W_CHX = _W_COPT + _MAXC
+_W_CDD = _W_CHX + _MAXC
+_W_CSH = _W_CDD + _MAXC
+_W_CNK = _W_CSH + _MAXC
+_W_INFO = _W_CNK + _MAXC
+_W_SKEYS = _W_INFO + 2
+_W_DKEYS = _W_SKEYS + _MAXD
+_W_RES = _W_DKEYS + _MAXD
+_W_SPLIT = _W_RES + 4
+_W_CKEYS = _W_SPLIT + 6 * _MAXD
+WS_SIZE = _W_CKEYS + _MAXC * _MAXG  # the scratch of hu_eval_ws
 
 # ---------------------------------------------------------------------------------------------
 # Split search
@@ -323,8 +356,34 @@ def _lex_less(a: Any, na: int, b: Any, nb: int) -> bool:
 
 
 @njit(cache=True)
+def _coverable(cnt: Any, jiang: bool, peng: int, v: int) -> bool:
+    """A necessary condition for a partition: every card fits in some group (a fast reject)."""
+    for k in range(_NUM):
+        x = cnt[k]
+        if x == 0 or (jiang and x >= 2) or (k == peng and x >= 3):
+            continue
+        ok = False
+        for j in range(_MEM_N[v, k]):
+            a = _MEM[v, k, j, 0]
+            b = _MEM[v, k, j, 1]
+            c = _MEM[v, k, j, 2]
+            cnt[a] -= 1
+            cnt[b] -= 1
+            cnt[c] -= 1
+            ok = cnt[a] >= 0 and cnt[b] >= 0 and cnt[c] >= 0
+            cnt[a] += 1
+            cnt[b] += 1
+            cnt[c] += 1
+            if ok:
+                break
+        if not ok:
+            return False
+    return True
+
+
+@njit(cache=True)
 def _best_split(
-    cnt: Any, jiang: bool, peng: int, v: int, need_lex: bool, keys: Any, info: Any
+    cnt: Any, jiang: bool, peng: int, v: int, need_lex: bool, keys: Any, info: Any, sc: Any
 ) -> int:
     """``engine.hu.best_split``: the most 胡息 of an exact partition of ``cnt`` into
     一句话/绞 (+ exactly one 将 iff ``jiang``; + the C8 triple of face ``peng``, −1: none),
@@ -332,7 +391,8 @@ def _best_split(
 
     With ``need_lex``, ``keys[:info[1]]`` receives the sorted group keys of the smallest
     canonical partition among the best (C9), as the Python's recursion finds it. ``info[0]``
-    is 1 when the chosen partition has a 一句话/绞. ``cnt`` is restored on return.
+    is 1 when the chosen partition has a 一句话/绞. ``cnt`` is restored on return; ``sc`` is
+    scratch (6 × _MAXD).
     """
     total = 0
     for i in range(_NUM):
@@ -341,12 +401,12 @@ def _best_split(
     info[1] = 0
     if total == 0:
         return -1 if jiang else 0
-    lo = np.empty(_MAXD, dtype=np.int64)
-    ch = np.empty(_MAXD, dtype=np.int64)
-    ga = np.empty(_MAXD, dtype=np.int64)  # the removed group: -1 none, 0 将, 1 triple, 2+j shape
-    gkey = np.empty(_MAXD, dtype=np.int64)
-    ghx = np.empty(_MAXD, dtype=np.int64)
-    tmp = np.empty(_MAXD, dtype=np.int64)
+    lo = sc[0:_MAXD]
+    ch = sc[_MAXD : 2 * _MAXD]
+    ga = sc[2 * _MAXD : 3 * _MAXD]  # the removed group: -1 none, 0 将, 1 triple, 2+j shape
+    gkey = sc[3 * _MAXD : 4 * _MAXD]
+    ghx = sc[4 * _MAXD : 5 * _MAXD]
+    tmp = sc[5 * _MAXD : 6 * _MAXD]
     k0 = 0
     while cnt[k0] == 0:
         k0 += 1
@@ -399,6 +459,8 @@ def _best_split(
             a = _SH[v, k, j, 0]
             b = _SH[v, k, j, 1]
             e = _SH[v, k, j, 2]
+            if cnt[b] == 0 or cnt[e] == 0:
+                continue
             cnt[a] -= 1
             cnt[b] -= 1
             cnt[e] -= 1
@@ -417,7 +479,7 @@ def _best_split(
         if nk < _NUM:
             d += 1
             lo[d] = nk
-            ch[d] = 0
+            ch[d] = c if nk == k else 0  # groups of one lowest card in option order: no repeats
             ga[d] = -1
             continue
         # a complete partition
@@ -535,7 +597,7 @@ def _best_packing(cnt: Any, v: int) -> int:
         if nk < _NUM:
             d += 1
             lo[d] = nk
-            ch[d] = 0
+            ch[d] = c if nk == k else 0  # groups of one lowest card in option order: no repeats
             ga[d] = -1
             continue
         if hx > best:
@@ -712,12 +774,13 @@ def _finish(
     dihu: bool,
     zimo: bool,
     tianhu: bool,
+    res: Any,
     out: Any,
 ) -> int:
-    """``engine.hu._finish``: C9 over the candidates (score, 胡息, canonical groups)."""
+    """``engine.hu._finish``: C9 over the candidates (score, 胡息, canonical groups); the
+    keys of candidate i are ``c_keys[i * _MAXG :]``."""
     _clear(out)
     min_hx = params[P_MIN_HUXI]
-    res = np.empty(4, dtype=np.int64)
     bi = -1
     b_score = 0
     b_deng = 0
@@ -748,7 +811,7 @@ def _finish(
             elif c_hx[i] != c_hx[bi]:
                 better = c_hx[i] > c_hx[bi]
             elif need_lex:
-                better = _lex_less(c_keys[i], c_nk[i], c_keys[bi], c_nk[bi])
+                better = _lex_less(c_keys[i * _MAXG :], c_nk[i], c_keys[bi * _MAXG :], c_nk[bi])
         if better:
             bi = i
             b_deng = res[0]
@@ -761,7 +824,9 @@ def _finish(
             if c_hx[i] != c_hx[bi]:
                 if c_hx[i] > c_hx[bi]:
                     bi = i
-            elif need_lex and _lex_less(c_keys[i], c_nk[i], c_keys[bi], c_nk[bi]):
+            elif need_lex and _lex_less(
+                c_keys[i * _MAXG :], c_nk[i], c_keys[bi * _MAXG :], c_nk[bi]
+            ):
                 bi = i
         out[O_REASON] = R_BELOW_MIN
         out[O_OPTION] = c_opt[bi]
@@ -794,17 +859,50 @@ def hu_eval(
     out: Any,
 ) -> int:
     """:func:`engine.hu.evaluate_hu_counts` (see the module docstring for the arguments)."""
+    ws = np.empty(WS_SIZE, dtype=np.int64)
+    return hu_eval_ws(
+        params,
+        meld_kind,
+        meld_card,
+        n_melds,
+        hand_counts,
+        card,
+        source,
+        tianhu,
+        haidi,
+        dihu,
+        out,
+        ws,
+    )
+
+
+@njit(cache=True)
+def hu_eval_ws(
+    params: Any,
+    meld_kind: Any,
+    meld_card: Any,
+    n_melds: int,
+    hand_counts: Any,
+    card: int,
+    source: int,
+    tianhu: int,
+    haidi: int,
+    dihu: int,
+    out: Any,
+    ws: Any,
+) -> int:
+    """:func:`hu_eval` with the caller's scratch ``ws`` (int64[WS_SIZE], any content)."""
     if source == SRC_DISCARD and params[P_HU_ON_DISCARDS] == 0:
         return _nowin(out, R_DISCARD)
     v = params[P_VARIANT]
-    hc = np.empty(_NUM, dtype=np.int64)
+    hc = hand_counts  # read only
     hand_size = 0
     mx = 0
     for k in range(_NUM):
-        hc[k] = hand_counts[k]
-        hand_size += hc[k]
-        if hc[k] > mx:
-            mx = hc[k]
+        x = hc[k]
+        hand_size += x
+        if x > mx:
+            mx = x
     th = tianhu != 0 or source == SRC_LIANG_DEALER or source == SRC_LIANG_OTHER  # noqa: SIM109 (numba)
     zimo = th or source == SRC_OWN_DRAW
     if card < 0 or source == SRC_LIANG_DEALER:
@@ -822,6 +920,7 @@ def hu_eval(
             zimo,
             th,
             out,
+            ws,
         )
     if hc[card] >= 4 or mx > 4:
         return _nowin(out, R_INVALID)
@@ -856,7 +955,7 @@ def hu_eval(
     if not opt_f and not opt_run:
         return _nowin(out, R_CARD_COUNT)
     foreign = source == SRC_OTHER_DRAW or source == SRC_LIANG_OTHER or source == SRC_DISCARD  # noqa: SIM109
-    pool = np.empty(_NUM, dtype=np.int64)
+    pool = ws[_W_POOL : _W_POOL + _NUM]
     kan_hx = 0
     for k in range(_NUM):
         red += _RED[k] * hc[k]
@@ -881,14 +980,18 @@ def hu_eval(
         return _nowin(out, R_CARD_COUNT)
     need_lex = (1 if opt_f else 0) + n_runs > 1
 
-    c_opt = np.empty(_MAXC, dtype=np.int64)
-    c_hx = np.empty(_MAXC, dtype=np.int64)
-    c_dd = np.empty(_MAXC, dtype=np.int64)
-    c_sh = np.empty(_MAXC, dtype=np.int64)  # 耍猴 possible: the reading has a 将
-    c_nk = np.zeros(_MAXC, dtype=np.int64)
-    c_keys = np.empty((_MAXC, _MAXG), dtype=np.int64)
-    info = np.empty(2, dtype=np.int64)
-    skeys = np.empty(_MAXD, dtype=np.int64)
+    c_opt = ws[_W_COPT : _W_COPT + _MAXC]
+    c_hx = ws[_W_CHX : _W_CHX + _MAXC]
+    c_dd = ws[_W_CDD : _W_CDD + _MAXC]
+    c_sh = ws[_W_CSH : _W_CSH + _MAXC]  # 耍猴 possible: the reading has a 将
+    c_nk = ws[_W_CNK : _W_CNK + _MAXC]
+    c_keys = ws[_W_CKEYS : _W_CKEYS + _MAXC * _MAXG]
+    info = ws[_W_INFO : _W_INFO + 2]
+    skeys = ws[_W_SKEYS : _W_SKEYS + _MAXD]
+    dkeys = ws[_W_DKEYS : _W_DKEYS + _MAXD]
+    sc = ws[_W_SPLIT : _W_SPLIT + 6 * _MAXD]
+    for i in range(_MAXC):
+        c_nk[i] = 0
     ncand = 0
     shua = hand_size == 1
     fixed_base = melds_hx + kan_hx
@@ -896,7 +999,7 @@ def hu_eval(
         pool[card] += 1
         jiang = q0 >= 1
         peng = card if foreign and nc == 2 else -1
-        r = _best_split(pool, jiang, peng, v, need_lex, skeys, info)
+        r = _best_split(pool, jiang, peng, v, need_lex, skeys, info, sc)
         if r >= 0:
             has_shape = info[0]
             c_opt[ncand] = OPT_F
@@ -905,7 +1008,7 @@ def hu_eval(
             c_sh[ncand] = 1 if (shua and jiang) else 0
             if need_lex:
                 _fill_keys(
-                    c_keys[ncand],
+                    c_keys[ncand * _MAXG :],
                     c_nk,
                     ncand,
                     meld_kind,
@@ -928,7 +1031,7 @@ def hu_eval(
                     c_sh[ncand] = c_sh[ncand - 1]
                     if need_lex:
                         _fill_keys(
-                            c_keys[ncand],
+                            c_keys[ncand * _MAXG :],
                             c_nk,
                             ncand,
                             meld_kind,
@@ -944,12 +1047,11 @@ def hu_eval(
                     ncand += 1
         pool[card] -= 1
     if n_runs > 0:
-        r = _best_split(pool, True, -1, v, need_lex, skeys, info)
+        r = _best_split(pool, True, -1, v, need_lex, skeys, info, sc)
         if r >= 0:
             has_shape = info[0]
             n_split = info[1]
             r2 = -1
-            dkeys = np.empty(_MAXD, dtype=np.int64)
             n_dd = 0
             if has_shape:
                 r2 = _duidui_split(pool, True, -1, v, dkeys, info)
@@ -984,7 +1086,7 @@ def hu_eval(
                 c_sh[ncand] = 1 if shua else 0
                 if need_lex:
                     _fill_keys(
-                        c_keys[ncand],
+                        c_keys[ncand * _MAXG :],
                         c_nk,
                         ncand,
                         meld_kind,
@@ -1005,7 +1107,7 @@ def hu_eval(
                     c_sh[ncand] = 1 if shua else 0
                     if need_lex:
                         _fill_keys(
-                            c_keys[ncand],
+                            c_keys[ncand * _MAXG :],
                             c_nk,
                             ncand,
                             meld_kind,
@@ -1038,6 +1140,7 @@ def hu_eval(
         dihu != 0,
         zimo,
         th,
+        ws[_W_RES : _W_RES + 4],
         out,
     )
 
@@ -1091,7 +1194,7 @@ def _eval_dealt(
     meld_kind: Any,
     meld_card: Any,
     n_melds: int,
-    hc: Any,
+    hand_counts: Any,
     card: int,
     hand_size: int,
     haidi: int,
@@ -1099,8 +1202,12 @@ def _eval_dealt(
     zimo: bool,
     th: bool,
     out: Any,
+    ws: Any,
 ) -> int:
-    """``engine.hu._evaluate_dealt``: §10.3 step 0 (``hc`` is a scratch copy)."""
+    """``engine.hu._evaluate_dealt``: §10.3 step 0 (``hand_counts`` is not modified)."""
+    hc = ws[_W_HC : _W_HC + _NUM]
+    for k in range(_NUM):
+        hc[k] = hand_counts[k]
     q = 0
     n = 0
     in_ti = False
@@ -1124,7 +1231,7 @@ def _eval_dealt(
             has_chi = True
     if card >= 0 and not in_ti:
         hc[card] += 1
-    pool = np.empty(_NUM, dtype=np.int64)
+    pool = ws[_W_POOL : _W_POOL + _NUM]
     fixed_hx = melds_hx
     for k in range(_NUM):
         x = hc[k]
@@ -1146,17 +1253,20 @@ def _eval_dealt(
     if n != 21 + (q - 1 if q > 1 else 0):
         return _nowin(out, R_CARD_COUNT)
     jiang = q >= 1
-    info = np.empty(2, dtype=np.int64)
-    skeys = np.empty(_MAXD, dtype=np.int64)
-    r = _best_split(pool, jiang, -1, v, False, skeys, info)
+    info = ws[_W_INFO : _W_INFO + 2]
+    skeys = ws[_W_SKEYS : _W_SKEYS + _MAXD]
+    sc = ws[_W_SPLIT : _W_SPLIT + 6 * _MAXD]
+    r = _best_split(pool, jiang, -1, v, False, skeys, info, sc)
     if r < 0:
         return _nowin(out, R_NO_SPLIT)
-    c_opt = np.full(2, OPT_DEALT, dtype=np.int64)
-    c_hx = np.empty(2, dtype=np.int64)
-    c_dd = np.empty(2, dtype=np.int64)
-    c_sh = np.empty(2, dtype=np.int64)
-    c_nk = np.zeros(2, dtype=np.int64)
-    c_keys = np.empty((2, 1), dtype=np.int64)
+    c_opt = ws[_W_COPT : _W_COPT + _MAXC]
+    c_hx = ws[_W_CHX : _W_CHX + _MAXC]
+    c_dd = ws[_W_CDD : _W_CDD + _MAXC]
+    c_sh = ws[_W_CSH : _W_CSH + _MAXC]
+    c_nk = ws[_W_CNK : _W_CNK + _MAXC]
+    c_keys = ws[_W_CKEYS : _W_CKEYS + _MAXC * _MAXG]
+    c_opt[0] = OPT_DEALT
+    c_opt[1] = OPT_DEALT
     shua = 1 if (hand_size == 1 and jiang) else 0
     has_shape = info[0]
     c_hx[0] = fixed_hx + r
@@ -1187,6 +1297,7 @@ def _eval_dealt(
         dihu != 0,
         zimo,
         th,
+        ws[_W_RES : _W_RES + 4],
         out,
     )
 
