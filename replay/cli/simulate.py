@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
@@ -16,6 +15,7 @@ from replay.record.runner import (
     DEFAULT_POLICIES,
     DEFAULT_SESSION_LENGTH,
     DEFAULT_SHARD_HANDS,
+    Backend,
     RunError,
     RunSpec,
 )
@@ -101,6 +101,142 @@ class Progress:
             click.echo(f"{self.label}: {done:,}/{total:,} hands ({pct:.0f}%), {speed}", err=True)
 
 
+def backend_options(f: Any) -> Any:
+    """``--workers``, ``--backend`` and ``--address``, shared by ``simulate`` and ``sweep``."""
+    f = click.option(
+        "--address",
+        metavar="ADDR",
+        default=None,
+        help="With --backend ray: join a running cluster ('auto' or HOST:PORT); without it,"
+        " a local Ray instance bound to 127.0.0.1.",
+    )(f)
+    f = click.option(
+        "--backend",
+        "backend_name",
+        type=click.Choice(["local", "ray"]),
+        default="local",
+        show_default=True,
+        help="Where shards are played: this machine's process pool, or Ray tasks.",
+    )(f)
+    return click.option(
+        "--workers",
+        "-w",
+        type=click.IntRange(min=1),
+        default=None,
+        show_default="CPU count (of the Ray cluster with --backend ray)",
+        help="Shards played at once; above the CPU count it is lowered to it (the result"
+        " does not depend on it).",
+    )(f)
+
+
+def open_backend(name: str, address: str | None) -> Backend:
+    """The backend asked for, not yet opened; one-line input error if it cannot be."""
+    from engine.errors import PaohuziError
+
+    try:
+        return runner.make_backend(name, address)
+    except PaohuziError as e:
+        raise _input_error(str(e)) from None
+
+
+def start_backend(backend: Backend, workers: int | None, quiet: bool) -> int:
+    """Open ``backend`` (Ray: start or join); the number of workers to use, capped at its
+    CPUs with a one-line notice on stderr."""
+    from engine.errors import PaohuziError
+
+    try:
+        backend.open()
+    except PaohuziError as e:
+        raise _input_error(str(e)) from None
+    if backend.name != "local" and not quiet:
+        click.echo(backend.describe(), err=True)
+    n, notice = runner.cap_workers(workers or backend.cpus(), backend)
+    if notice:
+        click.echo(notice, err=True)
+    return n
+
+
+def record_run(
+    spec: RunSpec,
+    data: Path,
+    name: str,
+    workers: int,
+    quiet: bool,
+    backend: Backend,
+    labels: dict[str, Any] | None = None,
+) -> bool:
+    """Play (or resume) one run with a progress bar and print its one-line result (True if it
+    was already complete); on an interruption or a failure print one line and exit (130, 2
+    or 1)."""
+    from engine.errors import PaohuziError
+
+    command = ["paohuzi", *sys.argv[1:]] if sys.argv and sys.argv[0] else []
+    try:
+        with Progress(f"simulate {name}", enabled=not quiet) as bar:
+            result = runner.simulate(spec, data, name, workers, command, bar, backend, labels)
+    except KeyboardInterrupt:
+        backend.close()
+        click.echo(
+            f"interrupted: run {name!r} keeps its finished shards; run the same command to resume",
+            err=True,
+        )
+        sys.exit(130)
+    except store.RunMismatch as e:
+        raise _input_error(str(e)) from None
+    except store.StoreError as e:
+        backend.close()
+        click.echo(f"Error: {e}", err=True)
+        sys.exit(1)
+    except (RunError, PaohuziError) as e:
+        backend.close()
+        click.echo(f"Error: {str(e).splitlines()[0]}", err=True)
+        sys.exit(1)
+    if result.already_complete:
+        click.echo(
+            f"run {result.name}: already complete, {result.hands:,} hands, {result.events:,}"
+            f" events, {result.bytes:,} bytes ({result.path})"
+        )
+        return True
+    rate = result.played / result.seconds if result.seconds > 0 else 0.0
+    per_hand = result.bytes / result.hands if result.hands else 0.0
+    click.echo(
+        f"run {result.name}: {result.hands:,} hands ({result.played:,} played in"
+        f" {_fmt_duration(result.seconds)}, {rate:,.0f} hands/s), {result.events:,} events,"
+        f" {result.bytes:,} bytes ({per_hand:.0f} bytes/hand) → {result.path}"
+    )
+    return False
+
+
+def build_spec(
+    hands: int,
+    seed: int,
+    rules: str,
+    overrides: tuple[str, ...] | list[str],
+    policies: str,
+    session_length: int,
+    duplicate: bool,
+    shard_hands: int,
+) -> RunSpec:
+    """The run of these options (raises ``PaohuziError`` on bad input)."""
+    from engine.policies import load_policies
+    from engine.rules import find_rules
+
+    ruleset = find_rules(rules).with_overrides(tuple(overrides))
+    names = [s.strip() for s in policies.split(",") if s.strip()]
+    load_policies(names, ruleset.players)  # validates names and count
+    if len(names) == 1:
+        names = names * ruleset.players
+    return RunSpec(
+        rules=ruleset,
+        policies=tuple(names),
+        seed=seed,
+        deals=hands,
+        session_length=session_length,
+        duplicate=duplicate,
+        shard_hands=shard_hands,
+    )
+
+
 @click.command(short_help="Play hands with policies and record them (Parquet + DuckDB).")
 @click.option(
     "--hands",
@@ -132,14 +268,7 @@ class Progress:
     show_default=True,
     help="Policy per seat, comma-separated (one name: every seat).",
 )
-@click.option(
-    "--workers",
-    "-w",
-    type=click.IntRange(min=1),
-    default=os.cpu_count() or 1,
-    show_default="CPU count",
-    help="Worker processes (the result does not depend on it).",
-)
+@backend_options
 @store.data_option
 @click.option(
     "--run",
@@ -173,7 +302,9 @@ def simulate_command(
     rules: str,
     overrides: tuple[str, ...],
     policies: str,
-    workers: int,
+    workers: int | None,
+    backend_name: str,
+    address: str | None,
     data: Path,
     run_name: str | None,
     session_length: int,
@@ -183,33 +314,21 @@ def simulate_command(
 ) -> None:
     """Play hands in sessions and record every action into the store.
 
-    The same command gives the same bytes with any --workers; run it again to resume an
-    interrupted run (or to confirm a finished one). Views runs/hands/events are in
-    DIR/paohuzi.duckdb.
+    The same command gives the same bytes with any --workers and either --backend; run it
+    again to resume an interrupted run (or to confirm a finished one). Views runs/hands/events
+    are in DIR/paohuzi.duckdb. With --backend ray, DIR must be a path every node reaches.
 
     \b
     paohuzi simulate --hands 100000 --workers 2
     paohuzi simulate -n 30000 --policies heuristic,random,heuristic --duplicate --seed 7
     paohuzi simulate -n 10000 --rules hunan --set min_huxi=10 --run min10
+    paohuzi simulate -n 1000000 --backend ray --address auto --data /shared/paohuzi
     """
     from engine.errors import PaohuziError
-    from engine.policies import load_policies
-    from engine.rules import find_rules
 
     try:
-        ruleset = find_rules(rules).with_overrides(overrides)
-        names = [s.strip() for s in policies.split(",") if s.strip()]
-        load_policies(names, ruleset.players)  # validates names and count
-        if len(names) == 1:
-            names = names * ruleset.players
-        spec = RunSpec(
-            rules=ruleset,
-            policies=tuple(names),
-            seed=seed,
-            deals=hands,
-            session_length=session_length,
-            duplicate=duplicate,
-            shard_hands=shard_hands,
+        spec = build_spec(
+            hands, seed, rules, overrides, policies, session_length, duplicate, shard_hands
         )
         if run_name is not None:
             store.check_run_name(run_name)
@@ -218,37 +337,12 @@ def simulate_command(
         raise _input_error(str(e)) from None
 
     name = run_name or spec.default_name()
-    command = ["paohuzi", *sys.argv[1:]] if sys.argv and sys.argv[0] else []
+    backend = open_backend(backend_name, address)
     try:
-        with Progress(f"simulate {name}", enabled=not quiet) as bar:
-            result = runner.simulate(spec, data, name, workers, command, bar)
-    except KeyboardInterrupt:
-        click.echo(
-            f"interrupted: run {name!r} keeps its finished shards; run the same command to resume",
-            err=True,
-        )
-        sys.exit(130)
-    except store.RunMismatch as e:
-        raise _input_error(str(e)) from None
-    except store.StoreError as e:
-        click.echo(f"Error: {e}", err=True)
-        sys.exit(1)
-    except (RunError, PaohuziError) as e:
-        click.echo(f"Error: {str(e).splitlines()[0]}", err=True)
-        sys.exit(1)
-    if result.already_complete:
-        click.echo(
-            f"run {result.name}: already complete, {result.hands:,} hands, {result.events:,}"
-            f" events, {result.bytes:,} bytes ({result.path})"
-        )
-        return
-    rate = result.played / result.seconds if result.seconds > 0 else 0.0
-    per_hand = result.bytes / result.hands if result.hands else 0.0
-    click.echo(
-        f"run {result.name}: {result.hands:,} hands ({result.played:,} played in"
-        f" {_fmt_duration(result.seconds)}, {rate:,.0f} hands/s), {result.events:,} events,"
-        f" {result.bytes:,} bytes ({per_hand:.0f} bytes/hand) → {result.path}"
-    )
+        n = start_backend(backend, workers, quiet)
+        record_run(spec, data, name, n, quiet, backend)
+    finally:
+        backend.close()
 
 
 simulate = simulate_command  # the name replay.cli.main registers: "replay.cli.simulate:simulate"

@@ -1,4 +1,4 @@
-"""The simulation runner: sessions, seeds, shards, the worker pool and resume.
+"""The simulation runner: sessions, seeds, shards, backends (process pool, Ray) and resume.
 
 **Work layout.** A run plays ``deals`` deals in sessions of ``session_length`` consecutive
 deals at one table (the last session may be shorter). Session ``i`` holds deals
@@ -7,6 +7,11 @@ over the seats (``rotations`` = seats), otherwise once. Hand ids follow play ord
 ``hand_id = deal_id · rotations + rotation``. A shard is ``sessions_per_shard`` consecutive
 sessions (``shard_hands // (L · rotations)``, at least 1); it is the unit of work of a worker
 and the unit of resume. The layout depends on the arguments only, never on ``--workers``.
+
+**Backends.** :func:`play_shard` is the one "play these hands, write their files" step;
+a :class:`Backend` decides where it runs: :class:`LocalBackend` (inline, or a pool of
+spawned processes) or ``replay.record.ray_backend.RayBackend`` (Ray tasks). Whatever the
+backend, only the calling process writes the manifest, committing each shard index once.
 
 **Seeds, method version 1** (``schema.SEED_METHOD_VERSION``), with
 ``engine.deck.derive_seed`` (SHA-256 of ``"run_seed/part/…"``, first 8 bytes little-endian):
@@ -69,7 +74,19 @@ DEFAULT_SESSION_LENGTH = 8
 DEFAULT_SHARD_HANDS = 4096
 DEFAULT_POLICIES = "random"
 
-__all__ = ["RunSpec", "RunResult", "RunError", "simulate", "play_shard", "find_rules"]
+__all__ = [
+    "Backend",
+    "LocalBackend",
+    "RunError",
+    "RunResult",
+    "RunSpec",
+    "Work",
+    "cap_workers",
+    "find_rules",
+    "make_backend",
+    "play_shard",
+    "simulate",
+]
 
 
 class RunError(PaohuziError):
@@ -428,6 +445,8 @@ def simulate(
     workers: int = 1,
     command: list[str] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    backend: Backend | None = None,
+    labels: dict[str, Any] | None = None,
 ) -> RunResult:
     """Play (or resume, or confirm) a run into the store at ``root``.
 
@@ -435,6 +454,10 @@ def simulate(
     SIGTERM the manifest is marked ``interrupted`` and ``KeyboardInterrupt`` propagates; if a
     worker dies, :class:`RunError`; on a full disk, :class:`store.StoreError`. In every case
     the store holds exactly the finished shards and the same call resumes.
+
+    ``backend`` plays the shards (default :class:`LocalBackend`: inline or a process pool of
+    ``workers``); whatever it is, this process alone writes the manifest. ``labels`` (for
+    example the sweep a run belongs to) go into a new run's manifest, outside its identity.
     """
     root = store.ensure_writable(Path(root))
     name = store.check_run_name(name or spec.default_name())
@@ -448,6 +471,8 @@ def simulate(
             manifest.setdefault("resumed", []).append({"at": _now(), "command": command or []})
         else:
             manifest = new_manifest(spec, name, command or [])
+            if labels:
+                manifest["labels"] = labels
         store.cleanup_temp(path)
         done_idx = {s["index"] for s in manifest["shards"]}
         todo = [i for i in range(spec.n_shards) if i not in done_idx]
@@ -459,22 +484,31 @@ def simulate(
         _set_progress(manifest)
         store.write_manifest(path, manifest)
 
-        def finished(entry: dict[str, Any]) -> None:
-            manifest["shards"] = [s for s in manifest["shards"] if s["index"] != entry["index"]]
+        def commit(entry: dict[str, Any]) -> bool:
+            """Record a finished shard in the manifest, once per index (a retried task may
+            report a shard twice; its files are the same bytes). True if it was new."""
+            if entry["index"] in done_idx:
+                return False
+            done_idx.add(entry["index"])
             manifest["shards"].append(entry)
             manifest["shards"].sort(key=lambda s: s["index"])
             _set_progress(manifest)
             store.write_manifest(path, manifest)
+            return True
 
         try:
             with _sigterm_as_interrupt():
                 if todo:
                     if progress is not None:
                         progress(manifest["progress"]["hands"], total)
-                    if workers <= 1 or len(todo) == 1:
-                        _run_inline(spec, todo, path, manifest, finished, progress, total)
-                    else:
-                        _run_pool(spec, todo, path, manifest, finished, progress, total, workers)
+
+                    def running(hands: int) -> None:
+                        if progress is not None:
+                            progress(manifest["progress"]["hands"] + hands, total)
+
+                    work = Work(spec, todo, path, commit, running)
+                    (backend or LocalBackend()).run(work, workers)
+                    store.cleanup_temp(path)  # what killed (and retried) workers left
             manifest["status"] = "complete"
             manifest.pop("error", None)
         except (KeyboardInterrupt, _Terminated):
@@ -497,55 +531,105 @@ def simulate(
     )  # fmt: skip
 
 
-def _run_inline(
-    spec: RunSpec,
-    todo: list[int],
-    path: Path,
-    manifest: dict[str, Any],
-    finished: Callable[[dict[str, Any]], None],
-    progress: Callable[[int, int], None] | None,
-    total: int,
-) -> None:
-    for index in todo:
-        tick = None
-        if progress is not None:
-            tick = _Ticker(progress, manifest["progress"]["hands"], total)
-        finished(play_shard(spec, index, path, tick))
+@dataclass
+class Work:
+    """What a backend is asked to do: play the shards ``todo`` of ``spec`` into ``path``.
+
+    The backend calls ``commit(entry)`` in this process for every finished shard (the
+    manifest entry :func:`play_shard` returns; ``commit`` ignores an index it already has)
+    and, for the progress bar, ``running(hands)`` with the hands played so far in shards not
+    yet committed.
+    """
+
+    spec: RunSpec
+    todo: list[int]
+    path: Path
+    commit: Callable[[dict[str, Any]], bool]
+    running: Callable[[int], None]
+
+
+class Backend:
+    """Where shards are played. :meth:`run` returns when every shard of the work is committed
+    and raises :class:`RunError` (or ``KeyboardInterrupt``) otherwise, having stopped what it
+    started. Subclasses: :class:`LocalBackend`, ``replay.record.ray_backend.RayBackend``."""
+
+    name = "?"
+
+    def open(self) -> None:
+        """Connect (or start) what :meth:`run` needs; called once, before :meth:`cpus`."""
+
+    def close(self) -> None:
+        """Release what :meth:`open` took."""
+
+    def cpus(self) -> int:
+        """How many shards can be played at once (the cap on ``--workers``)."""
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        """One line for the user: where the work runs."""
+        return f"{self.name}: {self.cpus()} CPUs"
+
+    def run(self, work: Work, workers: int) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Backend:
+        self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def cap_workers(workers: int, backend: Backend) -> tuple[int, str | None]:
+    """``workers`` lowered to the backend's CPUs, with the notice to print when it was."""
+    cpus = max(1, backend.cpus())
+    if workers <= cpus:
+        return workers, None
+    where = "this machine" if backend.name == "local" else f"the {backend.name} cluster"
+    return cpus, f"--workers {workers} lowered to {cpus}, the CPU count of {where}"
+
+
+class LocalBackend(Backend):
+    """This machine: inline for one worker or one shard, else a pool of spawned processes."""
+
+    name = "local"
+
+    def cpus(self) -> int:
+        return os.cpu_count() or 1
+
+    def run(self, work: Work, workers: int) -> None:
+        if workers <= 1 or len(work.todo) == 1:
+            for index in work.todo:
+                work.commit(play_shard(work.spec, index, work.path, _Ticker(work.running)))
+        else:
+            _run_pool(work, workers)
 
 
 class _Ticker:
-    """Progress of the shard being played inline, on top of the hands already recorded."""
+    """Progress of the shard being played inline."""
 
-    def __init__(self, progress: Callable[[int, int], None], base: int, total: int) -> None:
-        self.progress, self.done, self.total = progress, base, total
+    def __init__(self, running: Callable[[int], None]) -> None:
+        self.running, self.done = running, 0
 
     def __call__(self, n: int) -> None:
         self.done += n
-        self.progress(self.done, self.total)
+        self.running(self.done)
 
 
-def _run_pool(
-    spec: RunSpec,
-    todo: list[int],
-    path: Path,
-    manifest: dict[str, Any],
-    finished: Callable[[dict[str, Any]], None],
-    progress: Callable[[int, int], None] | None,
-    total: int,
-    workers: int,
-) -> None:
+def _run_pool(work: Work, workers: int) -> None:
+    spec = work.spec
     ctx = mp.get_context("spawn")
     counts = ctx.RawArray("q", spec.n_shards)
     ex = ProcessPoolExecutor(
-        max_workers=min(workers, len(todo)),
+        max_workers=min(workers, len(work.todo)),
         mp_context=ctx,
         initializer=_init_worker,
         initargs=(counts,),
     )
     pending: dict[Future[dict[str, Any]], int] = {}
     try:
-        for index in todo:
-            pending[ex.submit(_worker_shard, spec, index, str(path))] = index
+        for index in work.todo:
+            pending[ex.submit(_worker_shard, spec, index, str(work.path))] = index
         while pending:
             done, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
             for f in done:
@@ -557,10 +641,8 @@ def _run_pool(
                         "a worker process died (killed, or out of memory); the store keeps"
                         " every finished shard: run the same command again to resume"
                     ) from None
-                finished(entry)
-            if progress is not None:
-                running = sum(counts[i] for i in pending.values())
-                progress(manifest["progress"]["hands"] + running, total)
+                work.commit(entry)
+            work.running(sum(counts[i] for i in pending.values()))
     finally:
         if pending:
             for f in pending:
@@ -570,3 +652,17 @@ def _run_pool(
                 with contextlib.suppress(Exception):
                     p.terminate()
         ex.shutdown(wait=True, cancel_futures=True)
+
+
+def make_backend(name: str, address: str | None = None) -> Backend:
+    """The backend called ``name`` (``local`` or ``ray``); raises :class:`PaohuziError` with a
+    one-line reason (unknown name, ray not installed, ``--address`` without ray)."""
+    if name == "local":
+        if address is not None:
+            raise PaohuziError("--address is for --backend ray")
+        return LocalBackend()
+    if name == "ray":
+        from replay.record.ray_backend import RayBackend
+
+        return RayBackend(address)
+    raise PaohuziError(f"unknown backend {name!r} (local, ray)")
