@@ -73,12 +73,14 @@ Plain-Python helpers: :func:`meld_arrays` (table groups → the two arrays),
 :class:`~engine.hu.HuResult` as the same ``out`` vector; used by the differential tests).
 
 Tables (胡息 by group, eat shapes) are module-level arrays built from :mod:`engine.groups`
-at import; numba freezes them into the compiled (and cached) code. If engine/groups.py
-changes, clear the ``__pycache__`` numba cache (``*.nbi``/``*.nbc``) of this directory.
+at import; numba freezes them into the compiled (and cached) code. Their digest is checked
+at import against ``_TABLES_DIGEST``, so a change in engine/groups.py fails loudly instead
+of running stale cached code.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -221,7 +223,6 @@ _VARIANT_RULES = (
     RuleSet(ruleset="luzhou", one_five_ten=True),
 )
 _MAXSH = 8  # eat shapes per lowest card (at most 6)
-_MAXMEM = 12  # eat shapes holding a card (at most 9)
 
 
 def _key_of(cards: Sequence[int]) -> int:
@@ -257,13 +258,6 @@ def _build_tables() -> dict[str, np.ndarray]:
                 same[v, kind, k] = same_face_huxi(kind, k, rules)
         for i, cards in enumerate(EAT_SHAPES):
             chi[v, i] = huxi(Group(GroupKind.CHI, cards), rules)
-    mem_n = np.zeros((4, _NUM), dtype=np.int64)
-    mem = np.zeros((4, _NUM, _MAXMEM, 3), dtype=np.int64)
-    for v, rules in enumerate(_VARIANT_RULES):
-        for cards in eat_shapes_for(rules):
-            for k in sorted(set(cards)):
-                mem[v, k, mem_n[v, k]] = cards
-                mem_n[v, k] += 1
     shape_cards = np.array(EAT_SHAPES, dtype=np.int64)
     shape_key = np.array([_key_of(s) for s in EAT_SHAPES], dtype=np.int64)
     red = np.array([1 if k % 10 in (1, 6, 9) else 0 for k in range(_NUM)], dtype=np.int64)
@@ -273,8 +267,6 @@ def _build_tables() -> dict[str, np.ndarray]:
     return {
         "sh_n": sh_n,
         "sh": sh,
-        "mem_n": mem_n,
-        "mem": mem,
         "same": same,
         "chi": chi,
         "shape_cards": shape_cards,
@@ -287,10 +279,28 @@ def _build_tables() -> dict[str, np.ndarray]:
 
 
 _T = _build_tables()
+
+
+def tables_digest() -> str:
+    """A digest of the tables, which the compiled code holds as constants."""
+    h = hashlib.sha256()
+    for name in sorted(_T):
+        h.update(name.encode())
+        h.update(_T[name].tobytes())
+    return h.hexdigest()[:16]
+
+
+# numba's cache keys on this file only: if the tables built from engine.groups ever change,
+# stale compiled code must not run. Update the digest (which edits this file, so the cache is
+# rebuilt) after checking the change.
+_TABLES_DIGEST = "b4ac2e3f8964d225"
+if tables_digest() != _TABLES_DIGEST:
+    raise RuntimeError(
+        f"engine.fast.hu: the 胡息/shape tables changed (digest {tables_digest()}, expected "
+        f"{_TABLES_DIGEST}); update _TABLES_DIGEST in engine/fast/hu.py to rebuild the cache"
+    )
 _SH_N = _T["sh_n"]
 _SH = _T["sh"]
-_MEM_N = _T["mem_n"]
-_MEM = _T["mem"]
 _SAME = _T["same"]
 _CHI = _T["chi"]
 _SHAPE_CARDS = _T["shape_cards"]
@@ -353,32 +363,6 @@ def _lex_less(a: Any, na: int, b: Any, nb: int) -> bool:
         if a[i] != b[i]:
             return a[i] < b[i]
     return na < nb
-
-
-@njit(cache=True)
-def _coverable(cnt: Any, jiang: bool, peng: int, v: int) -> bool:
-    """A necessary condition for a partition: every card fits in some group (a fast reject)."""
-    for k in range(_NUM):
-        x = cnt[k]
-        if x == 0 or (jiang and x >= 2) or (k == peng and x >= 3):
-            continue
-        ok = False
-        for j in range(_MEM_N[v, k]):
-            a = _MEM[v, k, j, 0]
-            b = _MEM[v, k, j, 1]
-            c = _MEM[v, k, j, 2]
-            cnt[a] -= 1
-            cnt[b] -= 1
-            cnt[c] -= 1
-            ok = cnt[a] >= 0 and cnt[b] >= 0 and cnt[c] >= 0
-            cnt[a] += 1
-            cnt[b] += 1
-            cnt[c] += 1
-            if ok:
-                break
-        if not ok:
-            return False
-    return True
 
 
 @njit(cache=True)
