@@ -1,6 +1,6 @@
 """The one read-only DuckDB connection of the dashboard, and running a query on it.
 
-The connection (:func:`dashboard.catalog.open_catalog`) is shared by every session through
+The connection (:func:`replay.store.catalog.open_catalog`) is shared by every session through
 ``st.cache_resource``; it is rebuilt when the store's signature changes (a run added or a
 shard listed). A DuckDB connection is not thread-safe, so each query runs on its own
 ``cursor()``. DuckDB errors become :class:`StoreReadError`, one line that the page shows.
@@ -25,13 +25,13 @@ import duckdb
 import pandas as pd
 import streamlit as st
 
-from dashboard.catalog import open_catalog
 from dashboard.services import sqllimits
 from dashboard.services.paths import Redactor
 from dashboard.services.sqlguard import RefusedSQL, check_select
 from dashboard.services.sqllimits import SqlLimits
-from dashboard.services.store import StoreState, scan_store, signature
-from replay.store import default_data_dir
+from replay.store.catalog import open_catalog
+from replay.store.layout import default_data_dir
+from replay.store.scan import StoreState, scan_store, signature
 
 
 class StoreReadError(Exception):
@@ -58,7 +58,7 @@ def store_state() -> StoreState:
 #: shown on a page.
 _PRIVATE: set[str] = set()
 
-#: Whether :func:`dashboard.catalog.open_catalog` applies DuckDB settings before it locks the
+#: Whether :func:`replay.store.catalog.open_catalog` applies DuckDB settings before it locks the
 #: configuration (``settings=``); without it the SQL page's connection has DuckDB's defaults,
 #: and the page says so (:func:`sql_settings_in_effect`).
 CATALOG_TAKES_SETTINGS = "settings" in inspect.signature(open_catalog).parameters

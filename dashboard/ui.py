@@ -16,7 +16,7 @@ from dashboard.queries.sql import Filters
 from dashboard.services import filters as fsvc
 from dashboard.services.paths import store_label
 from dashboard.services.sqlguard import RefusedSQL
-from dashboard.services.store import StoreState
+from replay.store.scan import StoreState
 
 #: The page scripts, relative to app.py; the folder is ``views/``, never ``pages/`` (app.py).
 PAGE_FILES = {

@@ -1,6 +1,6 @@
 """Cached statistics queries: each runs one statement of :mod:`dashboard.queries.sql`.
 
-``sig`` is the store's signature (:func:`dashboard.services.store.signature`): part of the
+``sig`` is the store's signature (:func:`replay.store.scan.signature`): part of the
 cache key, so a new shard or run is seen at once and unchanged data is never re-read.
 """
 

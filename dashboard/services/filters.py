@@ -3,7 +3,7 @@
 An empty choice means "all". The rules choice narrows the runs; policies and seats go to the
 SQL as parameters (:class:`dashboard.queries.sql.Filters`).
 
->>> from dashboard.services.store import StoreState
+>>> from replay.store.scan import StoreState
 >>> resolve(StoreState("/d", True, (), "x"), ["nope"], [], [], [])
 Filters(runs=(), seats=(), policies=(), duplicate=None)
 """
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dashboard.queries.sql import Filters
-from dashboard.services.store import RunInfo, StoreState
+from replay.store.scan import RunInfo, StoreState
 
 
 @dataclass(frozen=True)

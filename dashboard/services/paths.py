@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-#: The dashboard's temporary catalogs (``dashboard.catalog``), by path or by database name,
+#: The dashboard's temporary catalogs (``replay.store.catalog``), by path or by database name,
 #: wherever they are: never shown, even when not known to the redactor.
 _CATALOG = re.compile(r"(?:(?:/[^\s'\"/]+)*/)?paohuzi-dashboard-[A-Za-z0-9_]+(?:\.duckdb)?")
 

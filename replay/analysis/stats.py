@@ -23,7 +23,7 @@ replay.store.layout.StoreError: no runs in the store ...
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -36,6 +36,7 @@ from replay.analysis.intervals import ClusterSums, Moments, cluster_mean_ci, pai
 from replay.record import schema
 from replay.store.layout import StoreError
 from replay.store.runs import Run, Store
+from replay.store.scan import rules_label
 
 #: Quantiles shown for the winning 胡息, 等, 番 and score: the inverse empirical distribution
 #: function (DuckDB ``quantile_disc``), i.e. the ⌈n·q⌉-th smallest value, always a real value.
@@ -194,24 +195,45 @@ def _jsonable(obj: Any) -> Any:
 # ---------------------------------------------------------------------------------------------
 
 
-def run_stats(store: Store, names: Sequence[str] = (), con: Any = None) -> list[RunStats]:
+def run_stats(
+    store: Store,
+    names: Sequence[str] = (),
+    con: Any = None,
+    on_skip: Callable[[str], None] | None = None,
+) -> list[RunStats]:
     """The statistics of the named runs (all runs when ``names`` is empty), in that order.
 
-    Raises ``StoreError`` for a missing store or an unknown run and ``CorruptLog`` for a run
-    whose shards cannot be read; both are one-line ``ValueError``s.
+    Every run is checked first (:func:`replay.store.scan.scan_store`: sizes, rows, hand ids,
+    SHA-256 of each shard). A damaged run asked for by name is refused (``CorruptLog`` naming
+    the shard); without names a damaged run is left out and ``on_skip`` gets its one-line
+    reason, so no number is ever computed from a damaged shard. Raises ``StoreError`` for a
+    missing store or an unknown run; both are one-line ``ValueError``s.
     """
     if not store.root.is_dir():
         raise StoreError(f"no store at {store.root} (run 'paohuzi simulate' first)")
     runs = [store.run(n) for n in dict.fromkeys(names)] or store.runs()
     if not runs:
         raise StoreError(f"no runs in the store {store.root} (run 'paohuzi simulate' first)")
+    state = store.scan()
+    healthy = []
+    for run in runs:
+        info = state.run(run.name)
+        problem = info.problem if info is not None else f"run {run.name} is unreadable"
+        if problem is None:
+            healthy.append(run)
+        elif names:
+            raise CorruptLog(f"run {run.name} is damaged and left out: {problem}")
+        elif on_skip is not None:
+            on_skip(f"run {run.name} is damaged and left out: {problem}")
+    if not healthy:
+        raise CorruptLog("every run of the store is damaged (see 'paohuzi verify')")
     import duckdb
 
     own = con is None
     try:
         if own:
-            con = store.connect()
-        return [summarize(con, run) for run in runs]
+            con = store.connect(state)
+        return [summarize(con, run) for run in healthy]
     except duckdb.Error as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise CorruptLog(f"cannot read the store {store.root}: {first}") from None
@@ -221,13 +243,7 @@ def run_stats(store: Store, names: Sequence[str] = (), con: Any = None) -> list[
 
 
 def summarize(con: Any, run: Run) -> RunStats:
-    """One run's statistics from the catalog views on ``con``."""
-    for shard in run.shards:
-        for table in schema.TABLES:
-            if not run.shard_path(shard, table).is_file():
-                raise CorruptLog(
-                    f"run {run.name}: shard file {run.shard_path(shard, table)} is missing"
-                )
+    """One run's statistics from the catalog views on ``con`` (the run already checked)."""
     m = run.manifest
     params = m.get("params", {})
     rules = run.rules
@@ -246,7 +262,7 @@ def summarize(con: Any, run: Run) -> RunStats:
     st = RunStats(
         run=run.name,
         status=run.status,
-        rules=m.get("rules_preset") or rules.fingerprint(),
+        rules=rules_label(m.get("rules", {}), m.get("rules_preset")),
         players=rules.players,
         policies=tuple(params.get("policies") or ()),
         duplicate=duplicate,

@@ -42,7 +42,7 @@ def stats(runs: tuple[str, ...], data: Path, as_json: bool) -> None:
     from replay.store.runs import open_store
 
     try:
-        result = run_stats(open_store(data), runs)
+        result = run_stats(open_store(data), runs, on_skip=_warn)
     except (PaohuziError, duckdb.Error, OSError) as e:
         raise InputError(_one_line(e)) from None
     if as_json:
@@ -50,6 +50,10 @@ def stats(runs: tuple[str, ...], data: Path, as_json: bool) -> None:
         click.echo(json.dumps(payload, ensure_ascii=False, indent=1, allow_nan=False))
         return
     click.echo("\n\n".join(render(r) for r in result))
+
+
+def _warn(text: str) -> None:
+    click.echo(f"Warning: {text}", err=True)
 
 
 def _one_line(e: BaseException) -> str:

@@ -359,6 +359,7 @@ def read_hand_fast(run: Run, hand_id: int) -> tuple[dict[str, Any], dict[str, li
     if not isinstance(hand_id, int) or hand_id < 0:
         raise UnknownHand(f"bad hand id {hand_id!r}")
     shard = _shard_of(run, hand_id)
+    run.check_shard(shard)  # size, rows, hand ids and SHA-256 against the manifest
     row = hand_id - shard["first_hand"]
     hpf = _open_parquet(run, shard, "hands")
     try:

@@ -33,7 +33,6 @@ replay file seq 0: illegal event: seat 0 plays 胡; legal: 打 一, 打 二, 打
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import multiprocessing as mp
 import signal
 import time
@@ -55,6 +54,7 @@ from engine.state import OutcomeKind, State
 from replay import store
 from replay.record import schema
 from replay.replayer.hand import HandLog, game_for, log_from_rows
+from replay.store.scan import file_sha256, resolve_shard_path
 
 __all__ = [
     "Problem",
@@ -317,14 +317,6 @@ class ShardResult:
     problems: list[Problem] = field(default_factory=list)
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def _read(path: Path, columns: list[str]) -> pa.Table:
     pf = pq.ParquetFile(path)
     names = set(pf.schema_arrow.names)
@@ -353,7 +345,7 @@ def verify_shard(
     try:
         ruleset = RuleSet.from_dict(rules)
         files = shard["files"]
-        paths = {t: Path(run_path) / files[t]["path"] for t in schema.TABLES}
+        paths = {t: resolve_shard_path(Path(run_path), files[t]["path"]) for t in schema.TABLES}
     except (PaohuziError, KeyError, TypeError) as e:
         shard_bad(f"bad shard entry in the manifest: {e}", n_hands)
         res.unverifiable = n_hands
@@ -372,7 +364,7 @@ def verify_shard(
                 shard_bad(
                     f"{entry['path']} has {size:,} bytes, the manifest says {entry['bytes']:,}"
                 )
-            elif entry.get("sha256") and _sha256(p) != entry["sha256"]:
+            elif entry.get("sha256") and file_sha256(p) != entry["sha256"]:
                 shard_bad(f"{entry['path']} does not match its SHA-256 in the manifest")
         try:
             tables[t] = _read(p, cols)

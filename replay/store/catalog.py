@@ -1,5 +1,31 @@
-"""The DuckDB catalog over a store: views ``runs``, ``hands``, ``events`` over the shards the
-manifests list, and the code tables."""
+"""The one DuckDB catalog over a store, for the CLI, ``paohuzi.duckdb`` and the dashboard.
+
+:func:`build_catalog` makes, on any connection, from a :func:`~replay.store.scan.scan_store`
+result: views ``hands`` and ``events`` (with the column ``run``) over the shard files the
+manifests list and that passed the integrity checks, a view ``seats`` (one row per playing
+seat per hand), a table ``runs`` (one row per usable run), a table ``damaged_runs`` (run,
+problem: the runs left out, and why) and the code tables of
+:func:`replay.record.schema.codes`. Three ways to open it, all built by that one function:
+
+* :func:`refresh_catalog` writes ``DATA/paohuzi.duckdb`` with paths relative to the store,
+  so a moved or copied store keeps working (open it with ``file_search_path`` set to the
+  store, or from the store's folder: ``cd DATA && duckdb paohuzi.duckdb``);
+* :func:`connect` (``Store.connect()``) opens that file read-only when it matches what the
+  store holds now, else builds the same views in memory;
+* :func:`open_catalog` (the dashboard) builds it in a private file, reopens it read-only,
+  applies the caller's DuckDB settings, switches external access off except for the listed
+  shard files and locks the configuration.
+
+>>> import tempfile
+>>> from replay.store.scan import scan_store
+>>> con = open_catalog(scan_store(tempfile.mkdtemp()))
+>>> con.execute("SELECT count(*) FROM hands").fetchone()
+(0,)
+>>> con.execute("CREATE TABLE t (x INT)")
+Traceback (most recent call last):
+...
+_duckdb.InvalidInputException: Invalid Input Error: Cannot execute statement of type "CREATE" ...
+"""
 
 from __future__ import annotations
 
@@ -8,120 +34,104 @@ import errno
 import hashlib
 import json
 import os
+import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pyarrow as pa
 
-from engine.errors import CorruptLog
 from replay.record import schema
-from replay.store.layout import CATALOG_NAME, MANIFEST_NAME, StoreError
-from replay.store.manifest import read_manifest
+from replay.store.layout import CATALOG_NAME, StoreError
+from replay.store.scan import StoreState, scan_store
 
-# The runs view: a few fields of every manifest (the full JSON is in column ``manifest``).
-_RUN_FIELDS: list[tuple[str, str, str]] = [
-    ("run", "VARCHAR", "$.run"),
-    ("status", "VARCHAR", "$.status"),
-    ("schema_version", "INTEGER", "$.schema_version"),
-    ("created", "VARCHAR", "$.created"),
-    ("updated", "VARCHAR", "$.updated"),
-    ("code_version", "VARCHAR", "$.code.version"),
-    ("seed", "UBIGINT", "$.params.seed"),
-    ("hands_target", "BIGINT", "$.params.hands_total"),
-    ("hands", "BIGINT", "$.progress.hands"),
-    ("events", "BIGINT", "$.progress.events"),
-    ("bytes", "BIGINT", "$.progress.bytes"),
-    ("players", "INTEGER", "$.rules.players"),
-    ("rules_preset", "VARCHAR", "$.rules_preset"),
-    ("rules_fingerprint", "VARCHAR", "$.rules_fingerprint"),
-    ("policies", "VARCHAR", "$.params.policies_text"),
-    ("session_length", "INTEGER", "$.params.session_length"),
-    ("duplicate", "BOOLEAN", "$.params.duplicate"),
-    ("rotations", "INTEGER", "$.params.rotations"),
+_TYPES = {
+    pa.uint8(): "UTINYINT",
+    pa.uint16(): "USMALLINT",
+    pa.uint32(): "UINTEGER",
+    pa.int16(): "SMALLINT",
+    pa.int32(): "INTEGER",
+    pa.bool_(): "BOOLEAN",
+    pa.string(): "VARCHAR",
+}
+
+#: The columns of the ``runs`` table, from :class:`~replay.store.scan.RunInfo`.
+RUN_COLUMNS: list[tuple[str, str]] = [
+    ("run", "VARCHAR"),
+    ("status", "VARCHAR"),
+    ("state", "VARCHAR"),
+    ("hands", "BIGINT"),
+    ("hands_target", "BIGINT"),
+    ("events", "BIGINT"),
+    ("rules", "VARCHAR"),
+    ("rules_preset", "VARCHAR"),
+    ("players", "INTEGER"),
+    ("ruleset", "VARCHAR"),
+    ("huayang", "VARCHAR"),
+    ("level", "VARCHAR"),
+    ("huangzhuang_rotate", "INTEGER"),
+    ("min_huxi", "INTEGER"),
+    ("policies", "VARCHAR"),
+    ("policy_mix", "VARCHAR"),
+    ("duplicate", "BOOLEAN"),
+    ("rotations", "INTEGER"),
+    ("seed", "UBIGINT"),
+    ("created", "VARCHAR"),
 ]
 
 
-def _q(s: str) -> str:
+def _lit(s: str) -> str:
+    # Paths come from manifests checked to lie inside their run folder; quoted all the same.
     return "'" + s.replace("'", "''") + "'"
 
 
-def _arrow_to_duckdb(t: pa.DataType) -> str:
-    mapping = {
-        pa.uint8(): "UTINYINT",
-        pa.uint16(): "USMALLINT",
-        pa.uint32(): "UINTEGER",
-        pa.int16(): "SMALLINT",
-        pa.int32(): "INTEGER",
-        pa.bool_(): "BOOLEAN",
-        pa.string(): "VARCHAR",
-    }
-    return mapping.get(t, "BLOB")
+def _view_sql(table: str, files: list[str]) -> str:
+    if files:
+        listing = ", ".join(_lit(f) for f in files)
+        return (
+            f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM read_parquet([{listing}],"
+            " hive_partitioning = true, union_by_name = true, hive_types = {'run': VARCHAR})"
+        )
+    cols = ", ".join(
+        f"NULL::{_TYPES.get(f.type, 'BLOB')} AS {f.name}" for f in schema.SCHEMAS[table]
+    )
+    return f"CREATE OR REPLACE VIEW {table} AS SELECT {cols}, NULL::VARCHAR AS run WHERE false"
 
 
-def listed_files(root: Path) -> dict[str, list[str]]:
-    """Per table, the shard files the runs' manifests list and that exist, in run and shard
-    order. A shard written but not yet listed, and a run whose manifest cannot be read, are
-    left out: readers only ever see finished shards."""
-    out: dict[str, list[str]] = {t: [] for t in schema.TABLES}
-    runs = root / "runs"
-    if not runs.is_dir():
-        return out
-    for path in sorted(runs.glob(f"run=*/{MANIFEST_NAME}")):
-        try:
-            m = read_manifest(path.parent)
-        except CorruptLog:
-            continue
-        for shard in sorted(m.get("shards", []), key=lambda sh: sh["index"]):
-            files = [path.parent / shard["files"][t]["path"] for t in schema.TABLES]
-            if all(f.is_file() for f in files):
-                for t, f in zip(schema.TABLES, files, strict=True):
-                    out[t].append(str(f))
+# One row per playing seat per hand: the 4-player 坐醒 sitter, (dealer + 2) mod 4, sits out.
+# One scan of hands, unnested (a UNION ALL of four selects would scan it four times).
+_SEAT_STRUCTS = ", ".join(
+    f"{{'seat': {i}::UTINYINT, 'policy': policy_{i}, 'delta': delta_{i},"
+    f" 'won': coalesce(winner = {i}, false)}}"
+    for i in range(schema.MAX_SEATS)
+)
+_SEATS_SQL = (
+    "CREATE OR REPLACE VIEW seats AS SELECT run, hand_id, deal_id, rotation, dealer, outcome,"
+    " winner, u.seat AS seat, u.policy AS policy, u.delta AS delta, u.won AS won FROM"
+    " (SELECT run, hand_id, deal_id, rotation, dealer, outcome, winner, policy_3,"
+    f" unnest([{_SEAT_STRUCTS}]) AS u FROM hands)"
+    " WHERE u.policy IS NOT NULL AND NOT (policy_3 IS NOT NULL AND (dealer + 2) % 4 = u.seat)"
+)
+
+
+def listed_files(state: StoreState, base: Path | None = None) -> dict[str, list[str]]:
+    """Per table, the checked shard files of the usable runs, in run and shard order;
+    relative to ``base`` when given."""
+    out: dict[str, list[str]] = {}
+    for table in schema.TABLES:
+        files = state.files(table)
+        if base is not None:
+            files = [str(Path(f).relative_to(base)) for f in files]
+        out[table] = files
     return out
 
 
-def _listing_digest(listed: dict[str, list[str]]) -> str:
-    return hashlib.sha256(json.dumps(listed, sort_keys=True).encode()).hexdigest()
-
-
-def _build_views(con: Any, root: Path) -> dict[str, bool]:
-    """Create the views on ``con`` for the store at ``root`` over the listed shards; which
-    tables have files."""
-    runs = root / "runs"
-    globbed: dict[str, bool] = {}
-    listed = listed_files(root)
-    for name, sch in schema.SCHEMAS.items():
-        if listed[name]:
-            files = ", ".join(_q(f) for f in listed[name])
-            con.execute(
-                f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM read_parquet([{files}],"
-                " hive_partitioning = true, union_by_name = true,"
-                " hive_types = {'run': VARCHAR})"
-            )
-            globbed[name] = True
-        else:
-            cols = ", ".join(f"NULL::{_arrow_to_duckdb(f.type)} AS {f.name}" for f in sch)
-            con.execute(
-                f"CREATE OR REPLACE VIEW {name} AS SELECT {cols}, NULL::VARCHAR AS run WHERE false"
-            )
-            globbed[name] = False
-    fields = ", ".join(f"CAST(j ->> {_q(p)} AS {t}) AS {n}" for n, t, p in _RUN_FIELDS)
-    if any(runs.glob(f"run=*/{MANIFEST_NAME}")):
-        pattern = str(runs / "run=*" / MANIFEST_NAME)
-        con.execute(
-            f"CREATE OR REPLACE VIEW runs AS SELECT {fields}, j AS manifest, "
-            f"parse_dirpath(filename) AS path FROM "
-            f"(SELECT content::JSON AS j, filename FROM read_text({_q(pattern)})"
-            " WHERE json_valid(content))"
-        )
-        globbed["runs"] = True
-    else:
-        con.execute(
-            f"CREATE OR REPLACE VIEW runs AS SELECT {fields}, j AS manifest, NULL::VARCHAR AS"
-            " path FROM (SELECT NULL::JSON AS j) WHERE false"
-        )
-        globbed["runs"] = False
-    create_code_tables(con)
-    return globbed
+def listing_digest(state: StoreState) -> str:
+    """What a catalog was built on: the usable runs' checked files (relative to the store)."""
+    rows = [(r.name, r.status, r.hands) for r in state.usable_runs]
+    listed = listed_files(state, Path(state.root))
+    return hashlib.sha256(json.dumps([rows, listed], sort_keys=True).encode()).hexdigest()
 
 
 def create_code_tables(con: Any) -> None:
@@ -151,25 +161,73 @@ def create_code_tables(con: Any) -> None:
     )
 
 
-def refresh_catalog(root: Path) -> Path:
-    """(Re)build ``root/paohuzi.duckdb`` atomically; its path."""
-    import duckdb
+def build_catalog(con: Any, state: StoreState, base: Path | None = None) -> None:
+    """The catalog's views and tables on ``con`` over ``state``'s usable runs (shard paths
+    relative to ``base`` when given, else absolute)."""
+    listed = listed_files(state, base)
+    for table in schema.TABLES:
+        con.execute(_view_sql(table, listed[table]))
+    con.execute(_SEATS_SQL)
+    con.execute(f"CREATE OR REPLACE TABLE runs ({', '.join(f'{n} {t}' for n, t in RUN_COLUMNS)})")
+    rows = [
+        (
+            r.name,
+            r.status,
+            r.state,
+            r.hands,
+            r.hands_target,
+            r.events,
+            r.rules,
+            r.rules_preset,
+            r.players,
+            r.ruleset,
+            r.huayang,
+            r.level,
+            r.huangzhuang_rotate,
+            r.min_huxi,
+            ",".join(r.policies),
+            ",".join(sorted(r.policies)),
+            r.duplicate,
+            r.rotations,
+            r.seed,
+            r.created,
+        )
+        for r in state.usable_runs
+    ]
+    if rows:
+        con.executemany(f"INSERT INTO runs VALUES ({', '.join('?' * len(RUN_COLUMNS))})", rows)
+    con.execute("CREATE OR REPLACE TABLE damaged_runs (run VARCHAR, problem VARCHAR)")
+    damaged = [(r.name, r.problem) for r in state.runs if r.problem is not None]
+    if damaged:
+        con.executemany("INSERT INTO damaged_runs VALUES (?, ?)", damaged)
+    create_code_tables(con)
 
+
+def _remove_db(path: Path) -> None:
+    for p in (path, path.with_name(path.name + ".wal")):
+        with contextlib.suppress(OSError):
+            p.unlink()
+
+
+def refresh_catalog(root: Path, state: StoreState | None = None) -> Path:
+    """(Re)build ``root/paohuzi.duckdb`` atomically, with paths relative to ``root``; its
+    path."""
     root = Path(root).resolve()
+    state = state if state is not None else scan_store(root)
     path = root / CATALOG_NAME
     tmp = root / f".{CATALOG_NAME}.tmp-{os.getpid()}"
-    with contextlib.suppress(FileNotFoundError):
-        tmp.unlink()
+    _remove_db(tmp)
     try:
         con = duckdb.connect(str(tmp))
         try:
-            globbed = _build_views(con, root)
+            con.execute("SET file_search_path = ?", [str(root)])  # views bind relative paths
+            build_catalog(con, state, base=root)
             con.execute("CREATE TABLE catalog_meta (key VARCHAR, value VARCHAR)")
             meta = {
                 "root": str(root),
                 "schema_version": str(schema.SCHEMA_VERSION),
-                "globbed": ",".join(k for k, v in globbed.items() if v),
-                "listing": _listing_digest(listed_files(root)),
+                "paths": "relative",
+                "listing": listing_digest(state),
             }
             con.executemany("INSERT INTO catalog_meta VALUES (?, ?)", list(meta.items()))
             con.execute("CHECKPOINT")
@@ -177,10 +235,64 @@ def refresh_catalog(root: Path) -> Path:
             con.close()
         os.replace(tmp, path)
     except BaseException as e:
-        for p in (tmp, tmp.with_name(tmp.name + ".wal")):
-            with contextlib.suppress(OSError):
-                p.unlink()
+        _remove_db(tmp)
         if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT):
             raise StoreError(f"disk full while writing {path}") from None
         raise
     return path
+
+
+def connect(root: Path, state: StoreState | None = None) -> duckdb.DuckDBPyConnection:
+    """A read-only connection to the catalog of the store at ``root``: ``paohuzi.duckdb``
+    when it was built on exactly the runs and files that pass the checks now, else the same
+    views in memory."""
+    root = Path(root).resolve()
+    state = state if state is not None else scan_store(root)
+    path = root / CATALOG_NAME
+    if path.exists():
+        try:
+            con = duckdb.connect(str(path), read_only=True)
+            meta = dict(con.execute("SELECT key, value FROM catalog_meta").fetchall())
+            if (
+                meta.get("schema_version") == str(schema.SCHEMA_VERSION)
+                and meta.get("paths") == "relative"
+                and meta.get("listing") == listing_digest(state)
+            ):
+                con.execute("SET file_search_path = ?", [str(root)])
+                return con
+            con.close()
+        except duckdb.Error:
+            pass
+    con = duckdb.connect(":memory:")
+    build_catalog(con, state)
+    return con
+
+
+def open_catalog(
+    state: StoreState, settings: Mapping[str, Any] | None = None
+) -> duckdb.DuckDBPyConnection:
+    """A read-only, locked connection with the catalog over ``state`` (the dashboard's):
+    ``settings`` (DuckDB options such as ``memory_limit``) are applied before the lock."""
+    fd, name = tempfile.mkstemp(prefix="paohuzi-dashboard-", suffix=".duckdb")
+    os.close(fd)
+    path = Path(name)
+    path.unlink()  # DuckDB creates the file itself
+    try:
+        con = duckdb.connect(str(path))
+        try:
+            build_catalog(con, state)
+            con.execute("CHECKPOINT")
+        finally:
+            con.close()
+        ro = duckdb.connect(str(path), read_only=True)
+    finally:
+        _remove_db(path)  # the open read-only connection keeps the data
+    for key, value in (settings or {}).items():
+        ro.execute(f"SET {key} = ?", [value])
+    allowed = state.files("hands") + state.files("events")
+    ro.execute("SET allowed_paths = ?", [allowed])
+    ro.execute("SET allowed_directories = ?", [[]])
+    ro.execute("SET enable_external_access = false")
+    ro.execute("SET parquet_metadata_cache = true")
+    ro.execute("SET lock_configuration = true")
+    return ro

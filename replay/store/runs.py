@@ -14,9 +14,16 @@ import pyarrow.parquet as pq
 from engine.errors import CorruptLog
 from engine.rules import RuleSet
 from replay.record import schema
-from replay.store.catalog import _build_views, _listing_digest, listed_files
 from replay.store.layout import CATALOG_NAME, MANIFEST_NAME, StoreError, default_data_dir, run_dir
 from replay.store.manifest import read_manifest
+from replay.store.scan import (
+    ChecksumCache,
+    StoreState,
+    check_shard,
+    check_shards,
+    resolve_shard_path,
+    scan_store,
+)
 
 
 @dataclass(frozen=True)
@@ -53,11 +60,15 @@ class HandRecord:
 
 @dataclass
 class Run:
-    """A run folder and its manifest."""
+    """A run folder and its manifest. Every read checks the shard it reads against the
+    manifest first (:func:`~replay.store.scan.check_shard`: size, rows, hand ids, SHA-256,
+    cached), so a damaged shard is a :class:`CorruptLog` naming it, never wrong rows."""
 
     name: str
     path: Path
     manifest: dict[str, Any] = field(repr=False)
+    _checked: set[int] = field(default_factory=set, repr=False)
+    _cache: ChecksumCache | None = field(default=None, repr=False)
 
     @property
     def rules(self) -> RuleSet:
@@ -77,9 +88,38 @@ class Run:
         return sum(s["hands"] for s in self.shards)
 
     def shard_path(self, shard: dict[str, Any], table: str) -> Path:
-        return self.path / shard["files"][table]["path"]
+        """A shard file, inside the run folder (:class:`CorruptLog` otherwise)."""
+        return resolve_shard_path(self.path, shard["files"][table]["path"])
+
+    def _checksums(self) -> ChecksumCache:
+        if self._cache is None:
+            self._cache = ChecksumCache(self.path.parent.parent)
+        return self._cache
+
+    def check_shard(self, shard: dict[str, Any]) -> None:
+        """Raise :class:`CorruptLog` naming the file if ``shard`` fails the integrity checks
+        (once per shard and Run object)."""
+        index = int(shard["index"])
+        if index in self._checked:
+            return
+        cache = self._checksums()
+        try:
+            check_shard(self.path, shard, cache)
+        finally:
+            cache.save()
+        self._checked.add(index)
+
+    def problem(self) -> str | None:
+        """Why the run cannot be trusted (the first damaged shard), or None."""
+        cache = self._checksums()
+        _, problem = check_shards(self.path, self.shards, cache)
+        cache.save()
+        if problem is None:
+            self._checked.update(int(s["index"]) for s in self.shards)
+        return problem
 
     def read_shard(self, shard: dict[str, Any], table: str) -> pa.Table:
+        self.check_shard(shard)
         path = self.shard_path(shard, table)
         try:
             t = pq.read_table(path)
@@ -108,6 +148,7 @@ class Run:
     def read_hand(self, hand_id: int) -> HandRecord:
         """One hand by id (raises ``KeyError`` if the run does not hold it)."""
         shard = self._shard_of(hand_id)
+        self.check_shard(shard)
         flt = [("hand_id", "=", hand_id)]
         h = pq.read_table(self.shard_path(shard, "hands"), filters=flt).to_pylist()
         ev = pq.read_table(self.shard_path(shard, "events"), filters=flt)
@@ -175,33 +216,18 @@ class Store:
             raise StoreError(f"no run {name!r} in {self.root} (runs: {known})")
         return Run(name, path, read_manifest(path))
 
-    def connect(self) -> Any:
-        """A read-only DuckDB connection with the views ``runs``, ``hands``, ``events``.
+    def scan(self) -> StoreState:
+        """Every run with its integrity checked (:func:`~replay.store.scan.scan_store`)."""
+        return scan_store(self.root)
 
-        The views read only the shards the manifests list. Opens the catalog file read-only
-        when it is current; otherwise (no catalog, moved store, shards finished since it was
-        built) an in-memory connection with the same views.
-        """
-        import duckdb
+    def connect(self, state: StoreState | None = None) -> Any:
+        """A read-only DuckDB connection with the catalog (:mod:`replay.store.catalog`):
+        views ``hands``, ``events``, ``seats`` over the runs that pass the integrity checks,
+        tables ``runs`` and ``damaged_runs``. Opens ``paohuzi.duckdb`` when it is current,
+        else builds the same views in memory."""
+        from replay.store import catalog
 
-        if self.catalog_path.exists():
-            try:
-                con = duckdb.connect(str(self.catalog_path), read_only=True)
-                meta = dict(con.execute("SELECT key, value FROM catalog_meta").fetchall())
-                # Stale when the finished shards differ from those the catalog was built on.
-                stale = meta.get("listing") != _listing_digest(listed_files(self.root))
-                if (
-                    meta.get("root") == str(self.root)
-                    and meta.get("schema_version") == str(schema.SCHEMA_VERSION)
-                    and not stale
-                ):
-                    return con
-                con.close()
-            except duckdb.Error:
-                pass
-        con = duckdb.connect(":memory:")
-        _build_views(con, self.root)
-        return con
+        return catalog.connect(self.root, state)
 
 
 def open_store(path: str | Path | None = None) -> Store:

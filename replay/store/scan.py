@@ -1,9 +1,11 @@
-"""What the store holds: its runs, read from their manifests, and what is wrong with them.
+"""What the store holds: its runs, read from their manifests, and whether each can be trusted.
 
-The dashboard reads only the shard files a manifest lists (docs/LOG_FORMAT.md §1), and only
-those that are present with the size and row count the manifest gives (the Parquet footer is
-read, not the data); a run with a missing, truncated or unreadable shard is left out with a
-one-line reason instead of breaking every query. No streamlit here.
+Every reader (``paohuzi stats``, ``replay``, ``export``, the catalog, the dashboard) reads only
+the shard files a manifest lists (docs/LOG_FORMAT.md §1), and only after :func:`check_shard`
+found each present inside its run folder with the listed size, row count, SHA-256 (cached by
+size and mtime, :class:`ChecksumCache`) and hand-id range (from the Parquet footer). A run
+with a missing, truncated, edited or swapped shard is left out with a one-line reason naming
+the shard; every other run stays usable. ``paohuzi verify`` remains the deep check.
 
 >>> import tempfile
 >>> s = scan_store(tempfile.mkdtemp())
@@ -15,21 +17,27 @@ False
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from engine.errors import PaohuziError
+from engine.errors import CorruptLog, PaohuziError
 from engine.rules import PRESETS, RuleSet
 from replay.store.layout import MANIFEST_NAME
 from replay.store.manifest import read_manifest
 
 TABLES = ("hands", "events")
+
+#: The checksum cache of :class:`ChecksumCache`, in the store's root.
+CHECKSUM_CACHE_NAME = ".checksums.json"
 
 
 @dataclass(frozen=True)
@@ -153,7 +161,8 @@ class StoreState:
 
 
 def signature(root: str | Path) -> str:
-    """A short digest of every manifest's (name, mtime, size): it changes when a run does."""
+    """A short digest of every manifest's and shard file's (name, mtime, size): it changes
+    when a run does, including a shard file replaced or edited in place."""
     h = hashlib.sha1(str(root).encode())
     runs = Path(root) / "runs"
     try:
@@ -168,6 +177,12 @@ def signature(root: str | Path) -> str:
         except OSError:
             continue
         h.update(f"{e.name}:{st.st_mtime_ns}:{st.st_size};".encode())
+        for table in TABLES:
+            with contextlib.suppress(OSError):
+                for f in sorted(os.scandir(Path(e.path) / table), key=lambda f: f.name):
+                    with contextlib.suppress(OSError):
+                        fst = f.stat()
+                        h.update(f"{f.name}:{fst.st_mtime_ns}:{fst.st_size};".encode())
     return h.hexdigest()[:16]
 
 
@@ -208,40 +223,171 @@ def _writer_alive(run_path: Path) -> bool:
     return True
 
 
-def _check_files(
-    run_path: Path, shards: list[dict[str, Any]]
+def resolve_shard_path(run_path: Path, rel: Any) -> Path:
+    """The file a manifest entry names, which must lie inside its run folder (a manifest is
+    data, never trusted with ``../``); raises :class:`CorruptLog` otherwise. Every read path
+    (CLI, verify, dashboard) resolves shard files through here."""
+    base = Path(run_path).resolve()
+    if not isinstance(rel, str) or not rel or "\x00" in rel:
+        raise CorruptLog(f"run {base.name.removeprefix('run=')}: bad shard path {rel!r}")
+    path = (base / rel).resolve()
+    if not path.is_relative_to(base) or path == base:
+        raise CorruptLog(
+            f"run {base.name.removeprefix('run=')}: shard path {rel!r} is outside the run folder"
+        )
+    return path
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a file, read in 1 MiB blocks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+class ChecksumCache:
+    """SHA-256 of shard files, remembered in ``DATA/.checksums.json`` by (path, size,
+    mtime): a second read of an unchanged store hashes nothing. The cache is a hint, never
+    trusted for a file whose size or mtime changed; a store that cannot be written (a
+    read-only copy) is hashed every time."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root).resolve()
+        self.path = self.root / CHECKSUM_CACHE_NAME
+        self.entries: dict[str, list[Any]] = {}
+        self.dirty = False
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            if isinstance(data, dict) and isinstance(data.get("files"), dict):
+                self.entries = data["files"]
+        except (OSError, ValueError):
+            pass
+
+    def sha256(self, path: Path, st: os.stat_result) -> str:
+        key = str(path.relative_to(self.root)) if path.is_relative_to(self.root) else str(path)
+        hit = self.entries.get(key)
+        if (
+            isinstance(hit, list)
+            and len(hit) == 3
+            and hit[0] == st.st_size
+            and hit[1] == st.st_mtime_ns
+            and isinstance(hit[2], str)
+        ):
+            return hit[2]
+        digest = file_sha256(path)
+        self.entries[key] = [st.st_size, st.st_mtime_ns, digest]
+        self.dirty = True
+        return digest
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        from replay.store.files import write_json
+
+        with contextlib.suppress(OSError, PaohuziError):
+            write_json(self.path, {"format": "paohuzi-checksums", "files": self.entries})
+        self.dirty = False
+
+
+def _hand_id_range(md: pq.FileMetaData, path: Path) -> tuple[int, int] | None:
+    """(min, max) of ``hand_id`` from the row-group statistics (the footer), reading the
+    column only when a writer left no statistics; None for an empty file."""
+    if md.num_rows == 0:
+        return None
+    col = md.schema.to_arrow_schema().get_field_index("hand_id")
+    if col < 0:
+        raise ValueError("no hand_id column")
+    lo: int | None = None
+    hi: int | None = None
+    for g in range(md.num_row_groups):
+        stats = md.row_group(g).column(col).statistics
+        if stats is None or not stats.has_min_max:
+            ids = pq.read_table(path, columns=["hand_id"]).column(0)
+            return int(pc.min(ids).as_py()), int(pc.max(ids).as_py())
+        lo = int(stats.min) if lo is None else min(lo, int(stats.min))
+        hi = int(stats.max) if hi is None else max(hi, int(stats.max))
+    assert lo is not None and hi is not None
+    return lo, hi
+
+
+def check_shard(
+    run_path: Path, shard: dict[str, Any], cache: ChecksumCache
+) -> list[tuple[str, Path]]:
+    """Check one finished shard against its manifest entry, cheaply (footer and file only):
+    both files inside the run folder and present, with the listed size, row count and
+    SHA-256, and the shard's hand ids in place (``first_hand`` … ``first_hand + hands − 1``).
+    Returns ``[(table, path), …]``; raises :class:`CorruptLog` naming the shard file."""
+    name = Path(run_path).name.removeprefix("run=")
+    try:
+        first, n = int(shard["first_hand"]), int(shard["hands"])
+        n_events = int(shard["events"])
+        entries = {t: shard["files"][t] for t in TABLES}
+    except (KeyError, TypeError, ValueError) as e:
+        raise CorruptLog(f"run {name}: bad shard entry {shard.get('index')!r}: {e}") from None
+    out: list[tuple[str, Path]] = []
+    for table in TABLES:
+        entry = entries[table]
+        rel = entry.get("path") if isinstance(entry, dict) else None
+        path = resolve_shard_path(run_path, rel)
+        where = f"run {name}: shard file {rel}"
+        try:
+            st = path.stat()
+        except OSError:
+            raise CorruptLog(f"{where} is missing") from None
+        if st.st_size != entry.get("bytes"):
+            raise CorruptLog(
+                f"{where} has {st.st_size:,} bytes, the manifest says {entry.get('bytes')}"
+                " (corrupt, truncated or replaced)"
+            )
+        try:
+            md = pq.read_metadata(path)
+            ids = _hand_id_range(md, path)
+        except (OSError, ValueError, pa.ArrowException) as e:
+            raise CorruptLog(f"{where} is corrupt: {str(e).splitlines()[0]}") from None
+        rows = n if table == "hands" else n_events
+        if md.num_rows != entry.get("rows") or md.num_rows != rows:
+            raise CorruptLog(
+                f"{where} has {md.num_rows:,} rows, the manifest says {entry.get('rows')}"
+            )
+        if ids is not None and (
+            ids[0] < first or ids[1] > first + n - 1 or (table == "hands" and ids[0] != first)
+        ):
+            raise CorruptLog(
+                f"{where} holds hands {ids[0]}–{ids[1]}, the manifest says"
+                f" {first}–{first + n - 1} (a shard out of place)"
+            )
+        if cache.sha256(path, st) != entry.get("sha256"):
+            raise CorruptLog(f"{where} does not match its SHA-256 in the manifest (edited?)")
+        out.append((table, path))
+    return out
+
+
+def check_shards(
+    run_path: Path, shards: list[dict[str, Any]], cache: ChecksumCache
 ) -> tuple[list[tuple[str, str]], str | None]:
+    """Every shard of a run by :func:`check_shard`, and no two shards claiming one hand:
+    ``([(table, path), …], None)``, or ``([], problem)`` at the first damaged shard."""
     files: list[tuple[str, str]] = []
-    base = run_path.resolve()
-    for s in sorted(shards, key=lambda s: s["index"]):
-        for table in TABLES:
-            entry = s["files"][table]
-            path = (base / entry["path"]).resolve()
-            if not path.is_relative_to(base):
-                return [], f"shard path {entry['path']!r} is outside the run folder"
-            try:
-                size = path.stat().st_size
-            except OSError:
-                return [], f"shard file {path} is missing"
-            if "bytes" in entry and size != entry["bytes"]:
-                return [], (
-                    f"shard file {path} has {size:,} bytes, the manifest says {entry['bytes']:,}"
-                    " (corrupt or truncated)"
+    end = -1
+    try:
+        for s in sorted(shards, key=lambda s: int(s["index"])):
+            if int(s["first_hand"]) <= end:
+                raise CorruptLog(
+                    f"run {Path(run_path).name.removeprefix('run=')}: shards"
+                    f" overlap at hand {s['first_hand']}"
                 )
-            try:
-                rows = pq.read_metadata(path).num_rows
-            except (OSError, pa.ArrowException) as e:
-                return [], f"shard file {path} is corrupt: {str(e).splitlines()[0]}"
-            if "rows" in entry and rows != entry["rows"]:
-                return (
-                    [],
-                    f"shard file {path} has {rows:,} rows, the manifest says {entry['rows']:,}",
-                )
-            files.append((table, str(path)))
+            end = int(s["first_hand"]) + int(s["hands"]) - 1
+            files.extend((t, str(p)) for t, p in check_shard(run_path, s, cache))
+    except CorruptLog as e:
+        return [], str(e)
+    except (KeyError, TypeError, ValueError) as e:
+        return [], f"bad shard entry in the manifest: {e}"
     return files, None
 
 
-def _run_info(run_path: Path) -> RunInfo:
+def _run_info(run_path: Path, cache: ChecksumCache) -> RunInfo:
     name = run_path.name.removeprefix("run=")
     try:
         m = read_manifest(run_path)
@@ -252,7 +398,7 @@ def _run_info(run_path: Path) -> RunInfo:
         rules = m.get("rules", {})
         RuleSet.from_dict(rules)
         shards = m.get("shards", [])
-        files, problem = _check_files(run_path, shards)
+        files, problem = check_shards(run_path, shards, cache)
         status = str(m.get("status"))
         return RunInfo(
             name=name,
@@ -312,16 +458,18 @@ def _broken(name: str, problem: str) -> RunInfo:
 
 
 def scan_store(root: str | Path) -> StoreState:
-    """Read every run's manifest under ``root`` and check its listed shard files exist with
-    the listed sizes."""
+    """Read every run's manifest under ``root`` and check every listed shard
+    (:func:`check_shards`); a damaged run carries its ``problem`` and no files."""
     root_path = Path(root).resolve()
     sig = signature(root_path)
     if not root_path.is_dir():
         return StoreState(str(root_path), False, (), sig)
     runs_dir = root_path / "runs"
     runs: list[RunInfo] = []
+    cache = ChecksumCache(root_path)
     if runs_dir.is_dir():
         for p in sorted(runs_dir.iterdir()):
             if p.name.startswith("run=") and (p / MANIFEST_NAME).exists():
-                runs.append(_run_info(p))
+                runs.append(_run_info(p, cache))
+    cache.save()
     return StoreState(str(root_path), True, tuple(runs), sig)

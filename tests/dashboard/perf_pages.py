@@ -52,8 +52,8 @@ def main() -> None:
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 
-    from dashboard.catalog import open_catalog
-    from dashboard.services.store import scan_store
+    from replay.store.catalog import open_catalog
+    from replay.store.scan import scan_store
 
     t = time.perf_counter()
     state = scan_store(args.data)

@@ -9,7 +9,6 @@ import importlib
 import pytest
 
 MODULES = [
-    "dashboard.catalog",
     "dashboard.queries.sql",
     "dashboard.services.cards",
     "dashboard.services.drill",
@@ -20,7 +19,6 @@ MODULES = [
     "dashboard.services.sqlguard",
     "dashboard.services.sqllimits",
     "dashboard.services.stats",
-    "dashboard.services.store",
 ]
 
 

@@ -15,19 +15,19 @@ import pandas as pd
 import pytest
 from conftest import copy_store, edit_manifest
 
-from dashboard.catalog import open_catalog
 from dashboard.queries import sql
 from dashboard.queries.sql import Filters
 from dashboard.services import drill, filters, huxi, replay, stats
 from dashboard.services.cards import card_html, cards_html
 from dashboard.services.sqlguard import RefusedSQL, check_select
-from dashboard.services.store import scan_store
 from engine.cards import RED_KINDS
 from replay import demo_data
 from replay.analysis.stats import run_stats
 from replay.cli.dashboard import app_path, streamlit_command
 from replay.replayer.hand import load_hand, replay_hand
+from replay.store.catalog import open_catalog
 from replay.store.runs import open_store
+from replay.store.scan import scan_store
 
 
 @pytest.fixture(scope="module")
