@@ -13,7 +13,6 @@ the result). Every text a page shows from here names files relative to the store
 
 from __future__ import annotations
 
-import inspect
 import os
 import threading
 import time
@@ -58,11 +57,6 @@ def store_state() -> StoreState:
 #: shown on a page.
 _PRIVATE: set[str] = set()
 
-#: Whether :func:`replay.store.catalog.open_catalog` applies DuckDB settings before it locks the
-#: configuration (``settings=``); without it the SQL page's connection has DuckDB's defaults,
-#: and the page says so (:func:`sql_settings_in_effect`).
-CATALOG_TAKES_SETTINGS = "settings" in inspect.signature(open_catalog).parameters
-
 
 def _remember_private(con: duckdb.DuckDBPyConnection) -> None:
     cur = con.cursor()
@@ -81,10 +75,7 @@ def _remember_private(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _open(state: StoreState, settings: dict[str, str] | None = None) -> duckdb.DuckDBPyConnection:
-    if settings and CATALOG_TAKES_SETTINGS:
-        con = open_catalog(state, settings=settings)  # type: ignore[call-arg,unused-ignore]
-    else:
-        con = open_catalog(state)
+    con = open_catalog(state, settings=settings)
     _remember_private(con)
     return con
 

@@ -2,8 +2,8 @@
 options at each decision, the one taken, and the final decomposition and settlement.
 
 URL parameters (from a drill-down or a shared link): ``run``, ``hand``, ``step`` or
-``at=decisive``, ``seat`` (``all`` or a number). The replay itself is ``replay.replayer``
-(``load_hand``, ``replay_hand``) and ``replay.views.state_view``.
+``at=decisive``, ``seat`` (``all`` or a number). The replay itself is ``replay.replayer.hand``
+(``load_hand``, ``replay_hand``) and ``replay.replayer.views.state_view``.
 
 A link is checked against the store first (``services.links``): one that names no hand of it
 is a message, and no hand is shown in its place.
@@ -18,7 +18,7 @@ from dashboard.queries import hands as qh
 from dashboard.services import links
 from dashboard.services import replay as rsvc
 from engine.errors import PaohuziError
-from replay.store import StoreError
+from replay.store.layout import StoreError
 
 state, f = ui.start("Replay", "Step through a recorded hand, card by card.")
 sig = state.signature

@@ -17,13 +17,6 @@ from test_dashboard_pages import PAGES, run_page
 
 from dashboard import db
 
-needs_catalog_settings = pytest.mark.xfail(
-    not db.CATALOG_TAKES_SETTINGS,
-    reason="dashboard/catalog.py's open_catalog does not apply DuckDB settings (settings=) yet",
-    run=False,
-    strict=True,
-)
-
 
 @pytest.fixture()
 def fixture_store(store_dir: Path, use_store) -> Path:  # type: ignore[no-untyped-def]
@@ -100,7 +93,6 @@ def test_sql_bad_limit_setting_is_a_message(fixture_store: Path, monkeypatch: An
     assert any("PAOHUZI_SQL_MEMORY='lots' is not a size" in e.value for e in at.error)
 
 
-@needs_catalog_settings
 def test_sql_connection_has_the_configured_settings(fixture_store: Path, monkeypatch: Any) -> None:
     monkeypatch.setenv("PAOHUZI_SQL_MEMORY", "300MiB")
     monkeypatch.setenv("PAOHUZI_SQL_TEMP", "700MiB")
@@ -121,7 +113,6 @@ def test_sql_connection_has_the_configured_settings(fixture_store: Path, monkeyp
     assert db.connection() is not db.sql_connection(db.sql_limits())
 
 
-@needs_catalog_settings
 def test_sql_memory_hungry_query_is_a_message(fixture_store: Path, monkeypatch: Any) -> None:
     monkeypatch.setenv("PAOHUZI_SQL_MEMORY", "64MiB")
     monkeypatch.setenv("PAOHUZI_SQL_TEMP", "0")
