@@ -36,7 +36,9 @@ dihu, out) -> int``
       table kinds CHI=0, PENG=1, WEI=2, CHOUWEI=3, PAO=4, TI=5); ``meld_card[i]``: its face
       (0..19) for the same-face kinds, its eat-shape id (``engine.groups.EAT_SHAPE_ID``,
       0..39) for CHI. Only the first ``n_melds`` entries are read; any integer dtype.
-    * ``hand_counts``: int64[20], the concealed hand before the hu card (not modified).
+    * ``hand_counts``: [20], the concealed hand before the hu card (not modified). Any
+      integer dtype for the arrays; each dtype combination is one more compiled (cached)
+      specialization, so the tests and the bench use int64 throughout.
     * ``card``: the hu card kind 0..19, or -1 (Python ``None``: a dealt-hand evaluation).
     * ``source``: :class:`engine.hu.Source` value (``SRC_*``); ``tianhu``/``haidi``/``dihu``:
       0/1, the :class:`~engine.hu.HuContext` flags.
@@ -67,6 +69,9 @@ dihu, out, ws) -> int``
     counts. Returns 1 and fills ``out`` as above (option ``OPT_A``) when the 3提/5坎 天胡
     applies; returns 0 with ``out[O_WIN] = 0``, ``out[O_REASON] = 0``, ``out[O_OPTION] = -1``
     (Python ``None``) otherwise; ``R_INVALID`` in ``out[O_REASON]`` for 5 copies of a face.
+
+``out[10:16]`` are reserved (0). Speed: ``python -m engine.fast.hu_bench`` (kernel against
+the Python on the inputs of recorded reference play).
 
 Plain-Python helpers: :func:`meld_arrays` (table groups → the two arrays),
 :func:`evaluate` (the kernel with Python arguments) and :func:`reference_vector` (a Python
