@@ -25,6 +25,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "verify": "replay.cli.verify:verify",
     "export": "replay.cli.exchange:export_command",
     "import": "replay.cli.exchange:import_command",
+    "sweep": "replay.cli.sweep:sweep",
     "runs": "replay.cli.runs:runs",
     "hands": "replay.cli.runs:hands",
     "rm": "replay.cli.runs:rm",
