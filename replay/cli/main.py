@@ -31,6 +31,24 @@ LAZY_COMMANDS: dict[str, str] = {
     "rm": "replay.cli.runs:rm",
 }
 
+#: The one-line help of each lazy command, for ``paohuzi --help`` without importing them
+#: (equal to the command's own ``short_help``: tests/replay/cli/test_cli_imports.py checks).
+SHORT_HELP: dict[str, str] = {
+    "score": "Score a hand: 门子, 胡息, win or not; 等, 名堂, 番 and settlement.",
+    "dashboard": "Start the dashboard (Streamlit) over the store, read-only.",
+    "demo": "Play one seeded hand and print it move by move.",
+    "simulate": "Play hands with policies and record them (Parquet + DuckDB).",
+    "stats": "Win, 荒庄, seat, dealer, policy, 胡息 and 名堂 statistics of runs.",
+    "replay": "Show a recorded hand at any step (or step through it).",
+    "verify": "Check recorded hands against the rules; report every bad hand.",
+    "export": "Write one recorded hand as a replay file.",
+    "import": "Verify replay files and add their hands to the store.",
+    "sweep": "Run a grid of presets, --set values and policy mixes.",
+    "runs": "List the runs of the store.",
+    "hands": "List and filter the hands of a run.",
+    "rm": "Remove a run from the store.",
+}
+
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
@@ -57,6 +75,20 @@ class PaohuziGroup(click.Group):
             module, _, attr = LAZY_COMMANDS[cmd_name].partition(":")
             cmd = getattr(importlib.import_module(module), attr)
         return cmd
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list of ``--help`` from :data:`SHORT_HELP`, importing no command."""
+        rows = []
+        for name in self.list_commands(ctx):
+            if name in SHORT_HELP and name not in self.commands:
+                rows.append((name, SHORT_HELP[name]))
+                continue
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(formatter.width - 6 - len(name))))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
     def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
         try:
