@@ -78,6 +78,12 @@ RUN_COLUMNS: list[tuple[str, str]] = [
     ("rotations", "INTEGER"),
     ("seed", "UBIGINT"),
     ("created", "VARCHAR"),
+    ("updated", "VARCHAR"),
+    ("schema_version", "INTEGER"),
+    ("code_version", "VARCHAR"),
+    ("rules_fingerprint", "VARCHAR"),
+    ("session_length", "INTEGER"),
+    ("bytes", "BIGINT"),
 ]
 
 
@@ -191,6 +197,12 @@ def build_catalog(con: Any, state: StoreState, base: Path | None = None) -> None
             r.rotations,
             r.seed,
             r.created,
+            r.updated,
+            r.schema_version,
+            r.code_version,
+            r.rules_fingerprint,
+            r.session_length,
+            r.bytes,
         )
         for r in state.usable_runs
     ]

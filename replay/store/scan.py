@@ -63,6 +63,12 @@ class RunInfo:
     rotations: int
     seed: int | None
     created: str
+    updated: str = ""
+    schema_version: int | None = None
+    code_version: str | None = None
+    rules_fingerprint: str | None = None
+    session_length: int | None = None
+    bytes: int = 0  # of the listed shard files
     rules_items: tuple[tuple[str, Any], ...] = field(default=(), repr=False)  # the rule set
     files: tuple[tuple[str, str], ...] = field(default=(), repr=False)  # (table, path)
     problem: str | None = None  # why the run cannot be read
@@ -424,6 +430,12 @@ def _run_info(run_path: Path, cache: ChecksumCache) -> RunInfo:
             rotations=int(params.get("rotations") or 1),
             seed=params.get("seed"),
             created=str(m.get("created", "")),
+            updated=str(m.get("updated", "")),
+            schema_version=m.get("schema_version"),
+            code_version=(m.get("code") or {}).get("version"),
+            rules_fingerprint=m.get("rules_fingerprint"),
+            session_length=params.get("session_length"),
+            bytes=sum(int(f.get("bytes") or 0) for sh in shards for f in sh["files"].values()),
             rules_items=tuple(sorted(rules.items())),
             files=tuple(files),
             problem=problem,
