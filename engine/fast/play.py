@@ -19,6 +19,7 @@ True
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
 import numpy as np
@@ -28,8 +29,8 @@ from engine.actions import CHI_BASE, DISCARD_BASE, PAO_BASE
 from engine.deck import derive_seed
 from engine.fast import state as S
 from engine.fast.policies import POLICY_CODES, choose
-from engine.fast.pyrandom import KEY_MAX, mt_seed, seed_key
 from engine.fast.pyrandom import N as MT_N
+from engine.fast.pyrandom import mt_seed64
 from engine.rules import RuleSet
 
 NULL8 = 255
@@ -54,7 +55,11 @@ HAND_COLUMNS = (
     "delta_3",
     "stock_left",
     "n_events",
+    "dealer",
+    "huang_streak",
 )
+HC_DEALER = 17
+HC_STREAK = 18
 HC = {name: i for i, name in enumerate(HAND_COLUMNS)}
 EVENT_COLUMNS = (
     "hand",
@@ -98,6 +103,8 @@ HAND_DTYPES = {
     "delta_3": np.int32,
     "stock_left": np.uint8,
     "n_events": np.uint16,
+    "dealer": np.uint8,
+    "huang_streak": np.uint8,
 }
 
 
@@ -126,17 +133,74 @@ def _u8(v):
 
 
 @njit(cache=True)
+def play_one(rp, hp, deck, dealer, keys, pol, st, mts, ev, p, hand_index, o):
+    """Play one hand; its events go to ev[:, p:], its outcome to ``o``; the next position.
+
+    ``keys[s]``: the uint64 policy seed of seat s (``derive_seed(seed, "policy", s)``; a
+    seat's generator is seeded when the seat first chooses); ``pol[s]``: its policy code.
+    """
+    S.new_state(rp, hp, deck, dealer, st)
+    seq = 0
+    seeded = 0
+    while st[S.OUT_KIND] < 0:
+        seat = S.current_player(st)
+        nl = st[S.PEND_N + seat]
+        base = S.PEND_A + seat * S.MAXA
+        forced = st[S.FORCED]
+        if forced or nl == 1:
+            a = st[base]
+        else:
+            if not (seeded >> seat) & 1:
+                mt_seed64(mts[seat], keys[seat])
+                seeded |= 1 << seat
+            a = choose(pol[seat], rp, hp, st, seat, mts[seat])
+        kind = action_kind(a)
+        if DISCARD_BASE <= a < PAO_BASE + 20:
+            card = (a - DISCARD_BASE) % 20
+        else:
+            card = _u8(st[S.CARD])
+        ev[0, p] = hand_index
+        ev[1, p] = seq
+        ev[2, p] = seat
+        ev[3, p] = a
+        ev[4, p] = kind
+        ev[5, p] = card
+        ev[6, p] = NULL8 if kind == 3 else _u8(st[S.OWNER])
+        ev[7, p] = forced
+        ev[8, p] = nl
+        ev[9, p] = options_mask(st, base, nl)
+        p += 1
+        seq += 1
+        S.apply(rp, hp, st, seat, a)
+    o[0] = st[S.OUT_KIND]
+    o[1] = _u8(st[S.OUT_WINNER])
+    o[2] = _u8(st[S.OUT_SOURCE])
+    o[3] = _u8(st[S.OUT_CARD])
+    o[4] = _u8(st[S.OUT_FROM])
+    o[5] = st[S.OUT_HUXI]
+    o[6] = st[S.OUT_DENG]
+    o[7] = st[S.OUT_FAN]
+    o[8] = st[S.OUT_SCORE]
+    o[9] = st[S.OUT_MT]
+    o[10] = _u8(st[S.OUT_ZIMO])
+    for s in range(4):
+        o[11 + s] = st[S.OUT_DELTA + s]
+    o[15] = S.stock_left(st)
+    o[16] = seq
+    return p
+
+
+@njit(cache=True)
 def play_kernel(rp, hp, decks, dealers, keys, pol, start, ev, ev_pos, hands):
     """Play hands ``start…`` until done or the event buffer is nearly full.
 
-    ``keys[h, s]``: the MT seed key of seat s of hand h. ``ev``: int32 (10, cap) event columns,
+    ``keys[h, s]``: the policy seed of seat s of hand h (uint64). ``ev``: int32 (10, cap) event columns,
     filled from ``ev_pos``; ``hands``: int32 (n, len(HAND_COLUMNS)). Returns (next hand,
     next event position).
     """
     n = decks.shape[0]
     cap = ev.shape[1]
     st = np.zeros(S.STATE_SIZE, dtype=np.int32)
-    n_seats = rp[S.RP_PLAYERS]
     mts = np.zeros((4, MT_N + 1), dtype=np.int64)
     deck = np.empty(80, dtype=np.int64)
     h = start
@@ -144,65 +208,77 @@ def play_kernel(rp, hp, decks, dealers, keys, pol, start, ev, ev_pos, hands):
     while h < n:
         if p + MAX_EVENTS_PER_HAND > cap:
             break
-        for s in range(n_seats):
-            mt_seed(mts[s], keys[h, s])
         for i in range(80):
             deck[i] = decks[h, i]
-        S.new_state(rp, hp, deck, dealers[h], st)
-        seq = 0
-        while st[S.OUT_KIND] < 0:
-            seat = S.current_player(st)
-            nl = st[S.PEND_N + seat]
-            base = S.PEND_A + seat * S.MAXA
-            forced = st[S.FORCED]
-            if forced or nl == 1:
-                a = st[base]
-            else:
-                a = choose(pol[seat], rp, hp, st, seat, mts[seat])
-            kind = action_kind(a)
-            if DISCARD_BASE <= a < PAO_BASE + 20:
-                card = (a - DISCARD_BASE) % 20
-            else:
-                card = _u8(st[S.CARD])
-            ev[0, p] = h
-            ev[1, p] = seq
-            ev[2, p] = seat
-            ev[3, p] = a
-            ev[4, p] = kind
-            ev[5, p] = card
-            ev[6, p] = NULL8 if kind == 3 else _u8(st[S.OWNER])
-            ev[7, p] = forced
-            ev[8, p] = nl
-            ev[9, p] = options_mask(st, base, nl)
-            p += 1
-            seq += 1
-            S.apply(rp, hp, st, seat, a)
-        o = hands[h]
-        o[0] = st[S.OUT_KIND]
-        o[1] = _u8(st[S.OUT_WINNER])
-        o[2] = _u8(st[S.OUT_SOURCE])
-        o[3] = _u8(st[S.OUT_CARD])
-        o[4] = _u8(st[S.OUT_FROM])
-        o[5] = st[S.OUT_HUXI]
-        o[6] = st[S.OUT_DENG]
-        o[7] = st[S.OUT_FAN]
-        o[8] = st[S.OUT_SCORE]
-        o[9] = st[S.OUT_MT]
-        o[10] = _u8(st[S.OUT_ZIMO])
-        for s in range(4):
-            o[11 + s] = st[S.OUT_DELTA + s]
-        o[15] = S.stock_left(st)
-        o[16] = seq
+        p = play_one(rp, hp, deck, dealers[h], keys[h], pol, st, mts, ev, p, h, hands[h])
         h += 1
     return h, p
 
 
+@njit(cache=True)
+def sessions_kernel(
+    rp, hp, decks, first_dealers, session_deals, rotations, pols, keys, rotate, start, ev, hands
+):
+    """Play whole sessions (replay runner ``play_sessions``): dealers follow the outcomes.
+
+    Session i plays deals ``session_deals[i] … session_deals[i + 1] - 1`` (rows of
+    ``decks``, relative to the batch); deal d is played once per rotation r as hand
+    ``d · rotations + r`` with seat policies ``pols[r]`` and seed keys ``keys[hand]``. The
+    dealer starts at ``first_dealers[i]`` and moves by engine.session.next_dealer on the
+    winner of rotation 0. ``hands[h, HC_DEALER]`` / ``[h, HC_STREAK]`` receive the dealer
+    and the 荒庄 streak of each hand. Returns (next session, next event position); stops
+    early when the event buffer could overflow.
+    """
+    n_sessions = first_dealers.shape[0]
+    players = rp[S.RP_PLAYERS]
+    cap = ev.shape[1]
+    st = np.zeros(S.STATE_SIZE, dtype=np.int32)
+    mts = np.zeros((4, MT_N + 1), dtype=np.int64)
+    deck = np.empty(80, dtype=np.int64)
+    p = 0
+    i = start
+    while i < n_sessions:
+        lo = session_deals[i]
+        hi = session_deals[i + 1]
+        if p + MAX_EVENTS_PER_HAND * (hi - lo) * rotations > cap:
+            break
+        dealer = first_dealers[i]
+        streak = 0
+        for d in range(lo, hi):
+            for q in range(80):
+                deck[q] = decks[d, q]
+            board_winner = -1
+            for r in range(rotations):
+                h = d * rotations + r
+                o = hands[h]
+                p = play_one(rp, hp, deck, dealer, keys[h], pols[r], st, mts, ev, p, h, o)
+                o[HC_DEALER] = dealer
+                o[HC_STREAK] = streak
+                if r == 0:
+                    board_winner = st[S.OUT_WINNER]
+            if board_winner >= 0:
+                dealer = board_winner
+                streak = 0
+            else:
+                streak += 1
+                if streak >= rotate:
+                    dealer = (dealer + 1) % players
+                    streak = 0
+        i += 1
+    return i, p
+
+
 def policy_keys(seeds: Sequence[int], n_seats: int) -> np.ndarray:
-    """MT seed keys (n, 4, KEY_MAX + 1) of every seat of every hand (engine.play._play)."""
-    keys = np.zeros((len(seeds), 4, KEY_MAX + 1), dtype=np.int64)
+    """The policy seeds (n, 4) uint64 of every seat of every hand: engine.play._play's
+    ``derive_seed(seed, "policy", s)`` (inlined: SHA-256 of ``"seed/policy/s"``)."""
+    keys = np.zeros((len(seeds), 4), dtype=np.uint64)
+    sha = hashlib.sha256
     for h, seed in enumerate(seeds):
-        for s in range(n_seats):
-            keys[h, s] = seed_key(derive_seed(int(seed), "policy", s))
+        base = f"{int(seed)}/policy/"
+        keys[h, :n_seats] = [
+            int.from_bytes(sha(f"{base}{s}".encode()).digest()[:8], "little")
+            for s in range(n_seats)
+        ]
     return keys
 
 
@@ -213,9 +289,10 @@ def rule_arrays(rules: RuleSet) -> tuple[np.ndarray, np.ndarray]:
     """(rp, hp) of a rule set, cached."""
     got = _HP_CACHE.get(rules)
     if got is None:
+        from engine.fast.features import policy_table
         from engine.fast.hu_bridge import hu_params
 
-        got = (S.rule_table(rules), hu_params(rules))
+        got = (np.concatenate([S.rule_table(rules), policy_table(rules)]), hu_params(rules))
         _HP_CACHE[rules] = got
     return got
 
@@ -256,5 +333,76 @@ def play_batch(
         chunks.append(ev[:, :p])
     ev_all = np.concatenate(chunks, axis=1) if len(chunks) > 1 else chunks[0]
     events = {name: ev_all[i].astype(EVENT_DTYPES[i]) for i, name in enumerate(EVENT_COLUMNS)}
+    hands[:, HC_DEALER] = dealers
     out = {name: hands[:, i].astype(HAND_DTYPES[name]) for i, name in enumerate(HAND_COLUMNS)}
+    return events, out
+
+
+def play_sessions(spec, sessions: range) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """The hands of ``sessions`` of a run, exactly as ``replay`` runner ``play_sessions``
+    records them (same seeds, decks, dealers, rotations; hand ids of the run).
+
+    ``spec`` is a runner ``RunSpec`` (rules, policies, seed, deals, session_length,
+    duplicate). Hand columns add hand_id, session, session_hand, rotation, deal_id and the
+    80-byte decks (``deck``: (n, 80) uint8).
+    """
+    from engine.fast.deck import shuffle_decks
+    from engine.session import first_dealer
+
+    rules = spec.rules
+    n_seats = rules.players
+    rotations = n_seats if spec.duplicate else 1
+    L = spec.session_length
+    if len(sessions) == 0:
+        raise ValueError("no sessions")
+    first_deal = sessions.start * L
+    last_deal = min(sessions.stop * L, spec.deals)
+    n_deals = last_deal - first_deal
+    seed = spec.seed
+    deal_seeds = np.array(
+        [derive_seed(seed, "deal", d) for d in range(first_deal, last_deal)], dtype=np.uint64
+    )
+    decks = shuffle_decks(deal_seeds)
+    first_dealers = np.array(
+        [first_dealer(rules, derive_seed(seed, "session", i)).dealer for i in sessions],
+        dtype=np.int64,
+    )
+    bounds = [min(i * L, spec.deals) - first_deal for i in sessions] + [n_deals]
+    session_deals = np.array(bounds, dtype=np.int64)
+    pols = np.zeros((rotations, 4), dtype=np.int64)
+    for r in range(rotations):
+        for s in range(n_seats):
+            name = spec.policies[(s - r) % n_seats]
+            pols[r, s] = POLICY_CODES[name.strip().lower()]
+    n = n_deals * rotations
+    hand_ids = first_deal * rotations + np.arange(n, dtype=np.int64)
+    keys = policy_keys([derive_seed(seed, "hand", int(h)) for h in hand_ids], n_seats)
+    rp, hp = rule_arrays(rules)
+    hands = np.zeros((n, len(HAND_COLUMNS)), dtype=np.int32)
+    chunks = []
+    i = 0
+    cap = max(n * 120, MAX_EVENTS_PER_HAND * L * rotations * 2)
+    while i < len(first_dealers):
+        ev = np.zeros((len(EVENT_COLUMNS), cap), dtype=np.int32)
+        i2, p = sessions_kernel(
+            rp, hp, decks, first_dealers, session_deals, rotations, pols, keys,
+            rules.huangzhuang_rotate, i, ev, hands,
+        )  # fmt: skip
+        if i2 == i:
+            cap *= 2
+            continue
+        chunks.append(ev[:, :p])
+        i = i2
+    ev_all = np.concatenate(chunks, axis=1) if len(chunks) > 1 else chunks[0]
+    events = {name: ev_all[j].astype(EVENT_DTYPES[j]) for j, name in enumerate(EVENT_COLUMNS)}
+    events["hand"] = (events["hand"].astype(np.int64) + first_deal * rotations).astype(np.uint32)
+    out = {name: hands[:, j].astype(HAND_DTYPES[name]) for j, name in enumerate(HAND_COLUMNS)}
+    deal_rel = np.arange(n, dtype=np.int64) // rotations
+    deal_ids = first_deal + deal_rel
+    out["hand_id"] = hand_ids.astype(np.uint32)
+    out["deal_id"] = deal_ids.astype(np.uint32)
+    out["rotation"] = (np.arange(n) % rotations).astype(np.uint8)
+    out["session"] = (deal_ids // L).astype(np.uint32)
+    out["session_hand"] = (deal_ids % L).astype(np.uint16)
+    out["deck"] = np.repeat(decks, rotations, axis=0)
     return events, out

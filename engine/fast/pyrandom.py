@@ -89,6 +89,19 @@ def mt_seed(mt, key):
 
 
 @njit(cache=True)
+def mt_seed64(mt, seed):
+    """random.Random(seed) for 0 <= seed < 2**64 (``seed`` as a uint64 or int64 pattern)."""
+    key = np.zeros(3, dtype=np.int64)
+    v = np.uint64(seed)
+    lo = np.int64(v & np.uint64(MASK))
+    hi = np.int64(v >> np.uint64(32))
+    key[0] = 2 if hi else 1
+    key[1] = lo
+    key[2] = hi
+    mt_seed(mt, key)
+
+
+@njit(cache=True)
 def _twist(mt):
     for kk in range(N - M):
         y = (mt[kk] & UPPER) | (mt[kk + 1] & LOWER)

@@ -85,7 +85,7 @@ N_SHAPES = len(EAT_SHAPES)
 
 MAXM = 16  # table melds per seat (a seat holds at most 7 groups + 4-card melds; 16 is ample)
 MAXA = 96  # legal actions per seat
-MAXD = 32  # discards / right cards per seat
+MAXD = 48  # discards / right cards per seat (≤ 21 discards, ≤ 19 + 21 dead cards)
 HR_W = 8  # hu result width
 
 # The eat shapes (engine.groups.EAT_SHAPES) as an array, and which are 1-5-10.

@@ -87,15 +87,42 @@ _HAND_BUF = {
 def test_play_batch_equals_recorder(case: tuple[str, tuple[str, ...], int]) -> None:
     preset, overrides, deals = case
     rules = _rules(preset, overrides)
-    run_seed = 20261201 + len(overrides)
-    spec = RunSpec(rules=rules, policies=("random",) * rules.players, seed=run_seed, deals=deals)
+    _check_run(rules, ("random",) * rules.players, deals, 20261201 + len(overrides), case)
+
+
+GREEDY_CASES: list[tuple[str, tuple[str, ...], int]] = [
+    ("hunan", (), 60),
+    ("luzhou", (), 40),
+    ("hunan-4p", (), 30),
+    ("hunan", ("one_five_ten=on", "min_huxi=10"), 30),
+]
+
+
+@pytest.mark.parametrize("case", GREEDY_CASES, ids=_case_id)
+def test_play_batch_greedy_equals_recorder(case: tuple[str, tuple[str, ...], int]) -> None:
+    preset, overrides, deals = case
+    rules = _rules(preset, overrides)
+    pols = ("greedy",) * rules.players
+    _check_run(rules, pols, deals, 99 + len(overrides), case)
+    mixed = ("greedy", "random", "greedy", "random")[: rules.players]
+    _check_run(rules, mixed, deals // 2, 7, case)
+
+
+def _check_run(
+    rules: RuleSet,
+    policies: tuple[str, ...],
+    deals: int,
+    run_seed: int,
+    case: tuple[str, tuple[str, ...], int],
+) -> None:
+    spec = RunSpec(rules=rules, policies=policies, seed=run_seed, deals=deals)
     rec = ShardRecorder(rules)
     play_sessions(spec, range(spec.n_sessions), rec, None)
     n = len(rec)
     decks = np.frombuffer(bytes(rec.h_deck), dtype=np.uint8).reshape(n, 80)
     dealers = np.array(rec.h_dealer, dtype=np.int64)
     seeds = [derive_seed(run_seed, "hand", int(h)) for h in rec.h_id]
-    ev, hands = play_batch(rules, decks, dealers, seeds, ["random"] * rules.players)
+    ev, hands = play_batch(rules, decks, dealers, seeds, list(policies))
 
     ref_hands = {k: np.array(getattr(rec, v), dtype=np.int64) for k, v in _HAND_BUF.items()}
     for s in range(4):
@@ -273,3 +300,24 @@ def test_seat_policies_mixed_codes() -> None:
     for k in a[0]:
         assert (a[0][k] == b[0][k]).all()
     assert load_policies("random", 3)[0].name == "random"
+
+
+def test_policy_seeds_and_seed64() -> None:
+    from engine.fast.play import policy_keys
+    from engine.fast.pyrandom import N, mt_seed64, randbelow
+
+    seeds = [0, 7, 2**64 - 1, derive_seed(1, "hand", 3)]
+    keys = policy_keys(seeds, 4)
+    for h, seed in enumerate(seeds):
+        for s in range(4):
+            v = derive_seed(seed, "policy", s)
+            assert int(keys[h, s]) == v
+            mt = np.zeros(N + 1, dtype=np.int64)
+            mt_seed64(mt, keys[h, s])
+            r = random.Random(v)
+            assert [randbelow(mt, 11) for _ in range(20)] == [r.randrange(11) for _ in range(20)]
+    for v in (0, 1, 2**32 - 1, 2**32):
+        mt = np.zeros(N + 1, dtype=np.int64)
+        mt_seed64(mt, np.uint64(v))
+        r = random.Random(v)
+        assert [randbelow(mt, 5) for _ in range(20)] == [r.randrange(5) for _ in range(20)]

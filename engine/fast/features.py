@@ -1,0 +1,256 @@
+"""Hand evaluation of the ``greedy`` policy in numba (mirrors engine.policies.features).
+
+The role tables are copied from :class:`engine.policies.features.Tables` (same entries, same
+order, so every float sum runs in the reference's order) into an int64 block appended to the
+rule table ``rp`` at ``FT_BASE`` (:func:`policy_table`); 胡息 shares are stored as the integer
+胡息 and divided by 3.0 where the reference divided them, which gives the same doubles.
+
+Kind 20 is the sentinel of the reference: count 0 in the hand and unseen, 9 in free counts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.fast import state as S
+from engine.groups import EAT_SHAPE_ID
+from engine.policies import features as PF
+from engine.rules import RuleSet
+
+SENT = PF.SENT
+MAXC = 8  # complete-shape entries per kind (at most 6)
+MAXP = 8  # partial-shape entries per kind (at most 7)
+MAXN = 20  # neighbours per kind
+
+FT_BASE = S.RP_SIZE
+FT_COMP_N = FT_BASE  # 20
+FT_COMP = FT_COMP_N + 20  # 20 × MAXC × 6: (nk, a, na, b, nb, 胡息)
+FT_PART_N = FT_COMP + 20 * MAXC * 6  # 20
+FT_PART = FT_PART_N + 20  # 20 × MAXP × 4: (o, c1, c2, 胡息)
+FT_NBR_N = FT_PART + 20 * MAXP * 4  # 20
+FT_NBR = FT_NBR_N + 20  # 20 × MAXN
+FT_KAN_HX = FT_NBR + 20 * MAXN  # 20
+FT_PAIR_HX = FT_KAN_HX + 20  # 20
+FT_PENG_HX = FT_PAIR_HX + 20  # 20
+FT_SHAPE_HX = FT_PENG_HX + 20  # 40 by shape id
+FT_HIDDEN_WEI = FT_SHAPE_HX + 40
+FT_SIZE = FT_HIDDEN_WEI + 1 - FT_BASE
+
+
+def _int_share(x: float) -> int:
+    """The integer 胡息 behind a share hx / 3.0 of the reference tables."""
+    v = round(x * 3.0)
+    assert v / 3.0 == x, x
+    return v
+
+
+def policy_table(rules: RuleSet) -> np.ndarray:
+    """The FT block (to append to ``rule_table(rules)``)."""
+    t = PF.tables(rules)
+    out = np.zeros(FT_SIZE, dtype=np.int64)
+
+    def put(off: int, v: int) -> None:
+        out[off - FT_BASE] = v
+
+    for k in range(20):
+        comp = t.comp[k]
+        assert len(comp) <= MAXC
+        put(FT_COMP_N + k, len(comp))
+        for i, (nk, a, na, b, nb, hx) in enumerate(comp):
+            b0 = FT_COMP + (k * MAXC + i) * 6
+            for j, v in enumerate((nk, a, na, b, nb, _int_share(hx))):
+                put(b0 + j, v)
+        # comp1 / comp2 are comp without nk (comp1: the entries with nk == 1), same order
+        assert t.comp2[k] == tuple(e[1:] for e in comp)
+        assert t.comp1[k] == tuple(e[1:] for e in comp if e[0] == 1)
+        part = t.part[k]
+        assert len(part) <= MAXP
+        put(FT_PART_N + k, len(part))
+        for i, (o, c1, c2, hx) in enumerate(part):
+            b0 = FT_PART + (k * MAXP + i) * 4
+            for j, v in enumerate((o, c1, c2, _int_share(hx))):
+                put(b0 + j, v)
+        nbr = t.nbr[k]
+        put(FT_NBR_N + k, len(nbr))
+        for i, j in enumerate(nbr):
+            put(FT_NBR + k * MAXN + i, j)
+        put(FT_KAN_HX + k, t.kan_hx[k])
+        put(FT_PAIR_HX + k, t.pair_hx[k])
+        put(FT_PENG_HX + k, t.peng_hx[k])
+    for s, hx in t.shape_hx.items():
+        put(FT_SHAPE_HX + EAT_SHAPE_ID[s], hx)  # type: ignore[index]
+    put(FT_HIDDEN_WEI, t.hidden_wei)
+    return out
+
+
+# Weights (engine.policies.features.DEFAULT) and the greedy parameters.
+W_FULL = PF.DEFAULT.full
+W_PAIR = PF.DEFAULT.pair
+W_PART = PF.DEFAULT.part
+W_OUT = PF.DEFAULT.out
+W_SPILL = PF.DEFAULT.spill
+W_BIG = PF.DEFAULT.big
+W_SELF = PF.DEFAULT.self_
+W_KAN = PF.DEFAULT.kan
+
+
+@njit(cache=True)
+def card_value(rp, k, h, f, un, w_hx):
+    """Scorer.value: one copy of kind ``k`` in hand ``h`` (free counts ``f``)."""
+    n = h[k]
+    if n >= 3:
+        return W_KAN + w_hx * rp[FT_KAN_HX + k] / 3.0
+    best = 0.0
+    total = 0.0
+    for i in range(rp[FT_COMP_N + k]):
+        b0 = FT_COMP + (k * MAXC + i) * 6
+        if n != 2 and rp[b0] != 1:
+            continue
+        a = rp[b0 + 1]
+        na = rp[b0 + 2]
+        b = rp[b0 + 3]
+        nb = rp[b0 + 4]
+        if f[a] >= na and f[b] >= nb:
+            v = W_FULL + w_hx * (rp[b0 + 5] / 3.0)
+            total += v
+            if v > best:
+                best = v
+    if n == 2:
+        v = W_PAIR + w_hx * rp[FT_PAIR_HX + k] / 3.0 * (1.0 if un[k] else 0.4)
+        total += v
+        if v > best:
+            best = v
+    for i in range(rp[FT_PART_N + k]):
+        b0 = FT_PART + (k * MAXP + i) * 4
+        if f[rp[b0]]:
+            outs = un[rp[b0 + 1]] + un[rp[b0 + 2]]
+            if outs:
+                v = W_PART + W_OUT * outs + w_hx * (rp[b0 + 3] / 3.0) * 0.5
+                total += v
+                if v > best:
+                    best = v
+    base = W_SELF * un[k] + (W_BIG if k >= 10 else 0.0)
+    return base + best + W_SPILL * (total - best)
+
+
+@njit(cache=True)
+def is_loose(rp, k, f):
+    """A kind with free copies in no complete 一句话 / 绞 of the hand (loose_kinds)."""
+    n = f[k]
+    if not n:
+        return False
+    for i in range(rp[FT_COMP_N + k]):
+        b0 = FT_COMP + (k * MAXC + i) * 6
+        if n >= rp[b0] and f[rp[b0 + 1]] >= rp[b0 + 2] and f[rp[b0 + 3]] >= rp[b0 + 4]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def read_view(rp, st, seat, claim, h, f, un):
+    """features.View: own hand ``h``, free counts ``f``, unseen copies ``un`` (21 each, the
+    sentinel last); returns the hand size."""
+    hs = 0
+    for k in range(20):
+        v = st[S.HANDS + seat * 20 + k]
+        h[k] = v
+        f[k] = v if v < 3 else 0
+        un[k] = v  # seen, for now
+        hs += v
+    h[SENT] = 0
+    f[SENT] = 9
+    un[SENT] = 0
+    if claim:
+        c = st[S.CARD]
+        # the card on offer (a drawn card is visible to others once revealed)
+        if c >= 0 and not (st[S.PHASE] == S.PH_DRAW_TAKE and st[S.OWNER] != seat):
+            un[c] += 1
+    liang = st[S.LIANG]
+    if st[S.LIANG_KNOWN] and liang >= 0 and seat != st[S.DEALER]:
+        un[liang] += 1
+    for i in range(3):
+        s = st[S.ACTIVE + i]
+        for m in range(st[S.MELD_N + s]):
+            kind = st[S.MELD_KIND + s * S.MAXM + m]
+            mid = st[S.MELD_ID + s * S.MAXM + m]
+            if kind == S.GK_WEI and s != seat:
+                continue  # a face-down 偎 of another seat
+            if kind == S.GK_CHI:
+                for q in range(3):
+                    un[S.SHAPES[mid, q]] += 1
+            else:
+                un[mid] += 4 if kind in (S.GK_PAO, S.GK_TI) else 3
+        for j in range(st[S.RIGHT_N + s]):
+            un[st[S.RIGHT + s * S.MAXD + j]] += 1
+    for k in range(20):
+        n = un[k]
+        un[k] = 4 - n if n < 4 else 0
+    return hs
+
+
+# ---------------------------------------------------------------------------------------------
+# CPython's iteration order of a small set of small ints (``touched`` in greedy._hand_change)
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _pyset_insert(table, mask, key):
+    """setobject.c set_insert_clean / the probe of set_add_entry for hash(key) = key < 32."""
+    perturb = key
+    i = key & mask
+    while True:
+        if table[i] < 0:
+            table[i] = key
+            return
+        if i + 9 <= mask:
+            for j in range(i + 1, i + 10):
+                if table[j] < 0:
+                    table[j] = key
+                    return
+        perturb >>= 5
+        i = (i * 5 + 1 + perturb) & mask
+
+
+@njit(cache=True)
+def pyset_add(table, state, key):
+    """set.add on an emulated set: ``table`` (128 slots, -1 empty), state[0] mask, state[1]
+    used (no deletions, so fill = used)."""
+    mask = state[0]
+    # membership first: set_add_entry finds an equal key on its probe path
+    i = key & mask
+    perturb = key
+    slot = -1
+    while slot < 0:
+        if table[i] < 0:
+            slot = i
+            break
+        if table[i] == key:
+            return
+        if i + 9 <= mask:
+            for j in range(i + 1, i + 10):
+                if table[j] < 0:
+                    slot = j
+                    break
+                if table[j] == key:
+                    return
+            if slot >= 0:
+                break
+        perturb >>= 5
+        i = (i * 5 + 1 + perturb) & mask
+    table[slot] = key
+    state[1] += 1
+    used = state[1]
+    if used * 5 < mask * 3:
+        return
+    # set_table_resize(so, used * 4): the smallest power of two above it, from 8
+    newsize = 8
+    while newsize <= used * 4:
+        newsize <<= 1
+    old = table[: mask + 1].copy()
+    for j in range(newsize):
+        table[j] = -1
+    state[0] = newsize - 1
+    for j in range(mask + 1):
+        if old[j] >= 0:
+            _pyset_insert(table, newsize - 1, old[j])
