@@ -24,7 +24,8 @@ from the live state *before* the action, read once per step:
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -50,11 +51,6 @@ for _c in range(DISCARD_BASE, PAO_BASE + 20):
 _OPT: dict[int, int] = {int(k): 1 << k for k in ActionKind}
 _NO_HUXI = -32768  # a win with no 胡息 split (never expected; kept null if it happens)
 _PASS, _HU, _DISCARD = int(ActionKind.PASS), int(ActionKind.HU), int(ActionKind.DISCARD)
-
-
-def _u8(buf: array, nullable: bool = False) -> pa.Array:
-    a = np.frombuffer(buf, dtype=np.uint8)
-    return pa.array(a, mask=(a == NULL8) if nullable else None, type=pa.uint8())
 
 
 class ShardRecorder:
@@ -208,56 +204,121 @@ class ShardRecorder:
 
     def tables(self) -> tuple[pa.Table, pa.Table]:
         """The recorded hands as ``(hands, events)`` tables in :mod:`replay.record.schema` layout."""
-        n = len(self.h_id)
-        winner = np.frombuffer(self.h_winner, dtype=np.uint8)
-        no_win = winner == NULL8
-        no_seat3 = np.full(n, self.n_seats <= 3)
-        zimo = np.frombuffer(self.h_zimo, dtype=np.uint8)
-        huxi = np.frombuffer(self.h_huxi, dtype=np.int16)
-        hands = pa.Table.from_arrays(
-            [
-                pa.array(np.frombuffer(self.h_id, dtype=np.uint32)),
-                pa.array(np.frombuffer(self.h_session, dtype=np.uint32)),
-                pa.array(np.frombuffer(self.h_session_hand, dtype=np.uint16)),
-                _u8(self.h_rotation),
-                pa.array(np.frombuffer(self.h_deal, dtype=np.uint32)),
-                _u8(self.h_dealer),
-                _u8(self.h_streak),
-                pa.FixedSizeBinaryArray.from_buffers(
-                    pa.binary(80), n, [None, pa.py_buffer(bytes(self.h_deck))]
-                ),
-                _u8(self.h_outcome),
-                pa.array(winner, mask=no_win),
-                _u8(self.h_source, True),
-                _u8(self.h_card, True),
-                _u8(self.h_from, True),
-                pa.array(huxi, mask=no_win | (huxi == _NO_HUXI)),
-                pa.array(np.frombuffer(self.h_deng, dtype=np.int16), mask=no_win),
-                pa.array(np.frombuffer(self.h_fan, dtype=np.int16), mask=no_win),
-                pa.array(np.frombuffer(self.h_score, dtype=np.int32), mask=no_win),
-                pa.array(np.frombuffer(self.h_mingtang, dtype=np.uint16)),
-                pa.array(zimo == 1, mask=zimo == NULL8),
-                *(pa.array(np.frombuffer(self.h_delta[s], dtype=np.int32)) for s in range(3)),
-                pa.array(np.frombuffer(self.h_delta[3], dtype=np.int32), mask=no_seat3),
-                *(pa.array(self.h_policy[s], type=pa.string()) for s in range(4)),
-                _u8(self.h_stock),
-                pa.array(np.frombuffer(self.h_events, dtype=np.uint16)),
-            ],
-            schema=schema.HANDS_SCHEMA,
-        )
-        events = pa.Table.from_arrays(
-            [
-                pa.array(np.frombuffer(self.e_hand, dtype=np.uint32)),
-                pa.array(np.frombuffer(self.e_seq, dtype=np.uint16)),
-                _u8(self.e_seat),
-                pa.array(np.frombuffer(self.e_action, dtype=np.int32)),
-                _u8(self.e_kind),
-                _u8(self.e_card, True),
-                _u8(self.e_from, True),
-                pa.array(np.frombuffer(self.e_forced, dtype=np.uint8) == 1),
-                _u8(self.e_n_legal),
-                _u8(self.e_options),
-            ],
-            schema=schema.EVENTS_SCHEMA,
-        )
-        return hands, events
+        f = np.frombuffer
+        hands = {
+            "hand_id": f(self.h_id, dtype=np.uint32),
+            "session": f(self.h_session, dtype=np.uint32),
+            "session_hand": f(self.h_session_hand, dtype=np.uint16),
+            "rotation": f(self.h_rotation, dtype=np.uint8),
+            "deal_id": f(self.h_deal, dtype=np.uint32),
+            "dealer": f(self.h_dealer, dtype=np.uint8),
+            "huang_streak": f(self.h_streak, dtype=np.uint8),
+            "deck": f(bytes(self.h_deck), dtype=np.uint8),
+            "outcome": f(self.h_outcome, dtype=np.uint8),
+            "winner": f(self.h_winner, dtype=np.uint8),
+            "source": f(self.h_source, dtype=np.uint8),
+            "hu_card": f(self.h_card, dtype=np.uint8),
+            "from_seat": f(self.h_from, dtype=np.uint8),
+            "huxi": f(self.h_huxi, dtype=np.int16),
+            "deng": f(self.h_deng, dtype=np.int16),
+            "fan": f(self.h_fan, dtype=np.int16),
+            "score": f(self.h_score, dtype=np.int32),
+            "mingtang": f(self.h_mingtang, dtype=np.uint16),
+            "zimo": f(self.h_zimo, dtype=np.uint8),
+            **{f"delta_{s}": f(self.h_delta[s], dtype=np.int32) for s in range(4)},
+            "stock_left": f(self.h_stock, dtype=np.uint8),
+            "n_events": f(self.h_events, dtype=np.uint16),
+        }
+        events = {
+            "hand_id": f(self.e_hand, dtype=np.uint32),
+            "seq": f(self.e_seq, dtype=np.uint16),
+            "seat": f(self.e_seat, dtype=np.uint8),
+            "action": f(self.e_action, dtype=np.int32),
+            "kind": f(self.e_kind, dtype=np.uint8),
+            "card": f(self.e_card, dtype=np.uint8),
+            "from_seat": f(self.e_from, dtype=np.uint8),
+            "forced": f(self.e_forced, dtype=np.uint8),
+            "n_legal": f(self.e_n_legal, dtype=np.uint8),
+            "options": f(self.e_options, dtype=np.uint8),
+        }
+        return build_tables(hands, events, self.h_policy, self.n_seats)
+
+
+def build_tables(
+    hands: Mapping[str, np.ndarray],
+    events: Mapping[str, np.ndarray],
+    policies: Sequence[Sequence[str | None]],
+    n_seats: int,
+) -> tuple[pa.Table, pa.Table]:
+    """The ``(hands, events)`` tables of :mod:`replay.record.schema` from column arrays, the
+    one conversion both engines use (the reference recorder above and the compiled engine).
+
+    Nullable uint8 columns hold :data:`NULL8` for null; ``winner`` = NULL8 marks a 荒庄, whose
+    胡息/等/番/score are then null whatever the arrays hold; ``zimo`` is 0/1 or NULL8;
+    ``deck`` is the n × 80 card bytes; ``policies[s]`` the policy name of seat ``s`` per hand.
+    """
+    n = len(hands["hand_id"])
+    winner = np.asarray(hands["winner"], dtype=np.uint8)
+    no_win = winner == NULL8
+    no_seat3 = np.full(n, n_seats <= 3)
+    zimo = np.asarray(hands["zimo"], dtype=np.uint8)
+    huxi = np.asarray(hands["huxi"], dtype=np.int16)
+    deck = np.ascontiguousarray(hands["deck"], dtype=np.uint8).reshape(-1)
+
+    def u8(name: str, nullable: bool = False, cols: Mapping[str, np.ndarray] = hands) -> pa.Array:
+        a = np.asarray(cols[name], dtype=np.uint8)
+        return pa.array(a, mask=(a == NULL8) if nullable else None, type=pa.uint8())
+
+    def typed(
+        name: str,
+        dtype: Any,
+        mask: np.ndarray | None = None,
+        cols: Mapping[str, np.ndarray] = hands,
+    ) -> pa.Array:
+        return pa.array(np.asarray(cols[name], dtype=dtype), mask=mask)
+
+    hands_t = pa.Table.from_arrays(
+        [
+            typed("hand_id", np.uint32),
+            typed("session", np.uint32),
+            typed("session_hand", np.uint16),
+            u8("rotation"),
+            typed("deal_id", np.uint32),
+            u8("dealer"),
+            u8("huang_streak"),
+            pa.FixedSizeBinaryArray.from_buffers(pa.binary(80), n, [None, pa.py_buffer(deck)]),
+            u8("outcome"),
+            pa.array(winner, mask=no_win),
+            u8("source", True),
+            u8("hu_card", True),
+            u8("from_seat", True),
+            pa.array(huxi, mask=no_win | (huxi == _NO_HUXI)),
+            typed("deng", np.int16, no_win),
+            typed("fan", np.int16, no_win),
+            typed("score", np.int32, no_win),
+            typed("mingtang", np.uint16),
+            pa.array(zimo == 1, mask=zimo == NULL8),
+            *(typed(f"delta_{s}", np.int32) for s in range(3)),
+            typed("delta_3", np.int32, no_seat3),
+            *(pa.array(list(policies[s]), type=pa.string()) for s in range(4)),
+            u8("stock_left"),
+            typed("n_events", np.uint16),
+        ],
+        schema=schema.HANDS_SCHEMA,
+    )
+    events_t = pa.Table.from_arrays(
+        [
+            typed("hand_id", np.uint32, cols=events),
+            typed("seq", np.uint16, cols=events),
+            u8("seat", cols=events),
+            typed("action", np.int32, cols=events),
+            u8("kind", cols=events),
+            u8("card", True, events),
+            u8("from_seat", True, events),
+            pa.array(np.asarray(events["forced"], dtype=np.uint8) == 1),
+            u8("n_legal", cols=events),
+            u8("options", cols=events),
+        ],
+        schema=schema.EVENTS_SCHEMA,
+    )
+    return hands_t, events_t
