@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo play-hand test browser-deps check lint typecheck bench clean
+.PHONY: demo play-hand test browser-deps check lint typecheck bench bench-dashboard clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -43,3 +43,9 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+
+# The dashboard and `paohuzi stats` on a 10,000,000-hand store, summaries vs raw hands
+# (replay/bench_dashboard.py; BENCH_HANDS=… for another size).
+BENCH_HANDS ?= 10000000
+bench-dashboard: $(STAMP)
+	$(PY) -m replay.bench_dashboard --hands $(BENCH_HANDS)

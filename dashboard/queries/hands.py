@@ -6,11 +6,15 @@ the replays behind the 胡息 group table and the 破跑胡 check are cached her
 
 from __future__ import annotations
 
+import dataclasses
+
 import pandas as pd
 import streamlit as st
 
 from dashboard import db
 from dashboard.queries import sql
+from dashboard.queries import stats as stats_q
+from dashboard.queries import summary_sql as ssql
 from dashboard.queries.sql import Filters
 from dashboard.services import drill, huxi
 from engine.rules import RuleSet
@@ -19,14 +23,53 @@ from replay.replayer.hand import HandLog, load_hand
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def hand_count(sig: str, f: Filters, cond: str, value: int | None) -> pd.DataFrame:
-    return db.query(*sql.hand_count(f, cond, value))
+    """k of n; from the summary tables when every selected run has them and the condition
+    is one they count (:data:`dashboard.queries.summary_sql.DRILL`)."""
+    p = stats_q._plan(f) if cond in ssql.DRILL else None
+    return db.query(
+        *(sql.hand_count(f, cond, value) if p is None else ssql.hand_count(p, cond, value))
+    )
+
+
+def shard_ranges(root: str, run: str) -> list[tuple[int, int]]:
+    """The hand ids of each listed shard of a run, in order (from its manifest)."""
+    from replay.store.runs import open_store
+
+    try:
+        shards = open_store(root).run(run).shards
+    except Exception:  # noqa: BLE001 - a run gone since the scan: nothing to list
+        return []
+    return [(int(s["first_hand"]), int(s["first_hand"]) + int(s["hands"]) - 1) for s in shards]
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def hand_list(
     sig: str, f: Filters, cond: str, value: int | None, limit: int, with_deck: bool = False
 ) -> pd.DataFrame:
-    return db.query(*sql.hand_list(f, cond, value, limit, with_deck))
+    """The first ``limit`` matching hands by run and hand id, read run by run and a few
+    shards at a time (1, 2, 4, … shards): a common condition reads the first shard only."""
+    if cond in sql.SCAN_BOUND:
+        return db.query(*sql.hand_list(f, cond, value, limit, with_deck))
+    root = db.data_root()
+    parts: list[pd.DataFrame] = []
+    left = int(limit)
+    for run in sorted(f.runs):
+        ranges = shard_ranges(root, run)
+        one = dataclasses.replace(f, runs=(run,))
+        i, step = 0, 1
+        while i < len(ranges) and left > 0:
+            lo, hi = ranges[i][0], ranges[min(len(ranges), i + step) - 1][1]
+            got = db.query(*sql.hand_list_range(one, cond, value, left, lo, hi, with_deck))
+            if len(got):
+                parts.append(got)
+                left -= len(got)
+            i += step
+            step *= 2
+        if left <= 0:
+            break
+    if not parts:
+        return db.query(*sql.hand_list(f, cond, value, 0, with_deck))
+    return pd.concat(parts, ignore_index=True)
 
 
 def _ranges(rows: pd.DataFrame) -> list[tuple[str, int, int]]:

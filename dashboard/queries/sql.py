@@ -515,19 +515,27 @@ def huang_by_keys(f: Filters, keys: Sequence[str]) -> tuple[str, list[Any]]:
     """:func:`huang_by` for several keys (column ``g`` names the key). Every key is a
     property of the run, so the hands are counted once per run and the few per-run rows are
     then grouped by each key (``GROUPING SETS``); clusters never span runs, so they add."""
-    exprs = [HAND_KEYS[k] for k in keys]
-    n = len(keys)
-    full = (1 << n) - 1
-    # grouping(k0, …) has a bit set for each key *not* grouped; the first key is the top bit.
-    which = " ".join(f"WHEN {full & ~(1 << (n - 1 - i))} THEN '{k}'" for i, k in enumerate(keys))
-    names = ", ".join(f"k{i}" for i in range(n))
     src, p = _hands_joined(f)
     return (
         "WITH per AS (SELECT run, count(*) AS n, count(*) FILTER (WHERE h.outcome = 1) AS huang,"
         " count(*) FILTER (WHERE NOT r.duplicate)"
         " + count(DISTINCT h.deal_id) FILTER (WHERE r.duplicate) AS d,"
         " count(*) FILTER (WHERE h.outcome = 1 AND h.huang_streak + 1 < r.huangzhuang_rotate)"
-        f" AS retained {src} GROUP BY run)"
+        f" AS retained {src} GROUP BY run) " + huang_outer(keys),
+        p,
+    )
+
+
+def huang_outer(keys: Sequence[str]) -> str:
+    """The part of :func:`huang_by_keys` after its ``per`` CTE (per run: n, huang, d,
+    retained): the per-run rows grouped by each run-level key."""
+    exprs = [HAND_KEYS[k] for k in keys]
+    n = len(keys)
+    full = (1 << n) - 1
+    # grouping(k0, …) has a bit set for each key *not* grouped; the first key is the top bit.
+    which = " ".join(f"WHEN {full & ~(1 << (n - 1 - i))} THEN '{k}'" for i, k in enumerate(keys))
+    names = ", ".join(f"k{i}" for i in range(n))
+    return (
         f" SELECT CASE grouping({names}) {which} END AS g,"
         f" coalesce({', '.join(f'k{i}::VARCHAR' for i in range(n))}) AS key,"
         " sum(n)::BIGINT AS n, sum(huang)::BIGINT AS huang, sum(d)::BIGINT AS d,"
@@ -535,23 +543,28 @@ def huang_by_keys(f: Filters, keys: Sequence[str]) -> tuple[str, list[Any]]:
         f" FROM (SELECT {', '.join(f'{e} AS k{i}' for i, e in enumerate(exprs))}, h.n, h.huang,"
         " h.d, h.retained FROM per h JOIN runs r USING (run))"
         f" GROUP BY GROUPING SETS ({', '.join(f'(k{i})' for i in range(n))})"
-        " ORDER BY g, key",
-        p,
+        " ORDER BY g, key"
     )
 
 
 def survival(f: Filters, key: str) -> tuple[str, list[Any]]:
     """Hands per group and per number of cards left in the stock when they ended (counted
     per run, then grouped: the key is a property of the run)."""
-    k = HAND_KEYS[key]
     w, p = hands_where(f)
     return (
         "WITH per AS (SELECT run, stock_left::INTEGER AS stock_left, count(*) AS n,"
         f" count(*) FILTER (WHERE outcome = {HUANG}) AS huang FROM hands WHERE {w}"
-        " GROUP BY 1, 2)"
-        f" SELECT {k} AS key, h.stock_left, sum(h.n)::BIGINT AS n, sum(h.huang)::BIGINT AS huang"
-        " FROM per h JOIN runs r USING (run) GROUP BY 1, 2 ORDER BY 1, 2",
+        " GROUP BY 1, 2)" + survival_outer(key),
         p,
+    )
+
+
+def survival_outer(key: str) -> str:
+    """The part of :func:`survival` after its ``per`` CTE (per run and stock_left: n, huang)."""
+    k = HAND_KEYS[key]
+    return (
+        f" SELECT {k} AS key, h.stock_left, sum(h.n)::BIGINT AS n, sum(h.huang)::BIGINT AS huang"
+        " FROM per h JOIN runs r USING (run) GROUP BY 1, 2 ORDER BY 1, 2"
     )
 
 
@@ -669,6 +682,19 @@ def hand_list(
     return (
         f"SELECT {cols} {src} ORDER BY run, h.hand_id LIMIT ?",
         [*p, int(limit)],
+    )
+
+
+def hand_list_range(
+    f: Filters, cond: str, value: int | None, limit: int, lo: int, hi: int, with_deck: bool = False
+) -> tuple[str, list[Any]]:
+    """:func:`hand_list` within hand ids ``lo … hi`` (a few shards of one run: DuckDB skips
+    the other files by their ``run`` folder and their row groups by ``hand_id`` statistics)."""
+    src, p = _condition(f, cond, value)
+    cols = HAND_COLUMNS + (", h.deck" if with_deck else "")
+    return (
+        f"SELECT {cols} {src} AND h.hand_id BETWEEN ? AND ? ORDER BY run, h.hand_id LIMIT ?",
+        [*p, int(lo), int(hi), int(limit)],
     )
 
 

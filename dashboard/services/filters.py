@@ -85,6 +85,13 @@ def describe(f: Filters, state: StoreState) -> str:
 
 
 def convergence_width(state: StoreState, f: Filters, bins: int = 100) -> int:
-    """Hands per bin of the convergence curve: about ``bins`` points over the longest run."""
+    """Hands per bin of the convergence curve: about ``bins`` points over the longest run,
+    a power of two (so the summary tables' bins, also powers of two, nest in it).
+
+    >>> from replay.store.scan import StoreState
+    >>> convergence_width(StoreState("/d", True, (), "x"), Filters(runs=()))
+    1
+    """
     longest = max((r.hands for r in state.usable_runs if r.name in f.runs), default=0)
-    return max(1, -(-longest // bins))
+    want = max(1, -(-longest // bins))
+    return 1 << (want - 1).bit_length()

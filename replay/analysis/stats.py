@@ -200,6 +200,7 @@ def run_stats(
     names: Sequence[str] = (),
     con: Any = None,
     on_skip: Callable[[str], None] | None = None,
+    summaries: bool = True,
 ) -> list[RunStats]:
     """The statistics of the named runs (all runs when ``names`` is empty), in that order.
 
@@ -208,6 +209,10 @@ def run_stats(
     the shard); without names a damaged run is left out and ``on_skip`` gets its one-line
     reason, so no number is ever computed from a damaged shard. Raises ``StoreError`` for a
     missing store or an unknown run; both are one-line ``ValueError``s.
+
+    A run whose every shard has a summary file (``paohuzi index``) is answered from the
+    summary tables (:mod:`replay.analysis.summary`), with the same numbers; ``summaries=False``
+    reads the hands of every run.
     """
     if not store.root.is_dir():
         raise StoreError(f"no store at {store.root} (run 'paohuzi simulate' first)")
@@ -233,7 +238,14 @@ def run_stats(
     try:
         if own:
             con = store.connect(state)
-        return [summarize(con, run) for run in healthy]
+        from replay.analysis.summary import summarized
+
+        use = {
+            run.name
+            for run in healthy
+            if summaries and (info := state.run(run.name)) is not None and summarized(info)
+        }
+        return [summarize(con, run, run.name in use) for run in healthy]
     except duckdb.Error as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise CorruptLog(f"cannot read the store {store.root}: {first}") from None
@@ -242,15 +254,22 @@ def run_stats(
             con.close()
 
 
-def summarize(con: Any, run: Run) -> RunStats:
-    """One run's statistics from the catalog views on ``con`` (the run already checked)."""
+def summarize(con: Any, run: Run, from_summary: bool = False) -> RunStats:
+    """One run's statistics from the catalog views on ``con`` (the run already checked):
+    from its ``hands``, or from its summary tables when ``from_summary``."""
     m = run.manifest
     params = m.get("params", {})
     rules = run.rules
     duplicate = bool(params.get("duplicate"))
     rotations = int(params.get("rotations") or 1)
-    q = _Queries(con, run.name, rules.players, "deal_id" if duplicate else "hand_id")
-    hands, deals = q.one("SELECT count(*), count(DISTINCT deal_id) FROM h")
+    q: _Queries | _SummaryQueries
+    if from_summary:
+        q = _SummaryQueries(
+            con, run.name, rules.players, list(params.get("policies") or ()), rotations
+        )
+    else:
+        q = _Queries(con, run.name, rules.players, "deal_id" if duplicate else "hand_id")
+    hands, deals = q.totals()
     try:
         listed = int(m.get("progress", {}).get("hands", run.n_hands))
     except (TypeError, ValueError):
@@ -324,6 +343,10 @@ class _Queries:
 
     def all(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
         return self.con.execute(f"{self.with_} {sql}", [self.run, *params]).fetchall()
+
+    def totals(self) -> tuple[int, int]:
+        hands, deals = self.one("SELECT count(*), count(DISTINCT deal_id) FROM h")
+        return int(hands), int(deals)
 
     def one(self, sql: str, *params: Any) -> tuple[Any, ...]:
         return self.all(sql, *params)[0]
@@ -428,6 +451,150 @@ class _Queries:
             f"SELECT count(*), count(*) FILTER (WHERE outcome = {_AUTO}),"
             f" count(*) FILTER (WHERE outcome = {_AUTO} AND winner = dealer)"
             f" FROM h WHERE rotation = 0"
+        )
+        o = exact.auto_tianhu_odds()
+        return AutoTianhu(
+            any=Rate.of(k, n),
+            dealer=Rate.of(kd, n),
+            non_dealer=Rate.of(k - kd, n),
+            exact_any=o.per_hand,
+            exact_dealer=o.dealer,
+            exact_non_dealer=o.non_dealer,
+            exact_bound=o.triple_bound,
+        )
+
+
+class _SummaryQueries:
+    """The numbers of :class:`_Queries` from the run's summary tables
+    (:mod:`replay.analysis.summary`): the same values, without reading the hands. Every
+    statement is this class's constant text; the run, the masks and the bits are
+    parameters."""
+
+    def __init__(
+        self, con: Any, run: str, players: int, policies: Sequence[str], rotations: int
+    ) -> None:
+        from replay.analysis import summary
+
+        self.con = con
+        self.run = run
+        per = summary.seat_policies(policies, players, rotations)
+        self.mask = summary.seat_mask(per, players)
+        self.hmask = summary.hand_mask(per)
+
+    def all(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+        return self.con.execute(sql, [self.run, *params]).fetchall()
+
+    def one(self, sql: str, *params: Any) -> tuple[Any, ...]:
+        return self.all(sql, *params)[0]
+
+    def _d(self, what: str, key: str = "") -> int:
+        (d,) = self.one(
+            "SELECT coalesce(sum(d), 0) FROM summary_clusters WHERE run = ? AND what = ?"
+            " AND key = ? AND mask = ?",
+            what,
+            key,
+            self.hmask if what.startswith("hand") else self.mask,
+        )
+        return int(d)
+
+    def totals(self) -> tuple[int, int]:
+        (n,) = self.one("SELECT coalesce(sum(n), 0) FROM summary_hands WHERE run = ?")
+        return int(n), self._d("hand")
+
+    def outcomes(self) -> dict[str, Rate]:
+        rows = dict(
+            self.all("SELECT outcome, sum(n) FROM summary_hands WHERE run = ? GROUP BY outcome")
+        )
+        n, d = sum(int(v) for v in rows.values()), self._d("hand")
+        ks = {
+            "win": n - int(rows.get(_HUANG, 0)),
+            "hu": int(rows.get(_HU, 0)),
+            "tianhu": int(rows.get(_TIAN, 0)),
+            "tianhu_auto": int(rows.get(_AUTO, 0)),
+            "huangzhuang": int(rows.get(_HUANG, 0)),
+        }
+        return {name: Rate.of(k, n, d) for name, k in ks.items()}
+
+    def groups(self, key_sql: str, sort_sql: str = "NULL") -> list[GroupRow]:
+        # the three groupings of summarize(): by seat, dealer / non-dealer, policy
+        what = {"'seat ' || seat": "g:seat", "policy": "g:policy"}.get(key_sql, "g:dealer")
+        rows = self.all(
+            "SELECT key, n, won, d, y, yy, ym, mm FROM summary_clusters WHERE run = ?"
+            " AND what = ? AND mask = ? AND n > 0 ORDER BY key",
+            what,
+            self.mask,
+        )
+        out = []
+        for key, n, won, d, y, yy, ym, mm in rows:
+            sums = ClusterSums(int(d), float(y), float(n), float(yy), float(ym), float(mm))
+            out.append(GroupRow(str(key), Rate.of(won, n, d), Mean.of(sums)))
+        return out
+
+    def paired(self) -> list[PairedRow]:
+        rows = self.all(
+            "SELECT a, b, d, dw, dww, dy, dyy FROM summary_paired WHERE run = ? AND mask = ?"
+            " ORDER BY a, b",
+            self.mask,
+        )
+        out = []
+        for a, b, n, dw, dww, dy, dyy in rows:
+            w = paired_diff_ci(Moments(float(dw), float(dww), int(n)))
+            y = paired_diff_ci(Moments(float(dy), float(dyy), int(n)))
+            out.append(PairedRow(a, b, int(n), Mean(*w, int(n)), Mean(*y, int(n))))
+        return out
+
+    def winning(self) -> dict[str, Distribution]:
+        from replay.analysis.summary import quantile_disc
+
+        out = {}
+        for col in ("huxi", "deng", "fan", "score"):
+            row = self.one(
+                "SELECT coalesce(sum(d), 0), sum(y), sum(m), sum(yy), sum(ym), sum(mm)"
+                " FROM summary_clusters WHERE run = ? AND what = ? AND mask = ?",
+                f"win:{col}",
+                self.mask,
+            )
+            if not row[0]:
+                continue
+            hist = self.all(
+                "SELECT v, sum(n) FROM summary_values WHERE run = ? AND metric = ?"
+                " GROUP BY v ORDER BY v",
+                col,
+            )
+            values, counts = [int(v) for v, _ in hist], [int(c) for _, c in hist]
+            qs = tuple(float(quantile_disc(values, counts, q) or 0) for q in QUANTILES)
+            sums = ClusterSums(int(row[0]), *(float(v) for v in row[1:]))
+            out[col] = Distribution(Mean.of(sums), qs, values[0], values[-1])
+        return out
+
+    def zimo(self) -> Rate:
+        n, k = self.one(
+            "SELECT coalesce(sum(n), 0), coalesce(sum(n) FILTER (WHERE zimo), 0)"
+            f" FROM summary_hands WHERE run = ? AND outcome <> {_HUANG}"
+        )
+        return Rate.of(k, n, self._d("win"))
+
+    def mingtang(self, codes: list[dict[str, Any]]) -> list[MingtangRow]:
+        rows = {
+            int(b): int(n)
+            for b, n in self.all(
+                "SELECT bit, sum(n) FROM summary_mingtang WHERE run = ? GROUP BY bit"
+            )
+        }
+        n, d = rows.get(-2, 0), self._d("win")
+        out = [
+            MingtangRow(c["pinyin"], c["name"], Rate.of(rows.get(int(c["bit"]), 0), n, d))
+            for c in codes
+        ]
+        out.append(MingtangRow("pinghu", "平胡", Rate.of(rows.get(-1, 0), n, d)))
+        return out
+
+    def auto_tianhu(self) -> AutoTianhu:
+        n, k, kd = self.one(
+            "SELECT coalesce(sum(n), 0),"
+            f" coalesce(sum(n) FILTER (WHERE outcome = {_AUTO}), 0),"
+            f" coalesce(sum(n) FILTER (WHERE outcome = {_AUTO} AND winner = dealer), 0)"
+            " FROM summary_hands WHERE run = ? AND rotation = 0"
         )
         o = exact.auto_tianhu_odds()
         return AutoTianhu(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import unicodedata
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -42,7 +43,9 @@ def stats(runs: tuple[str, ...], data: Path, as_json: bool) -> None:
     from replay.store.runs import open_store
 
     try:
-        result = run_stats(open_store(data), runs, on_skip=_warn)
+        # PAOHUZI_SUMMARY=0: read the hands even where summary tables exist (comparisons)
+        use = os.environ.get("PAOHUZI_SUMMARY", "1") != "0"
+        result = run_stats(open_store(data), runs, on_skip=_warn, summaries=use)
     except (PaohuziError, duckdb.Error, OSError) as e:
         raise InputError(_one_line(e)) from None
     if as_json:

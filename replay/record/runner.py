@@ -67,6 +67,7 @@ from engine.policies import load_policies
 from engine.rules import RuleSet, find_rules
 from engine.session import DealerState, first_dealer, next_dealer
 from replay import store
+from replay.analysis import summary
 from replay.record import schema
 from replay.record.recorder import ShardRecorder
 
@@ -104,6 +105,9 @@ class RunSpec:
     session_length: int = DEFAULT_SESSION_LENGTH
     duplicate: bool = False
     shard_hands: int = DEFAULT_SHARD_HANDS
+    #: ``reference`` (engine/, the Python engine) or ``fast`` (engine/fast/, compiled). Not
+    #: part of the identity: both write the same rows, so a run may be resumed with either.
+    engine: str = "reference"
 
     def __post_init__(self) -> None:
         if self.deals < 1 or self.session_length < 1 or self.shard_hands < 1:
@@ -228,17 +232,26 @@ def play_shard(
     run_path: Path,
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
-    """Play shard ``index``, write its two files atomically; its manifest entry."""
-    rec = ShardRecorder(spec.rules)
+    """Play shard ``index`` with ``spec.engine``, write its two files atomically; its
+    manifest entry (which names the engine that wrote it)."""
     sessions = spec.shard_sessions(index)
-    play_sessions(spec, sessions, rec, progress)
-    hands, events = rec.tables()
     hr = spec.shard_hands_range(index)
+    if spec.engine == "fast":
+        from replay.record.fast_engine import play_shard_tables
+
+        hands, events = play_shard_tables(spec, sessions)
+        if progress is not None:
+            progress(len(hr))
+    else:
+        rec = ShardRecorder(spec.rules)
+        play_sessions(spec, sessions, rec, progress)
+        hands, events = rec.tables()
     assert hands.num_rows == len(hr), (hands.num_rows, hr)
     files = {
         name: store.write_shard_file(run_path, table, name, index)
         for name, table in (("hands", hands), ("events", events))
     }
+    files.update(summary.write_summary(run_path, index, hands, summary.spec_manifest(spec)))
     return {
         "index": index,
         "first_session": sessions.start,
@@ -246,6 +259,7 @@ def play_shard(
         "first_hand": hr.start,
         "hands": len(hr),
         "events": events.num_rows,
+        "engine": spec.engine,
         "files": files,
     }
 

@@ -137,6 +137,7 @@ def listing_digest(state: StoreState) -> str:
     """What a catalog was built on: the usable runs' checked files (relative to the store)."""
     rows = [(r.name, r.status, r.hands) for r in state.usable_runs]
     listed = listed_files(state, Path(state.root))
+    listed["summary"] = [str(Path(f).relative_to(state.root)) for f in state.files("summary")]
     return hashlib.sha256(json.dumps([rows, listed], sort_keys=True).encode()).hexdigest()
 
 
@@ -167,13 +168,22 @@ def create_code_tables(con: Any) -> None:
     )
 
 
-def build_catalog(con: Any, state: StoreState, base: Path | None = None) -> None:
+def build_catalog(
+    con: Any, state: StoreState, base: Path | None = None, materialize: bool = False
+) -> None:
     """The catalog's views and tables on ``con`` over ``state``'s usable runs (shard paths
-    relative to ``base`` when given, else absolute)."""
+    relative to ``base`` when given, else absolute); the summary views
+    (:func:`replay.analysis.summary.create_views`) as tables when ``materialize``."""
     listed = listed_files(state, base)
     for table in schema.TABLES:
         con.execute(_view_sql(table, listed[table]))
     con.execute(_SEATS_SQL)
+    from replay.analysis import summary
+
+    sfiles = state.files(summary.SUMMARY_TABLE)
+    if base is not None:
+        sfiles = [str(Path(f).relative_to(base)) for f in sfiles]
+    summary.create_views(con, sfiles, materialize=materialize)
     con.execute(f"CREATE OR REPLACE TABLE runs ({', '.join(f'{n} {t}' for n, t in RUN_COLUMNS)})")
     rows = [
         (
@@ -233,7 +243,7 @@ def refresh_catalog(root: Path, state: StoreState | None = None) -> Path:
         con = duckdb.connect(str(tmp))
         try:
             con.execute("SET file_search_path = ?", [str(root)])  # views bind relative paths
-            build_catalog(con, state, base=root)
+            build_catalog(con, state, base=root, materialize=True)
             con.execute("CREATE TABLE catalog_meta (key VARCHAR, value VARCHAR)")
             meta = {
                 "root": str(root),
@@ -276,7 +286,7 @@ def connect(root: Path, state: StoreState | None = None) -> duckdb.DuckDBPyConne
         except duckdb.Error:
             pass
     con = duckdb.connect(":memory:")
-    build_catalog(con, state)
+    build_catalog(con, state, materialize=True)
     return con
 
 
@@ -292,7 +302,7 @@ def open_catalog(
     try:
         con = duckdb.connect(str(path))
         try:
-            build_catalog(con, state)
+            build_catalog(con, state, materialize=True)
             con.execute("CHECKPOINT")
         finally:
             con.close()
@@ -301,7 +311,7 @@ def open_catalog(
         _remove_db(path)  # the open read-only connection keeps the data
     for key, value in (settings or {}).items():
         ro.execute(f"SET {key} = ?", [value])
-    allowed = state.files("hands") + state.files("events")
+    allowed = state.files("hands") + state.files("events") + state.files("summary")
     ro.execute("SET allowed_paths = ?", [allowed])
     ro.execute("SET allowed_directories = ?", [[]])
     ro.execute("SET enable_external_access = false")

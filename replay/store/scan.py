@@ -367,7 +367,35 @@ def check_shard(
         if cache.sha256(path, st) != entry.get("sha256"):
             raise CorruptLog(f"{where} does not match its SHA-256 in the manifest (edited?)")
         out.append((table, path))
+    if "summary" in shard["files"]:  # optional summary file (docs/LOG_FORMAT.md §10)
+        out.append(("summary", _check_file(run_path, shard["files"]["summary"], cache)))
     return out
+
+
+def _check_file(run_path: Path, entry: Any, cache: ChecksumCache) -> Path:
+    """A listed extra file (a shard's summary): inside the run folder, with the listed size,
+    row count and SHA-256."""
+    name = Path(run_path).name.removeprefix("run=")
+    rel = entry.get("path") if isinstance(entry, dict) else None
+    path = resolve_shard_path(run_path, rel)
+    where = f"run {name}: shard file {rel}"
+    try:
+        st = path.stat()
+    except OSError:
+        raise CorruptLog(f"{where} is missing") from None
+    if st.st_size != entry.get("bytes"):
+        raise CorruptLog(
+            f"{where} has {st.st_size:,} bytes, the manifest says {entry.get('bytes')}"
+        )
+    try:
+        rows = pq.read_metadata(path).num_rows
+    except (OSError, ValueError, pa.ArrowException) as e:
+        raise CorruptLog(f"{where} is corrupt: {str(e).splitlines()[0]}") from None
+    if rows != entry.get("rows"):
+        raise CorruptLog(f"{where} has {rows:,} rows, the manifest says {entry.get('rows')}")
+    if cache.sha256(path, st) != entry.get("sha256"):
+        raise CorruptLog(f"{where} does not match its SHA-256 in the manifest (edited?)")
+    return path
 
 
 def check_shards(

@@ -1,0 +1,63 @@
+"""``paohuzi index``: build the summary tables (docs/LOG_FORMAT.md §10) of recorded runs, so
+that ``paohuzi stats`` and the dashboard answer without scanning their hands. The logic is
+:func:`replay.analysis.summary.index_run`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from replay.store.layout import data_option
+
+
+@click.command("index", short_help="Build the summary tables of runs (stats and dashboard).")
+@click.argument("runs", nargs=-1, metavar="[RUN]...")
+@data_option
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
+def index(runs: tuple[str, ...], data: Path, quiet: bool) -> None:
+    """Summarise every shard of the named runs (all runs without RUN) that has no summary
+    yet: small Parquet tables of counts and sums from which every number of `paohuzi stats`
+    and of the dashboard follows exactly. Resumable (a summarised shard is skipped); a run
+    being written is left for later. The catalog is rebuilt afterwards.
+
+    \b
+    paohuzi index
+    paohuzi index my-run --data /srv/paohuzi
+    """
+    import time
+
+    from engine.errors import PaohuziError
+    from replay.analysis.summary import index_run
+    from replay.cli.main import InputError
+    from replay.store.catalog import refresh_catalog
+    from replay.store.runs import open_store
+
+    store = open_store(data)
+    if not store.root.is_dir():
+        raise InputError(f"no store at {store.root} (run 'paohuzi simulate' first)")
+    try:
+        names = list(dict.fromkeys(runs)) or store.run_names()
+        paths = [store.run(n).path for n in names]
+    except PaohuziError as e:
+        raise InputError(" ".join(str(e).split())) from None
+    failed = 0
+    for name, path in zip(names, paths):
+        t = time.perf_counter()
+        try:
+            done, skipped = index_run(path)
+        except (PaohuziError, OSError, ValueError) as e:
+            failed += 1
+            click.echo(f"Warning: run {name} not indexed: {' '.join(str(e).split())}", err=True)
+            continue
+        if not quiet:
+            click.echo(
+                f"run {name}: {done} shard(s) summarised, {skipped} already"
+                f" ({time.perf_counter() - t:.1f} s)"
+            )
+    try:
+        refresh_catalog(store.root)
+    except (PaohuziError, OSError) as e:
+        click.echo(f"Warning: catalog not rebuilt: {e}", err=True)
+    if failed:
+        raise InputError(f"{failed} run(s) not indexed (see the warnings above)")

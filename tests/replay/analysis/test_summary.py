@@ -1,0 +1,102 @@
+"""``paohuzi stats --json`` from the summary tables equals ``paohuzi stats --json`` from the
+hands, on runs of 3 and 4 players, Luzhou, ``--duplicate`` (its cluster-robust intervals and
+paired differences) and ``--set min_huxi=10``; ``paohuzi index`` is resumable and its files
+are checked like the other shard files."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from replay.analysis import summary
+from replay.cli.main import main
+from replay.store.runs import open_store
+from replay.store.scan import scan_store
+
+RUNS: list[tuple[str, list[str]]] = [
+    ("base", ["-n", "80", "--seed", "31", "--policies", "greedy,random,greedy"]),
+    ("dup", ["-n", "30", "--seed", "32", "--policies", "greedy,random,random", "--duplicate"]),
+    ("four", ["-n", "60", "--seed", "33", "--rules", "hunan-4p", "--policies", "random"]),
+    ("luzhou", ["-n", "60", "--seed", "34", "--rules", "luzhou", "--policies", "greedy"]),
+    ("min10", ["-n", "60", "--seed", "35", "--set", "min_huxi=10", "--policies", "greedy"]),
+]
+
+
+def _cli(args: list[str], env: dict[str, str] | None = None) -> str:
+    r = CliRunner().invoke(main, args, env=env)
+    assert r.exit_code == 0, r.output
+    return r.output
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    data = tmp_path_factory.mktemp("stats-summary") / "data"
+    for name, args in RUNS:
+        _cli(["simulate", "--data", str(data), "-w", "1", "-q", "--run", name,
+              "--shard-hands", "48", *args])  # fmt: skip
+    return data
+
+
+def _close(a: Any, b: Any, where: str = "") -> None:
+    if isinstance(a, dict):
+        assert set(a) == set(b), where
+        for k in a:
+            _close(a[k], b[k], f"{where}.{k}")
+    elif isinstance(a, list):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b)):
+            _close(x, y, f"{where}[{i}]")
+    elif isinstance(a, float) and isinstance(b, float):
+        assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12), f"{where}: {a} != {b}"
+    else:
+        assert a == b, f"{where}: {a!r} != {b!r}"
+
+
+def test_stats_json_equal(store: Path) -> None:
+    raw = json.loads(_cli(["stats", "--data", str(store), "--json"]))
+    out = _cli(["index", "--data", str(store)])
+    assert "base: " in out and "shard(s) summarised" in out
+    state = scan_store(store)
+    assert all(summary.summarized(r) for r in state.usable_runs)
+    fast = json.loads(_cli(["stats", "--data", str(store), "--json"]))
+    again = json.loads(
+        _cli(["stats", "--data", str(store), "--json"], env={"PAOHUZI_SUMMARY": "0"})
+    )
+    _close(raw, again)
+    _close(raw, fast)
+    dup = next(r for r in fast["runs"] if r["run"] == "dup")
+    assert dup["cluster"] == "deal" and dup["paired"]
+    assert dup["winning"]["huxi"]["mean"]["lo"] is not None
+
+
+def test_index_resumes_and_is_checked(store: Path) -> None:
+    _cli(["index", "--data", str(store)])
+    out = _cli(["index", "--data", str(store), "base"])
+    assert "0 shard(s) summarised" in out
+    run = open_store(store).run("base")
+    s = run.shards[0]
+    assert summary.has_summary(s)
+    path = run.path / s["files"]["summary"]["path"]
+    data = path.read_bytes()
+    path.write_bytes(data[:-8] + b"\0" * 8)  # same size, other bytes
+    try:
+        info = scan_store(store).run("base")
+        assert info is not None and info.problem and "summary/part-00000" in info.problem
+    finally:
+        path.write_bytes(data)
+    assert scan_store(store).run("base").problem is None  # type: ignore[union-attr]
+
+
+def test_masks() -> None:
+    per = summary.seat_policies(["a", "b", "b"], 3, 3)
+    masks = summary.seat_masks(per, 3)
+    assert summary.seat_mask(per, 3) in masks
+    assert summary.seat_mask(per, 3, (0,), ("b",)) in masks
+    assert summary.seat_mask(per, 3, (5,)) == 0
+    assert summary.hand_mask(per) == 0b111
+    assert summary.granule(100) == 1 and summary.granule(10_000_000) == 65536
