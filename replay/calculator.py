@@ -42,6 +42,7 @@ from engine.cards import (
 )
 from engine.errors import InvalidNotation, PaohuziError
 from engine.groups import (
+    EAT_SHAPE_ID,
     EAT_SHAPES,
     QUAD_KINDS,
     SAME_FACE_KINDS,
@@ -59,10 +60,12 @@ __all__ = [
     "SOURCES",
     "BatchStats",
     "Calculation",
+    "ENGINES",
     "ScoreRequest",
     "bench_batch",
     "calculate",
     "evaluate",
+    "fast_available",
     "generate_batch_lines",
     "LineTooLong",
     "load_rules",
@@ -580,8 +583,11 @@ def _want(obj: dict[str, Any], key: str, kind: type, default: Any) -> Any:
     return v
 
 
-def _batch_result(obj: Any, default_rules: RuleSet, rules: str, overrides: tuple[str, ...]) -> str:
-    """The output line of one parsed input object (raises PaohuziError on bad input)."""
+def _batch_parse(
+    obj: Any, default_rules: RuleSet, rules: str, overrides: tuple[str, ...]
+) -> tuple[str, RuleSet, list[int], list[Group], int | None, HuContext]:
+    """One parsed input object as (id head, rules, hand, melds, card, context); raises
+    PaohuziError on bad input."""
     if type(obj) is not dict:
         raise InvalidNotation("expected a JSON object")
     common = obj.keys() <= _COMMON_KEYS
@@ -615,17 +621,48 @@ def _batch_result(obj: Any, default_rules: RuleSet, rules: str, overrides: tuple
     else:
         ruleset = default_rules
         kinds, groups, kind, _, ctx = _prepare(hand, melds, obj.get("card"), obj.get("source"))
-    res = _hu.evaluate_hu(ruleset, groups, kinds, kind, ctx)
-    huxi = "null" if res.huxi is None else res.huxi
-    if not res.win:
-        reason = "null" if res.reason is None else f'"{res.reason.name.lower()}"'
-        return f'{{{head}"win":false,"huxi":{huxi},"reason":{reason},"deng":null,"fan":null,"score":null}}'
-    if kind is not None or ctx.tianhu:
+    return head, ruleset, kinds, groups, kind, ctx
+
+
+def _batch_answer(
+    head: str,
+    win: bool,
+    huxi: int | None,
+    reason: NoWin | None,
+    deng: int,
+    fan: int,
+    score: int,
+    scored: bool,
+) -> str:
+    """The output line of one evaluated request (``scored``: a hu card, or a 天胡)."""
+    hx = "null" if huxi is None else huxi
+    if not win:
+        why = "null" if reason is None else f'"{reason.name.lower()}"'
         return (
-            f'{{{head}"win":true,"huxi":{huxi},"reason":null,'
-            f'"deng":{res.deng},"fan":{res.fan},"score":{res.score}}}'
+            f'{{{head}"win":false,"huxi":{hx},"reason":{why},"deng":null,"fan":null,"score":null}}'
         )
-    return f'{{{head}"win":true,"huxi":{huxi},"reason":null,"deng":null,"fan":null,"score":null}}'
+    if scored:
+        return (
+            f'{{{head}"win":true,"huxi":{hx},"reason":null,'
+            f'"deng":{deng},"fan":{fan},"score":{score}}}'
+        )
+    return f'{{{head}"win":true,"huxi":{hx},"reason":null,"deng":null,"fan":null,"score":null}}'
+
+
+def _batch_result(obj: Any, default_rules: RuleSet, rules: str, overrides: tuple[str, ...]) -> str:
+    """The output line of one parsed input object (raises PaohuziError on bad input)."""
+    head, ruleset, kinds, groups, kind, ctx = _batch_parse(obj, default_rules, rules, overrides)
+    res = _hu.evaluate_hu(ruleset, groups, kinds, kind, ctx)
+    return _batch_answer(
+        head,
+        res.win,
+        res.huxi,
+        res.reason,
+        res.deng,
+        res.fan,
+        res.score,
+        kind is not None or ctx.tianhu,
+    )
 
 
 def _json_error(line: bytes | str) -> str:
@@ -647,6 +684,7 @@ def run_batch(
     *,
     rules: str = "hunan",
     overrides: Sequence[str] = (),
+    engine: str = "reference",
 ) -> BatchStats:
     """Score JSON lines, writing one JSON line per non-blank input line, in order.
 
@@ -657,6 +695,11 @@ def run_batch(
     scored win); a bad line gives ``{"line": n, "error": "…"}`` and the batch goes on
     (STYLE §12). ``rules`` and ``overrides`` are the defaults for lines without their own.
 
+    ``engine``: ``reference`` evaluates each line with :func:`engine.hu.evaluate_hu`;
+    ``fast`` scores chunks of lines with the compiled kernel (:mod:`engine.fast.batch_score`,
+    imports numpy and numba) — the same bytes out, line for line; ``auto`` is ``fast`` when
+    numba is installed, else ``reference``.
+
     >>> buf = io.BytesIO()
     >>> run_batch(['{"hand": "壹贰叁柒捌玖六七八九九", "melds": ["pao:伍", "peng:三", '
     ...            '"chi:二,七,十"]}', '', '{"hand": "壹X"}'], buf)
@@ -665,6 +708,12 @@ def run_batch(
     {"win":true,"huxi":19,"reason":null,"deng":null,"fan":null,"score":null}
     {"line":3,"error":"bad hand: unknown card 'X' at position 1 in '壹X'"}
     """
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r} (known: {', '.join(ENGINES)})")
+    if engine != "reference" and fast_available():
+        return _run_batch_fast(lines, out, rules, tuple(overrides))
+    if engine == "fast":
+        raise PaohuziError("the fast engine needs numba and numpy (pip install numba)")
     defaults = tuple(overrides)
     default_rules = load_rules(rules, defaults)[1]  # fail early, before any output
     scan = _SCAN
@@ -725,6 +774,258 @@ def run_batch(
 
 def _batch_error(lineno: int, message: str) -> str:
     return _ENCODER.encode({"line": lineno, "error": message})
+
+
+#: ``run_batch(engine=…)`` / ``paohuzi score --batch --engine``.
+ENGINES = ("auto", "fast", "reference")
+_FAST_CHUNK = 8192  # lines per compiled call
+
+
+def fast_available() -> bool:
+    """Whether numba (and numpy) can be imported, without importing them."""
+    import importlib.util
+
+    return all(importlib.util.find_spec(m) is not None for m in ("numba", "numpy"))
+
+
+class _FastScorer:
+    """State of one fast batch: the tables, the rule parameters, the compiled kernels."""
+
+    def __init__(self, rules: str, overrides: tuple[str, ...]) -> None:
+        import numpy as np
+
+        from engine.fast import batch_score as bs
+        from engine.fast import hu as fk
+
+        self.np, self.bs, self.fk = np, bs, fk
+        self.rules, self.defaults = rules, overrides
+        self.default_rules = load_rules(rules, overrides)[1]  # fail early, before any output
+        reasons = [r.name.lower() for r in sorted(NoWin)]
+        assert [int(r) for r in sorted(NoWin)] == list(range(1, len(reasons) + 1))
+        self.tables = bs.Tables({k: (int(s), t) for k, (s, t) in SOURCES.items()}, reasons)
+        self.p0 = fk.rule_params(self.default_rules)
+        self.rows: dict[Any, int] = {}
+        self.params: list[Any] = []
+        self.meld_codes: dict[Group, tuple[int, int] | None] = {}
+        bs.warm_up(self.tables, self.p0)
+
+    def _row(self, rules: RuleSet) -> int:
+        key: Any = rules
+        try:
+            hash(key)
+        except TypeError:
+            key = id(rules)
+        i = self.rows.get(key)
+        if i is None:
+            i = self.rows[key] = len(self.params)
+            self.params.append(self.fk.rule_params(rules))
+        return i
+
+    def _codes(self, groups: list[Group]) -> list[tuple[int, int]] | None:
+        if len(groups) > self.bs.MAX_MELDS:
+            return None
+        out: list[tuple[int, int]] = []
+        for g in groups:
+            if g in self.meld_codes:
+                c = self.meld_codes[g]
+            else:
+                if g.kind == GroupKind.CHI:
+                    sid = EAT_SHAPE_ID.get(g.cards)  # type: ignore[arg-type]
+                    c = None if sid is None else (int(g.kind), sid)
+                elif g.kind in TABLE_KINDS:
+                    c = (int(g.kind), g.cards[0])
+                else:
+                    c = None
+                self.meld_codes[g] = c
+            if c is None:
+                return None
+            out.append(c)
+        return out
+
+    def chunk(self, pending: list[Any], base: int) -> tuple[bytes, int, int]:
+        """Score lines ``base + 1 …``: (output bytes, results, errors)."""
+        np, bs, t = self.np, self.bs, self.tables
+        raws = []
+        for r in pending:
+            if type(r) is not bytes:
+                try:
+                    r = r.encode()
+                except (UnicodeEncodeError, AttributeError):
+                    r = b"\0"  # not understood: the Python reads the original
+            raws.append(r)
+        n = len(raws)
+        data = b"".join(raws)
+        arr = np.frombuffer(data, dtype=np.uint8)
+        starts = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, raws), dtype=np.int64, count=n), out=starts[1:])
+        status = np.empty(n, dtype=np.int64)
+        out_end = np.empty(n, dtype=np.int64)
+        obuf = np.empty(bs.out_capacity(n, len(data)), dtype=np.uint8)
+        total = bs.score_chunk(
+            arr, starts, self.p0, t.cp_kind, t.chi_shape, t.meld_kind, t.meld_size, t.words,
+            t.wlen, t.sources, t.frag, t.frag_off, t.n_reasons, status, obuf, out_end,
+        )  # fmt: skip
+        view = memoryview(obuf)
+        fallback = np.flatnonzero(status == bs.FALLBACK).tolist()
+        done = int(np.count_nonzero(status == bs.DONE))
+        if not fallback:
+            return bytes(view[:total]), done, 0
+        texts, errors = self._python_lines(pending, fallback, base)
+        pieces: list[Any] = []
+        prev = 0
+        ends = out_end.tolist()
+        for i in fallback:
+            text = texts.get(i)
+            if text is not None:
+                pieces.append(view[prev : ends[i]])
+                pieces.append(text.encode())
+                prev = ends[i]
+        pieces.append(view[prev:total])
+        results = done + len(texts) - errors
+        return b"".join(pieces), results, errors
+
+    def _python_lines(
+        self, pending: list[Any], idx: list[int], base: int
+    ) -> tuple[dict[int, str], int]:
+        """The lines the compiled parser left: parsed as the reference parses them, evaluated
+        by the kernel in one call (the reference evaluator beyond the kernel's limits)."""
+        texts: dict[int, str] = {}
+        errors = 0
+        queue: list[
+            tuple[int, int, str, RuleSet, list[int], list[Group], int | None, HuContext]
+        ] = []
+        codes_q: list[list[tuple[int, int]]] = []
+        for i in idx:
+            n = base + i + 1
+            line = pending[i].strip()
+            if not line:
+                continue
+            try:
+                text = line.decode() if type(line) is bytes else line
+                obj, end = _SCAN(text, 0)
+                if end != len(text):
+                    raise ValueError
+            except (ValueError, StopIteration):
+                texts[i] = _batch_error(n, _json_error(line)) + "\n"
+                errors += 1
+                continue
+            try:
+                head, ruleset, kinds, groups, kind, ctx = _batch_parse(
+                    obj, self.default_rules, self.rules, self.defaults
+                )
+            except PaohuziError as e:
+                texts[i] = _batch_error(n, str(e)) + "\n"
+                errors += 1
+                continue
+            except Exception as e:  # as the reference: the rest of the batch goes on
+                texts[i] = _batch_error(n, f"internal error: {type(e).__name__}: {e}") + "\n"
+                errors += 1
+                continue
+            codes = self._codes(groups)
+            if codes is None:
+                errors += self._reference(texts, i, n, head, ruleset, kinds, groups, kind, ctx)
+                continue
+            queue.append((i, n, head, ruleset, kinds, groups, kind, ctx))
+            codes_q.append(codes)
+        if queue:
+            res = self.bs.eval_requests(
+                self._params_for(queue),
+                [self._row(q[3]) for q in queue],
+                codes_q,
+                [q[4] for q in queue],
+                [-1 if q[6] is None else q[6] for q in queue],
+                [int(q[7].source) for q in queue],
+                [(int(q[7].tianhu), int(q[7].haidi), int(q[7].dihu)) for q in queue],
+            ).tolist()
+            fk = self.fk
+            for (i, n, head, ruleset, kinds, groups, kind, ctx), r in zip(queue, res):
+                reason = r[fk.O_REASON]
+                if reason < 0 or reason > len(NoWin):  # not the kernel's: the reference says
+                    errors += self._reference(texts, i, n, head, ruleset, kinds, groups, kind, ctx)
+                    continue
+                hx = r[fk.O_HUXI]
+                texts[i] = (
+                    _batch_answer(
+                        head,
+                        bool(r[fk.O_WIN]),
+                        None if hx < 0 else hx,
+                        NoWin(reason) if reason else None,
+                        r[fk.O_DENG],
+                        r[fk.O_FAN],
+                        r[fk.O_SCORE],
+                        kind is not None or ctx.tianhu,
+                    )
+                    + "\n"
+                )
+        return texts, errors
+
+    def _params_for(self, queue: list[Any]) -> Any:
+        for q in queue:
+            self._row(q[3])
+        return self.np.stack(self.params)
+
+    @staticmethod
+    def _reference(
+        texts: dict[int, str],
+        i: int,
+        n: int,
+        head: str,
+        ruleset: RuleSet,
+        kinds: list[int],
+        groups: list[Group],
+        kind: int | None,
+        ctx: HuContext,
+    ) -> int:
+        try:
+            res = _hu.evaluate_hu(ruleset, groups, kinds, kind, ctx)
+        except PaohuziError as e:
+            texts[i] = _batch_error(n, str(e)) + "\n"
+            return 1
+        except Exception as e:
+            texts[i] = _batch_error(n, f"internal error: {type(e).__name__}: {e}") + "\n"
+            return 1
+        scored = kind is not None or ctx.tianhu
+        texts[i] = (
+            _batch_answer(head, res.win, res.huxi, res.reason, res.deng, res.fan, res.score, scored)
+            + "\n"
+        )
+        return 0
+
+
+def _run_batch_fast(
+    lines: Iterable[bytes | str], out: BinaryIO, rules: str, overrides: tuple[str, ...]
+) -> BatchStats:
+    """:func:`run_batch` with ``engine="fast"``: chunks of lines through the compiled scorer."""
+    load_rules(rules, overrides)  # fail early, before any output
+    scorer: _FastScorer | None = None  # compiled (or loaded) only once there are lines
+    pending: list[Any] = []
+    n = results = errors = 0
+
+    def emit() -> None:
+        nonlocal results, errors, scorer
+        if pending:
+            if scorer is None:
+                scorer = _FastScorer(rules, overrides)
+            data, r, e = scorer.chunk(pending, n - len(pending))
+            results += r
+            errors += e
+            pending.clear()
+            if data:
+                out.write(data)
+
+    try:
+        for raw in lines:
+            n += 1
+            pending.append(raw)
+            if len(pending) >= _FAST_CHUNK:
+                emit()
+    except LineTooLong:
+        emit()  # what was scored before the long line is written
+        out.flush()
+        raise
+    emit()
+    out.flush()
+    return BatchStats(n, results, errors)
 
 
 # --------------------------------------------------------------------------- benchmark
