@@ -1,10 +1,11 @@
 """Keep the numba disk cache of the state machine consistent with the code it inlines.
 
 numba invalidates a cached kernel only when *its own* source file changes; the state machine
-and play loop compile in kernels of other files (engine.fast.hu, the tables built from
-engine.groups / engine.actions …). :func:`ensure_fresh` (called when engine.fast.state is
-imported) hashes every such source and, when the hash differs from the one recorded, deletes
-the cache files of the modules that inline them, so they recompile.
+and play loop compile in kernels and constant tables of other files (engine.fast.hu, the
+tables built from engine.groups / engine.policies.features …). :func:`ensure_fresh` (called
+when engine.fast.state is imported) hashes, per guarded module, every other file it depends
+on, and when that hash differs from the one recorded, deletes the module's cache files so it
+recompiles.
 """
 
 from __future__ import annotations
@@ -15,50 +16,60 @@ from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent
 _ENGINE = _HERE.parent
-#: Modules whose cached kernels inline code or tables from other files.
-GUARDED = ("state", "play", "policies", "hu_bridge", "pyrandom")
-#: Every source those kernels depend on.
-SOURCES = (
-    *(_HERE / f"{m}.py" for m in GUARDED),
-    _HERE / "hu.py",
-    _HERE / "scoring.py",
-    _ENGINE / "actions.py",
-    _ENGINE / "cards.py",
-    _ENGINE / "groups.py",
-    _ENGINE / "rules.py",
-    _ENGINE / "state.py",
+
+# The reference modules the tables are built from (rarely edited; all of them, to be safe).
+_REFERENCE = tuple(sorted(_ENGINE.glob("*.py"))) + (
+    _ENGINE / "policies" / "features.py",
+    _ENGINE / "policies" / "greedy.py",
 )
-_STAMP = _HERE / "__pycache__" / "fast_state_sources.sha256"
+_HU = (_HERE / "hu.py", _HERE / "scoring.py")
 
 
-def sources_digest() -> str:
+def _f(*names: str) -> tuple[Path, ...]:
+    return tuple(_HERE / f"{n}.py" for n in names)
+
+
+#: Per guarded module: the other files whose code or tables its kernels inline.
+DEPENDS: dict[str, tuple[Path, ...]] = {
+    "pyrandom": (),
+    "deck": (_ENGINE / "deck.py",),
+    "hu_bridge": _HU + _REFERENCE,
+    "state": _f("hu_bridge") + _HU + _REFERENCE,
+    "features": _f("state") + _REFERENCE,
+    "policies": _f("state", "features", "pyrandom") + _REFERENCE,
+    "play": _f("state", "features", "policies", "pyrandom", "hu_bridge") + _HU + _REFERENCE,
+}
+_CACHE = _HERE / "__pycache__"
+
+
+def digest(paths: tuple[Path, ...]) -> str:
     h = hashlib.sha256()
-    for p in SOURCES:
+    for p in paths:
         h.update(p.name.encode())
         with contextlib.suppress(OSError):
             h.update(p.read_bytes())
     return h.hexdigest()
 
 
-def ensure_fresh() -> bool:
-    """Drop stale caches of the guarded modules; True if something was dropped."""
-    digest = sources_digest()
-    try:
-        if _STAMP.read_text() == digest:
-            return False
-    except OSError:
-        pass
-    cache = _STAMP.parent
-    dropped = False
-    if cache.is_dir():
-        for m in GUARDED:
-            for f in list(cache.glob(f"{m}.*.nbi")) + list(cache.glob(f"{m}.*.nbc")):
+def ensure_fresh() -> list[str]:
+    """Drop the caches of guarded modules whose dependencies changed; their names."""
+    dropped = []
+    for module, deps in DEPENDS.items():
+        stamp = _CACHE / f"{module}.deps.sha256"
+        d = digest(deps)
+        try:
+            if stamp.read_text() == d:
+                continue
+        except OSError:
+            pass
+        if _CACHE.is_dir():
+            for f in list(_CACHE.glob(f"{module}.*.nbi")) + list(_CACHE.glob(f"{module}.*.nbc")):
                 with contextlib.suppress(OSError):
                     f.unlink()
-                    dropped = True
-    with contextlib.suppress(OSError):
-        cache.mkdir(exist_ok=True)
-        tmp = _STAMP.with_suffix(".tmp")
-        tmp.write_text(digest)
-        tmp.replace(_STAMP)
+        dropped.append(module)
+        with contextlib.suppress(OSError):
+            _CACHE.mkdir(exist_ok=True)
+            tmp = stamp.with_suffix(".tmp")
+            tmp.write_text(d)
+            tmp.replace(stamp)
     return dropped

@@ -282,6 +282,16 @@ def policy_keys(seeds: Sequence[int], n_seats: int) -> np.ndarray:
     return keys
 
 
+def policy_code(name: str) -> int:
+    """The compiled policy of a built-in policy name (as engine.policies.load_policy reads
+    it); ValueError for a policy the fast engine does not have."""
+    code = POLICY_CODES.get(name.strip().lower())
+    if code is None:
+        have = ", ".join(POLICY_CODES)
+        raise ValueError(f"policy {name!r} has no compiled version (compiled: {have})")
+    return code
+
+
 _HP_CACHE: dict[RuleSet, tuple[np.ndarray, np.ndarray]] = {}
 
 
@@ -322,7 +332,7 @@ def play_batch(
     if len(policies) != n_seats:
         raise ValueError(f"{len(policies)} policies for {n_seats} seats")
     for s, p in enumerate(policies):
-        pol[s] = POLICY_CODES[p] if isinstance(p, str) else int(p)
+        pol[s] = policy_code(p) if isinstance(p, str) else int(p)
     hands = np.zeros((n, len(HAND_COLUMNS)), dtype=np.int32)
     cap = max(n * 120, MAX_EVENTS_PER_HAND * 2)
     chunks = []
@@ -372,8 +382,7 @@ def play_sessions(spec, sessions: range) -> tuple[dict[str, np.ndarray], dict[st
     pols = np.zeros((rotations, 4), dtype=np.int64)
     for r in range(rotations):
         for s in range(n_seats):
-            name = spec.policies[(s - r) % n_seats]
-            pols[r, s] = POLICY_CODES[name.strip().lower()]
+            pols[r, s] = policy_code(spec.policies[(s - r) % n_seats])
     n = n_deals * rotations
     hand_ids = first_deal * rotations + np.arange(n, dtype=np.int64)
     keys = policy_keys([derive_seed(seed, "hand", int(h)) for h in hand_ids], n_seats)

@@ -321,3 +321,11 @@ def test_policy_seeds_and_seed64() -> None:
         mt_seed64(mt, np.uint64(v))
         r = random.Random(v)
         assert [randbelow(mt, 5) for _ in range(20)] == [r.randrange(5) for _ in range(20)]
+
+
+def test_unknown_policy_is_refused() -> None:
+    decks = np.array([shuffle_deck(1)], dtype=np.uint8)
+    with pytest.raises(ValueError, match="no compiled version"):
+        play_batch(find_rules("hunan"), decks, [0], [1], ["random", "heuristic", "random"])
+    ev, _ = play_batch(find_rules("hunan"), decks, [0], [1], [" Random", "GREEDY", "random"])
+    assert len(ev["seq"]) > 0
