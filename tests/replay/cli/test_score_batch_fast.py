@@ -1,0 +1,280 @@
+"""``score --batch --engine fast`` writes the bytes of ``--engine reference``, line for line:
+on thousands of generated lines (wins, non-wins, every rule preset, ``--set`` defaults, per-line
+``rules``/``set``, and every kind of bad line), on the batch examples of test_score_cli, across
+chunk boundaries, and up to a line that is too long. Not timing-based."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from engine.cards import CARD_CHARS, COPIES, NUM_KINDS
+from engine.groups import EAT_SHAPES
+from replay import calculator
+from replay.cli.main import main
+
+pytest.importorskip("numba")
+
+_SPEC = importlib.util.spec_from_file_location(
+    "_score_cli_examples", Path(__file__).with_name("test_score_cli.py")
+)
+assert _SPEC is not None and _SPEC.loader is not None
+_EXAMPLES = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(_EXAMPLES)
+BATCH_LINES: list[str] = _EXAMPLES.BATCH_LINES
+
+MELD_NAMES = ("chi", "peng", "wei", "chouwei", "pao", "ti")
+SOURCES = ("own", "other", "liang", "liang-dealer", "discard")
+PRESETS = ("hunan", "hunan-basic", "hunan-full", "hunan-4p", "luzhou")
+SETS = (
+    "min_huxi=10",
+    "min_huxi=15",
+    "hu_on_discards=true",
+    "one_five_ten=true",
+    "huayang=full",
+    "tianhu_formula=double",
+    "players=4",
+    "luzhou_di_mode=b",
+    "nope=1",
+    "min_huxi=x",
+)
+
+
+def _chars(kinds: list[int]) -> str:
+    return "".join(CARD_CHARS[k] for k in kinds)
+
+
+def _random_hand(rng: random.Random) -> dict[str, Any]:
+    """Random cards and melds (rarely a win; any card count)."""
+    avail = [COPIES] * NUM_KINDS
+    melds = []
+    for _ in range(rng.choice((0, 1, 2, 3, 4, 5))):
+        name = rng.choice(MELD_NAMES)
+        if name == "chi":
+            shape = rng.choice(EAT_SHAPES)
+            melds.append("chi:" + ",".join(CARD_CHARS[k] for k in rng.sample(shape, 3)))
+            for k in shape:
+                avail[k] -= 1
+        else:
+            face = rng.randrange(NUM_KINDS)
+            avail[face] -= 4 if name in ("pao", "ti") else 3
+            melds.append(f"{name}:{CARD_CHARS[face]}")
+    hand = []
+    for _ in range(rng.randint(0, 22)):
+        faces = [f for f in range(NUM_KINDS) if avail[f] > 0]
+        if not faces:
+            break
+        f = rng.choice(faces)
+        avail[f] -= 1
+        hand.append(f)
+    req: dict[str, Any] = {"hand": _chars(hand), "melds": melds}
+    if hand and rng.random() < 0.7:
+        req["hand"] = _chars(hand[:-1])
+        req["card"] = CARD_CHARS[hand[-1]]
+    return req
+
+
+def _mutate(rng: random.Random, req: dict[str, Any]) -> str | bytes:
+    """One input line from a request, sometimes made unusual or wrong."""
+    req = dict(req)
+    r = rng.random()
+    if r < 0.30:
+        pass
+    elif r < 0.36:
+        req["source"] = rng.choice(SOURCES)
+    elif r < 0.40:
+        req.pop("card", None)
+        req["source"] = rng.choice(("liang-dealer", "liang-dealer", "own", "other"))
+    elif r < 0.46:
+        req[rng.choice(("haidi", "dihu", "tianhu"))] = rng.choice((True, False, True, 1, None))
+    elif r < 0.52:
+        req["id"] = rng.choice(
+            (7, -3, 0, 10**17, 10**19, "z", "a b", "牌", 1.5, True, None, [1], {"x": 1}, "")
+        )
+    elif r < 0.58:
+        req["rules"] = rng.choice((*PRESETS, "nope", 3))
+    elif r < 0.62:
+        req["set"] = rng.choice(([rng.choice(SETS)], [], ["min_huxi=10", "players=4"], "x", [1]))
+    elif r < 0.64:
+        req["card"] = rng.choice((None, "", "壹贰", "s1", "貳", 3, "X"))
+    elif r < 0.66:
+        req["source"] = rng.choice((None, "OWN", "liang_dealer", " other", "nope", 1))
+    elif r < 0.69:
+        hand = req["hand"]
+        i = rng.randrange(len(hand) + 1)
+        req["hand"] = (
+            hand[:i] + rng.choice(("X", "貳", "s1", "b10", " ", ",", "壹壹壹壹壹")) + hand[i:]
+        )
+    elif r < 0.71:
+        req["hand"] = rng.choice((None, 12, ["壹"], ""))
+    elif r < 0.75:
+        bad = rng.choice(
+            (
+                "peng:X",
+                "peng:三三三",
+                "碰:三",
+                "PENG:三",
+                " pao:伍",
+                "wei：柒",
+                "chi:一,二,四",
+                "chi:一二三",
+                "chi:一, 二, 三",
+                "ti:",
+                "kan:三",
+                3,
+                None,
+                "chi:壹,伍,拾",
+                "chi:二,七,十",
+            )
+        )
+        req["melds"] = [*req.get("melds", []), bad]
+    elif r < 0.76:
+        req["melds"] = rng.choice(("pao:伍", None, {}, 5))
+    elif r < 0.77:
+        req["melds"] = ["peng:三"] * rng.randint(17, 20)
+    elif r < 0.78:
+        req["colour"] = "red"
+    elif r < 0.80:
+        req.pop("hand")
+    elif r < 0.81:
+        return rng.choice(('["a list"]', "3", '"s"', "null", "{}", "[]"))
+    text = json.dumps(req, ensure_ascii=rng.random() < 0.03)
+    r = rng.random()
+    if r < 0.05:
+        text = text.replace(", ", ",").replace(": ", ":")
+    elif r < 0.08:
+        text = text.replace(", ", " ,\t").replace("{", "{ \r")
+    elif r < 0.10:
+        text = "  " + text + " \t\x0b "
+    elif r < 0.12:
+        text = text[: rng.randrange(1, len(text))]  # truncated
+    elif r < 0.13:
+        text = text[:-1] + ",}"
+    elif r < 0.14:
+        text = text + " x"
+    elif r < 0.15:
+        text = text.replace('"hand"', '"h\\u0061nd"')
+    elif r < 0.16:
+        text = text.replace("{", '{"hand": "壹",', 1)  # "hand" twice
+    elif r < 0.17:
+        return "\ufeff" + text
+    elif r < 0.18:
+        b = text.encode()
+        i = rng.randrange(len(b))
+        return b[:i] + rng.choice((b"\xff", b"\xe5", b"\xed\xa0\x80", b"\x00")) + b[i:]
+    elif r < 0.19:
+        return rng.choice(("", "   ", "\t"))
+    return text
+
+
+def generated_lines(n: int, seed: int) -> list[str | bytes]:
+    rng = random.Random(seed)
+    real = calculator.generate_batch_lines(n // 2, seed)
+    out: list[str | bytes] = []
+    for i in range(n):
+        req = json.loads(real[i // 2]) if i % 2 == 0 else _random_hand(rng)
+        out.append(_mutate(rng, req))
+    return out
+
+
+def _run(lines: list[Any], engine: str, rules: str, overrides: tuple[str, ...]) -> Any:
+    buf = io.BytesIO()
+    stats = calculator.run_batch(lines, buf, rules=rules, overrides=overrides, engine=engine)
+    return buf.getvalue(), stats
+
+
+def assert_same(lines: list[Any], rules: str = "hunan", overrides: tuple[str, ...] = ()) -> int:
+    """Both engines on ``lines``; the number of output lines."""
+    fast, fstats = _run(lines, "fast", rules, overrides)
+    ref, rstats = _run(lines, "reference", rules, overrides)
+    if fast != ref:
+        f, r = fast.split(b"\n"), ref.split(b"\n")
+        for i, (a, b) in enumerate(zip(f, r)):
+            if a != b:
+                raise AssertionError(
+                    f"output line {i + 1} differs ({rules} {overrides}):\n"
+                    f"  fast:      {a.decode(errors='replace')}\n"
+                    f"  reference: {b.decode(errors='replace')}"
+                )
+        raise AssertionError(f"{len(f)} output lines from fast, {len(r)} from the reference")
+    assert fstats == rstats
+    return ref.count(b"\n")
+
+
+@pytest.mark.parametrize(
+    ("rules", "overrides", "seed"),
+    [
+        ("hunan", (), 1),
+        ("hunan-full", ("min_huxi=10",), 2),
+        ("hunan-basic", (), 3),
+        ("hunan-4p", ("hu_on_discards=true",), 4),
+        ("luzhou", (), 5),
+        ("luzhou", ("luzhou_di_mode=b", "one_five_ten=true"), 6),
+    ],
+)
+def test_generated_lines_are_byte_identical(
+    rules: str, overrides: tuple[str, ...], seed: int
+) -> None:
+    lines = generated_lines(1500, seed)
+    assert assert_same(lines, rules, overrides) > 1000
+
+
+def test_generated_lines_cover_wins_non_wins_and_errors() -> None:
+    out, stats = _run(generated_lines(1500, 1), "fast", "hunan", ())
+    got = [json.loads(s) for s in out.decode().splitlines()]
+    assert stats.errors > 100 and stats.results > 700
+    assert any(g.get("win") for g in got) and any(g.get("win") is False for g in got)
+    assert any(g.get("deng") for g in got) and any("id" in g for g in got)
+    reasons = {g.get("reason") for g in got}
+    assert {"card_count", "no_split", "below_min", "own_pair", "discard"} <= reasons
+    errors = " ".join(g["error"] for g in got if "error" in g)
+    for needle in ("bad JSON", "not UTF-8", "unknown card", "malformed meld", "copies of",
+                   "unknown key", 'missing "hand"', "unknown source", "needs a hu card",
+                   "must be a", "expected a JSON object", "unknown rule"):  # fmt: skip
+        assert needle in errors, needle
+
+
+def test_the_score_cli_batch_examples() -> None:
+    assert assert_same(BATCH_LINES) == len(BATCH_LINES) - 1
+    assert assert_same([s.encode() for s in BATCH_LINES], "luzhou", ("min_huxi=10",)) > 0
+
+
+def test_chunk_boundaries_and_line_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(calculator, "_FAST_CHUNK", 7)
+    assert_same([s.encode() if isinstance(s, str) else s for s in generated_lines(300, 9)])
+
+
+def test_line_too_long_stops_both_after_the_same_output() -> None:
+    good = [s.encode() for s in calculator.generate_batch_lines(30, 2)]
+    data = b"\n".join([*good, b'{"hand": "' + "壹".encode() * 200 + b'"}', *good]) + b"\n"
+    results = []
+    for engine in ("fast", "reference"):
+        buf = io.BytesIO()
+        with pytest.raises(calculator.LineTooLong) as e:
+            calculator.run_batch(calculator.read_lines(io.BytesIO(data), 300), buf, engine=engine)
+        results.append((buf.getvalue(), str(e.value)))
+    assert results[0] == results[1]
+    assert results[0][0].count(b"\n") == 30
+
+
+def test_cli_engines_write_the_same_bytes(tmp_path: Path) -> None:
+    path = tmp_path / "hands.jsonl"
+    lines = generated_lines(400, 11)
+    path.write_bytes(b"\n".join(s if isinstance(s, bytes) else s.encode() for s in lines))
+    outs = []
+    for engine in ("fast", "reference", "auto"):
+        r = CliRunner().invoke(
+            main, ["score", "--batch", str(path), "--engine", engine, "--set", "min_huxi=10"]
+        )
+        assert r.exit_code == 0, r.output
+        outs.append(r.stdout_bytes)
+    assert outs[0] == outs[1] == outs[2]
+    r = CliRunner().invoke(main, ["score", "--help"])
+    assert "--engine" in r.stdout and "reference" in r.stdout
