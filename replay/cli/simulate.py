@@ -129,6 +129,19 @@ def backend_options(f: Any) -> Any:
     )(f)
 
 
+def engine_option(f: Any) -> Any:
+    """``--engine``, shared by ``simulate`` and ``sweep``."""
+    return click.option(
+        "--engine",
+        type=click.Choice(["auto", "fast", "reference"]),
+        default="auto",
+        show_default=True,
+        help="Who plays: 'fast' the compiled engine (built-in policies), 'reference' the"
+        " Python engine (any policy, module:Class plug-ins); 'auto' fast when it can. Both"
+        " record the same rows.",
+    )(f)
+
+
 def open_backend(name: str, address: str | None) -> Backend:
     """The backend asked for, not yet opened; one-line input error if it cannot be."""
     from engine.errors import PaohuziError
@@ -171,6 +184,10 @@ def record_run(
     from engine.errors import PaohuziError
 
     command = ["paohuzi", *sys.argv[1:]] if sys.argv and sys.argv[0] else []
+    if spec.engine == "fast":
+        from replay.record.fast_engine import warm_up
+
+        warm_up(spec, say=not quiet)
     try:
         with Progress(f"simulate {name}", enabled=not quiet) as bar:
             result = runner.simulate(spec, data, name, workers, command, bar, backend, labels)
@@ -216,8 +233,12 @@ def build_spec(
     session_length: int,
     duplicate: bool,
     shard_hands: int,
+    engine: str = "auto",
 ) -> RunSpec:
-    """The run of these options (raises ``PaohuziError`` on bad input)."""
+    """The run of these options, with ``engine`` resolved to ``fast`` or ``reference``
+    (raises ``PaohuziError`` on bad input)."""
+    import dataclasses
+
     from engine.policies import load_policies
     from engine.rules import find_rules
 
@@ -226,7 +247,7 @@ def build_spec(
     load_policies(names, ruleset.players)  # validates names and count
     if len(names) == 1:
         names = names * ruleset.players
-    return RunSpec(
+    spec = RunSpec(
         rules=ruleset,
         policies=tuple(names),
         seed=seed,
@@ -235,6 +256,11 @@ def build_spec(
         duplicate=duplicate,
         shard_hands=shard_hands,
     )
+    if engine == "reference":
+        return spec
+    from replay.record.fast_engine import resolve
+
+    return dataclasses.replace(spec, engine=resolve(engine, spec))
 
 
 @click.command(short_help="Play hands with policies and record them (Parquet + DuckDB).")
@@ -268,6 +294,7 @@ def build_spec(
     show_default=True,
     help="Policy per seat, comma-separated (one name: every seat).",
 )
+@engine_option
 @backend_options
 @store.data_option
 @click.option(
@@ -302,6 +329,7 @@ def simulate_command(
     rules: str,
     overrides: tuple[str, ...],
     policies: str,
+    engine: str,
     workers: int | None,
     backend_name: str,
     address: str | None,
@@ -328,8 +356,9 @@ def simulate_command(
 
     try:
         spec = build_spec(
-            hands, seed, rules, overrides, policies, session_length, duplicate, shard_hands
-        )
+            hands, seed, rules, overrides, policies, session_length, duplicate, shard_hands,
+            engine,
+        )  # fmt: skip
         if run_name is not None:
             store.check_run_name(run_name)
         store.ensure_writable(data)

@@ -31,6 +31,7 @@ from replay.cli.simulate import (
     _input_error,
     backend_options,
     build_spec,
+    engine_option,
     open_backend,
     record_run,
     start_backend,
@@ -145,6 +146,7 @@ def cell_run_name(sweep: str, cell: Cell) -> str:
     "--shard-hands", type=click.IntRange(min=1), default=DEFAULT_SHARD_HANDS,
     show_default=True, help="Target hands per shard file.",
 )  # fmt: skip
+@engine_option
 @backend_options
 @store.data_option
 @click.option("--list", "list_only", is_flag=True, help="Print the cells' run names and stop.")
@@ -159,6 +161,7 @@ def sweep(
     session_length: int,
     duplicate: bool,
     shard_hands: int,
+    engine: str,
     workers: int | None,
     backend_name: str,
     address: str | None,
@@ -186,7 +189,7 @@ def sweep(
         for cell in cells:
             spec = build_spec(
                 hands, seed, cell.rules, cell.overrides, cell.policies, session_length,
-                duplicate, shard_hands,
+                duplicate, shard_hands, engine,
             )  # fmt: skip
             specs.append((store.check_run_name(cell_run_name(name, cell)), cell, spec))
         names = [n for n, _, _ in specs]

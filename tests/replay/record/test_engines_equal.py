@@ -1,0 +1,126 @@
+"""The two engines behind ``paohuzi simulate`` write the same bytes (DESIGN "Two engines, one
+truth"): for the same command, the compiled engine (``--engine fast``) and the Python
+reference (``--engine reference``) give identical shard files, row for row; a run may be
+resumed with the other engine; ``auto`` picks the compiled engine only for policies it has.
+
+The kernel-level and many-hand equality tests are in tests/engine/fast/; this file checks the
+whole recording path (runner, recorder tables, Parquet bytes, manifest)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from click.testing import CliRunner
+
+from engine.rules import find_rules
+from replay.cli.main import main
+from replay.record import runner
+from replay.record.fast_engine import fast_policies, resolve
+from replay.record.runner import RunSpec
+from replay.store.runs import open_store
+
+
+def first_difference(a: pa.Table, b: pa.Table, key: str) -> str:
+    """The first row where two tables differ, named by ``key``, or ''."""
+    for name in a.column_names:
+        x, y = a.column(name).to_pylist(), b.column(name).to_pylist()
+        for i, (u, v) in enumerate(zip(x, y)):
+            if u != v:
+                row_a = {c: a.column(c)[i].as_py() for c in a.column_names if c != "deck"}
+                return f"column {name} differs at {key} row {i}: fast {u!r}, reference {v!r}; row {row_a}"
+        if len(x) != len(y):
+            return f"column {name}: {len(x)} rows (fast) vs {len(y)} (reference)"
+    return ""
+
+
+def run_both(tmp_path: Path, spec: RunSpec) -> None:
+    runs = {}
+    for engine in ("fast", "reference"):
+        res = runner.simulate(dataclasses.replace(spec, engine=engine), tmp_path / engine, "r")
+        runs[engine] = open_store(tmp_path / engine).run(res.name)
+    for table in ("hands", "events"):
+        diff = first_difference(
+            runs["fast"].read_table(table), runs["reference"].read_table(table), table
+        )
+        assert not diff, diff
+    for s_fast, s_ref in zip(runs["fast"].shards, runs["reference"].shards, strict=True):
+        assert s_fast["engine"] == "fast" and s_ref["engine"] == "reference"
+        for t in ("hands", "events"):  # the same Parquet bytes
+            assert s_fast["files"][t]["sha256"] == s_ref["files"][t]["sha256"], (s_fast, t)
+
+
+POLICY_MIXES = [
+    ("random",),
+    ("greedy",),
+    ("greedy", "random", "greedy"),
+    ("heuristic",),
+    ("heuristic", "greedy", "random"),
+]
+
+
+@pytest.mark.parametrize("preset", ["hunan", "hunan-basic", "hunan-full", "hunan-4p", "luzhou"])
+@pytest.mark.parametrize("mix", POLICY_MIXES, ids="-".join)
+def test_same_shards_from_both_engines(tmp_path: Path, preset: str, mix: tuple[str, ...]) -> None:
+    rules = find_rules(preset)
+    names = tuple(mix[s % len(mix)] for s in range(rules.players))
+    if not set(names) <= fast_policies():
+        pytest.skip(f"no compiled version of {sorted(set(names) - fast_policies())} yet")
+    spec = RunSpec(rules=rules, policies=names, seed=11, deals=120, shard_hands=48)
+    run_both(tmp_path, spec)
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [("min_huxi=10", "one_five_ten=true"), ("hu_on_discards=true", "chouhu=false")],
+)
+def test_same_shards_with_rule_overrides(tmp_path: Path, overrides: tuple[str, ...]) -> None:
+    rules = find_rules("hunan").with_overrides(overrides)
+    spec = RunSpec(rules=rules, policies=("random", "greedy", "random"), seed=5, deals=160,
+                   shard_hands=64)  # fmt: skip
+    run_both(tmp_path, spec)
+
+
+def test_duplicate_sessions_are_the_same(tmp_path: Path) -> None:
+    spec = RunSpec(rules=find_rules("hunan"), policies=("greedy", "random", "random"), seed=3,
+                   deals=64, session_length=5, duplicate=True, shard_hands=30)  # fmt: skip
+    run_both(tmp_path, spec)
+
+
+def test_a_run_resumes_with_the_other_engine(tmp_path: Path) -> None:
+    spec = RunSpec(rules=find_rules("hunan"), policies=("random",) * 3, seed=8, deals=160,
+                   shard_hands=40)  # fmt: skip
+    whole = runner.simulate(dataclasses.replace(spec, engine="reference"), tmp_path / "a", "r")
+    # A run made by the fast engine, with two shards lost, resumed by the reference engine.
+    runner.simulate(dataclasses.replace(spec, engine="fast"), tmp_path / "b", "r")
+    mpath = tmp_path / "b" / "runs" / "run=r" / "manifest.json"
+    m = json.loads(mpath.read_text())
+    m["shards"] = [s for s in m["shards"] if s["index"] not in (1, 3)]
+    m["status"] = "interrupted"
+    mpath.write_text(json.dumps(m))
+    runner.simulate(dataclasses.replace(spec, engine="reference"), tmp_path / "b", "r")
+    run = open_store(tmp_path / "b").run("r")
+    assert [s["engine"] for s in run.shards] == ["fast", "reference", "fast", "reference"]
+    assert run.content_digest() == open_store(tmp_path / "a").run(whole.name).content_digest()
+
+
+def test_auto_picks_the_engine_that_can_play() -> None:
+    rules = find_rules("hunan")
+    spec = RunSpec(rules=rules, policies=("random",) * 3, seed=1, deals=1)
+    assert resolve("auto", spec) == "fast"
+    assert resolve("reference", spec) == "reference"
+    plug = dataclasses.replace(spec, policies=("engine.policies.random_policy:RandomPolicy",) * 3)
+    assert resolve("auto", plug) == "reference"
+
+
+def test_fast_for_a_plug_in_policy_is_one_line(tmp_path: Path) -> None:
+    r = CliRunner().invoke(
+        main,
+        ["simulate", "--data", str(tmp_path), "-n", "5", "--engine", "fast", "-q",
+         "--policies", "engine.policies.random_policy:RandomPolicy"],
+    )  # fmt: skip
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1
+    assert "--engine fast: policy" in r.stderr and "no compiled version" in r.stderr
