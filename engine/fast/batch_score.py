@@ -727,8 +727,7 @@ def warm_up(tables: Tables, params: np.ndarray, notice: Any = None) -> float:
     if not _cache.is_cached(_ENTRY_POINTS) and not os.environ.get("PAOHUZI_QUIET_COMPILE"):
         stream = sys.stderr if notice is None else notice
         print(
-            "compiling the fast scorer (once, about 1–3 min on a busy machine; later runs"
-            " load it from the cache)…",
+            "compiling the fast scorer (once, about 40 s; later runs load it from the cache)…",
             file=stream,
             flush=True,
         )

@@ -21,6 +21,7 @@ import contextlib
 import hashlib
 import os
 import sys
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -36,8 +37,14 @@ def user_cache_dir() -> Path:
 
 
 def _writable(directory: Path) -> bool:
-    probe = directory if directory.is_dir() else directory.parent
-    return os.access(probe, os.W_OK | os.X_OK)
+    """Whether numba can write its cache in ``directory`` (tested as numba tests it: create
+    the directory, then a file in it; os.access is wrong for root and read-only mounts)."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=directory).close()
+    except OSError:
+        return False
+    return True
 
 
 def configure() -> str | None:
