@@ -287,14 +287,15 @@ def test_numba_cache_moves_to_the_user_when_the_tree_is_read_only(
 
     from engine.fast import cache
 
-    monkeypatch.setattr(numba.core.config, "CACHE_DIR", numba.core.config.CACHE_DIR)
+    config: Any = numba.core.config
+    monkeypatch.setattr(config, "CACHE_DIR", config.CACHE_DIR)
     monkeypatch.setattr(cache, "_configured", False)
     monkeypatch.setattr(cache, "_HERE", Path("/proc/self/paohuzi"))  # mkdir fails there
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
     want = str(tmp_path / "paohuzi" / "numba")
     assert cache.configure() == want
-    assert want == numba.core.config.CACHE_DIR and (tmp_path / "paohuzi" / "numba").is_dir()
+    assert want == config.CACHE_DIR and (tmp_path / "paohuzi" / "numba").is_dir()
     monkeypatch.setattr(cache, "_configured", False)
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "mine"))  # the user's choice is kept
     assert cache.configure() == str(tmp_path / "mine")
