@@ -35,7 +35,19 @@ FT_PAIR_HX = FT_KAN_HX + 20  # 20
 FT_PENG_HX = FT_PAIR_HX + 20  # 20
 FT_SHAPE_HX = FT_PENG_HX + 20  # 40 by shape id
 FT_HIDDEN_WEI = FT_SHAPE_HX + 40
-FT_SIZE = FT_HIDDEN_WEI + 1 - FT_BASE
+MAXW = 4  # wait2 entries per waiting pair (at most 2)
+MAXQ = 8  # completes entries per face (at most 5)
+MAXS = 8  # shapes starting at a kind (at most 4)
+FT_WAIT2_N = FT_HIDDEN_WEI + 1  # 20 × 20
+FT_WAIT2 = FT_WAIT2_N + 400  # 20 × 20 × MAXW × 2: (card, 胡息)
+FT_COMPL_N = FT_WAIT2 + 400 * MAXW * 2  # 20
+FT_COMPL = FT_COMPL_N + 20  # 20 × MAXQ × 3: (a, b, 胡息)
+FT_HXS_N = FT_COMPL + 20 * MAXQ * 3  # 1
+FT_HXS = FT_HXS_N + 1  # 16 × 4: (a, b, c, 胡息) of the 胡息 shapes
+FT_STARTS_N = FT_HXS + 16 * 4  # 20
+FT_STARTS = FT_STARTS_N + 20  # 20 × MAXS × 2: (shape id, 胡息)
+FT_MIN_HUXI = FT_STARTS + 20 * MAXS * 2
+FT_SIZE = FT_MIN_HUXI + 1 - FT_BASE
 
 
 def _int_share(x: float) -> int:
@@ -81,6 +93,33 @@ def policy_table(rules: RuleSet) -> np.ndarray:
     for s, hx in t.shape_hx.items():
         put(FT_SHAPE_HX + EAT_SHAPE_ID[s], hx)  # type: ignore[index]
     put(FT_HIDDEN_WEI, t.hidden_wei)
+    put(FT_MIN_HUXI, rules.min_huxi)
+    for (a, b), lst in t.wait2.items():
+        assert len(lst) <= MAXW
+        put(FT_WAIT2_N + a * 20 + b, len(lst))
+        for i, (c, hx) in enumerate(lst):
+            put(FT_WAIT2 + ((a * 20 + b) * MAXW + i) * 2, c)
+            put(FT_WAIT2 + ((a * 20 + b) * MAXW + i) * 2 + 1, hx)
+    for c in range(20):
+        lst = t.completes[c]
+        assert len(lst) <= MAXQ
+        put(FT_COMPL_N + c, len(lst))
+        for i, (a, b, share) in enumerate(lst):
+            for j, v in enumerate((a, b, _int_share(share))):
+                put(FT_COMPL + (c * MAXQ + i) * 3 + j, v)
+    assert len(t.hx_shapes) <= 16
+    put(FT_HXS_N, len(t.hx_shapes))
+    for i, ((a, b, c), hx) in enumerate(t.hx_shapes):
+        for j, v in enumerate((a, b, c, hx)):
+            put(FT_HXS + i * 4 + j, v)
+    for k in range(20):
+        lst = t.starts[k]
+        assert len(lst) <= MAXS
+        put(FT_STARTS_N + k, len(lst))
+        for i, (packed, hx) in enumerate(lst):
+            cards = tuple(sorted(x for x in range(20) for _ in range((packed >> (3 * x)) & 7)))
+            put(FT_STARTS + (k * MAXS + i) * 2, EAT_SHAPE_ID[cards])  # type: ignore[index]
+            put(FT_STARTS + (k * MAXS + i) * 2 + 1, hx)
     return out
 
 
@@ -254,3 +293,191 @@ def pyset_add(table, state, key):
     for j in range(mask + 1):
         if old[j] >= 0:
             _pyset_insert(table, newsize - 1, old[j])
+
+
+# ---------------------------------------------------------------------------------------------
+# 听牌 (features.discard_waits / hand_waits) and the 胡息 estimates of the heuristic
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def hand_huxi_potential(rp, h, f, un):
+    total = 0.0
+    for k in range(20):
+        n = h[k]
+        if not n:
+            continue
+        if n >= 3:
+            total += rp[FT_KAN_HX + k]
+            continue
+        if n == 2 and un[k]:
+            total += 0.5 * rp[FT_PAIR_HX + k]
+    for i in range(rp[FT_HXS_N]):
+        a = rp[FT_HXS + i * 4]
+        b = rp[FT_HXS + i * 4 + 1]
+        c = rp[FT_HXS + i * 4 + 2]
+        hx = rp[FT_HXS + i * 4 + 3]
+        have = (f[a] > 0) + (f[b] > 0) + (f[c] > 0)
+        if have == 3:
+            total += hx
+        elif have == 2:
+            miss = a if not f[a] else (b if not f[b] else c)
+            if un[miss]:
+                total += hx / 3.0
+    return total
+
+
+@njit(cache=True)
+def reach(rp, table_hx, h, f, un):
+    """heuristic._reach."""
+    sf = 0
+    for k in range(21):
+        sf += f[k]
+    return table_hx + hand_huxi_potential(rp, h, f, un) + (sf - f[SENT]) / 3.0
+
+
+@njit(cache=True)
+def loose_count(rp, f, limit):
+    n_loose = 0
+    for k in range(20):
+        n = f[k]
+        if not n:
+            continue
+        if is_loose(rp, k, f):
+            n_loose += n
+            if n_loose > limit:
+                break
+    return n_loose
+
+
+@njit(cache=True)
+def may_be_ready(rp, f, quads, extra):
+    limit = (4 if quads else 2) + extra
+    return loose_count(rp, f, limit) <= limit
+
+
+@njit(cache=True)
+def _record(keys, vals, nout, key, v):
+    for i in range(nout[0]):
+        if keys[i] == key:
+            if v > vals[i]:
+                vals[i] = v
+            return
+    i = nout[0]
+    keys[i] = key
+    vals[i] = v
+    nout[0] = i + 1
+
+
+@njit(cache=True)
+def _split(rp, pool, jiang, budget, rest, acc, keys, vals, nout):
+    """Every split of ``pool`` (counts, modified and restored) into 一句话 / 绞 (+ a 将 iff
+    ``jiang``) with at most ``budget`` cards left over: (leftover packed 3 bits a kind, most
+    胡息) into keys / vals (features.split_rest, enumerated instead of memoised)."""
+    k = 0
+    while k < 20 and pool[k] == 0:
+        k += 1
+    if k == 20:
+        if not jiang:
+            _record(keys, vals, nout, rest, acc)
+        return 0
+    n = pool[k]
+    one = np.int64(1) << (3 * k)
+    if budget:
+        pool[k] -= 1
+        _split(rp, pool, jiang, budget - 1, rest + one, acc, keys, vals, nout)
+        pool[k] += 1
+    if jiang and n >= 2:
+        pool[k] -= 2
+        _split(rp, pool, False, budget, rest, acc, keys, vals, nout)
+        pool[k] += 2
+    for i in range(rp[FT_STARTS_N + k]):
+        sid = rp[FT_STARTS + (k * MAXS + i) * 2]
+        hx = rp[FT_STARTS + (k * MAXS + i) * 2 + 1]
+        a = S.SHAPES[sid, 0]
+        b = S.SHAPES[sid, 1]
+        c = S.SHAPES[sid, 2]
+        pool[a] -= 1
+        pool[b] -= 1
+        pool[c] -= 1
+        if pool[a] >= 0 and pool[b] >= 0 and pool[c] >= 0:
+            _split(rp, pool, jiang, budget, rest, acc + hx, keys, vals, nout)
+        pool[a] += 1
+        pool[b] += 1
+        pool[c] += 1
+    return 0
+
+
+@njit(cache=True)
+def raw_waits(rp, h, jiang, need, discard, best):
+    """features._raw_waits into ``best`` (21 × 20, -1 none; row 20 is "no discard"):
+    the most 胡息 of each (discard, winning card) reaching ``need``. Returns whether any."""
+    for i in range(21 * 20):
+        best.flat[i] = -1
+    free = np.zeros(20, dtype=np.int64)
+    m = 0
+    for k in range(20):
+        v = h[k] if h[k] < 3 else 0
+        free[k] = v
+        m += v
+    extra = 1 if discard else 0
+    if (m - extra) % 3 != (1 if jiang else 2):
+        return False
+    keys = np.empty(4096, dtype=np.int64)
+    vals = np.empty(4096, dtype=np.int64)
+    nout = np.zeros(1, dtype=np.int64)
+    cards = np.empty(8, dtype=np.int64)
+    r = np.empty(8, dtype=np.int64)
+    found = False
+    for t in range(2 if jiang else 1):
+        nout[0] = 0
+        if t == 0:
+            _split(rp, free, jiang, 2 + extra, 0, 0, keys, vals, nout)
+        else:
+            _split(rp, free, False, 1 + extra, 0, 0, keys, vals, nout)
+        for e in range(nout[0]):
+            rest = keys[e]
+            v = vals[e]
+            nc = 0
+            for k in range(20):
+                for _ in range((rest >> (3 * k)) & 7):
+                    cards[nc] = k
+                    nc += 1
+            if nc != 2 + extra and (not jiang or nc != 1 + extra):
+                continue
+            nd = nc if discard else 1
+            for i in range(nd):
+                d = cards[i] if discard else -1
+                if discard and i and cards[i - 1] == d:
+                    continue
+                nr = 0
+                for j in range(nc):
+                    if discard and j == i:
+                        continue
+                    r[nr] = cards[j]
+                    nr += 1
+                row = d if d >= 0 else 20
+                if nr == 1:
+                    c = r[0]
+                    total = v
+                    if total >= need and h[c] < 3 and total > best[row, c]:
+                        best[row, c] = total
+                        found = True
+                else:
+                    key = r[0] * 20 + r[1]
+                    for q in range(rp[FT_WAIT2_N + key]):
+                        c = rp[FT_WAIT2 + (key * MAXW + q) * 2]
+                        total = v + rp[FT_WAIT2 + (key * MAXW + q) * 2 + 1]
+                        if total >= need and h[c] < 3 and total > best[row, c]:
+                            best[row, c] = total
+                            found = True
+    return found
+
+
+@njit(cache=True)
+def waits_base(rp, h, fixed_hx):
+    base = fixed_hx
+    for k in range(20):
+        if h[k] >= 3:
+            base += rp[FT_KAN_HX + k]
+    return base

@@ -326,6 +326,23 @@ def test_policy_seeds_and_seed64() -> None:
 def test_unknown_policy_is_refused() -> None:
     decks = np.array([shuffle_deck(1)], dtype=np.uint8)
     with pytest.raises(ValueError, match="no compiled version"):
-        play_batch(find_rules("hunan"), decks, [0], [1], ["random", "heuristic", "random"])
+        play_batch(find_rules("hunan"), decks, [0], [1], ["random", "nope", "random"])
     ev, _ = play_batch(find_rules("hunan"), decks, [0], [1], [" Random", "GREEDY", "random"])
     assert len(ev["seq"]) > 0
+
+
+HEURISTIC_CASES: list[tuple[str, tuple[str, ...], int]] = [
+    ("hunan", (), 40),
+    ("luzhou", (), 30),
+    ("hunan-4p", (), 20),
+    ("hunan", ("one_five_ten=on", "min_huxi=10", "hu_on_discards=on"), 20),
+]
+
+
+@pytest.mark.parametrize("case", HEURISTIC_CASES, ids=_case_id)
+def test_play_batch_heuristic_equals_recorder(case: tuple[str, tuple[str, ...], int]) -> None:
+    preset, overrides, deals = case
+    rules = _rules(preset, overrides)
+    _check_run(rules, ("heuristic",) * rules.players, deals, 31 + len(overrides), case)
+    mixed = ("heuristic", "greedy", "random", "heuristic")[: rules.players]
+    _check_run(rules, mixed, deals // 2, 8, case)
