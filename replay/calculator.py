@@ -20,6 +20,7 @@ engine.errors.InvalidNotation: bad hand: unknown card 'X' at position 1 in '壹X
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import random
 import sys
@@ -712,7 +713,7 @@ def run_batch(
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r} (known: {', '.join(ENGINES)})")
     if engine != "reference" and fast_available():
-        return _run_batch_fast(lines, out, rules, tuple(overrides))
+        return _run_batch_fast(lines, out, rules, tuple(overrides), engine)
     if engine == "fast":
         raise PaohuziError("the fast engine needs numba and numpy (pip install numba)")
     defaults = tuple(overrides)
@@ -994,19 +995,47 @@ class _FastScorer:
 
 
 def _run_batch_fast(
-    lines: Iterable[bytes | str], out: BinaryIO, rules: str, overrides: tuple[str, ...]
+    lines: Iterable[bytes | str],
+    out: BinaryIO,
+    rules: str,
+    overrides: tuple[str, ...],
+    engine: str = "fast",
 ) -> BatchStats:
-    """:func:`run_batch` with ``engine="fast"``: chunks of lines through the compiled scorer."""
+    """:func:`run_batch` with ``engine="fast"``: chunks of lines through the compiled scorer.
+
+    The scorer is built (compiled, or loaded from numba's cache) at the first line, so an
+    empty input or a first line that is too long costs nothing. With ``engine="auto"`` a
+    scorer that cannot be built (numba broken) means the reference, with a note on stderr.
+    """
     load_rules(rules, overrides)  # fail early, before any output
-    scorer: _FastScorer | None = None  # compiled (or loaded) only once there are lines
-    pending: list[Any] = []
-    n = results = errors = 0
+    it = iter(lines)
+    try:
+        first = next(it)
+    except StopIteration:
+        out.flush()
+        return BatchStats(0, 0, 0)
+    except LineTooLong:
+        out.flush()
+        raise
+    try:
+        scorer = _FastScorer(rules, overrides)
+    except Exception as e:
+        if engine != "auto":
+            raise
+        print(
+            f"note: the fast scorer is unavailable ({type(e).__name__}: {e}); using the reference",
+            file=sys.stderr,
+        )
+        return run_batch(
+            itertools.chain([first], it), out, rules=rules, overrides=overrides, engine="reference"
+        )
+    pending: list[Any] = [first]
+    n = 1
+    results = errors = 0
 
     def emit() -> None:
-        nonlocal results, errors, scorer
+        nonlocal results, errors
         if pending:
-            if scorer is None:
-                scorer = _FastScorer(rules, overrides)
             data, r, e = scorer.chunk(pending, n - len(pending))
             results += r
             errors += e
@@ -1015,7 +1044,7 @@ def _run_batch_fast(
                 out.write(data)
 
     try:
-        for raw in lines:
+        for raw in it:
             n += 1
             pending.append(raw)
             if len(pending) >= _FAST_CHUNK:

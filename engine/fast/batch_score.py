@@ -56,7 +56,7 @@ BLANK = 0  # a blank line: no output
 DONE = 1  # evaluated and written to the output buffer
 FALLBACK = 2  # the Python must parse (and evaluate) this line
 MAX_MELDS = 16  # more table melds: the Python path (never a win; the kernel's arrays are small)
-_OUT_PER_LINE = 128  # bytes of output per line, plus the id (bounded by the line's length)
+_OUT_PER_LINE = 192  # bytes of output per line (3 numbers of 19 digits), plus the line's length
 
 # Words the parser matches (ASCII, exact).
 _WORDS = (
@@ -721,16 +721,21 @@ _cache.drop_stale("batch_score", _ENTRY_POINTS, (Path(_k.__file__),))
 
 
 def warm_up(tables: Tables, params: np.ndarray, notice: Any = None) -> float:
-    """Compile (or load from the cache) both kernels; when they are not cached yet, say so on
-    ``notice`` (default stderr) first. Returns the seconds it took."""
+    """Compile (or load from the cache) both kernels. When they are not cached yet, say so
+    first, once, on ``notice`` — by default stderr when it is a terminal (a script's stderr
+    keeps its one-line ``Error:`` contract); ``PAOHUZI_COMPILE_NOTICE=1`` always, ``=0``
+    never. Returns the seconds it took."""
     t = time.perf_counter()
-    if not _cache.is_cached(_ENTRY_POINTS) and not os.environ.get("PAOHUZI_QUIET_COMPILE"):
+    if not _cache.is_cached(_ENTRY_POINTS):
+        want = os.environ.get("PAOHUZI_COMPILE_NOTICE", "")
         stream = sys.stderr if notice is None else notice
-        print(
-            "compiling the fast scorer (once, about 40 s; later runs load it from the cache)…",
-            file=stream,
-            flush=True,
-        )
+        tty = notice is not None or bool(getattr(stream, "isatty", lambda: False)())
+        if want == "1" or (want != "0" and tty):
+            print(
+                "compiling the fast scorer (once, about 40 s; later runs load it from the cache)…",
+                file=stream,
+                flush=True,
+            )
     data = np.frombuffer(b'{"hand":""}\n', dtype=np.uint8)
     starts = np.array([0, data.shape[0]], dtype=np.int64)
     status = np.zeros(1, dtype=np.int64)

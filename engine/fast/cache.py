@@ -97,9 +97,9 @@ def _digest(paths: Iterable[Path]) -> str:
 
 
 def drop_stale(name: str, dispatchers: Iterable[Any], depends: Iterable[Path]) -> bool:
-    """Delete the cached code of ``dispatchers`` (one module, ``name``) when the files in
-    ``depends`` changed since it was compiled; True if anything was dropped. Call it before
-    the first call of any of them."""
+    """Delete the cached code of module ``name`` (whose entry points are ``dispatchers``; they
+    locate the cache) when the files in ``depends`` changed since it was compiled; True if
+    anything was dropped. Call it before the first call of any of them."""
     ds = list(dispatchers)
     files = [f for f in map(_index_file, ds) if f is not None]
     if not files:
@@ -112,11 +112,10 @@ def drop_stale(name: str, dispatchers: Iterable[Any], depends: Iterable[Path]) -
             return False
     except OSError:
         pass
-    for f in files:
-        base = f._index_name[: -len(".nbi")]
-        for p in [cache_dir / f._index_name, *cache_dir.glob(f"{base}.*.nbc")]:
-            with contextlib.suppress(OSError):
-                p.unlink()
+    # every function of the module, at any line (an edit moves them: old names linger)
+    for p in [*cache_dir.glob(f"{name}.*.nbi"), *cache_dir.glob(f"{name}.*.nbc")]:
+        with contextlib.suppress(OSError):
+            p.unlink()
     with contextlib.suppress(OSError):
         cache_dir.mkdir(parents=True, exist_ok=True)
         tmp = stamp.with_suffix(".tmp")

@@ -299,3 +299,33 @@ def test_numba_cache_moves_to_the_user_when_the_tree_is_read_only(
     monkeypatch.setattr(cache, "_configured", False)
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "mine"))  # the user's choice is kept
     assert cache.configure() == str(tmp_path / "mine")
+
+
+def test_auto_falls_back_to_the_reference_when_the_scorer_cannot_be_built(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(*args: Any) -> None:
+        raise RuntimeError("no LLVM")
+
+    monkeypatch.setattr(calculator, "_FastScorer", broken)
+    lines = [s.encode() for s in BATCH_LINES]
+    ref, _ = _run(lines, "reference", "hunan", ())
+    assert _run(lines, "auto", "hunan", ())[0] == ref
+    assert "no LLVM" in capsys.readouterr().err
+    with pytest.raises(RuntimeError):
+        _run(lines, "fast", "hunan", ())
+    assert _run([], "fast", "hunan", ()) == (b"", calculator.BatchStats(0, 0, 0))
+
+
+def test_compile_notice_only_before_a_compile(monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine.fast import batch_score, cache
+    from engine.fast import hu as fk
+
+    tables = batch_score.Tables({k: (int(s), t) for k, (s, t) in calculator.SOURCES.items()}, [])
+    params = fk.rule_params(calculator.load_rules()[1])
+    batch_score.warm_up(tables, params, io.StringIO())  # compiled (or loaded) now
+    for cached, said in ((True, ""), (False, "compiling the fast scorer")):
+        monkeypatch.setattr(cache, "is_cached", lambda ds, c=cached: c)
+        buf = io.StringIO()
+        batch_score.warm_up(tables, params, buf)
+        assert said in buf.getvalue() and buf.getvalue().count("\n") == (0 if cached else 1)
