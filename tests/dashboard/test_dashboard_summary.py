@@ -7,6 +7,7 @@ for many seat and policy selections."""
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -179,5 +180,12 @@ def test_unindexed_run_falls_back(summary_store: Path, tmp_path: Path) -> None:
     data = tmp_path / "data"
     _cli(["simulate", "--data", str(data), "-w", "1", "-q", "--run", "x", "-n", "16",
           "--seed", "1", "--policies", "greedy"])  # fmt: skip
+    # A run recorded before summaries existed: its manifest lists no summary files.
+    mpath = data / "runs" / "run=x" / "manifest.json"
+    m = json.loads(mpath.read_text())
+    for shard in m["shards"]:
+        shard["files"].pop("summary", None)
+    mpath.write_text(json.dumps(m))
     state = scan_store(data)
+    assert state.run("x") is not None and state.run("x").problem is None
     assert ssql.plan(state, fsvc.resolve(state, [], (), (), ())) is None
