@@ -1,6 +1,6 @@
-"""Random self-play speed of the compiled play loop vs the reference, same machine, same run.
+"""Self-play speed of the compiled play loop vs the reference, same machine, same run.
 
-    python -m engine.fast.bench [--rules hunan] [--hands 20000] [--ref-hands 500]
+    python -m engine.fast.bench [--rules hunan] [--policy random] [--hands 20000] [--ref-hands 500]
 
 Not a test: it prints hands/s of :func:`engine.fast.play.play_batch` (after a warm-up call
 that pays the numba load/compile) and of ``engine.play.play_to_end`` with the random policy,
@@ -27,11 +27,11 @@ def inputs(rules: RuleSet, n: int, run_seed: int = 1):
     return decks, dealers, seeds
 
 
-def bench_fast(rules: RuleSet, n: int) -> dict[str, float]:
+def bench_fast(rules: RuleSet, n: int, policy: str = "random") -> dict[str, float]:
     from engine.fast.play import play_batch, policy_keys
 
     decks, dealers, seeds = inputs(rules, n)
-    pols = ["random"] * rules.players
+    pols = [policy] * rules.players
     t0 = time.perf_counter()
     play_batch(rules, decks[:2], dealers[:2], seeds[:2], pols)
     warm = time.perf_counter() - t0
@@ -52,14 +52,14 @@ def bench_fast(rules: RuleSet, n: int) -> dict[str, float]:
     }
 
 
-def bench_ref(rules: RuleSet, n: int) -> tuple[float, float]:
+def bench_ref(rules: RuleSet, n: int, policy: str = "random") -> tuple[float, float]:
     from engine.play import play_to_end
     from engine.policies import load_policies
     from engine.state import Game
 
     decks, dealers, seeds = inputs(rules, n)
     game = Game(rules)
-    pols = load_policies("random", rules.players)
+    pols = load_policies(policy, rules.players)
     t0 = time.perf_counter()
     c0 = time.process_time()
     for h in range(n):
@@ -70,18 +70,19 @@ def bench_ref(rules: RuleSet, n: int) -> tuple[float, float]:
 def main(argv: list[str] | None = None) -> dict[str, float]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rules", default="hunan")
+    ap.add_argument("--policy", default="random")
     ap.add_argument("--hands", type=int, default=20000)
     ap.add_argument("--ref-hands", type=int, default=500)
     a = ap.parse_args(argv)
     rules = find_rules(a.rules)
-    fast = bench_fast(rules, a.hands)
-    ref, ref_cpu = bench_ref(rules, a.ref_hands)
+    fast = bench_fast(rules, a.hands, a.policy)
+    ref, ref_cpu = bench_ref(rules, a.ref_hands, a.policy)
     fast["ref_hands_per_s"] = ref
     fast["ref_hands_per_cpu_s"] = ref_cpu
     fast["ratio"] = fast["hands_per_s"] / ref
     fast["ratio_cpu"] = fast["hands_per_cpu_s"] / ref_cpu
     print(
-        f"{a.rules}: fast {fast['hands_per_s']:,.0f} hands/s wall"
+        f"{a.rules} {a.policy}: fast {fast['hands_per_s']:,.0f} hands/s wall"
         f" ({fast['hands_per_cpu_s']:,.0f} per CPU second;"
         f" {fast['hands_per_s_with_seeds']:,.0f} wall with seed derivation),"
         f" reference {ref:,.0f} hands/s wall ({ref_cpu:,.0f} per CPU s);"

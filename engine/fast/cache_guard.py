@@ -1,18 +1,24 @@
 """Keep the numba disk cache of the state machine consistent with the code it inlines.
 
-numba invalidates a cached kernel only when *its own* source file changes; the state machine
-and play loop compile in kernels and constant tables of other files (engine.fast.hu, the
-tables built from engine.groups / engine.policies.features …). :func:`ensure_fresh` (called
-when engine.fast.state is imported) hashes, per guarded module, every other file it depends
-on, and when that hash differs from the one recorded, deletes the module's cache files so it
-recompiles.
+numba invalidates a cached kernel only when *its own* source file changes; the state machine,
+the policies and the play loop compile in kernels and constant tables of other files
+(engine.fast.hu, the tables built from engine.groups / engine.policies.features …). Each of
+those modules ends with :func:`guard`, which hands its dispatchers and the files listed in
+:data:`DEPENDS` to :func:`engine.fast.cache.drop_stale` (the package's one cache utility:
+it finds the cache directory numba really uses, also under ``NUMBA_CACHE_DIR``). Importing
+this module first also runs :func:`engine.fast.cache.configure` before any kernel is
+decorated.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
+
+from engine.fast import cache as _cache
+
+_cache.configure()
 
 _HERE = Path(__file__).resolve().parent
 _ENGINE = _HERE.parent
@@ -21,6 +27,7 @@ _ENGINE = _HERE.parent
 _REFERENCE = tuple(sorted(_ENGINE.glob("*.py"))) + (
     _ENGINE / "policies" / "features.py",
     _ENGINE / "policies" / "greedy.py",
+    _ENGINE / "policies" / "heuristic.py",
 )
 _HU = (_HERE / "hu.py", _HERE / "scoring.py")
 
@@ -39,37 +46,17 @@ DEPENDS: dict[str, tuple[Path, ...]] = {
     "policies": _f("state", "features", "pyrandom") + _REFERENCE,
     "play": _f("state", "features", "policies", "pyrandom", "hu_bridge") + _HU + _REFERENCE,
 }
-_CACHE = _HERE / "__pycache__"
 
 
-def digest(paths: tuple[Path, ...]) -> str:
-    h = hashlib.sha256()
-    for p in paths:
-        h.update(p.name.encode())
-        with contextlib.suppress(OSError):
-            h.update(p.read_bytes())
-    return h.hexdigest()
+def guard(name: str, namespace: Mapping[str, Any]) -> bool:
+    """Drop the cached code of module ``name`` (its globals ``namespace``) if a file it
+    inlines changed; call at the end of the module, before any kernel runs."""
+    from numba.core.dispatcher import Dispatcher
 
-
-def ensure_fresh() -> list[str]:
-    """Drop the caches of guarded modules whose dependencies changed; their names."""
-    dropped = []
-    for module, deps in DEPENDS.items():
-        stamp = _CACHE / f"{module}.deps.sha256"
-        d = digest(deps)
-        try:
-            if stamp.read_text() == d:
-                continue
-        except OSError:
-            pass
-        if _CACHE.is_dir():
-            for f in list(_CACHE.glob(f"{module}.*.nbi")) + list(_CACHE.glob(f"{module}.*.nbc")):
-                with contextlib.suppress(OSError):
-                    f.unlink()
-        dropped.append(module)
-        with contextlib.suppress(OSError):
-            _CACHE.mkdir(exist_ok=True)
-            tmp = stamp.with_suffix(".tmp")
-            tmp.write_text(d)
-            tmp.replace(stamp)
-    return dropped
+    module = namespace["__name__"]
+    ds = [
+        v
+        for v in namespace.values()
+        if isinstance(v, Dispatcher) and getattr(v.py_func, "__module__", None) == module
+    ]
+    return _cache.drop_stale(name, ds, DEPENDS[name])

@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit
 
 from engine.deck import SHUFFLE_VERSION
+from engine.fast.cache_guard import guard
 
 assert SHUFFLE_VERSION == 1  # a new shuffle version needs a new kernel here
 
@@ -54,3 +55,6 @@ def shuffle_decks(seeds):
     for h in range(n):
         shuffle_into(seeds[h], out[h])
     return out
+
+
+guard("deck", globals())

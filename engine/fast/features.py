@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from engine.fast import state as S
+from engine.fast.cache_guard import guard
 from engine.groups import EAT_SHAPE_ID
 from engine.policies import features as PF
 from engine.rules import RuleSet
@@ -370,41 +371,75 @@ def _record(keys, vals, nout, key, v):
 
 
 @njit(cache=True)
-def _split(rp, pool, jiang, budget, rest, acc, keys, vals, nout):
-    """Every split of ``pool`` (counts, modified and restored) into 一句话 / 绞 (+ a 将 iff
-    ``jiang``) with at most ``budget`` cards left over: (leftover packed 3 bits a kind, most
-    胡息) into keys / vals (features.split_rest, enumerated instead of memoised)."""
-    k = 0
-    while k < 20 and pool[k] == 0:
-        k += 1
-    if k == 20:
-        if not jiang:
-            _record(keys, vals, nout, rest, acc)
-        return 0
-    n = pool[k]
-    one = np.int64(1) << (3 * k)
-    if budget:
-        pool[k] -= 1
-        _split(rp, pool, jiang, budget - 1, rest + one, acc, keys, vals, nout)
-        pool[k] += 1
-    if jiang and n >= 2:
-        pool[k] -= 2
-        _split(rp, pool, False, budget, rest, acc, keys, vals, nout)
-        pool[k] += 2
-    for i in range(rp[FT_STARTS_N + k]):
-        sid = rp[FT_STARTS + (k * MAXS + i) * 2]
-        hx = rp[FT_STARTS + (k * MAXS + i) * 2 + 1]
-        a = S.SHAPES[sid, 0]
-        b = S.SHAPES[sid, 1]
-        c = S.SHAPES[sid, 2]
-        pool[a] -= 1
-        pool[b] -= 1
-        pool[c] -= 1
-        if pool[a] >= 0 and pool[b] >= 0 and pool[c] >= 0:
-            _split(rp, pool, jiang, budget, rest, acc + hx, keys, vals, nout)
-        pool[a] += 1
-        pool[b] += 1
-        pool[c] += 1
+def _split(rp, free, jiang0, budget0, keys, vals, nout):
+    """Every split of ``free`` (counts ≤ 2) into 一句话 / 绞 (+ a 将 iff ``jiang0``) with at
+    most ``budget0`` cards left over: (leftover packed 3 bits a kind, most 胡息) into keys /
+    vals (features.split_rest, enumerated with an explicit stack instead of memoised
+    recursion: numba cannot reload a cached recursive kernel)."""
+    pool0 = np.int64(0)
+    for k in range(20):
+        pool0 += np.int64(free[k]) << (3 * k)
+    cap = 2048
+    sp_pool = np.empty(cap, dtype=np.int64)
+    sp_j = np.empty(cap, dtype=np.int64)
+    sp_b = np.empty(cap, dtype=np.int64)
+    sp_rest = np.empty(cap, dtype=np.int64)
+    sp_acc = np.empty(cap, dtype=np.int64)
+    sp = 0
+    sp_pool[0] = pool0
+    sp_j[0] = jiang0
+    sp_b[0] = budget0
+    sp_rest[0] = 0
+    sp_acc[0] = 0
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        pool = sp_pool[sp]
+        jiang = sp_j[sp]
+        budget = sp_b[sp]
+        rest = sp_rest[sp]
+        acc = sp_acc[sp]
+        if pool == 0:
+            if not jiang:
+                _record(keys, vals, nout, rest, acc)
+            continue
+        k = 0
+        while (pool >> (3 * k)) & 7 == 0:
+            k += 1
+        n = (pool >> (3 * k)) & 7
+        one = np.int64(1) << (3 * k)
+        if budget:
+            sp_pool[sp] = pool - one
+            sp_j[sp] = jiang
+            sp_b[sp] = budget - 1
+            sp_rest[sp] = rest + one
+            sp_acc[sp] = acc
+            sp += 1
+        if jiang and n >= 2:
+            sp_pool[sp] = pool - 2 * one
+            sp_j[sp] = 0
+            sp_b[sp] = budget
+            sp_rest[sp] = rest
+            sp_acc[sp] = acc
+            sp += 1
+        for i in range(rp[FT_STARTS_N + k]):
+            sid = rp[FT_STARTS + (k * MAXS + i) * 2]
+            hx = rp[FT_STARTS + (k * MAXS + i) * 2 + 1]
+            p2 = pool
+            ok = True
+            for q in range(3):
+                x = S.SHAPES[sid, q]
+                if (p2 >> (3 * x)) & 7 == 0:
+                    ok = False
+                    break
+                p2 -= np.int64(1) << (3 * x)
+            if ok:
+                sp_pool[sp] = p2
+                sp_j[sp] = jiang
+                sp_b[sp] = budget
+                sp_rest[sp] = rest
+                sp_acc[sp] = acc + hx
+                sp += 1
     return 0
 
 
@@ -432,9 +467,9 @@ def raw_waits(rp, h, jiang, need, discard, best):
     for t in range(2 if jiang else 1):
         nout[0] = 0
         if t == 0:
-            _split(rp, free, jiang, 2 + extra, 0, 0, keys, vals, nout)
+            _split(rp, free, 1 if jiang else 0, 2 + extra, keys, vals, nout)
         else:
-            _split(rp, free, False, 1 + extra, 0, 0, keys, vals, nout)
+            _split(rp, free, 0, 1 + extra, keys, vals, nout)
         for e in range(nout[0]):
             rest = keys[e]
             v = vals[e]
@@ -481,3 +516,6 @@ def waits_base(rp, h, fixed_hx):
         if h[k] >= 3:
             base += rp[FT_KAN_HX + k]
     return base
+
+
+guard("features", globals())

@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit
 
 from engine.fast import hu as H
+from engine.fast.cache_guard import guard
 
 AVAILABLE = True
 
@@ -54,3 +55,6 @@ def auto_tianhu(rp, hp, hand, res):
     win = H.hu_auto_tianhu(hp, h, out)
     _copy_out(out, res)
     return win != 0
+
+
+guard("hu_bridge", globals())

@@ -5,9 +5,20 @@ and returns the ``events`` and ``hands`` columns exactly as ``replay.recorder.Sh
 buffers them (nullable uint8 columns hold ``NULL8`` = 255, ``huxi``… are 0 for 荒庄, ``zimo``
 255 for 荒庄).
 
-The policy RNG of seat ``s`` is Python's ``random.Random(derive_seed(seed, "policy", s))``
-(``engine.play._play``), reproduced by :mod:`engine.fast.pyrandom`; forced decisions and
-legal sets of one never consult a policy, as in the reference.
+:func:`play_sessions` plays whole sessions of a runner ``RunSpec`` (decks by the compiled
+shuffle, dealers following the outcomes, duplicate rotations, the run's hand ids) and returns
+the same columns plus the hand ids, session fields and decks: everything a shard needs.
+
+Policies: ``random``, ``greedy`` and ``heuristic`` (:mod:`engine.fast.policies`, codes
+``POLICY_CODES``). The policy RNG of seat ``s`` is Python's
+``random.Random(derive_seed(seed, "policy", s))`` (``engine.play._play``), reproduced by
+:mod:`engine.fast.pyrandom`; forced decisions and legal sets of one never consult a policy,
+as in the reference.
+
+Event columns (``EVENT_COLUMNS``): hand (batch index, or the run's hand id from
+play_sessions), seq, seat, action, kind, card, from_seat, forced, n_legal, options. Hand
+columns (``HAND_COLUMNS``): outcome, winner, source, hu_card, from_seat, huxi, deng, fan,
+score, mingtang, zimo, delta_0..3, stock_left, n_events, dealer, huang_streak.
 
 >>> from engine.deck import shuffle_deck
 >>> from engine.rules import find_rules
@@ -28,6 +39,7 @@ from numba import njit
 from engine.actions import CHI_BASE, DISCARD_BASE, PAO_BASE
 from engine.deck import derive_seed
 from engine.fast import state as S
+from engine.fast.cache_guard import guard
 from engine.fast.policies import POLICY_CODES, choose
 from engine.fast.pyrandom import N as MT_N
 from engine.fast.pyrandom import mt_seed64
@@ -415,3 +427,6 @@ def play_sessions(spec, sessions: range) -> tuple[dict[str, np.ndarray], dict[st
     out["session_hand"] = (deal_ids % L).astype(np.uint16)
     out["deck"] = np.repeat(decks, rotations, axis=0)
     return events, out
+
+
+guard("play", globals())

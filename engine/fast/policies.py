@@ -20,6 +20,7 @@ from numba import njit
 from engine.actions import CHI_BASE, DISCARD_BASE, HU, PASS, PENG, TI_BASE
 from engine.fast import features as FE
 from engine.fast import state as S
+from engine.fast.cache_guard import guard
 from engine.fast.pyrandom import randbelow
 from engine.policies.greedy import GreedyPolicy
 from engine.policies.heuristic import HeuristicPolicy as _H
@@ -480,3 +481,6 @@ def _take_bonus(rp, st, seat, h2, un, hand_size, size, table_hx, r0):
             FE.raw_waits(rp, h2, q >= 1, need - base, False, best)
             bonus += _ready_row(rp, best, 20, base, un, need)
     return bonus
+
+
+guard("policies", globals())

@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.fast.cache_guard import guard
+
 N = 624
 M = 397
 MASK = 0xFFFFFFFF
@@ -151,3 +153,6 @@ def new_generator(seed: int) -> np.ndarray:
     mt = np.zeros(N + 1, dtype=np.int64)
     mt_seed(mt, seed_key(seed))
     return mt
+
+
+guard("pyrandom", globals())

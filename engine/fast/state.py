@@ -28,8 +28,8 @@ DISCARDED          4           bitmask of faces discarded (``discarded``, §6.2)
 STINKY             4           臭牌 bitmask (``stinky``, §6.1)
 RENPENG            4           忍碰 bitmask (``renpeng``)
 CHOUHU             4 × 20      臭胡 memory: meldHuxi at the pass, -1 if none (``chouhu``)
-DISCARDS           4 × 32      every card discarded, in order; DISCARDS_N the counts
-RIGHT              4 × 32      dead cards to the right (``right``); RIGHT_N the counts
+DISCARDS           4 × 48      every card discarded, in order; DISCARDS_N the counts
+RIGHT              4 × 48      dead cards to the right (``right``); RIGHT_N the counts
 STOCK              19          the stock in draw order; STOCK_POS the next card to draw
 QUEUE              16          remaining dealt 提s, seat·20 + face; QUEUE_N, QUEUE_POS
 PEND_SEATS         3           seats asked, in ``pending`` order; PEND_NS how many
@@ -43,17 +43,24 @@ OUT_*              …           the outcome (kind -1 while playing), OUT_DELTA 
 scalars                        N_SEATS DEALER SITTER ACTIVE[3] XIA[4] SHANG[4] N_DRAWS
                                DEALER_DISCARDS CARD CARD_KIND OWNER PHASE FORCED LIANG
                                LIANG_KNOWN BOTTOM N_SHOWN BOTTOM_SWAPS N_HIST
+SCRATCH            24          work space of the 吃 search
 =================  ==========  ===========================================================
+
+Kernels
+-------
+``new_state(rp, hp, deck, dealer, st)`` (State()), ``current_player(st)``,
+``legal_actions(st, seat, out) -> n``, ``apply(rp, hp, st, seat, action)`` (trusted),
+``apply_checked(...) -> bool`` (refuses an illegal action, state untouched), ``stock_left``,
+``n_cards``, ``target``, ``meld_huxi``, ``chi_options``. Codes: ``PH_*`` = engine.state.Phase,
+``CK_*`` = CardKind, ``OK_*`` = OutcomeKind, ``SRC_*`` = engine.hu.Source, ``GK_*`` =
+GroupKind. A policy kernel reads the state directly (engine.fast.features.read_view builds
+the reference policies' View from it).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
-
-from engine.fast.cache_guard import ensure_fresh
-
-ensure_fresh()
 
 from engine.actions import (  # noqa: E402
     CHI_BASE,
@@ -65,6 +72,7 @@ from engine.actions import (  # noqa: E402
     TI_BASE,
     WEI_BASE,
 )
+from engine.fast.cache_guard import guard
 from engine.groups import EAT_SHAPES, Group, GroupKind, huxi, is_one_five_ten  # noqa: E402
 from engine.rules import RuleSet  # noqa: E402
 
@@ -1147,3 +1155,6 @@ def apply_checked(rp, hp, st, seat, action):
             apply(rp, hp, st, seat, action)
             return True
     return False
+
+
+guard("state", globals())

@@ -346,3 +346,31 @@ def test_play_batch_heuristic_equals_recorder(case: tuple[str, tuple[str, ...], 
     _check_run(rules, ("heuristic",) * rules.players, deals, 31 + len(overrides), case)
     mixed = ("heuristic", "greedy", "random", "heuristic")[: rules.players]
     _check_run(rules, mixed, deals // 2, 8, case)
+
+
+def test_cached_kernels_reload_in_a_new_process() -> None:
+    """The kernels compiled (and cached) by this process load and run in a fresh one (numba
+    cannot reload a cached recursive kernel: none may be recursive), with the same output."""
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np\n"
+        "from engine.deck import shuffle_deck\n"
+        "from engine.fast.play import play_batch\n"
+        "from engine.rules import find_rules\n"
+        "decks = np.array([shuffle_deck(s) for s in range(6)], dtype=np.uint8)\n"
+        "for p in ('random', 'greedy', 'heuristic'):\n"
+        "    ev, hands = play_batch(find_rules('hunan'), decks, [0, 1, 2] * 2, range(6), [p] * 3)\n"
+        "    print(p, int(ev['action'].astype(np.int64).sum()), int(hands['n_events'].sum()))\n"
+    )
+    decks = np.array([shuffle_deck(s) for s in range(6)], dtype=np.uint8)
+    expected = []
+    for p in ("random", "greedy", "heuristic"):
+        ev, hands = play_batch(find_rules("hunan"), decks, [0, 1, 2] * 2, range(6), [p] * 3)
+        expected.append(
+            f"{p} {int(ev['action'].astype(np.int64).sum())} {int(hands['n_events'].sum())}"
+        )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split("\n")[:3] == expected
