@@ -64,15 +64,19 @@ _EVENT_BUF = {
         ("hunan", True, 40, 5, range(0, 8)),
         ("hunan-4p", True, 24, 6, range(0, 4)),
         ("luzhou", False, 60, 20, range(0, 3)),
+        ("hunan:huangzhuang_rotate=1", False, 40, 10, range(0, 4)),
+        ("hunan-4p:huangzhuang_rotate=2", True, 16, 8, range(0, 2)),
     ],
 )
 def test_sessions_equal_runner(
     preset: str, duplicate: bool, deals: int, session_length: int, sessions: range
 ) -> None:
-    rules = find_rules(preset)
+    name, _, override = preset.partition(":")
+    rules = find_rules(name).with_overrides([override] if override else [])
+    n = rules.players
     spec = RunSpec(
         rules=rules,
-        policies=("random",) * rules.players,
+        policies=("random", "greedy", "heuristic", "random")[:n] if duplicate else ("random",) * n,
         seed=4242,
         deals=deals,
         session_length=session_length,

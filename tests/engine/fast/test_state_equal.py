@@ -147,8 +147,8 @@ def _check_run(
         row_ref = {k: int(ref_ev[k][i]) for k in EVENT_COLUMNS if i < len(ref_ev[k])}
         row_fast = {k: int(ev[k][i]) for k in EVENT_COLUMNS if i < len(ev[k])}
         pytest.fail(
-            f"{_case_id(case)}: first differing event row {i} (hand {h},"
-            f" deck seed of deal {h}, dealer {dealers[h] if h >= 0 else '?'}):\n"
+            f"{_case_id(case)} {policies} run seed {run_seed}: first differing event row {i}"
+            f" (hand {h}, seq {row_ref.get('seq')}, dealer {dealers[h] if h >= 0 else '?'}):\n"
             f"  reference {row_ref}\n  fast      {row_fast}"
         )
     if bad_hand < n:
@@ -156,7 +156,8 @@ def _check_run(
         ref_row = {k: int(v[h]) for k, v in ref_hands.items()}
         fast_row = {k: int(hands[k][h]) for k in ref_hands}
         pytest.fail(
-            f"{_case_id(case)}: first differing hand {h} (dealer {dealers[h]}):\n"
+            f"{_case_id(case)} {policies} run seed {run_seed}: first differing hand {h}"
+            f" (dealer {dealers[h]}):\n"
             f"  reference {ref_row}\n  fast      {fast_row}"
         )
     assert int(hands["n_events"].sum()) == len(ev["seq"])
