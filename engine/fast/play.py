@@ -331,7 +331,9 @@ def play_batch(
 
     ``decks``: (n, 80) card kinds; ``dealers``: n seats; ``seeds``: the per-hand policy seed
     given to ``engine.play.play_hand``; ``policies``: one name (or POLICY_CODES code) per seat.
-    ``keys`` may pass precomputed :func:`policy_keys`. Event ``hand`` is the batch index.
+    ``keys`` may pass precomputed :func:`policy_keys`. Event ``hand`` is the batch index;
+    the hand columns ``dealer`` echo the input and ``huang_streak`` is 0 (use
+    :func:`play_sessions` for session play).
     """
     rp, hp = rule_arrays(rules)
     n_seats = rules.players
