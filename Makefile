@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo play-hand test browser-deps check lint typecheck bench bench-dashboard clean
+.PHONY: demo play-hand test warm browser-deps check lint typecheck bench bench-dashboard clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -21,8 +21,13 @@ demo: $(STAMP)
 play-hand: $(STAMP)
 	$(VENV)/bin/paohuzi demo
 
-test: $(STAMP) browser-deps
+# The compiled engine and scorer are compiled once, in one process, before the workers start.
+test: $(STAMP) browser-deps warm
 	$(PY) -m pytest -q -n 2
+
+warm: $(STAMP)
+	$(PY) -m engine.fast.warmup
+	echo '{"hand": "一二三"}' | $(VENV)/bin/paohuzi score --batch - > /dev/null
 
 # Debian's chromium and CJK fonts for the dashboard's browser test (never `playwright install`).
 browser-deps:

@@ -809,7 +809,10 @@ class _FastScorer:
         self.rows: dict[Any, int] = {}
         self.params: list[Any] = []
         self.meld_codes: dict[Group, tuple[int, int] | None] = {}
-        bs.warm_up(self.tables, self.p0)
+        from engine.fast.cache import compile_lock
+
+        with compile_lock():  # one process compiles, others wait and load
+            bs.warm_up(self.tables, self.p0)
 
     def _row(self, rules: RuleSet) -> int:
         key: Any = rules

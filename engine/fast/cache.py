@@ -122,3 +122,26 @@ def drop_stale(name: str, dispatchers: Iterable[Any], depends: Iterable[Path]) -
         tmp.write_text(d)
         tmp.replace(stamp)
     return True
+
+
+@contextlib.contextmanager
+def compile_lock() -> Any:
+    """Hold an exclusive lock on the cache directory while kernels are first called, so that
+    processes starting together (test workers, a pool) never compile and write the same
+    cache entries at once: the first compiles, the others wait and then load its code."""
+    import fcntl
+
+    configure()
+    base = Path(os.environ.get("NUMBA_CACHE_DIR") or (_HERE / "__pycache__"))
+    with contextlib.suppress(OSError):
+        base.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(base / ".compile.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:  # an unwritable cache: nothing is written, nothing to serialise
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)

@@ -88,11 +88,14 @@ def warm_up(spec: RunSpec, say: bool = True) -> None:
                 flush=True,
             )
 
+    from engine.fast.cache import compile_lock
+
     t = threading.Thread(target=notice, daemon=True)
     t.start()
     start = time.monotonic()
     try:
-        play_shard_tables(spec, range(0, 1))
+        with compile_lock():  # one process compiles, others wait and then load its code
+            play_shard_tables(spec, range(0, 1))
     finally:
         done.set()
     if say and time.monotonic() - start > 1.5:

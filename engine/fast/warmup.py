@@ -1,0 +1,73 @@
+"""Compile (or load from numba's disk cache) the kernels of the compiled engine, once, in one
+process: ``python -m engine.fast.warmup`` (``make test`` runs it, and the batch scorer's
+warm-up, before the suite, so test workers only load the cached code). Holds :func:`engine.fast.cache.compile_lock`, so
+several processes calling it at once compile once.
+
+>>> seconds = warm_up(say=False)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from engine.fast.cache import compile_lock, is_cached
+from engine.rules import RuleSet, find_rules
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """The fields of a run that :func:`engine.fast.play.play_sessions` reads."""
+
+    rules: RuleSet
+    policies: tuple[str, ...]
+    seed: int = 1
+    deals: int = 2
+    session_length: int = 2
+    duplicate: bool = False
+
+
+def _entry_points() -> list[Any]:
+    from engine.fast import play, state
+
+    return [play.sessions_kernel, play.play_kernel, state.new_state, state.legal_actions,
+            state.apply_checked]  # fmt: skip
+
+
+def warm_up(say: bool = True) -> float:
+    """Call every entry point once; the seconds it took. Says on stderr when the kernels are
+    not cached yet (a first run on this machine, or after an edit of engine/fast)."""
+    start = time.perf_counter()
+    with compile_lock():
+        from engine.fast import play
+        from engine.fast.policies import POLICY_CODES
+
+        if say and not is_cached(_entry_points()):
+            print(
+                "compiling the fast engine (once; a few minutes on a slow machine, then"
+                " loaded from the cache)…",
+                file=sys.stderr,
+                flush=True,
+            )
+        rules = find_rules("hunan")
+        for name in sorted(POLICY_CODES):
+            play.play_sessions(_Spec(rules, (name,) * rules.players), range(0, 1))
+            play.play_sessions(_Spec(rules, (name,) * 3, duplicate=True), range(0, 1))
+        import numpy as np
+
+        from engine.deck import shuffle_deck
+
+        decks = np.array([shuffle_deck(1)], dtype=np.uint8)
+        play.play_batch(rules, decks, [0], [1], ["random"] * 3)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    seconds = warm_up()
+    print(f"fast engine ready ({seconds:.0f} s)", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
