@@ -1,11 +1,13 @@
-"""``make bench``: throughput figures on one core (measured, never asserted in tests).
+"""``make bench``: throughput figures (measured, never asserted in tests), each engine beside
+the other in the same run, since the machine is shared and noisy (the ratio is the figure).
 
-* self-play hands/s with the ``random`` and ``heuristic`` policies (engine only, no recording);
-* ``paohuzi score --batch`` hands/s, reference and compiled engines on the same lines;
-* recording: engine-only vs play-and-record CPU time on the same hands (overhead, target
-  ≤ 25%), ``simulate`` throughput with 1 and 2 workers, bytes on disk per hand (target
-  ≤ 300), and the peak memory of a 100,000-hand ``paohuzi simulate --workers 2`` (target
-  < 1 GiB, the largest process and the whole process tree).
+* self-play hands/s per core, engine only, for ``random``, ``heuristic`` and ``greedy``:
+  the compiled engine (``engine.fast``) and the reference (``engine``);
+* ``paohuzi score --batch`` lines/s, reference and compiled scorer on the same lines;
+* recording: engine-only vs play-record-and-write CPU time on the same shards (overhead),
+  ``simulate`` throughput with 1 and 2 workers for both engines, bytes on disk per hand, and
+  the wall time and peak memory of ``paohuzi simulate --workers 2`` (1,000,000 hands with
+  the compiled engine, 100,000 with the reference);
 * replay: ``paohuzi verify`` hands/s with 1 and 2 workers on a simulated run (default
   100,000 hands) beside the simulation of the same run; the time to open a store, find a
   random hand of a 1,000,000-hand run and rebuild its state at a random step (the big run
@@ -70,11 +72,49 @@ def record_overhead(hands: int, policy: str = "random", seed: int = 1) -> tuple[
     return hands / best_engine, hands / best_record
 
 
-def simulate_rate(hands: int, workers: int, policy: str = "random") -> tuple[float, float]:
+def fast_record_overhead(hands: int, policy: str = "random") -> tuple[float, float]:
+    """The compiled engine: (engine-only hands/s, play-record-and-write hands/s) in CPU time
+    on the same shards (engine only = the session kernel with its seeds and decks; recording
+    adds the Arrow tables, the Parquet files and the summary)."""
+    from engine.fast.play import play_sessions
+    from replay.record import runner
+    from replay.record.fast_engine import warm_up
+
+    spec = runner.RunSpec(rules=find_rules("hunan"), policies=(policy,) * 3, seed=1,
+                          deals=hands, shard_hands=10_000, engine="fast")  # fmt: skip
+    warm_up(spec, say=False)
+    best_engine = best_record = float("inf")
+    for _ in range(2):
+        t = time.process_time()
+        for i in range(spec.n_shards):
+            play_sessions(spec, spec.shard_sessions(i))
+        best_engine = min(best_engine, time.process_time() - t)
+        with tempfile.TemporaryDirectory() as d:
+            (Path(d) / "hands").mkdir()
+            t = time.process_time()
+            for i in range(spec.n_shards):
+                runner.play_shard(spec, i, Path(d))
+            best_record = min(best_record, time.process_time() - t)
+    return spec.hands_total / best_engine, spec.hands_total / best_record
+
+
+def selfplay_pair(policy: str, fast_hands: int, ref_hands: int) -> tuple[float, float]:
+    """Engine-only hands/s per core of the compiled and the reference engine, same run."""
+    from engine.fast.bench import bench_fast, bench_ref
+
+    rules = find_rules("hunan")
+    fast = bench_fast(rules, fast_hands, policy)["hands_per_cpu_s"]
+    return fast, bench_ref(rules, ref_hands, policy)[1]
+
+
+def simulate_rate(
+    hands: int, workers: int, policy: str = "random", engine: str = "reference"
+) -> tuple[float, float]:
     """(hands/s wall clock, bytes on disk per hand) of ``runner.simulate`` into a fresh store."""
     from replay.record import runner
 
-    spec = runner.RunSpec(rules=find_rules("hunan"), policies=(policy,) * 3, seed=1, deals=hands)
+    spec = runner.RunSpec(rules=find_rules("hunan"), policies=(policy,) * 3, seed=1, deals=hands,
+                          engine=engine)  # fmt: skip
     with tempfile.TemporaryDirectory() as d:
         t = time.perf_counter()
         res = runner.simulate(spec, Path(d), workers=workers)
@@ -105,12 +145,16 @@ def _tree_rss(pid: int) -> int:
     return total
 
 
-def peak_memory(hands: int, workers: int = 2) -> tuple[float, int, int, float]:
-    """Run ``paohuzi simulate --hands N --workers W`` in a subprocess: (wall seconds, bytes on
-    disk, peak RSS of the largest process, peak RSS of the process tree sampled 4×/s)."""
+def peak_memory(
+    hands: int, workers: int = 2, engine: str = "reference"
+) -> tuple[float, int, int, float]:
+    """Run ``paohuzi simulate --hands N --workers W --engine E`` in a subprocess: (wall
+    seconds, peak RSS of the largest process, peak RSS of the process tree sampled 4×/s, bytes
+    on disk)."""
     with tempfile.TemporaryDirectory() as d:
         cmd = [sys.executable, "-c", "from replay.cli.main import main; main()", "simulate",
-               "--hands", str(hands), "--workers", str(workers), "--data", d, "-q"]  # fmt: skip
+               "--hands", str(hands), "--workers", str(workers), "--data", d, "-q",
+               "--engine", engine]  # fmt: skip
         t = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
         peak_tree = 0
@@ -299,6 +343,13 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--seek-hands", type=int, default=1_000_000, help="hands of the run for seek timings"
     )
+    p.add_argument("--fast-hands", type=int, default=20_000, help="hands per fast self-play figure")
+    p.add_argument(
+        "--fast-recorded", type=int, default=40_000, help="hands per fast recording figure"
+    )
+    p.add_argument(
+        "--big-hands", type=int, default=1_000_000, help="hands of the fast engine's wall-clock run"
+    )
     p.add_argument("--only-replay", action="store_true", help="only the replay figures")
     args = p.parse_args(argv)
     if args.only_replay:
@@ -306,38 +357,47 @@ def main(argv: list[str] | None = None) -> None:
         return
     from replay.calculator import bench_engines
 
-    print(
-        f"self-play random     : {selfplay_rate('random', args.hands):9.0f} hands/s  (target ≥ 1,000)"
-    )
-    print(
-        f"self-play heuristic  : {selfplay_rate('heuristic', args.hands // 3):9.0f} hands/s  (target ≥ 300)"
-    )
+    print("# engine only, hands/s per core (CPU time); compiled vs reference in this run")
+    for policy, target in (("random", 10_000), ("heuristic", 3_000), ("greedy", 3_000)):
+        fast, ref = selfplay_pair(policy, args.fast_hands, max(50, args.hands // 6))
+        print(
+            f"self-play {policy:<10}: fast {fast:9,.0f}  reference {ref:7,.0f}  "
+            f"{fast / ref:5.1f}×  (target ≥ {target:,})"
+        )
     rates = bench_engines(args.scored, 1)  # both engines, the same lines, this run
     ref, fast = rates["reference"], rates["fast"]
-    print(f"score --batch        : {ref:9.0f} hands/s  reference (target ≥ 50,000)")
     print(
-        f"score --batch fast   : {fast:9.0f} hands/s  {fast / ref:.1f}× the reference"
-        " (target ≥ 150,000)"
+        f"score --batch        : fast {fast:9,.0f}  reference {ref:7,.0f}  {fast / ref:5.1f}×"
+        "  lines/s (target ≥ 150,000)"
+    )
+    engine, recorded = fast_record_overhead(args.fast_recorded)
+    print(
+        f"fast: engine only {engine:,.0f} hands/s CPU, play + record + write {recorded:,.0f}:"
+        f" recording overhead {100 * (engine / recorded - 1):.1f}% (target ≤ 15%)"
     )
     engine, recorded = record_overhead(args.recorded)
-    print(f"engine only (CPU)    : {engine:9.0f} hands/s  (random policies)")
     print(
-        f"play + record (CPU)  : {recorded:9.0f} hands/s  overhead"
-        f" {100 * (engine / recorded - 1):5.1f}%  (target ≤ 25%)"
+        f"reference: engine only {engine:,.0f} hands/s CPU, play + record {recorded:,.0f}:"
+        f" recording overhead {100 * (engine / recorded - 1):.1f}% (tables only)"
     )
     for w in (1, 2):
-        rate, per_hand = simulate_rate(args.recorded, w)
-        print(f"simulate, {w} worker{'s' if w > 1 else ' '}  : {rate:9.0f} hands/s  (wall clock)")
-    print(f"bytes on disk        : {per_hand:9.0f} bytes/hand  (both tables; target ≤ 300)")
-    if args.peak_hands:
-        wall, largest, tree, size = peak_memory(args.peak_hands, 2)
-        gib = 1 << 30
+        fast_rate, per_hand = simulate_rate(args.fast_recorded, w, engine="fast")
+        ref_rate, _ = simulate_rate(args.recorded, w)
         print(
-            f"simulate {args.peak_hands:,} hands, 2 workers: {wall:.0f} s,"
-            f" {args.peak_hands / wall:.0f} hands/s, {size / args.peak_hands:.0f} bytes/hand,"
-            f" peak RSS {largest / 2**20:.0f} MiB largest process,"
-            f" {tree / 2**20:.0f} MiB process tree (target < 1 GiB: {max(largest, tree) < gib})"
+            f"simulate, {w} worker{'s' if w > 1 else ' '}  : fast {fast_rate:9,.0f}  reference"
+            f" {ref_rate:7,.0f}  {fast_rate / ref_rate:5.1f}×  hands/s (wall clock)"
         )
+    print(f"bytes on disk        : {per_hand:9.0f} bytes/hand  (all tables; target ≤ 300)")
+    if args.peak_hands:
+        gib = 1 << 30
+        for engine_name, n in (("fast", args.big_hands), ("reference", args.peak_hands)):
+            wall, largest, tree, size = peak_memory(n, 2, engine_name)
+            print(
+                f"simulate --hands {n:,} --workers 2 --engine {engine_name}: {wall:.0f} s,"
+                f" {n / wall:,.0f} hands/s, {size / n:.0f} bytes/hand, peak RSS"
+                f" {largest / 2**20:.0f} MiB largest process, {tree / 2**20:.0f} MiB tree"
+                f" (< 1 GiB: {max(largest, tree) < gib})"
+            )
     if args.verify_hands:
         replay_figures(args.verify_hands, args.seek_hands)
 
