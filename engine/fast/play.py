@@ -37,6 +37,7 @@ import numpy as np
 from numba import njit
 
 from engine.actions import CHI_BASE, DISCARD_BASE, PAO_BASE
+from engine.cards import COPIES, DECK_SIZE, NUM_KINDS
 from engine.deck import derive_seed
 from engine.fast import state as S
 from engine.fast.cache_guard import guard
@@ -296,12 +297,69 @@ def policy_keys(seeds: Sequence[int], n_seats: int) -> np.ndarray:
 
 def policy_code(name: str) -> int:
     """The compiled policy of a built-in policy name (as engine.policies.load_policy reads
-    it); ValueError for a policy the fast engine does not have."""
-    code = POLICY_CODES.get(name.strip().lower())
+    it). A name that is no policy at all raises load_policy's own InvalidNotation (same
+    text); a ``module:Class`` policy, which the fast engine cannot play, InvalidNotation
+    "… has no compiled version"."""
+    from engine.errors import InvalidNotation
+    from engine.policies import BUILTIN
+
+    key = name.strip().lower()
+    code = POLICY_CODES.get(key)
     if code is None:
+        if key not in BUILTIN and ":" not in name:
+            raise InvalidNotation(
+                f"unknown policy {name!r} (built-in: {', '.join(BUILTIN)}; or module:Class)"
+            )
         have = ", ".join(POLICY_CODES)
-        raise ValueError(f"policy {name!r} has no compiled version (compiled: {have})")
+        raise InvalidNotation(f"policy {name!r} has no compiled version (compiled: {have})")
     return code
+
+
+def _known_code(code: int) -> int:
+    from engine.errors import InvalidNotation
+
+    if code not in POLICY_CODES.values():
+        raise InvalidNotation(f"unknown compiled policy code {code}")
+    return code
+
+
+_SORTED_DECK = np.repeat(np.arange(NUM_KINDS, dtype=np.int64), COPIES)
+
+
+def check_decks(decks: object) -> np.ndarray:
+    """``decks`` as a contiguous (n, 80) uint8 array, after engine.state.State's own check:
+    the first deck that is not a permutation of the 80 cards raises the same IllegalAction
+    (or, for a code that is no card, format_cards' InvalidNotation)."""
+    from engine.cards import format_cards
+    from engine.errors import IllegalAction
+
+    d = np.asarray(decks)
+    if d.ndim == 2 and d.shape[1] == DECK_SIZE and d.dtype.kind in "iu":
+        bad = np.flatnonzero(np.any(np.sort(d.astype(np.int64), axis=1) != _SORTED_DECK, 1))
+        rows = [d[bad[0]]] if len(bad) else []
+    else:
+        rows = list(d) if d.ndim >= 2 else [d]
+    for row in rows:
+        deck = tuple(int(k) for k in np.asarray(row).reshape(-1))
+        if len(deck) != DECK_SIZE or sorted(deck) != _SORTED_DECK.tolist():
+            raise IllegalAction(
+                f"deck is not a permutation of the 80 cards: {format_cards(deck)!r}"
+            )
+    return np.ascontiguousarray(d, dtype=np.uint8)
+
+
+def check_dealers(dealers: Sequence[int] | np.ndarray, n: int, n_seats: int) -> np.ndarray:
+    """``dealers`` as int64, one per hand; the first that is not a seat raises
+    engine.state.State's IllegalAction (same text)."""
+    from engine.errors import IllegalAction
+
+    d = np.asarray(dealers, dtype=np.int64).reshape(-1)
+    if len(d) != n:
+        raise IllegalAction(f"{len(d)} dealers for {n} decks")
+    bad = np.flatnonzero((d < 0) | (d >= n_seats))
+    if len(bad):
+        raise IllegalAction(f"dealer {int(d[bad[0]])} out of range for {n_seats} players")
+    return d
 
 
 _HP_CACHE: dict[RuleSet, tuple[np.ndarray, np.ndarray]] = {}
@@ -335,18 +393,22 @@ def play_batch(
     the hand columns ``dealer`` echo the input and ``huang_streak`` is 0 (use
     :func:`play_sessions` for session play).
     """
-    rp, hp = rule_arrays(rules)
+    from engine.errors import InvalidNotation
+
     n_seats = rules.players
-    decks = np.ascontiguousarray(decks, dtype=np.uint8)
+    decks = check_decks(decks)
     n = decks.shape[0]
-    dealers = np.asarray(dealers, dtype=np.int64)
+    dealers = check_dealers(dealers, n, n_seats)
+    if len(policies) != n_seats:
+        raise InvalidNotation(
+            f"{len(policies)} policies given for {n_seats} seats: {list(policies)!r}"
+        )
+    pol = np.zeros(4, dtype=np.int64)
+    for s, p in enumerate(policies):
+        pol[s] = policy_code(p) if isinstance(p, str) else _known_code(int(p))
+    rp, hp = rule_arrays(rules)
     if keys is None:
         keys = policy_keys(seeds, n_seats)
-    pol = np.zeros(4, dtype=np.int64)
-    if len(policies) != n_seats:
-        raise ValueError(f"{len(policies)} policies for {n_seats} seats")
-    for s, p in enumerate(policies):
-        pol[s] = policy_code(p) if isinstance(p, str) else int(p)
     hands = np.zeros((n, len(HAND_COLUMNS)), dtype=np.int32)
     cap = max(n * 120, MAX_EVENTS_PER_HAND * 2)
     chunks = []
@@ -375,6 +437,8 @@ def play_sessions(spec, sessions: range) -> tuple[dict[str, np.ndarray], dict[st
 
     rules = spec.rules
     n_seats = rules.players
+    for name in spec.policies:
+        policy_code(name)  # refuse an unknown policy before any work
     rotations = n_seats if spec.duplicate else 1
     L = spec.session_length
     if len(sessions) == 0:

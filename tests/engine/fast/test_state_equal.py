@@ -326,7 +326,7 @@ def test_policy_seeds_and_seed64() -> None:
 
 def test_unknown_policy_is_refused() -> None:
     decks = np.array([shuffle_deck(1)], dtype=np.uint8)
-    with pytest.raises(ValueError, match="no compiled version"):
+    with pytest.raises(ValueError, match="unknown policy .nope."):
         play_batch(find_rules("hunan"), decks, [0], [1], ["random", "nope", "random"])
     ev, _ = play_batch(find_rules("hunan"), decks, [0], [1], [" Random", "GREEDY", "random"])
     assert len(ev["seq"]) > 0
