@@ -45,6 +45,9 @@ DEPENDS: dict[str, tuple[Path, ...]] = {
     "features": _f("state") + _REFERENCE,
     "policies": _f("state", "features", "pyrandom") + _REFERENCE,
     "play": _f("state", "features", "policies", "pyrandom", "hu_bridge") + _HU + _REFERENCE,
+    "replay": _f("state", "play", "features", "policies", "pyrandom", "hu_bridge")
+    + _HU
+    + _REFERENCE,
 }
 
 

@@ -146,6 +146,22 @@ def _u8(v):
 
 
 @njit(cache=True)
+def event_fields(st, seat, a):
+    """The derived event columns of ``seat`` declaring ``a`` in ``st`` (before it is applied):
+    (kind, card, from_seat, forced, n_legal, options), nullable ones NULL8 for null; what
+    :func:`play_one` records and engine.fast.replay checks (docs/LOG_FORMAT.md §4)."""
+    nl = st[S.PEND_N + seat]
+    kind = action_kind(a)
+    if DISCARD_BASE <= a < PAO_BASE + 20:
+        card = (a - DISCARD_BASE) % 20
+    else:
+        card = _u8(st[S.CARD])
+    from_seat = NULL8 if kind == 3 else _u8(st[S.OWNER])
+    options = options_mask(st, S.PEND_A + seat * S.MAXA, nl) if nl > 0 else 0
+    return kind, card, from_seat, st[S.FORCED], nl, options
+
+
+@njit(cache=True)
 def play_one(rp, hp, deck, dealer, keys, pol, st, mts, ev, p, hand_index, o):
     """Play one hand; its events go to ev[:, p:], its outcome to ``o``; the next position.
 
@@ -167,24 +183,30 @@ def play_one(rp, hp, deck, dealer, keys, pol, st, mts, ev, p, hand_index, o):
                 mt_seed64(mts[seat], keys[seat])
                 seeded |= 1 << seat
             a = choose(pol[seat], rp, hp, st, seat, mts[seat])
-        kind = action_kind(a)
-        if DISCARD_BASE <= a < PAO_BASE + 20:
-            card = (a - DISCARD_BASE) % 20
-        else:
-            card = _u8(st[S.CARD])
+        kind, card, from_seat, forced, nl, options = event_fields(st, seat, a)
         ev[0, p] = hand_index
         ev[1, p] = seq
         ev[2, p] = seat
         ev[3, p] = a
         ev[4, p] = kind
         ev[5, p] = card
-        ev[6, p] = NULL8 if kind == 3 else _u8(st[S.OWNER])
+        ev[6, p] = from_seat
         ev[7, p] = forced
         ev[8, p] = nl
-        ev[9, p] = options_mask(st, base, nl)
+        ev[9, p] = options
         p += 1
         seq += 1
         S.apply(rp, hp, st, seat, a)
+    outcome_fields(st, o)
+    o[16] = seq
+    return p
+
+
+@njit(cache=True)
+def outcome_fields(st, o):
+    """The outcome columns ``HAND_COLUMNS[:16]`` (outcome … stock_left) of a finished ``st``
+    into ``o``, as :func:`play_one` records them (nullable uint8 ones NULL8 for null; 胡息,
+    等, 番, score 0 and zimo NULL8 for 荒庄)."""
     o[0] = st[S.OUT_KIND]
     o[1] = _u8(st[S.OUT_WINNER])
     o[2] = _u8(st[S.OUT_SOURCE])
@@ -199,8 +221,6 @@ def play_one(rp, hp, deck, dealer, keys, pol, st, mts, ev, p, hand_index, o):
     for s in range(4):
         o[11 + s] = st[S.OUT_DELTA + s]
     o[15] = S.stock_left(st)
-    o[16] = seq
-    return p
 
 
 @njit(cache=True)
@@ -405,7 +425,7 @@ def play_batch(
         )
     pol = np.zeros(4, dtype=np.int64)
     for s, p in enumerate(policies):
-        pol[s] = policy_code(p) if isinstance(p, str) else _known_code(int(p))
+        pol[s] = policy_code(p) if isinstance(p, str) else _known_code(int(p))  # type: ignore[call-overload]
     rp, hp = rule_arrays(rules)
     if keys is None:
         keys = policy_keys(seeds, n_seats)

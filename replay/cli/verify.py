@@ -76,6 +76,12 @@ class _Progress:
     show_default=True,
     help="Problems printed per run (0: all); the summary counts every one.",
 )
+@click.option(
+    "--reference",
+    is_flag=True,
+    help="Re-apply hands through the Python reference engine (the independent, slow path)"
+    " instead of the compiled one.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def verify(
     runs: tuple[str, ...],
@@ -84,10 +90,11 @@ def verify(
     no_checksum: bool,
     as_json: bool,
     max_lines: int,
+    reference: bool,
     quiet: bool,
 ) -> None:
     """Re-apply every event of every hand of RUN (all runs without RUN) through the engine's
-    checked path, recompute each recorded outcome (winner, deltas, 胡息, 等, 番, 名堂, source,
+    checked path (the compiled engine; --reference: the Python reference engine), recompute each recorded outcome (winner, deltas, 胡息, 等, 番, 名堂, source,
     stock left …) and check the store around them (manifest, shard files, checksums, row
     counts, event order, decks). Every bad hand is reported with its run, hand, event seq
     and the reason; the check goes on. Exit status 1 if anything is bad, 0 otherwise.
@@ -95,6 +102,7 @@ def verify(
     \b
     paohuzi verify
     paohuzi verify my-run --workers 4
+    paohuzi verify my-run --reference
     paohuzi verify --json | jq '.runs[].bad_hands'
     """
     from engine.errors import PaohuziError
@@ -106,7 +114,14 @@ def verify(
         raise InputError(f"no store at {data}")
     try:
         with _Progress(not quiet and not as_json) as bar:
-            report = verify_store(data, runs, workers, checksums=not no_checksum, progress=bar)
+            report = verify_store(
+                data,
+                runs,
+                workers,
+                checksums=not no_checksum,
+                progress=bar,
+                engine="reference" if reference else "fast",
+            )
     except (StoreError, PaohuziError) as e:
         raise InputError(" ".join(str(e).split())) from None
     except KeyboardInterrupt:
@@ -135,8 +150,10 @@ def render_report(report: Any, max_lines: int = MAX_LINES_DEFAULT) -> str:
             f"run {r.run}{status}: {r.hands:,} hands, {r.events:,} events verified — {state}"
         )
     verdict = "all good" if report.ok else f"{report.n_bad:,} bad hand(s)"
+    engines = sorted({r.engine for r in report.runs if r.engine})
+    by = f" by the {' and '.join(engines)} engine" if engines else ""
     lines.append(
         f"verified {report.hands:,} hands in {len(report.runs)} run(s) in"
-        f" {report.seconds:.1f} s ({rate:,.0f} hands/s): {verdict}"
+        f" {report.seconds:.1f} s ({rate:,.0f} hands/s{by}): {verdict}"
     )
     return "\n".join(lines)

@@ -222,7 +222,7 @@ def _fmt(col: str, v: Any) -> str:
     return str(v)
 
 
-def _illegal(state: State, seat: int, action: int) -> str:
+def _illegal(state: Any, seat: int, action: int) -> str:
     astr = action_label(action)
     legal = state.pending.get(seat)
     if legal is None or seat in state.declared:
@@ -232,10 +232,93 @@ def _illegal(state: State, seat: int, action: int) -> str:
     return f"illegal event: seat {seat} plays {astr}; legal: {opts}"
 
 
-def check_log(log: HandLog, compare: bool = True) -> list[Problem]:
-    """Replay ``log`` through ``State.apply_checked`` and compare it with its recorded rows
-    (``log.event_rows`` / ``log.hand``, when present and ``compare``). Problems, in order;
-    empty if the hand is sound."""
+class FastState:
+    """The compiled state machine (:mod:`engine.fast.state`) behind the few ``State``
+    attributes :func:`check_log` reads, so one check (and one set of messages) serves both
+    engines. Its columns come from the compiled derivation the fast recorder itself uses
+    (``engine.fast.play.event_fields`` / ``outcome_fields``)."""
+
+    def __init__(self, rules: RuleSet, deck: Sequence[int], dealer: int) -> None:
+        from engine.fast import state as S
+        from engine.fast.play import rule_arrays
+
+        self.S = S
+        self.rules = rules
+        self.n_seats = rules.players
+        self.rp, self.hp = rule_arrays(rules)
+        self.st = np.zeros(S.STATE_SIZE, dtype=np.int32)
+        S.new_state(self.rp, self.hp, np.asarray(deck, dtype=np.int64), int(dealer), self.st)
+
+    @property
+    def outcome(self) -> int | None:
+        k = int(self.st[self.S.OUT_KIND])
+        return None if k < 0 else k
+
+    @property
+    def pending(self) -> dict[int, tuple[int, ...]]:
+        S, st = self.S, self.st
+        out = {}
+        for i in range(int(st[S.PEND_NS])):
+            seat = int(st[S.PEND_SEATS + i])
+            b = S.PEND_A + seat * S.MAXA
+            out[seat] = tuple(int(a) for a in st[b : b + st[S.PEND_N + seat]])
+        return out
+
+    @property
+    def declared(self) -> set[int]:
+        return {s for s in range(4) if self.st[self.S.DECL + s] >= 0}
+
+    def deciders(self) -> tuple[int, ...]:
+        declared = self.declared
+        return tuple(s for s in self.pending if s not in declared)
+
+    def apply_checked(self, seat: int, action: int) -> None:
+        if not self.S.apply_checked(self.rp, self.hp, self.st, int(seat), int(action)):
+            raise IllegalAction(f"seat {seat} plays {action_label(action)}: not legal")
+
+    def expected_event(self, seat: int, action: int) -> tuple[Any, ...]:
+        from engine.fast.play import NULL8, event_fields
+
+        kind, card, frm, forced, nl, opts = event_fields(self.st, int(seat), int(action))
+        return (
+            int(kind),
+            None if card == NULL8 else int(card),
+            None if frm == NULL8 else int(frm),
+            bool(forced),
+            int(nl),
+            int(opts),
+        )
+
+    def expected_hand(self, n_events: int) -> dict[str, Any]:
+        from engine.fast.replay import NULL, OUTCOME_CHECKED, expected_outcome
+
+        x = np.zeros(len(OUTCOME_CHECKED), dtype=np.int64)
+        expected_outcome(self.st, self.n_seats, n_events, np.zeros(16, dtype=np.int64), x)
+        row = {c: None if v == NULL else int(v) for c, v in zip(OUTCOME_CHECKED, x.tolist())}
+        if row["zimo"] is not None:
+            row["zimo"] = bool(row["zimo"])
+        return row
+
+
+ENGINES = ("fast", "reference")
+
+
+def fast_unsupported(rules: RuleSet) -> str | None:
+    """Why the compiled engine cannot re-apply hands of ``rules`` (None if it can)."""
+    try:
+        from engine.fast.play import rule_arrays
+
+        rule_arrays(rules)
+    except Exception as e:  # a rule set the compiled tables do not cover
+        return f"{type(e).__name__}: {e}"
+    return None
+
+
+def check_log(log: HandLog, compare: bool = True, engine: str = "reference") -> list[Problem]:
+    """Replay ``log`` through the checked path of ``engine`` (``"reference"``:
+    ``State.apply_checked``; ``"fast"``: the compiled state machine, :class:`FastState`) and
+    compare it with its recorded rows (``log.event_rows`` / ``log.hand``, when present and
+    ``compare``). Problems, in order; empty if the hand is sound."""
     run = log.run or ""
     hid = log.hand_id
     problems: list[Problem] = []
@@ -251,11 +334,21 @@ def check_log(log: HandLog, compare: bool = True) -> list[Problem]:
     if not 0 <= log.dealer < n_seats:
         bad(f"dealer {log.dealer} is not a seat of a {n_seats}-player table")
         return problems
+    state: Any
     try:
-        state = game_for(log.rules).new_initial_state(log.deck, log.dealer)
+        if engine == "fast":
+            state = FastState(log.rules, log.deck, log.dealer)
+        else:
+            state = game_for(log.rules).new_initial_state(log.deck, log.dealer)
     except (IllegalAction, InvalidNotation) as e:
         bad(str(e))
         return problems
+    if engine == "fast":
+        exp_event: Callable[[int, int], tuple[Any, ...]] = state.expected_event
+        exp_hand: Callable[[int], dict[str, Any]] = state.expected_hand
+    else:
+        exp_event = lambda seat, action: expected_event(state, seat, action)  # noqa: E731
+        exp_hand = lambda n: expected_hand(state, n)  # noqa: E731
     rows = log.event_rows if compare else {}
     recorded = None
     if rows and all(c in rows for c in DERIVED_EVENT_COLUMNS):
@@ -273,7 +366,7 @@ def check_log(log: HandLog, compare: bool = True) -> list[Problem]:
             bad(_illegal(state, seat, action), k)
             break
         if recorded is not None:
-            exp = expected_event(state, seat, action)
+            exp = exp_event(seat, action)
             if recorded[k] != exp:
                 diffs = [
                     f"{c} {_fmt(c, g)} (expected {_fmt(c, e)})"
@@ -288,7 +381,7 @@ def check_log(log: HandLog, compare: bool = True) -> list[Problem]:
             bad(f"the log ends before the hand does (seat {who} still to decide)", len(log.events))
     if problems or not compare or not log.hand or state.outcome is None:
         return problems
-    exp_hand = expected_hand(state, len(log.events))
+    expected = exp_hand(len(log.events))
     diffs = []
     for c in OUTCOME_COLUMNS:
         if c not in log.hand:
@@ -296,8 +389,8 @@ def check_log(log: HandLog, compare: bool = True) -> list[Problem]:
         got = log.hand[c]
         if c == "delta_3" and n_seats == 3 and got in (None, 0):
             continue
-        if got != exp_hand[c]:
-            diffs.append(f"{c} {_fmt(c, got)} (recomputed {_fmt(c, exp_hand[c])})")
+        if got != expected[c]:
+            diffs.append(f"{c} {_fmt(c, got)} (recomputed {_fmt(c, expected[c])})")
     if diffs:
         bad("recorded outcome differs: " + ", ".join(diffs))
     return problems
@@ -332,11 +425,14 @@ def verify_shard(
     shard: dict[str, Any],
     rules: dict[str, Any],
     checksums: bool = True,
+    engine: str = "reference",
 ) -> ShardResult:
-    """Check one shard (both files) of a run. Never raises on bad data."""
+    """Check one shard (both files) of a run. Never raises on bad data. The file-level
+    checks are the same for both engines; ``engine`` (``"fast"`` / ``"reference"``) says
+    which one re-applies the hands."""
     res = ShardResult()
     idx = shard.get("index")
-    first = int(shard.get("first_hand", 0))
+    first_hand = int(shard.get("first_hand", 0))
     n_hands = int(shard.get("hands", 0))
 
     def shard_bad(reason: str, hands: int = 0) -> None:
@@ -382,66 +478,70 @@ def verify_shard(
     if hands_t.num_rows != n_hands:
         shard_bad(f"{hands_t.num_rows:,} hands in the file, the manifest says {n_hands:,}")
     try:
-        hands = hands_t.to_pylist()
-        ev = events_t.to_pydict()
-    except (pa.ArrowException, ValueError) as e:
+        hand_ids = hands_t.column("hand_id").to_pylist()
+        n_events = hands_t.column("n_events").to_pylist()
+        ids = np.asarray(events_t.column("hand_id").to_numpy(zero_copy_only=False), np.int64)
+        seq = np.asarray(events_t.column("seq").to_numpy(zero_copy_only=False), np.int64)
+        check = _ReferenceCheck(run, ruleset, hands_t, events_t) if engine != "fast" else (
+            _FastCheck(run, ruleset, hands_t, events_t))  # fmt: skip
+    except (pa.ArrowException, ValueError, TypeError) as e:
         shard_bad(f"cannot decode the shard: {e}", n_hands)
         res.unverifiable = n_hands
         return res
     res.events = events_t.num_rows
-    # Events grouped by hand id: each hand's rows must be one contiguous block.
-    ids = np.asarray(events_t.column("hand_id").to_numpy(zero_copy_only=False), dtype=np.int64)
-    blocks: dict[int, list[tuple[int, int]]] = {}
+    # Events grouped by hand id: each hand's rows must be one contiguous block, with seq
+    # 0, 1, 2 … (bad_seq: the first position of each block where it is not, else -1).
+    blocks: dict[int, list[tuple[int, int, int]]] = {}
     if len(ids):
         cuts = np.flatnonzero(np.diff(ids)) + 1
         starts = np.concatenate(([0], cuts))
         ends = np.concatenate((cuts, [len(ids)]))
-        for a, b in zip(starts.tolist(), ends.tolist(), strict=True):
-            blocks.setdefault(int(ids[a]), []).append((a, b))
+        rel = np.arange(len(ids)) - np.repeat(starts, ends - starts)
+        wrong = np.flatnonzero(seq != rel)
+        first_wrong = np.full(len(starts), -1, dtype=np.int64)
+        if len(wrong):
+            blk = np.searchsorted(starts, wrong, side="right") - 1
+            first = np.unique(blk, return_index=True)
+            first_wrong[first[0]] = rel[wrong[first[1]]]
+        for a, b, w in zip(starts.tolist(), ends.tolist(), first_wrong.tolist(), strict=True):
+            blocks.setdefault(int(ids[a]), []).append((a, b, w))
     known = set()
-    for i, h in enumerate(hands):
-        hid = h["hand_id"]
+    per_hand: list[tuple[int, list[Problem]]] = []
+    todo: list[tuple[int, int, int]] = []  # (row, first event row, end) to re-apply
+    for i, hid in enumerate(hand_ids):
         known.add(hid)
         res.hands += 1
         hp: list[Problem] = []
-        if hid != first + i:
+        per_hand.append((hid, hp))
+        if hid != first_hand + i:
             hp.append(
                 Problem(
                     run,
                     hid,
                     None,
                     f"hands row {i} of shard {idx} holds hand {hid},"
-                    f" expected {first + i} (rows out of order)",
+                    f" expected {first_hand + i} (rows out of order)",
                 )  # fmt: skip
             )
         parts = blocks.get(hid, [])
         if len(parts) > 1:
             hp.append(Problem(run, hid, None, "events out of order: the hand's rows are split"
                               f" into {len(parts)} blocks"))  # fmt: skip
+            continue
+        a, b, w = parts[0] if parts else (0, 0, -1)
+        n = b - a
+        if w >= 0:
+            s_k = events_t.column("seq")[a + w].as_py()
+            hp.append(Problem(run, hid, w, f"events out of order: seq {s_k} at position {w}"))
+        elif n != n_events[i]:
+            hp.append(Problem(run, hid, None, f"n_events is {n_events[i]} but the hand has"
+                              f" {n} event rows"))  # fmt: skip
         else:
-            a, b = parts[0] if parts else (0, 0)
-            hev = {c: v[a:b] for c, v in ev.items()}
-            seqs = hev["seq"]
-            n = b - a
-            if seqs != list(range(n)):
-                k = next(j for j, s in enumerate(seqs) if s != j)
-                hp.append(Problem(run, hid, k, f"events out of order: seq {seqs[k]} at position"
-                                  f" {k}"))  # fmt: skip
-            elif n != h["n_events"]:
-                hp.append(Problem(run, hid, None, f"n_events is {h['n_events']} but the hand has"
-                                  f" {n} event rows"))  # fmt: skip
-            else:
-                try:
-                    log = log_from_rows(run, ruleset, h, hev)
-                except (TypeError, ValueError) as e:
-                    hp.append(Problem(run, hid, None, f"unreadable hand row: {e}"))
-                else:
-                    try:
-                        hp += check_log(log)
-                    except Exception as e:  # an engine failure is a finding, not a crash
-                        hp.append(
-                            Problem(run, hid, None, f"the engine failed: {type(e).__name__}: {e}")
-                        )
+            todo.append((i, a, b))
+    found = check.check(todo)
+    for i, _a, _b in todo:
+        per_hand[i][1].extend(found.get(i, ()))
+    for hid, hp in per_hand:
         if hp:
             res.bad.append(hid)
             res.problems += hp
@@ -450,6 +550,108 @@ def verify_shard(
         shard_bad(f"events of hand{'s' if len(stray) > 1 else ''} not in this shard: "
                   + ", ".join(map(str, stray[:5])) + (" …" if len(stray) > 5 else ""))  # fmt: skip
     return res
+
+
+def _check_hand(
+    run: str, ruleset: RuleSet, hid: Any, h: dict[str, Any], hev: dict[str, list[Any]], engine: str
+) -> list[Problem]:
+    """The per-hand re-application of one hand: its row and events through check_log."""
+    try:
+        log = log_from_rows(run, ruleset, h, hev)
+    except (TypeError, ValueError) as e:
+        return [Problem(run, hid, None, f"unreadable hand row: {e}")]
+    try:
+        return check_log(log, engine=engine)
+    except Exception as e:  # an engine failure is a finding, not a crash
+        return [Problem(run, hid, None, f"the engine failed: {type(e).__name__}: {e}")]
+
+
+class _ReferenceCheck:
+    """Re-apply hands through the reference engine, one HandLog at a time."""
+
+    def __init__(self, run: str, ruleset: RuleSet, hands_t: pa.Table, events_t: pa.Table):
+        self.run, self.ruleset = run, ruleset
+        self.hands = hands_t.to_pylist()
+        self.ev = events_t.to_pydict()
+
+    def check(self, todo: list[tuple[int, int, int]]) -> dict[int, list[Problem]]:
+        out = {}
+        for i, a, b in todo:
+            h = self.hands[i]
+            hev = {c: v[a:b] for c, v in self.ev.items()}
+            found = _check_hand(self.run, self.ruleset, h["hand_id"], h, hev, "reference")
+            if found:
+                out[i] = found
+        return out
+
+
+def _ints(col: pa.ChunkedArray | pa.Array, null: int) -> np.ndarray:
+    """An integer (or bool) column as int64, nulls as ``null``."""
+    import pyarrow.compute as pc
+
+    return np.asarray(
+        pc.fill_null(col.cast(pa.int64()), null).to_numpy(zero_copy_only=False), np.int64
+    )
+
+
+class _FastCheck:
+    """Re-apply hands through the compiled engine: one kernel call over every hand of the
+    shard (engine.fast.replay.verify_kernel); the few hands it flags are re-checked one by one
+    through :func:`check_log` on :class:`FastState`, which writes the messages."""
+
+    def __init__(self, run: str, ruleset: RuleSet, hands_t: pa.Table, events_t: pa.Table):
+        from engine.fast.replay import NULL, OUTCOME_CHECKED
+
+        self.run, self.ruleset = run, ruleset
+        self.hands_t, self.events_t = hands_t, events_t
+        self.dealers = _ints(hands_t.column("dealer"), -1)
+        self.rec = np.stack([_ints(hands_t.column(c), NULL) for c in OUTCOME_CHECKED], axis=1)
+        self.seat = _ints(events_t.column("seat"), -1)
+        self.action = _ints(events_t.column("action"), -1)
+        self.cols = np.stack([_ints(events_t.column(c), NULL) for c in DERIVED_EVENT_COLUMNS])
+        deck = hands_t.column("deck").combine_chunks()
+        n = len(deck)
+        decks = np.full((n, DECK_SIZE), 255, dtype=np.uint8)
+        if deck.type == pa.binary(DECK_SIZE) and n:
+            raw = np.frombuffer(deck.buffers()[1], dtype=np.uint8)
+            decks[:] = raw[deck.offset * DECK_SIZE : (deck.offset + n) * DECK_SIZE].reshape(
+                n, DECK_SIZE
+            )
+            if deck.null_count:
+                decks[np.asarray(deck.is_null())] = 255
+        self.decks = decks
+
+    def check(self, todo: list[tuple[int, int, int]]) -> dict[int, list[Problem]]:
+        from engine.fast.replay import STATUS_NAMES, run_kernel
+
+        if not todo:
+            return {}
+        rows = np.array([t[0] for t in todo], dtype=np.int64)
+        los = np.array([t[1] for t in todo], dtype=np.int64)
+        his = np.array([t[2] for t in todo], dtype=np.int64)
+        status, seqs, _reason = run_kernel(
+            self.ruleset, self.decks[rows], self.dealers[rows], los, his, self.seat,
+            self.action, self.cols, self.rec[rows],
+        )  # fmt: skip
+        out = {}
+        for j in np.flatnonzero(status).tolist():
+            i, a, b = todo[j]
+            h = self.hands_t.slice(i, 1).to_pylist()[0]
+            hev = self.events_t.slice(a, b - a).to_pydict()
+            found = _check_hand(self.run, self.ruleset, h["hand_id"], h, hev, "fast")
+            if not found:  # the kernel and the one-by-one check disagree: say so
+                at = int(seqs[j])
+                found = [
+                    Problem(
+                        self.run,
+                        h["hand_id"],
+                        at if at >= 0 else None,
+                        f"the fast verifier's kernel flagged this hand"
+                        f" ({STATUS_NAMES[status[j]]}) but its re-check found nothing",
+                    )  # fmt: skip
+                ]
+            out[i] = found
+        return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -467,6 +669,7 @@ class RunReport:
     unverifiable: int = 0
     problems: list[Problem] = field(default_factory=list)
     status: str | None = None
+    engine: str | None = None  # who re-applied the hands ("fast" / "reference")
 
     @property
     def n_bad(self) -> int:
@@ -480,6 +683,7 @@ class RunReport:
         return {
             "run": self.run,
             "status": self.status,
+            "engine": self.engine,
             "hands": self.hands,
             "hands_expected": self.hands_expected,
             "events": self.events,
@@ -581,8 +785,11 @@ def _check_manifest(
     total = sum(int(s["hands"]) for s in good)
     if prog.get("hands") is not None and prog.get("hands") != total:
         bad(f"the manifest's progress says {prog.get('hands')} hands, its shards hold {total}")
-    listed = {
-        str(s["files"][t]["path"]) for s in good for t in schema.TABLES if t in s.get("files", {})
+    listed = {  # the tables and any optional file a shard lists (its summary, LOG_FORMAT §10)
+        str(f["path"])
+        for s in good
+        for f in s.get("files", {}).values()
+        if isinstance(f, dict) and "path" in f
     }
     for p in sorted(path.glob("*/*.parquet")):
         rel = p.relative_to(path).as_posix()
@@ -618,8 +825,13 @@ def verify_store(
     checksums: bool = True,
     progress: Callable[[int, int], None] | None = None,
     min_pool_hands: int = 2000,
+    engine: str = "fast",
 ) -> VerifyReport:
     """Verify the given runs of the store at ``root`` (every run when none is given).
+
+    ``engine="fast"`` re-applies hands through the compiled engine (a run whose rules it
+    does not cover falls back to the reference); ``"reference"`` through the Python engine,
+    the independent slow path. Both give the same report on the same store.
 
     ``workers > 1`` checks shards in a process pool, unless there are fewer than
     ``min_pool_hands`` hands (starting the pool would take longer than the work).
@@ -627,6 +839,8 @@ def verify_store(
     A name that is not a run folder raises :class:`store.StoreError` (bad input); anything
     wrong inside a run is a :class:`Problem` in the report.
     """
+    if engine not in ENGINES:
+        raise PaohuziError(f"unknown engine {engine!r} (choose from {', '.join(ENGINES)})")
     root = Path(root)
     start = time.perf_counter()
     names = _run_names(root, runs)
@@ -658,8 +872,11 @@ def verify_store(
             continue
         rep.status = m.get("status")
         rep.hands_expected = sum(int(s["hands"]) for s in shards)
+        rep.engine = engine
+        if engine == "fast" and fast_unsupported(RuleSet.from_dict(m["rules"])) is not None:
+            rep.engine = "reference"
         for s in shards:
-            tasks.append((rep, (name, str(path), s, m["rules"], checksums)))
+            tasks.append((rep, (name, str(path), s, m["rules"], checksums, rep.engine)))
     total = sum(int(t[1][2]["hands"]) for t in tasks)
     done = 0
     if progress is not None:
@@ -676,6 +893,8 @@ def verify_store(
         if progress is not None:
             progress(done, total)
 
+    if any(args[5] == "fast" for _, args in tasks):
+        _warm_fast()
     if workers <= 1 or len(tasks) <= 1 or total < min_pool_hands:
         for rep, args in tasks:
             collect(rep, verify_shard(*args), int(args[2]["hands"]))
@@ -684,6 +903,15 @@ def verify_store(
     for rep in reports:
         rep.problems.sort(key=lambda p: (p.hand is not None, p.hand or 0, p.seq or 0))
     return VerifyReport(reports, time.perf_counter() - start)
+
+
+def _warm_fast() -> None:
+    """Compile (or load) the verifier's kernels here, once, before any worker starts."""
+    from engine.fast.cache import compile_lock
+    from engine.fast.warmup import warm_replay
+
+    with compile_lock():
+        warm_replay()
 
 
 def _init_worker() -> None:

@@ -1,0 +1,128 @@
+# ruff: noqa: F811  (the fixtures imported from test_verify are the test arguments)
+"""paohuzi verify's two engines: the compiled re-application (the default) and the reference
+one (``--reference``) give the same report, problem for problem, on a sound store and on
+every crafted corruption of test_verify.py (each of its tests is run again with
+``verify_store`` checking both engines and comparing them)."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import test_verify as TV  # the crafted corruptions and their helpers (same directory)
+from test_verify import a_decision, pristine, rewrite, root, rows_of, verify_cli  # noqa: F401
+
+from replay.replayer import verify as V
+from replay.store.runs import open_store
+
+_real_verify_store = V.verify_store
+
+
+def _both(*args: Any, **kw: Any) -> V.VerifyReport:
+    """verify_store by both engines; asserts they agree; the fast report."""
+    kw.pop("engine", None)
+    fast = _real_verify_store(*args, **{**kw, "engine": "fast"})
+    ref = _real_verify_store(*args, **{**kw, "engine": "reference"})
+    assert fast.problems == ref.problems
+    assert fast.bad_hands == ref.bad_hands and fast.n_bad == ref.n_bad
+    assert [r.hands for r in fast.runs] == [r.hands for r in ref.runs]
+    assert {r.engine for r in fast.runs if r.engine} <= {"fast"}
+    _both.calls += 1  # type: ignore[attr-defined]
+    return fast
+
+
+_both.calls = 0  # type: ignore[attr-defined]
+
+CASES = [
+    (name, kw)
+    for name, fn in sorted(vars(TV).items())
+    if name.startswith("test_") and inspect.isfunction(fn)
+    for kw in ([{"version": 0}, {"version": 99}] if "version" in inspect.signature(fn).parameters
+               else [{}])
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "kw"), CASES, ids=[f"{n}{k or ''}" for n, k in CASES])
+def test_both_engines_agree_on_every_crafted_case(
+    name: str, kw: dict, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(TV, "verify_store", _both)
+    before = _both.calls  # type: ignore[attr-defined]
+    fn = getattr(TV, name)
+    args = {"root": root} if "root" in inspect.signature(fn).parameters else {}
+    fn(**args, **kw)
+    if "verify_store" in inspect.getsource(fn):
+        assert _both.calls > before  # type: ignore[attr-defined]
+
+
+def test_fast_flags_a_flipped_action_and_names_hand_and_event(root: Path) -> None:
+    hand = 22
+    k, other = a_decision(root, hand)
+    rewrite(root, "events", hand, lambda c: c["action"].__setitem__(rows_of(c, hand)[k], other))
+    rep = V.verify_store(root, checksums=False, engine="fast")
+    assert rep.bad_hands == [("main", hand)]
+    p = rep.problems[0]
+    assert (p.run, p.hand, p.seq) == ("main", hand, k)
+    res = verify_cli(root, "--no-checksum")
+    assert res.exit_code == 1
+    assert f"run main hand {hand} seq {k}:" in res.output and "by the fast engine" in res.output
+    res = verify_cli(root, "--no-checksum", "--reference")
+    assert res.exit_code == 1
+    assert f"run main hand {hand} seq {k}:" in res.output
+    assert "by the reference engine" in res.output
+
+
+def test_reference_flag(root: Path) -> None:
+    res = verify_cli(root, "--reference")
+    assert res.exit_code == 0, res.output
+    assert "all good" in res.output and "by the reference engine" in res.output
+    out = json.loads(verify_cli(root, "--reference", "--json").output)
+    assert out["ok"] and {r["engine"] for r in out["runs"]} == {"reference"}
+    out = json.loads(verify_cli(root, "--json").output)
+    assert out["ok"] and {r["engine"] for r in out["runs"]} == {"fast"}
+
+
+def test_uncovered_rules_fall_back_to_the_reference(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(V, "fast_unsupported", lambda rules: "not compiled")
+    rep = V.verify_store(root, engine="fast")
+    assert rep.ok and {r.engine for r in rep.runs} == {"reference"}
+
+
+def test_engines_agree_on_random_corruptions(pristine: Path) -> None:  # noqa: F811
+    """Each shard's tables, with a few random cells changed, through both engines' per-hand
+    checks: the same problems (the kernel misses nothing the reference finds)."""
+    rnd = random.Random(11)
+    r = open_store(pristine).run("main")
+    rules = V.RuleSet.from_dict(r.manifest["rules"])
+    for shard in r.shards:
+        hands_t = pq.read_table(r.shard_path(shard, "hands"), columns=V.HAND_COLUMNS)
+        events_t = pq.read_table(r.shard_path(shard, "events"), columns=V.EVENT_COLUMNS)
+        ev, hs = events_t.to_pydict(), hands_t.to_pydict()
+        for _ in range(6):
+            col = rnd.choice(["seat", "action", *V.DERIVED_EVENT_COLUMNS])
+            i = rnd.randrange(len(ev[col]))
+            v = ev[col][i]
+            ev[col][i] = (not v) if col == "forced" else None if v is None else (v + 1) % 4
+        for _ in range(2):
+            col = rnd.choice(list(V.OUTCOME_COLUMNS[:-1]))
+            i = rnd.randrange(len(hs[col]))
+            v = hs[col][i]
+            hs[col][i] = (not v) if col == "zimo" else 1 if v is None else None
+        ht = pa.Table.from_pydict(hs, schema=hands_t.schema)
+        et = pa.Table.from_pydict(ev, schema=events_t.schema)
+        ids = et.column("hand_id").to_pylist()
+        todo = []
+        for i, hid in enumerate(ht.column("hand_id").to_pylist()):
+            rows = [j for j, h in enumerate(ids) if h == hid]
+            todo.append((i, rows[0], rows[-1] + 1))
+        fast = V._FastCheck("main", rules, ht, et).check(todo)
+        ref = V._ReferenceCheck("main", rules, ht, et).check(todo)
+        assert fast == ref and ref  # some hands are bad, the same ones, the same problems
