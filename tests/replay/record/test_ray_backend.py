@@ -10,6 +10,7 @@ namespaces the Ray tests skip; they never fall back to the external interface.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -17,6 +18,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -135,10 +137,25 @@ def _host_pid(ns_pid: int, init_pid: int) -> int:
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+def cluster() -> Iterator[Cluster]:
     if NO_NETNS is not None:
         pytest.skip(f"Ray tests run in a loopback-only network namespace: {NO_NETNS}")
-    tmp = tmp_path_factory.mktemp("rc")
+    with short_tmp() as tmp:
+        yield from _cluster(tmp)
+
+
+@contextlib.contextmanager
+def short_tmp() -> Iterator[Path]:
+    """A short temporary folder: Ray puts Unix sockets under it, and an AF_UNIX path may not
+    exceed 107 bytes (pytest's own tmp paths grow with its run counter)."""
+    tmp = Path(tempfile.mkdtemp(prefix="phz-ray-", dir="/tmp"))
+    try:
+        yield tmp
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _cluster(tmp: Path) -> Iterator[Cluster]:
     gate = tmp / "gate"
     gate.mkdir()
     env = _env(tmp, gate)
@@ -158,7 +175,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         yield Cluster(init_pid, env, gate)
     finally:
         if init_pid:
-            with __import__("contextlib").suppress(ProcessLookupError):
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(init_pid, signal.SIGTERM)  # ray stop inside, then the init exits
         try:
             proc.wait(timeout=90)
@@ -268,10 +285,12 @@ def test_sweep_on_cluster(cluster: Cluster, reference: str, tmp_path: Path) -> N
 
 
 @needs_netns
-def test_local_instance_on_loopback(
-    reference: str, tmp_path_factory: pytest.TempPathFactory
-) -> None:
-    tmp = tmp_path_factory.mktemp("li")  # short: Ray's socket paths live under it
+def test_local_instance_on_loopback(reference: str) -> None:
+    with short_tmp() as tmp:
+        _local_instance(tmp, reference)
+
+
+def _local_instance(tmp: Path, reference: str) -> None:
     gate = tmp / "gate"
     gate.mkdir()
     env = {**_env(tmp, gate), "RAY_TMPDIR": str(tmp)}
