@@ -102,10 +102,10 @@ def policy_table(rules: RuleSet) -> np.ndarray:
             put(FT_WAIT2 + ((a * 20 + b) * MAXW + i) * 2, c)
             put(FT_WAIT2 + ((a * 20 + b) * MAXW + i) * 2 + 1, hx)
     for c in range(20):
-        lst = t.completes[c]
-        assert len(lst) <= MAXQ
-        put(FT_COMPL_N + c, len(lst))
-        for i, (a, b, share) in enumerate(lst):
+        completes = t.completes[c]
+        assert len(completes) <= MAXQ
+        put(FT_COMPL_N + c, len(completes))
+        for i, (a, b, share) in enumerate(completes):
             for j, v in enumerate((a, b, _int_share(share))):
                 put(FT_COMPL + (c * MAXQ + i) * 3 + j, v)
     assert len(t.hx_shapes) <= 16

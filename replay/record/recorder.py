@@ -205,7 +205,7 @@ class ShardRecorder:
     def tables(self) -> tuple[pa.Table, pa.Table]:
         """The recorded hands as ``(hands, events)`` tables in :mod:`replay.record.schema` layout."""
         f = np.frombuffer
-        hands = {
+        hands: dict[str, np.ndarray] = {
             "hand_id": f(self.h_id, dtype=np.uint32),
             "session": f(self.h_session, dtype=np.uint32),
             "session_hand": f(self.h_session_hand, dtype=np.uint16),
@@ -229,7 +229,7 @@ class ShardRecorder:
             "stock_left": f(self.h_stock, dtype=np.uint8),
             "n_events": f(self.h_events, dtype=np.uint16),
         }
-        events = {
+        events: dict[str, np.ndarray] = {
             "hand_id": f(self.e_hand, dtype=np.uint32),
             "seq": f(self.e_seq, dtype=np.uint16),
             "seat": f(self.e_seat, dtype=np.uint8),
