@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -397,6 +398,25 @@ def rule_arrays(rules: RuleSet) -> tuple[np.ndarray, np.ndarray]:
     return got
 
 
+def _typed_columns(hands: np.ndarray) -> dict[str, np.ndarray]:
+    """The int32 hand columns as their HAND_DTYPES; OverflowError (as the reference
+    recorder's typed buffers raise) for a value its column cannot hold, never a silent wrap
+    (e.g. a 荒庄 streak past 255 with a large huangzhuang_rotate)."""
+    out = {}
+    for i, name in enumerate(HAND_COLUMNS):
+        col = hands[:, i]
+        dt: Any = HAND_DTYPES[name]
+        info = np.iinfo(dt)
+        # nullable uint8 columns hold NULL8 = 255 for null, in range by construction
+        if len(col) and (int(col.min()) < info.min or int(col.max()) > info.max):
+            j = int(np.flatnonzero((col < info.min) | (col > info.max))[0])
+            raise OverflowError(
+                f"hand {j}: {name} = {int(col[j])} does not fit its column ({np.dtype(dt).name})"
+            )
+        out[name] = col.astype(dt)
+    return out
+
+
 def play_batch(
     rules: RuleSet,
     decks: np.ndarray,
@@ -440,7 +460,7 @@ def play_batch(
     ev_all = np.concatenate(chunks, axis=1) if len(chunks) > 1 else chunks[0]
     events = {name: ev_all[i].astype(EVENT_DTYPES[i]) for i, name in enumerate(EVENT_COLUMNS)}
     hands[:, HC_DEALER] = dealers
-    out = {name: hands[:, i].astype(HAND_DTYPES[name]) for i, name in enumerate(HAND_COLUMNS)}
+    out = _typed_columns(hands)
     return events, out
 
 
@@ -503,7 +523,7 @@ def play_sessions(spec, sessions: range) -> tuple[dict[str, np.ndarray], dict[st
     ev_all = np.concatenate(chunks, axis=1) if len(chunks) > 1 else chunks[0]
     events = {name: ev_all[j].astype(EVENT_DTYPES[j]) for j, name in enumerate(EVENT_COLUMNS)}
     events["hand"] = (events["hand"].astype(np.int64) + first_deal * rotations).astype(np.uint32)
-    out = {name: hands[:, j].astype(HAND_DTYPES[name]) for j, name in enumerate(HAND_COLUMNS)}
+    out = _typed_columns(hands)
     deal_rel = np.arange(n, dtype=np.int64) // rotations
     deal_ids = first_deal + deal_rel
     out["hand_id"] = hand_ids.astype(np.uint32)

@@ -4,7 +4,9 @@ computes (胡息, 番, score under hunan-full; long sessions; long 荒庄 streak
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pytest
@@ -92,3 +94,96 @@ def test_module_policy_has_no_compiled_version() -> None:
     decks = np.array([shuffle_deck(1)], dtype=np.uint8)
     with pytest.raises(PaohuziError, match="no compiled version"):
         play_batch(RULES, decks, [0], [1], ["random", "engine.policies.greedy:X", "random"])
+
+
+# ------------------------------------------------------------------ integer widths
+
+
+def _reference_outcome(rules: RuleSet, deck: list[int], dealer: int, seed: int) -> tuple:
+    from engine.play import play_to_end
+    from engine.policies import load_policies as lp
+
+    st = play_to_end(Game(rules), deck, dealer, lp("random", rules.players), seed)
+    o = st.outcome
+    assert o is not None
+    res = o.result
+    if res is None or o.winner is None:
+        return (int(o.kind), 0, 0, 0, tuple(o.deltas[: rules.players]))
+    return (
+        int(o.kind),
+        res.huxi,
+        res.fan,
+        res.score,
+        tuple(o.deltas[: rules.players]),
+    )
+
+
+def _big_deck(rng: random.Random, dealt: list[int]) -> list[int]:
+    """``dealt`` (21 cards) to the dealer (positions 0…19 and 60), the rest shuffled."""
+    rest = [k for k in range(20) for _ in range(4)]
+    for k in dealt:
+        rest.remove(k)
+    rng.shuffle(rest)
+    return dealt[:20] + rest[:40] + [dealt[20]] + rest[40:]
+
+
+def test_extreme_wins_hunan_full() -> None:
+    """Decks that deal the dealer four big 提 and big runs (and biased all-big hands): the
+    compiled engine's 胡息 / 番 / score / deltas equal the reference's, at their largest."""
+    full = find_rules("hunan-full")
+    rng = random.Random(5)
+    four_ti = [k for k in (13, 14, 17, 18) for _ in range(4)] + [10, 11, 12, 15, 15]
+    decks = [_big_deck(rng, four_ti) for _ in range(6)]
+    big = [k for k in range(10, 20) for _ in range(4)]
+    for _ in range(40):
+        decks.append(_big_deck(rng, rng.sample(big, 21)))
+    arr = np.array(decks, dtype=np.uint8)
+    seeds = list(range(len(decks)))
+    _, hands = play_batch(full, arr, [0] * len(decks), seeds, ["random"] * 3)
+    best = [0, 0, 0]
+    for i, deck in enumerate(decks):
+        kind, huxi, fan, score, deltas = _reference_outcome(full, deck, 0, seeds[i])
+        won = hands["winner"][i] != 255
+        got = (
+            int(hands["outcome"][i]),
+            int(hands["huxi"][i]) if won else 0,
+            int(hands["fan"][i]) if won else 0,
+            int(hands["score"][i]) if won else 0,
+            tuple(int(hands[f"delta_{s}"][i]) for s in range(3)),
+        )
+        assert got == (kind, huxi, fan, score, deltas), f"deck {i}"
+        best = [max(best[0], huxi), max(best[1], fan), max(best[2], score)]
+    print("\nextremes through play:", best)
+    assert best[0] >= 50 and best[2] >= 50  # big wins were reached, not only small ones
+
+
+def _reference_streaks(spec: Any) -> tuple[list[int], list[int]]:
+    from replay.record.recorder import ShardRecorder
+    from replay.record.runner import play_sessions as ref_sessions
+
+    rec = ShardRecorder(spec.rules)
+    ref_sessions(spec, range(1), rec, None)
+    return list(rec.h_streak), list(rec.h_dealer)
+
+
+def test_long_huangzhuang_streaks() -> None:
+    """Sessions of 300 deals that all end in 荒庄 (min_huxi 99): with huangzhuang_rotate 256
+    the streak runs up to 255, the widest the uint8 column holds, and both engines agree on
+    every streak and dealer; past it (rotate 400) both refuse, none wraps around."""
+    from replay.record.runner import RunError, RunSpec
+
+    rules = RULES.with_overrides(["min_huxi=99", "huangzhuang_rotate=256"])
+    spec = RunSpec(rules=rules, policies=("random",) * 3, seed=3, deals=300, session_length=300)
+    _, h = play_sessions(spec, range(1))
+    assert (h["outcome"] == 1).all()
+    streaks, dealers = _reference_streaks(spec)
+    assert h["huang_streak"].tolist() == streaks and h["dealer"].tolist() == dealers
+    assert max(streaks) == 255 and streaks[256] == 0 and dealers[256] != dealers[255]
+    wide = RunSpec(
+        rules=RULES.with_overrides(["min_huxi=99", "huangzhuang_rotate=400"]),
+        policies=("random",) * 3, seed=3, deals=300, session_length=300,
+    )  # fmt: skip
+    with pytest.raises(OverflowError, match="huang_streak = 256"):
+        play_sessions(wide, range(1))
+    with pytest.raises(RunError, match="OverflowError"):
+        _reference_streaks(wide)
