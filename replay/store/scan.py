@@ -334,47 +334,25 @@ def check_shard(
         raise CorruptLog(f"run {name}: bad shard entry {shard.get('index')!r}: {e}") from None
     out: list[tuple[str, Path]] = []
     for table in TABLES:
-        entry = entries[table]
-        rel = entry.get("path") if isinstance(entry, dict) else None
-        path = resolve_shard_path(run_path, rel)
-        where = f"run {name}: shard file {rel}"
-        try:
-            st = path.stat()
-        except OSError:
-            raise CorruptLog(f"{where} is missing") from None
-        if st.st_size != entry.get("bytes"):
-            raise CorruptLog(
-                f"{where} has {st.st_size:,} bytes, the manifest says {entry.get('bytes')}"
-                " (corrupt, truncated or replaced)"
-            )
-        try:
-            md = pq.read_metadata(path)
-            ids = _hand_id_range(md, path)
-        except (OSError, ValueError, pa.ArrowException) as e:
-            raise CorruptLog(f"{where} is corrupt: {str(e).splitlines()[0]}") from None
+        hands = (first, n, table == "hands")
         rows = n if table == "hands" else n_events
-        if md.num_rows != entry.get("rows") or md.num_rows != rows:
-            raise CorruptLog(
-                f"{where} has {md.num_rows:,} rows, the manifest says {entry.get('rows')}"
-            )
-        if ids is not None and (
-            ids[0] < first or ids[1] > first + n - 1 or (table == "hands" and ids[0] != first)
-        ):
-            raise CorruptLog(
-                f"{where} holds hands {ids[0]}–{ids[1]}, the manifest says"
-                f" {first}–{first + n - 1} (a shard out of place)"
-            )
-        if cache.sha256(path, st) != entry.get("sha256"):
-            raise CorruptLog(f"{where} does not match its SHA-256 in the manifest (edited?)")
-        out.append((table, path))
+        out.append((table, _check_file(run_path, entries[table], cache, rows, hands)))
     if "summary" in shard["files"]:  # optional summary file (docs/LOG_FORMAT.md §10)
         out.append(("summary", _check_file(run_path, shard["files"]["summary"], cache)))
     return out
 
 
-def _check_file(run_path: Path, entry: Any, cache: ChecksumCache) -> Path:
-    """A listed extra file (a shard's summary): inside the run folder, with the listed size,
-    row count and SHA-256."""
+def _check_file(
+    run_path: Path,
+    entry: Any,
+    cache: ChecksumCache,
+    rows: int | None = None,
+    hands: tuple[int, int, bool] | None = None,
+) -> Path:
+    """One listed file against its manifest entry: inside the run folder, present, with the
+    listed size, footer row count (and ``rows``, what the shard entry implies), hand ids in
+    ``hands`` = (first, count, must start at first), and SHA-256. Raises :class:`CorruptLog`
+    naming the file."""
     name = Path(run_path).name.removeprefix("run=")
     rel = entry.get("path") if isinstance(entry, dict) else None
     path = resolve_shard_path(run_path, rel)
@@ -386,13 +364,22 @@ def _check_file(run_path: Path, entry: Any, cache: ChecksumCache) -> Path:
     if st.st_size != entry.get("bytes"):
         raise CorruptLog(
             f"{where} has {st.st_size:,} bytes, the manifest says {entry.get('bytes')}"
+            " (corrupt, truncated or replaced)"
         )
     try:
-        rows = pq.read_metadata(path).num_rows
+        md = pq.read_metadata(path)
+        ids = _hand_id_range(md, path) if hands is not None else None
     except (OSError, ValueError, pa.ArrowException) as e:
         raise CorruptLog(f"{where} is corrupt: {str(e).splitlines()[0]}") from None
-    if rows != entry.get("rows"):
-        raise CorruptLog(f"{where} has {rows:,} rows, the manifest says {entry.get('rows')}")
+    if md.num_rows != entry.get("rows") or (rows is not None and md.num_rows != rows):
+        raise CorruptLog(f"{where} has {md.num_rows:,} rows, the manifest says {entry.get('rows')}")
+    if hands is not None and ids is not None:
+        first, n, starts = hands
+        if ids[0] < first or ids[1] > first + n - 1 or (starts and ids[0] != first):
+            raise CorruptLog(
+                f"{where} holds hands {ids[0]}–{ids[1]}, the manifest says"
+                f" {first}–{first + n - 1} (a shard out of place)"
+            )
     if cache.sha256(path, st) != entry.get("sha256"):
         raise CorruptLog(f"{where} does not match its SHA-256 in the manifest (edited?)")
     return path
