@@ -811,7 +811,7 @@ class _FastScorer:
         self.meld_codes: dict[Group, tuple[int, int] | None] = {}
         from engine.fast.cache import compile_lock
 
-        with compile_lock():  # one process compiles, others wait and load
+        with compile_lock(bs._ENTRY_POINTS):  # one compiles, others wait and load
             bs.warm_up(self.tables, self.p0)
 
     def _row(self, rules: RuleSet) -> int:

@@ -125,12 +125,19 @@ def drop_stale(name: str, dispatchers: Iterable[Any], depends: Iterable[Path]) -
 
 
 @contextlib.contextmanager
-def compile_lock() -> Any:
+def compile_lock(dispatchers: Iterable[Any] = ()) -> Any:
     """Hold an exclusive lock on the cache directory while kernels are first called, so that
     processes starting together (test workers, a pool) never compile and write the same
-    cache entries at once: the first compiles, the others wait and then load its code."""
+    cache entries at once: the first compiles, the others wait and then load its code.
+
+    When every one of ``dispatchers`` is already cached, no lock is taken: a process that
+    only loads code never waits behind another one compiling something else."""
     import fcntl
 
+    ds = list(dispatchers)
+    if ds and is_cached(ds):
+        yield
+        return
     configure()
     base = Path(os.environ.get("NUMBA_CACHE_DIR") or (_HERE / "__pycache__"))
     with contextlib.suppress(OSError):

@@ -62,7 +62,7 @@ def warm_up(say: bool = True) -> float:
     """Call every entry point once; the seconds it took. Says on stderr when the kernels are
     not cached yet (a first run on this machine, or after an edit of engine/fast)."""
     start = time.perf_counter()
-    with compile_lock():
+    with compile_lock(_entry_points()):
         from engine.fast import play
         from engine.fast.policies import POLICY_CODES
 

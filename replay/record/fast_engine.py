@@ -89,12 +89,13 @@ def warm_up(spec: RunSpec, say: bool = True) -> None:
             )
 
     from engine.fast.cache import compile_lock
+    from engine.fast.play import sessions_kernel
 
     t = threading.Thread(target=notice, daemon=True)
     t.start()
     start = time.monotonic()
     try:
-        with compile_lock():  # one process compiles, others wait and then load its code
+        with compile_lock([sessions_kernel]):  # one compiles, others wait, then load
             play_shard_tables(spec, range(0, 1))
     finally:
         done.set()

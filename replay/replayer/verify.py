@@ -908,9 +908,10 @@ def verify_store(
 def _warm_fast() -> None:
     """Compile (or load) the verifier's kernels here, once, before any worker starts."""
     from engine.fast.cache import compile_lock
+    from engine.fast.replay import verify_kernel
     from engine.fast.warmup import warm_replay
 
-    with compile_lock():
+    with compile_lock([verify_kernel]):
         warm_replay()
 
 

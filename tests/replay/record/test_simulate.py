@@ -54,7 +54,7 @@ def shard_sums(run: store.Run) -> list[tuple[str, str]]:
     return [(f["path"], f["sha256"]) for s in run.shards for f in s["files"].values()]
 
 
-def simulate_cli(*args: str, data: Path, timeout: float = 120, **kw: object):
+def simulate_cli(*args: str, data: Path, timeout: float = 600, **kw: object):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run(
         [*CLI, "simulate", "--data", str(data), "-q", *args],
