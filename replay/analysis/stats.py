@@ -195,6 +195,17 @@ def _jsonable(obj: Any) -> Any:
 # ---------------------------------------------------------------------------------------------
 
 
+def _paired_rows(rows: Sequence[Sequence[Any]]) -> list[PairedRow]:
+    """Paired win-rate and score differences from ``(a, b, deals, Σdw, Σdw², Σdy, Σdy²)`` rows
+    (the raw-hands and the summary paths give the same rows)."""
+    out = []
+    for a, b, n, dw, dww, dy, dyy in rows:
+        w = paired_diff_ci(Moments(float(dw), float(dww), int(n)))
+        y = paired_diff_ci(Moments(float(dy), float(dyy), int(n)))
+        out.append(PairedRow(a, b, int(n), Mean(*w, int(n)), Mean(*y, int(n))))
+    return out
+
+
 def run_stats(
     store: Store,
     names: Sequence[str] = (),
@@ -389,12 +400,7 @@ class _Queries:
             " ON a.deal_id = b.deal_id AND a.policy < b.policy"
             " GROUP BY 1, 2 ORDER BY 1, 2"
         )
-        out = []
-        for a, b, n, dw, dww, dy, dyy in rows:
-            w = paired_diff_ci(Moments(float(dw), float(dww), int(n)))
-            y = paired_diff_ci(Moments(float(dy), float(dyy), int(n)))
-            out.append(PairedRow(a, b, int(n), Mean(*w, int(n)), Mean(*y, int(n))))
-        return out
+        return _paired_rows(rows)
 
     def winning(self) -> dict[str, Distribution]:
         out = {}
@@ -536,12 +542,7 @@ class _SummaryQueries:
             " ORDER BY a, b",
             self.mask,
         )
-        out = []
-        for a, b, n, dw, dww, dy, dyy in rows:
-            w = paired_diff_ci(Moments(float(dw), float(dww), int(n)))
-            y = paired_diff_ci(Moments(float(dy), float(dyy), int(n)))
-            out.append(PairedRow(a, b, int(n), Mean(*w, int(n)), Mean(*y, int(n))))
-        return out
+        return _paired_rows(rows)
 
     def winning(self) -> dict[str, Distribution]:
         from replay.analysis.summary import quantile_disc
