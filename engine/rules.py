@@ -31,6 +31,10 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
 }
 
 
+#: The largest ``huangzhuang_rotate``: streaks 0..255 fit ``hands.huang_streak`` (uint8).
+MAX_HUANGZHUANG_ROTATE = 256
+
+
 @dataclass(frozen=True, kw_only=True)
 class RuleSet:
     """The rules of a table. Defaults are the Hunan/QQ 3-player 半花样 game (RULES.md App. B).
@@ -45,7 +49,8 @@ class RuleSet:
     * ``chouhu``: the 臭胡 block of §6.4.
     * ``peng_compulsory``: a legal 碰 is executed automatically (§14, C35).
     * ``luzhou_di_mode``: Luzhou score mode ``b`` (红/乌 multipliers) or ``a`` (§14, C36).
-    * ``huangzhuang_rotate``: consecutive 荒庄 after which the deal passes (§2, C16).
+    * ``huangzhuang_rotate``: consecutive 荒庄 after which the deal passes (§2, C16); 1..256,
+      so that the streak before a hand (0 … rotate − 1) fits the log's uint8 ``huang_streak``.
     """
 
     players: int = 3
@@ -71,8 +76,11 @@ class RuleSet:
                 raise InvalidRules(f"rule {f.name}={v!r}: expected one of {allowed}")
         if not 1 <= self.min_huxi <= 99:
             raise InvalidRules(f"rule min_huxi={self.min_huxi}: expected 1..99")
-        if self.huangzhuang_rotate < 1:
-            raise InvalidRules(f"rule huangzhuang_rotate={self.huangzhuang_rotate}: expected ≥ 1")
+        if not 1 <= self.huangzhuang_rotate <= MAX_HUANGZHUANG_ROTATE:
+            raise InvalidRules(
+                f"rule huangzhuang_rotate={self.huangzhuang_rotate}: expected"
+                f" 1..{MAX_HUANGZHUANG_ROTATE} (the 荒庄 streak is logged in one byte)"
+            )
 
     @property
     def luzhou(self) -> bool:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -122,8 +121,8 @@ def simulate_rate(
         return res.played / (time.perf_counter() - t), res.bytes / res.hands
 
 
-def _tree_rss(pid: int) -> int:
-    """Resident bytes of ``pid`` and all its descendants (Linux /proc)."""
+def _tree(pid: int) -> list[int]:
+    """``pid`` and all its descendants (Linux /proc)."""
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -133,38 +132,59 @@ def _tree_rss(pid: int) -> int:
                 continue
             ppid = int(stat.rsplit(")", 1)[1].split()[1])
             children.setdefault(ppid, []).append(int(entry))
-    total, todo = 0, [pid]
+    out, todo = [], [pid]
     while todo:
         p = todo.pop()
+        out.append(p)
         todo += children.get(p, [])
-        try:
-            for line in Path(f"/proc/{p}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1]) * 1024
-        except OSError:
-            pass
-    return total
+    return out
 
 
-def peak_memory(
-    hands: int, workers: int = 2, engine: str = "reference"
-) -> tuple[float, int, int, float]:
-    """Run ``paohuzi simulate --hands N --workers W --engine E`` in a subprocess: (wall
-    seconds, peak RSS of the largest process, peak RSS of the process tree sampled 4×/s, bytes
-    on disk)."""
+def _memory(pid: int) -> tuple[int, int, int]:
+    """(RSS, peak RSS = VmHWM, PSS) bytes of one process; zeros when it is gone."""
+    rss = hwm = pss = 0
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                rss = int(line.split()[1]) * 1024
+            elif line.startswith("VmHWM:"):
+                hwm = int(line.split()[1]) * 1024
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                pss = int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return rss, hwm, pss
+
+
+def peak_memory(hands: int, workers: int = 2, engine: str = "reference") -> dict[str, float]:
+    """Run ``paohuzi simulate --hands N --workers W --engine E`` in a subprocess, its process
+    tree sampled 4×/s: wall seconds, bytes on disk, and peak memory: ``tree`` (the summed
+    RSS of all processes), ``parent`` (the command's own peak RSS), ``worker`` (the largest
+    peak RSS of a worker process, VmHWM) and ``worker_pss`` (its largest proportional set
+    size: shared pages, such as the libraries and the compiled engine, split between the
+    processes that map them)."""
     with tempfile.TemporaryDirectory() as d:
         cmd = [sys.executable, "-c", "from replay.cli.main import main; main()", "simulate",
                "--hands", str(hands), "--workers", str(workers), "--data", d, "-q",
                "--engine", engine]  # fmt: skip
         t = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
-        peak_tree = 0
+        peak = {"tree": 0, "parent": 0, "worker": 0, "worker_pss": 0}
         done = threading.Event()
 
         def sample() -> None:
-            nonlocal peak_tree
             while not done.wait(0.25):
-                peak_tree = max(peak_tree, _tree_rss(proc.pid))
+                total = 0
+                for p in _tree(proc.pid):
+                    rss, hwm, pss = _memory(p)
+                    total += rss
+                    if p == proc.pid:
+                        peak["parent"] = max(peak["parent"], hwm)
+                    else:
+                        peak["worker"] = max(peak["worker"], hwm)
+                        peak["worker_pss"] = max(peak["worker_pss"], pss)
+                peak["tree"] = max(peak["tree"], total)
 
         th = threading.Thread(target=sample, daemon=True)
         th.start()
@@ -175,8 +195,7 @@ def peak_memory(
         if rc != 0:
             raise SystemExit(f"simulate failed with status {rc}")
         size = sum(p.stat().st_size for p in Path(d, "runs").rglob("*.parquet"))
-    largest = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
-    return wall, largest, peak_tree, size
+    return {"wall": wall, "bytes": size, **{k: float(v) for k, v in peak.items()}}
 
 
 def _cpu() -> float:
@@ -414,12 +433,14 @@ def main(argv: list[str] | None = None) -> None:
     if args.peak_hands:
         gib = 1 << 30
         for engine_name, n in (("fast", args.big_hands), ("reference", args.peak_hands)):
-            wall, largest, tree, size = peak_memory(n, 2, engine_name)
+            m = peak_memory(n, 2, engine_name)
+            mib = {k: m[k] / 2**20 for k in ("tree", "parent", "worker", "worker_pss")}
             print(
-                f"simulate --hands {n:,} --workers 2 --engine {engine_name}: {wall:.0f} s,"
-                f" {n / wall:,.0f} hands/s, {size / n:.0f} bytes/hand, peak RSS"
-                f" {largest / 2**20:.0f} MiB largest process, {tree / 2**20:.0f} MiB tree"
-                f" (< 1 GiB: {max(largest, tree) < gib})"
+                f"simulate --hands {n:,} --workers 2 --engine {engine_name}: {m['wall']:.0f} s,"
+                f" {n / m['wall']:,.0f} hands/s, {m['bytes'] / n:.0f} bytes/hand; peak memory:"
+                f" worker {mib['worker']:.0f} MiB RSS ({mib['worker_pss']:.0f} MiB PSS; target"
+                f" ≤ 300), parent {mib['parent']:.0f} MiB, whole tree {mib['tree']:.0f} MiB"
+                f" (< 1 GiB: {m['tree'] < gib})"
             )
     if args.verify_hands:
         replay_figures(args.verify_hands, args.seek_hands)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -168,9 +169,11 @@ def _reference_streaks(spec: Any) -> tuple[list[int], list[int]]:
 
 def test_long_huangzhuang_streaks() -> None:
     """Sessions of 300 deals that all end in 荒庄 (min_huxi 99): with huangzhuang_rotate 256
-    the streak runs up to 255, the widest the uint8 column holds, and both engines agree on
-    every streak and dealer; past it (rotate 400) both refuse, none wraps around."""
-    from replay.record.runner import RunError, RunSpec
+    (the largest allowed) the streak runs up to 255, the widest the uint8 column holds, and
+    both engines agree on every streak and dealer; a larger rotate is refused with the rules,
+    before any hand is played, so no run can fail (or wrap around) at its 256th 荒庄."""
+    from engine.errors import InvalidRules
+    from replay.record.runner import RunSpec
 
     rules = RULES.with_overrides(["min_huxi=99", "huangzhuang_rotate=256"])
     spec = RunSpec(rules=rules, policies=("random",) * 3, seed=3, deals=300, session_length=300)
@@ -179,11 +182,19 @@ def test_long_huangzhuang_streaks() -> None:
     streaks, dealers = _reference_streaks(spec)
     assert h["huang_streak"].tolist() == streaks and h["dealer"].tolist() == dealers
     assert max(streaks) == 255 and streaks[256] == 0 and dealers[256] != dealers[255]
-    wide = RunSpec(
-        rules=RULES.with_overrides(["min_huxi=99", "huangzhuang_rotate=400"]),
-        policies=("random",) * 3, seed=3, deals=300, session_length=300,
-    )  # fmt: skip
-    with pytest.raises(OverflowError, match="huang_streak = 256"):
-        play_sessions(wide, range(1))
-    with pytest.raises(RunError, match="OverflowError"):
-        _reference_streaks(wide)
+    with pytest.raises(InvalidRules, match=r"huangzhuang_rotate=257: expected 1\.\.256"):
+        RULES.with_overrides(["huangzhuang_rotate=257"])
+
+
+def test_cli_refuses_a_rotate_beyond_the_streak_column(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from replay.cli.main import main
+
+    r = CliRunner().invoke(main, ["simulate", "--data", str(tmp_path), "-n", "3", "-q",
+                                  "--set", "huangzhuang_rotate=400"])  # fmt: skip
+    assert r.exit_code != 0
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and "huangzhuang_rotate=400: expected 1..256" in lines[0], r.output
+    assert "Traceback" not in r.output
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
