@@ -34,6 +34,7 @@ winner), hands on the rotation.
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import io
 import itertools
@@ -532,13 +533,15 @@ def index_run(
     run_path: Path,
     progress: Any = None,
     flush_every: int = 64,
+    workers: int = 1,
 ) -> tuple[int, int]:
     """Summarise every listed shard of a run that has no summary of this version yet, under
     the run's lock (:class:`~replay.store.manifest.RunLock`); the manifest is rewritten every
     ``flush_every`` shards and at the end, so an interrupted index resumes where it stopped
-    (a summary file written but not yet listed is rewritten with the same bytes). Returns
-    (shards summarised now, shards already summarised). ``progress(done, total)`` is called
-    after each shard."""
+    (a summary file written but not yet listed is rewritten with the same bytes). With
+    ``workers > 1`` the shards are read and summarised in a pool of that many processes (the
+    files and the manifest do not depend on it). Returns (shards summarised now, shards
+    already summarised). ``progress(done, total)`` is called after each shard."""
     from replay.store.manifest import RunLock, read_manifest, write_manifest
     from replay.store.runs import Run
 
@@ -549,9 +552,8 @@ def index_run(
         shards = run.shards
         todo = [s for s in shards if not has_summary(s)]
         pending = 0
-        for k, shard in enumerate(todo):
-            hands = run.read_shard(shard, "hands")
-            shard["files"].update(write_summary(run_path, int(shard["index"]), hands, manifest))
+        for k, (shard, files) in enumerate(_summarise(run, todo, manifest, workers)):
+            shard["files"].update(files)
             pending += 1
             if pending >= flush_every:
                 _flush(run_path, manifest, write_manifest)
@@ -561,6 +563,41 @@ def index_run(
         if pending:
             _flush(run_path, manifest, write_manifest)
         return len(todo), len(shards) - len(todo)
+
+
+def _summarise_one(
+    name: str, path: Path, shard: dict[str, Any], shape: dict[str, Any]
+) -> dict[str, Any]:
+    """Read one shard's ``hands`` (checked) and write its summary; ``shape`` holds the
+    manifest's ``rules`` and ``params`` (a worker never receives the whole manifest)."""
+    from replay.store.runs import Run
+
+    run = Run(name, path, {**shape, "shards": [shard]})
+    return write_summary(path, int(shard["index"]), run.read_shard(shard, "hands"), shape)
+
+
+def _summarise(run: Any, todo: list[dict[str, Any]], manifest: dict[str, Any], workers: int) -> Any:
+    """(shard, its new ``files`` entries) in shard order, inline or from a process pool."""
+    shape = {"rules": manifest.get("rules", {}), "params": manifest.get("params", {})}
+    if workers <= 1 or len(todo) <= 1:
+        for shard in todo:
+            yield shard, _summarise_one(run.name, run.path, shard, shape)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=ctx) as pool:
+        # at most 2 shards per worker in flight, collected in order (bounded memory)
+        waiting: collections.deque[tuple[dict[str, Any], Any]] = collections.deque()
+        for shard in todo:
+            waiting.append((shard, pool.submit(_summarise_one, run.name, run.path, shard, shape)))
+            if len(waiting) >= 2 * workers:
+                done, fut = waiting.popleft()
+                yield done, fut.result()
+        while waiting:
+            done, fut = waiting.popleft()
+            yield done, fut.result()
 
 
 def _flush(run_path: Path, manifest: dict[str, Any], write: Any) -> None:

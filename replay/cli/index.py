@@ -4,6 +4,7 @@ that ``paohuzi stats`` and the dashboard answer without scanning their hands. Th
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -14,8 +15,16 @@ from replay.store.layout import data_option
 @click.command("index", short_help="Build the summary tables of runs (stats and dashboard).")
 @click.argument("runs", nargs=-1, metavar="[RUN]...")
 @data_option
+@click.option(
+    "--workers",
+    "-w",
+    type=click.IntRange(min=1),
+    default=os.cpu_count() or 1,
+    show_default="CPU count",
+    help="Worker processes over shards (the files written do not depend on it).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
-def index(runs: tuple[str, ...], data: Path, quiet: bool) -> None:
+def index(runs: tuple[str, ...], data: Path, workers: int, quiet: bool) -> None:
     """Summarise every shard of the named runs (all runs without RUN) that has no summary
     yet: small Parquet tables of counts and sums from which every number of `paohuzi stats`
     and of the dashboard follows exactly. Resumable (a summarised shard is skipped); a run
@@ -23,7 +32,7 @@ def index(runs: tuple[str, ...], data: Path, quiet: bool) -> None:
 
     \b
     paohuzi index
-    paohuzi index my-run --data /srv/paohuzi
+    paohuzi index my-run --data /srv/paohuzi --workers 4
     """
     import time
 
@@ -45,7 +54,7 @@ def index(runs: tuple[str, ...], data: Path, quiet: bool) -> None:
     for name, path in zip(names, paths):
         t = time.perf_counter()
         try:
-            done, skipped = index_run(path)
+            done, skipped = index_run(path, workers=min(workers, os.cpu_count() or 1))
         except (PaohuziError, OSError, ValueError) as e:
             failed += 1
             click.echo(f"Warning: run {name} not indexed: {' '.join(str(e).split())}", err=True)

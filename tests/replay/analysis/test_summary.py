@@ -92,6 +92,29 @@ def test_index_resumes_and_is_checked(store: Path) -> None:
     assert scan_store(store).run("base").problem is None  # type: ignore[union-attr]
 
 
+def test_index_with_workers_writes_the_same(store: Path, tmp_path: Path) -> None:
+    """``index --workers 2`` (a process pool) writes the same summary files and manifest
+    entries as one process, for the runs of every shape above."""
+    import shutil
+
+    one, two = tmp_path / "one", tmp_path / "two"
+    for d in (one, two):
+        shutil.copytree(store, d)
+        for p in d.rglob("summary"):
+            shutil.rmtree(p)
+        for m in d.glob("runs/*/manifest.json"):
+            doc = json.loads(m.read_text())
+            for s in doc["shards"]:
+                s["files"].pop("summary", None)
+            m.write_text(json.dumps(doc))
+    _cli(["index", "--data", str(one), "-w", "1", "-q"])
+    _cli(["index", "--data", str(two), "-w", "2", "-q"])
+    for name, _ in RUNS:
+        a, b = open_store(one).run(name), open_store(two).run(name)
+        assert [s["files"] for s in a.shards] == [s["files"] for s in b.shards]
+        assert all(summary.has_summary(s) for s in a.shards)
+
+
 def test_masks() -> None:
     per = summary.seat_policies(["a", "b", "b"], 3, 3)
     masks = summary.seat_masks(per, 3)
