@@ -254,10 +254,15 @@ def file_sha256(path: Path) -> str:
 
 
 class ChecksumCache:
-    """SHA-256 of shard files, remembered in ``DATA/.checksums.json`` by (path, size,
-    mtime): a second read of an unchanged store hashes nothing. The cache is a hint, never
-    trusted for a file whose size or mtime changed; a store that cannot be written (a
-    read-only copy) is hashed every time."""
+    """What reading a shard file's bytes and footer tells, remembered in
+    ``DATA/.checksums.json`` by (path, size, mtime): its SHA-256, its footer row count and
+    its hand-id range. A second scan of an unchanged store then reads no file, only stats
+    them (a 100,000,000-hand store has some 70,000 files). The cache is a hint, never trusted
+    for a file whose size or mtime changed; a store that cannot be written (a read-only copy)
+    is read every time.
+
+    An entry is ``[size, mtime_ns, sha256, rows, first_id, last_id]`` (unknown parts null;
+    older caches hold the first three)."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root).resolve()
@@ -271,21 +276,46 @@ class ChecksumCache:
         except (OSError, ValueError):
             pass
 
-    def sha256(self, path: Path, st: os.stat_result) -> str:
+    def _entry(self, path: Path, st: os.stat_result) -> list[Any]:
+        """The file's entry, a fresh one when it is unknown or changed."""
         key = str(path.relative_to(self.root)) if path.is_relative_to(self.root) else str(path)
         hit = self.entries.get(key)
         if (
             isinstance(hit, list)
-            and len(hit) == 3
+            and len(hit) in (3, 6)
             and hit[0] == st.st_size
             and hit[1] == st.st_mtime_ns
-            and isinstance(hit[2], str)
         ):
-            return hit[2]
-        digest = file_sha256(path)
-        self.entries[key] = [st.st_size, st.st_mtime_ns, digest]
+            if len(hit) == 3:
+                hit.extend([None, None, None])
+            return hit
+        entry = [st.st_size, st.st_mtime_ns, None, None, None, None]
+        self.entries[key] = entry
+        return entry
+
+    def sha256(self, path: Path, st: os.stat_result) -> str:
+        entry = self._entry(path, st)
+        if not isinstance(entry[2], str):
+            entry[2] = file_sha256(path)
+            self.dirty = True
+        return str(entry[2])
+
+    def footer(
+        self, path: Path, st: os.stat_result, hand_ids: bool
+    ) -> tuple[int, tuple[int, int] | None]:
+        """(rows, (first, last) hand id or None) from the file's footer; the id range only
+        when ``hand_ids``. Raises as :func:`pyarrow.parquet.read_metadata` does."""
+        entry = self._entry(path, st)
+        if isinstance(entry[3], int) and (not hand_ids or entry[3] == 0 or entry[4] is not None):
+            ids = (int(entry[4]), int(entry[5])) if entry[4] is not None else None
+            return entry[3], ids if hand_ids else None
+        md = pq.read_metadata(path)
+        ids = _hand_id_range(md, path) if hand_ids else None
+        entry[3] = md.num_rows
+        if ids is not None:
+            entry[4], entry[5] = ids
         self.dirty = True
-        return digest
+        return md.num_rows, ids
 
     def save(self) -> None:
         if not self.dirty:
@@ -367,12 +397,11 @@ def _check_file(
             " (corrupt, truncated or replaced)"
         )
     try:
-        md = pq.read_metadata(path)
-        ids = _hand_id_range(md, path) if hands is not None else None
+        n_rows, ids = cache.footer(path, st, hands is not None)
     except (OSError, ValueError, pa.ArrowException) as e:
         raise CorruptLog(f"{where} is corrupt: {str(e).splitlines()[0]}") from None
-    if md.num_rows != entry.get("rows") or (rows is not None and md.num_rows != rows):
-        raise CorruptLog(f"{where} has {md.num_rows:,} rows, the manifest says {entry.get('rows')}")
+    if n_rows != entry.get("rows") or (rows is not None and n_rows != rows):
+        raise CorruptLog(f"{where} has {n_rows:,} rows, the manifest says {entry.get('rows')}")
     if hands is not None and ids is not None:
         first, n, starts = hands
         if ids[0] < first or ids[1] > first + n - 1 or (starts and ids[0] != first):

@@ -167,3 +167,34 @@ def test_second_read_hashes_nothing(data: Path, monkeypatch: pytest.MonkeyPatch)
     p.write_bytes(p.read_bytes())
     scan.scan_store(data)
     assert calls == [str(p.resolve())]
+
+
+def test_second_read_opens_no_footer(data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The footer's row count and hand-id range are cached with the checksum: a rescan of
+    an unchanged store only stats the files; a changed file is read again, and its damage
+    is still caught."""
+    calls: list[str] = []
+    real = scan.pq.read_metadata
+
+    def counting(path: Path, *a: object, **k: object) -> object:
+        calls.append(str(path))
+        return real(path, *a, **k)
+
+    monkeypatch.setattr(scan.pq, "read_metadata", counting)
+    (data / scan.CHECKSUM_CACHE_NAME).unlink(missing_ok=True)
+    first = scan.scan_store(data)
+    assert len(calls) >= 12
+    calls.clear()
+    again = scan.scan_store(data)
+    assert calls == [] and again.runs == first.runs
+    p = shard(data, "r", "hands", 0)
+    body = p.read_bytes()
+    try:
+        p.write_bytes(body[:100] + b"\0" * (len(body) - 100))  # same size, a broken file
+        info = scan.scan_store(data).run("r")
+        assert calls == [str(p.resolve())]
+        assert info is not None and info.problem and "hands/part-00000" in info.problem
+        assert scan.scan_store(data).run("other").problem is None  # type: ignore[union-attr]
+    finally:
+        p.write_bytes(body)
+    assert scan.scan_store(data).run("r").problem is None  # type: ignore[union-attr]
