@@ -220,7 +220,9 @@ def verify_vs_simulate(
     from replay.record import runner
     from replay.replayer.verify import verify_store
 
-    spec = runner.RunSpec(rules=find_rules("hunan"), policies=("random",) * 3, seed=1, deals=hands)
+    spec = runner.RunSpec(
+        rules=find_rules("hunan"), policies=("random",) * 3, seed=1, deals=hands, engine="fast"
+    )  # the product's simulate: the compiled engine
     t, c = time.perf_counter(), _cpu()
     res = runner.simulate(spec, root, "bench", workers=2)
     sim = (res.played / (time.perf_counter() - t), 1000 * (_cpu() - c) / res.played)
@@ -243,7 +245,9 @@ def reference_verify_figure(
     from replay.record import runner
     from replay.replayer.verify import verify_store
 
-    spec = runner.RunSpec(rules=find_rules("hunan"), policies=("random",) * 3, seed=1, deals=hands)
+    spec = runner.RunSpec(
+        rules=find_rules("hunan"), policies=("random",) * 3, seed=1, deals=hands, engine="fast"
+    )
     runner.simulate(spec, root, "bench-ref", workers=2)
     t = time.perf_counter()
     rep = verify_store(root, ["bench-ref"], workers=2, engine="reference")
