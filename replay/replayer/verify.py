@@ -489,6 +489,15 @@ def verify_shard(
         res.unverifiable = n_hands
         return res
     res.events = events_t.num_rows
+    fast = _in_order(ids, seq, hand_ids, n_events, first_hand)
+    if fast is not None:  # the usual shard: every hand's events one block, in order
+        todo_all = list(zip(range(len(hand_ids)), fast[0], fast[1], strict=True))
+        res.hands = len(hand_ids)
+        found_all = check.check(todo_all)
+        for i in sorted(found_all):
+            res.bad.append(hand_ids[i])
+            res.problems += found_all[i]
+        return res
     # Events grouped by hand id: each hand's rows must be one contiguous block, with seq
     # 0, 1, 2 … (bad_seq: the first position of each block where it is not, else -1).
     blocks: dict[int, list[tuple[int, int, int]]] = {}
@@ -550,6 +559,27 @@ def verify_shard(
         shard_bad(f"events of hand{'s' if len(stray) > 1 else ''} not in this shard: "
                   + ", ".join(map(str, stray[:5])) + (" …" if len(stray) > 5 else ""))  # fmt: skip
     return res
+
+
+def _in_order(
+    ids: np.ndarray, seq: np.ndarray, hand_ids: list[int], n_events: list[int], first: int
+) -> tuple[list[int], list[int]] | None:
+    """(first event row, end) of each hand when the shard is laid out as written: hands
+    ``first, first + 1, …`` in order, each hand's events one block (none for a hand without
+    decisions) in the same order, with seq 0, 1, 2 … and as many rows as its ``n_events``;
+    None otherwise (then the general path names what is out of place)."""
+    n = len(hand_ids)
+    hid = np.asarray(hand_ids, dtype=np.int64)
+    ne = np.asarray(n_events, dtype=np.int64)
+    if n == 0 or not (hid == first + np.arange(n)).all() or (ne < 0).any():
+        return None
+    ends = np.cumsum(ne)
+    starts = ends - ne
+    if int(ends[-1]) != len(ids) or not (ids == np.repeat(hid, ne)).all():
+        return None
+    if not (seq == np.arange(len(ids)) - np.repeat(starts, ne)).all():
+        return None
+    return starts.tolist(), ends.tolist()
 
 
 def _check_hand(
