@@ -50,7 +50,9 @@ clean:
 	rm -rf $(VENV) build *.egg-info
 
 # The dashboard and `paohuzi stats` on a 10,000,000-hand store, summaries vs raw hands
-# (replay/bench_dashboard.py; BENCH_HANDS=… for another size).
+# (replay/bench_dashboard.py; BENCH_HANDS=… for another size, BENCH_DASHBOARD_ARGS=… for
+# its other options, e.g. BENCH_HANDS=100000000 BENCH_DASHBOARD_ARGS=--no-raw).
 BENCH_HANDS ?= 10000000
+BENCH_DASHBOARD_ARGS ?=
 bench-dashboard: $(STAMP)
-	$(PY) -m replay.bench_dashboard --hands $(BENCH_HANDS)
+	$(PY) -m replay.bench_dashboard --hands $(BENCH_HANDS) $(BENCH_DASHBOARD_ARGS)

@@ -1,95 +1,492 @@
 """``make bench-dashboard``: the dashboard and ``paohuzi stats`` on a big store, from the
 summary tables and from the hands (measured, never asserted in tests).
 
-The store is built honestly but cheaply: one real run of ``--source-hands`` hands is
-simulated (``paohuzi simulate``), and its shards are copied under new hand ids and new
-manifest entries into a run of ``--hands`` hands (:func:`replay.bench.replicate_run`, as the
-seek benchmark does); ``paohuzi index`` then builds its summaries (timed). Then, with the
-summaries and without them (``PAOHUZI_SUMMARY=0``): every page server-side through AppTest
-with the data caches emptied (``tests/dashboard/perf_pages.py``), and ``paohuzi stats``'
-wall time and peak memory; and the summary files' size per million hands.
+How the store is built (honestly but cheaply), under ``--data DIR``:
+
+* ``DIR/src``: a store with one real run ``src`` of ``--source-hands`` hands
+  (``paohuzi simulate``, made once and reused);
+* ``DIR/bigN``: a store with one run ``bigN`` of ``--hands`` (N) hands, made of copies of
+  ``src``'s shards under new hand ids and new manifest entries, as the seek benchmark's
+  :func:`replay.bench.replicate_run` does, but by ``--workers`` processes writing whole
+  shards (:func:`replicate_parallel`); no summary files are copied, ``paohuzi index`` builds
+  them afterwards (timed). The replication resumes after an interruption, and a complete
+  run is not rebuilt.
+
+Then, printed: the replication's hands/s; ``paohuzi index``'s wall time and peak memory; the
+summary files' size per million hands and the store's size on disk; ``paohuzi stats``' wall
+time and peak memory from the summaries and from the hands (``PAOHUZI_SUMMARY=0``); every
+page server-side through AppTest with the data caches emptied and in Chromium, median of
+``--browser-runs`` (``tests/dashboard/perf_pages.py``, whose docstring says exactly what is
+timed). The raw-hands path is measured with ``--raw`` (default up to 20,000,000 hands; at
+100 M it is known to be slow).
 
     .venv/bin/python -m replay.bench_dashboard --hands 10000000 --data /tmp/bench-dash
+    .venv/bin/python -m replay.bench_dashboard --hands 100000000 --no-raw
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
+import copy
 import json
+import multiprocessing
 import os
-import resource
+import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+CLI = [sys.executable, "-c", "from replay.cli.main import main; main()"]
+PERF_PAGES = ROOT / "tests" / "dashboard" / "perf_pages.py"
+#: the replication's journal in the run folder: one JSON line of what is being built, then
+#: one manifest shard entry per finished shard (deleted once the manifest is written)
+JOURNAL = ".replicate.jsonl"
 
 
 def _run(args: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
-    """Wall seconds, peak RSS (MiB) of the child and its stdout."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    t = time.perf_counter()
-    out = subprocess.run(
-        args, env={**os.environ, **(env or {})}, capture_output=True, text=True, check=True
+    """Wall seconds, peak RSS (MiB) and stdout of one child process. The peak is that
+    child's own (``wait4``), the largest of it and the processes it waited for, not the
+    largest of every child this process ever had."""
+    with tempfile.TemporaryFile() as out:
+        t = time.perf_counter()
+        proc = subprocess.Popen(args, env={**os.environ, **(env or {})}, stdout=out)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        text = out.read().decode(errors="replace")
+    if proc.returncode:
+        sys.stdout.write(text)
+        raise subprocess.CalledProcessError(proc.returncode, args)
+    return wall, usage.ru_maxrss / 1024, text
+
+
+def stats_document(out: str) -> dict[str, Any]:
+    """The JSON object in ``paohuzi stats --json``'s stdout. DuckDB draws its progress bar
+    (``\\r 42% ▕██▏ (~4 seconds remaining)``, its last redraw without a newline) on the same
+    stdout when a query runs for over 2 s, so the document can follow other text on its
+    first line: take the first ``{`` that starts an object with ``runs``.
+
+    >>> stats_document('\\r 42% ▕██▏ (~4 s)\\n\\r100% ▕████▏ (<1 s)  {"runs": []}\\n')
+    {'runs': []}
+    """
+    dec = json.JSONDecoder()
+    for m in re.finditer(r"\{", out):
+        try:
+            doc, _ = dec.raw_decode(out, m.start())
+        except ValueError:
+            continue
+        if isinstance(doc, dict) and "runs" in doc:
+            return doc
+    raise ValueError(f"no stats document in the output: {out[:200]!r}")
+
+
+# ---------------------------------------------------------------------------------------------
+# The big run: copies of the source run's shards, one whole shard per task
+# ---------------------------------------------------------------------------------------------
+
+#: a worker's state: the source run, its last shards' tables, where to write
+_WORKER: dict[str, Any] = {}
+
+
+def _worker_init(src_root: str, src: str, dst_path: str, period: dict[str, int]) -> None:
+    from replay.store import open_store
+
+    _WORKER.update(
+        run=open_store(src_root).run(src),
+        dst=Path(dst_path),
+        period=period,
+        tables=collections.OrderedDict(),
     )
-    wall = time.perf_counter() - t
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return wall, max(peak, before) / 1024, out.stdout
+
+
+def _source_tables(pos: int) -> dict[str, Any]:
+    """Source shard ``pos``'s hands and events (read and checked once, the last two kept:
+    tasks come sorted by source shard)."""
+    cache = _WORKER["tables"]
+    if pos not in cache:
+        run = _WORKER["run"]
+        shard = run.shards[pos]
+        cache[pos] = {name: run.read_shard(shard, name) for name in ("hands", "events")}
+        while len(cache) > 2:
+            cache.popitem(last=False)
+    return dict(cache[pos])
+
+
+def _copy_shard(task: tuple[int, int, int, int]) -> dict[str, Any]:
+    """Write shard ``index`` of the big run: the first ``n`` hands of source shard ``pos``
+    as hands ``first``…, and its deals and sessions as new ones (copy ``k`` of the source
+    adds ``k`` times the source's number of deals and sessions to their ids); its manifest
+    entry."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from replay import store
+
+    index, pos, first, n = task
+    shard = _WORKER["run"].shards[pos]
+    period = _WORKER["period"]
+    offset = first - shard["first_hand"]
+    copy_k = offset // period["hands"]
+    files, events = {}, 0
+    for name, t in _source_tables(pos).items():
+        if name == "hands":
+            t = t.slice(0, n)
+        elif n < shard["hands"]:
+            t = t.filter(pc.less(t["hand_id"], shard["first_hand"] + n))
+        shifts = {"hand_id": offset}
+        if name == "hands":
+            shifts.update(deal_id=copy_k * period["deals"], session=copy_k * period["sessions"])
+        for col, by in shifts.items():
+            i = t.schema.get_field_index(col)
+            f = t.schema.field(i)
+            t = t.set_column(i, f, pc.add(t[col], pa.scalar(by, pa.int64())).cast(f.type))
+        files[name] = store.write_shard_file(_WORKER["dst"], t, name, index)
+        if name == "events":
+            events = t.num_rows
+    return {
+        **shard,
+        "index": index,
+        "first_hand": first,
+        "hands": n,
+        "events": events,
+        "files": files,
+    }
+
+
+def _period(run: Any) -> dict[str, int]:
+    """Hands, deals and sessions of a run (ids 0…count-1): what one copy adds to each id."""
+    import pyarrow.parquet as pq
+
+    deals = sessions = 0
+    for shard in run.shards:
+        t = pq.read_table(run.shard_path(shard, "hands"), columns=["deal_id", "session"])
+        if t.num_rows:
+            deals = max(deals, int(t["deal_id"].to_numpy().max()) + 1)
+            sessions = max(sessions, int(t["session"].to_numpy().max()) + 1)
+    return {"hands": run.n_hands, "deals": deals, "sessions": sessions}
+
+
+def _plan(src_shards: list[dict[str, Any]], hands: int) -> list[tuple[int, int, int, int]]:
+    """(index, source shard position, first hand, hands) of every shard of the big run, in
+    the order of :func:`replay.bench.replicate_run`."""
+    tasks, first, index = [], 0, 0
+    while first < hands:
+        for pos, shard in enumerate(src_shards):
+            if first >= hands:
+                break
+            n = min(shard["hands"], hands - first)
+            tasks.append((index, pos, first, n))
+            first += n
+            index += 1
+    return tasks
+
+
+def _complete(run_path: Path, hands: int) -> bool:
+    from replay.store import MANIFEST_NAME, read_manifest
+
+    if not (run_path / MANIFEST_NAME).exists():
+        return False
+    m = read_manifest(run_path)
+    return m.get("status") == "complete" and sum(s["hands"] for s in m["shards"]) == hands
+
+
+def _status(run_path: Path) -> str:
+    from replay.store import read_manifest
+
+    return str(read_manifest(run_path).get("status"))
+
+
+def replicate_parallel(
+    src_root: Path, src: str, dst_root: Path, dst: str, hands: int, workers: int
+) -> tuple[int, int]:
+    """Make run ``dst`` of ``hands`` hands in the store ``dst_root`` from copies of run
+    ``src``'s shards (store ``src_root``) under new hand ids, as
+    :func:`replay.bench.replicate_run` does (the same shards, hand ids and manifest entries;
+    no summary files), but with new deal and session ids too: a copy's deals are new deals,
+    as in a real run of that size (``count(DISTINCT deal_id)`` and the per-deal clusters are
+    those of a run of ``hands`` hands). ``workers`` processes each write whole shards
+    (:func:`replay.store.write_shard_file`); this process writes the manifest once, at the
+    end. Resumable: every finished shard is journalled, and a rerun writes only the missing
+    ones. Returns the shards and hands written now ((0, 0): the run was complete)."""
+    import pyarrow.parquet as pq
+
+    from replay import store
+
+    run_path = store.run_dir(dst_root, dst)
+    if _complete(run_path, hands):
+        return 0, 0
+    source = store.open_store(src_root).run(src)
+    header = {
+        "ids": "hand, deal and session ids shifted per copy",
+        "source": str(source.path),
+        "source_hands": source.n_hands,
+        "hands": hands,
+        "source_shards": [s["files"]["hands"]["sha256"] for s in source.shards],
+    }
+    run_path.mkdir(parents=True, exist_ok=True)
+    with store.RunLock(run_path):
+        store.cleanup_temp(run_path)
+        done = _read_journal(run_path, header)
+        tasks = [t for t in _plan(source.shards, hands) if t[0] not in done]
+        tasks.sort(key=lambda t: (t[1], t[0]))  # a worker reads each source shard once
+        if done:
+            print(f"  resuming: {len(done):,} shard(s) already written, {len(tasks):,} to go")
+        fresh = not (run_path / JOURNAL).exists()
+        journal = (run_path / JOURNAL).open("a", encoding="utf-8")
+        if fresh:
+            journal.write(json.dumps(header) + "\n")
+        ctx = multiprocessing.get_context("forkserver")
+        step = max(1, len(tasks) // 10)
+        t0, written = time.perf_counter(), 0
+        init = (str(src_root), src, str(run_path), _period(source))
+        with ctx.Pool(workers, _worker_init, init) as pool:
+            for k, entry in enumerate(pool.imap_unordered(_copy_shard, tasks, chunksize=4), 1):
+                done[entry["index"]] = entry
+                written += entry["hands"]
+                journal.write(json.dumps(entry) + "\n")
+                if k % step == 0 or k == len(tasks):
+                    journal.flush()
+                    el = max(time.perf_counter() - t0, 1e-6)
+                    print(
+                        f"  {k:,}/{len(tasks):,} shards, {written:,} hands in {el:.0f} s"
+                        f" ({written / el:,.0f} hands/s)",
+                        flush=True,
+                    )
+        journal.close()
+        shards = [done[i] for i in sorted(done)]
+        manifest = copy.deepcopy(source.manifest)
+        manifest["run"], manifest["shards"] = dst, shards
+        manifest["command"] = ["python", "-m", "replay.bench_dashboard", *sys.argv[1:]]
+        manifest["replicated_from"] = {"store": str(src_root), "run": src, "hands": source.n_hands}
+        manifest["progress"] = {
+            "shards": len(shards),
+            "hands": sum(s["hands"] for s in shards),
+            "events": sum(s["events"] for s in shards),
+            "bytes": sum(f["bytes"] for s in shards for f in s["files"].values()),
+        }
+        params = manifest["params"]
+        params["hands_total"] = hands
+        params["deals"] = hands // int(params.get("rotations") or 1)  # a shard holds whole deals
+        params["n_shards"] = len(shards)
+        last = pq.read_table(run_path / shards[-1]["files"]["hands"]["path"], columns=["session"])
+        params["n_sessions"] = int(last["session"].to_numpy().max()) + 1
+        store.write_manifest(run_path, manifest)
+        (run_path / JOURNAL).unlink()
+    return len(tasks), written
+
+
+def _read_journal(run_path: Path, header: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """The shards a previous, interrupted replication finished (their files still there
+    with the journalled size); none if it copied another source or size."""
+    path = run_path / JOURNAL
+    if not path.exists():
+        return {}
+    lines = path.read_text(encoding="utf-8").splitlines()
+    try:
+        same = json.loads(lines[0]) == header
+    except (IndexError, ValueError):
+        same = False
+    if not same:
+        print(f"  {path} is from another source or size: starting again")
+        shutil.rmtree(run_path / "hands", ignore_errors=True)
+        shutil.rmtree(run_path / "events", ignore_errors=True)
+        path.unlink()
+        return {}
+    done: dict[int, dict[str, Any]] = {}
+    for line in lines[1:]:
+        try:
+            entry = json.loads(line)
+        except ValueError:  # the last line of a killed writer
+            continue
+        ok = all(
+            (run_path / f["path"]).is_file() and (run_path / f["path"]).stat().st_size == f["bytes"]
+            for f in entry["files"].values()
+        )
+        if ok:
+            done[int(entry["index"])] = entry
+    return done
+
+
+# ---------------------------------------------------------------------------------------------
+# The figures
+# ---------------------------------------------------------------------------------------------
+
+
+def disk_bytes(path: Path) -> int:
+    """Bytes the files under ``path`` take on disk (allocated blocks)."""
+    total = 0
+    for dirpath, _, names in os.walk(path):
+        for name in names:
+            st = os.lstat(os.path.join(dirpath, name))
+            total += st.st_blocks * 512
+    return total
+
+
+def differences(a: Any, b: Any, where: str = "", rel: float = 1e-9) -> list[str]:
+    """Where two JSON values differ (numbers beyond a relative ``rel``)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = [f"{where}.{k}" for k in a.keys() ^ b.keys()]
+        for k in a.keys() & b.keys():
+            out += differences(a[k], b[k], f"{where}.{k}", rel)
+        return out
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return [f"{where} (length {len(a)} vs {len(b)})"]
+        return [
+            d for i, (x, y) in enumerate(zip(a, b)) for d in differences(x, y, f"{where}[{i}]", rel)
+        ]
+    num = (int, float)
+    if isinstance(a, num) and isinstance(b, num) and not isinstance(a, bool):
+        return [] if abs(a - b) <= rel * max(abs(a), abs(b), 1) else [f"{where}: {a} vs {b}"]
+    return [] if a == b else [f"{where}: {a!r} vs {b!r}"]
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--data", default="/tmp/paohuzi-bench-dashboard")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", default="/tmp/paohuzi-bench-dashboard", help="benchmark folder")
     ap.add_argument("--hands", type=int, default=10_000_000)
     ap.add_argument("--source-hands", type=int, default=100_000)
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--workers", type=int, default=2, help="simulate and replication processes")
     ap.add_argument("--policies", default="greedy,random,heuristic")
-    ap.add_argument("--runs", type=int, default=1, help="AppTest runs per page")
+    ap.add_argument("--runs", type=int, default=3, help="AppTest measurements per page")
+    ap.add_argument("--browser-runs", type=int, default=3, help="Chromium measurements per page")
+    ap.add_argument(
+        "--raw",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="also measure from the hands (default: up to 20,000,000 hands)",
+    )
+    ap.add_argument(
+        "--browser",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="Chromium timings (default on; needs Debian's chromium)",
+    )
+    ap.add_argument(
+        "--reindex",
+        action="store_true",
+        help="drop the big run's summaries first, so that paohuzi index is timed again",
+    )
     a = ap.parse_args(argv)
-    from replay.bench import replicate_run
-    from replay.store import open_store
+    # our lines in order with the children's when piped to a log
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+    raw = a.raw if a.raw is not None else a.hands <= 20_000_000
+    paths: list[tuple[str, dict[str, str]]] = [("summaries", {})]
+    if raw:
+        paths.append(("raw hands", {"PAOHUZI_SUMMARY": "0"}))
+    from replay import store
 
     data = Path(a.data)
-    cli = [sys.executable, "-c", "from replay.cli.main import main; main()"]
-    if not (data / "runs" / "run=src").exists():
-        w, _, _ = _run([*cli, "simulate", "--data", str(data), "--run", "src", "-q",
+    src_root, big = data / "src", f"big{a.hands}"
+    big_root = data / big
+    print(
+        f"bench-dashboard: {a.hands:,} hands in {big_root}; {os.cpu_count()} cores,"
+        f" load {os.getloadavg()[0]:.1f}; paths: {', '.join(p for p, _ in paths)}"
+    )
+
+    src_path = store.run_dir(src_root, "src")
+    if not (src_path / store.MANIFEST_NAME).exists() or _status(src_path) != "complete":
+        w, _, _ = _run([*CLI, "simulate", "--data", str(src_root), "--run", "src", "-q",
                         "--hands", str(a.source_hands), "--seed", "1", "--policies", a.policies,
                         "--workers", str(a.workers)])  # fmt: skip
         print(f"simulated run src: {a.source_hands:,} hands in {w:.0f} s")
-    big = f"big{a.hands}"
-    if not (data / "runs" / f"run={big}").exists():
-        t = time.perf_counter()
-        replicate_run(data, "src", big, a.hands)
-        print(f"replicated src into {big}: {a.hands:,} hands in {time.perf_counter() - t:.0f} s")
-    w, peak, _ = _run([*cli, "index", "--data", str(data), big])
-    print(f"paohuzi index {big}: {w:.1f} s, peak {peak:.0f} MiB")
-    run = open_store(data).run(big)
-    sbytes = sum(s["files"]["summary"]["bytes"] for s in run.shards)
-    srows = sum(s["files"]["summary"]["rows"] for s in run.shards)
-    hbytes = sum(s["files"]["hands"]["bytes"] for s in run.shards)
-    per_m = 1e6 / run.n_hands
+    source = store.open_store(src_root).run("src")
+    if source.n_hands != a.source_hands:
+        print(
+            f"note: reusing run src of {source.n_hands:,} hands (not --source-hands"
+            f" {a.source_hands:,}); remove {src_root} for another"
+        )
+
+    t = time.perf_counter()
+    n_shards, n_hands = replicate_parallel(src_root, "src", big_root, big, a.hands, a.workers)
+    w = time.perf_counter() - t
+    if n_shards:
+        print(
+            f"replicated src ({source.n_hands:,} hands, {len(source.shards)} shards) into"
+            f" {big}: {n_hands:,} hands ({n_shards:,} shards) in {w:.0f} s by {a.workers}"
+            f" workers, {n_hands / w:,.0f} hands/s"
+        )
+    else:
+        print(f"run {big}: complete, not rebuilt (copies of src's {len(source.shards)} shards)")
+    run_path = store.run_dir(big_root, big)
+    if a.reindex:
+        m = store.read_manifest(run_path)
+        for s in m["shards"]:
+            s["files"].pop("summary", None)
+        store.write_manifest(run_path, m)
+
+    w, peak, out = _run([*CLI, "index", "--data", str(big_root), big])
     print(
-        f"summary files: {sbytes / 2**20:.1f} MiB, {srows:,} rows for {run.n_hands:,} hands"
-        f" ({sbytes * per_m / 2**20:.2f} MiB and {srows * per_m:,.0f} rows per million hands;"
-        f" the hands table: {hbytes * per_m / 2**20:.1f} MiB per million)"
+        f"paohuzi index {big}: {w:.1f} s ({w * 1e6 / a.hands:.1f} s per million hands),"
+        f" peak {peak:.0f} MiB  [{out.strip()}]"
     )
-    # a store holding only the big run (the source run stays in its own store)
-    only = data.parent / (data.name + "-only")
-    if not only.exists():
-        (only / "runs").mkdir(parents=True)
-        os.symlink((data / "runs" / f"run={big}").resolve(), only / "runs" / f"run={big}")
-    for label, env in (("summaries", {}), ("raw hands", {"PAOHUZI_SUMMARY": "0"})):
-        w, peak, out = _run([*cli, "stats", "--data", str(only), "--json"], env)
-        n = json.loads(out)["runs"][0]["hands"]
-        print(f"paohuzi stats ({label}): {w:.2f} s wall, peak {peak:.0f} MiB, {n:,} hands")
-    for label, env in (("summaries", {}), ("raw hands", {"PAOHUZI_SUMMARY": "0"})):
-        print(f"pages ({label}):", flush=True)
+    run = store.open_store(big_root).run(big)
+    per_m = 1e6 / run.n_hands
+    size = {
+        t: sum(s["files"][t]["bytes"] for s in run.shards if t in s["files"])
+        for t in ("hands", "events", "summary")
+    }
+    srows = sum(s["files"]["summary"]["rows"] for s in run.shards if "summary" in s["files"])
+    mib = 2**20
+    print(
+        f"summary files: {size['summary'] / mib:.1f} MiB, {srows:,} rows for"
+        f" {run.n_hands:,} hands: {size['summary'] * per_m / mib:.2f} MiB and"
+        f" {srows * per_m:,.0f} rows per million hands"
+    )
+    disk = disk_bytes(big_root)
+    print(
+        f"store on disk: {disk / 2**30:.2f} GiB ({disk * per_m / mib:.1f} MiB per million"
+        f" hands; per million: hands {size['hands'] * per_m / mib:.1f} MiB, events"
+        f" {size['events'] * per_m / mib:.1f} MiB, summary {size['summary'] * per_m / mib:.2f}"
+        f" MiB; {len(run.shards):,} shards)",
+        flush=True,
+    )
+
+    docs = {}
+    for label, env in paths:
+        w, peak, out = _run([*CLI, "stats", "--data", str(big_root), "--json"], env)
+        docs[label] = doc = stats_document(out)
+        n = doc["runs"][0]["hands"]
+        print(
+            f"paohuzi stats ({label}): {w:.2f} s wall, peak {peak:.0f} MiB, {n:,} hands", flush=True
+        )
+    if len(docs) == 2:
+        diff = differences(docs["summaries"], docs["raw hands"])
+        print(
+            "paohuzi stats: the same numbers from summaries and from hands"
+            if not diff
+            else f"paohuzi stats: summaries and hands DIFFER at {len(diff)} values: {diff[:5]}"
+        )
+
+    for label, env in paths:
+        print(f"pages, AppTest ({label}):", flush=True)
         subprocess.run(
-            [sys.executable, str(ROOT / "tests/dashboard/perf_pages.py"), str(only),
-             "--runs", str(a.runs)],
-            env={**os.environ, **env}, check=True,
-        )  # fmt: skip
+            [sys.executable, str(PERF_PAGES), str(big_root), "--runs", str(a.runs)],
+            env={**os.environ, **env},
+            check=True,
+        )
+    if a.browser:
+        for label, env in paths:
+            print(f"pages, Chromium ({label}):", flush=True)
+            subprocess.run(
+                [
+                    sys.executable,
+                    str(PERF_PAGES),
+                    str(big_root),
+                    "--browser",
+                    "--runs",
+                    str(a.browser_runs),
+                ],
+                env={**os.environ, **env},
+                check=True,
+            )
 
 
 if __name__ == "__main__":
