@@ -532,17 +532,16 @@ def _duck_type(t: pa.DataType) -> str:
 def index_run(
     run_path: Path,
     progress: Any = None,
-    flush_every: int = 64,
     workers: int = 1,
 ) -> tuple[int, int]:
     """Summarise every listed shard of a run that has no summary of this version yet, under
-    the run's lock (:class:`~replay.store.manifest.RunLock`); the manifest is rewritten every
-    ``flush_every`` shards and at the end, so an interrupted index resumes where it stopped
+    the run's lock (:class:`~replay.store.manifest.RunLock`); the manifest is rewritten as
+    summaries are made (paced: :class:`~replay.store.manifest.ManifestWriter`) and at the end, so an interrupted index resumes about where it stopped
     (a summary file written but not yet listed is rewritten with the same bytes). With
     ``workers > 1`` the shards are read and summarised in a pool of that many processes (the
     files and the manifest do not depend on it). Returns (shards summarised now, shards
     already summarised). ``progress(done, total)`` is called after each shard."""
-    from replay.store.manifest import RunLock, read_manifest, write_manifest
+    from replay.store.manifest import ManifestWriter, RunLock, read_manifest
     from replay.store.runs import Run
 
     run_path = Path(run_path)
@@ -551,17 +550,21 @@ def index_run(
         run = Run(run_path.name.removeprefix("run="), run_path, manifest)
         shards = run.shards
         todo = [s for s in shards if not has_summary(s)]
-        pending = 0
-        for k, (shard, files) in enumerate(_summarise(run, todo, manifest, workers)):
-            shard["files"].update(files)
-            pending += 1
-            if pending >= flush_every:
-                _flush(run_path, manifest, write_manifest)
-                pending = 0
-            if progress is not None:
-                progress(k + 1, len(todo))
-        if pending:
-            _flush(run_path, manifest, write_manifest)
+        writer = ManifestWriter(run_path, manifest)
+        progress_doc = manifest.get("progress")
+        try:
+            for k, (shard, files) in enumerate(_summarise(run, todo, manifest, workers)):
+                before = shard["files"].get(SUMMARY_TABLE) or {}  # an older version's
+                shard["files"].update(files)
+                if isinstance(progress_doc, dict) and isinstance(progress_doc.get("bytes"), int):
+                    progress_doc["bytes"] += int(files[SUMMARY_TABLE]["bytes"]) - int(
+                        before.get("bytes", 0) if isinstance(before, dict) else 0
+                    )
+                writer.due()
+                if progress is not None:
+                    progress(k + 1, len(todo))
+        finally:
+            writer.flush()  # what was summarised stays listed, also when interrupted
         return len(todo), len(shards) - len(todo)
 
 
@@ -598,12 +601,3 @@ def _summarise(run: Any, todo: list[dict[str, Any]], manifest: dict[str, Any], w
         while waiting:
             done, fut = waiting.popleft()
             yield done, fut.result()
-
-
-def _flush(run_path: Path, manifest: dict[str, Any], write: Any) -> None:
-    progress = manifest.get("progress")
-    if isinstance(progress, dict):
-        progress["bytes"] = sum(
-            int(f.get("bytes", 0)) for s in manifest.get("shards", []) for f in s["files"].values()
-        )
-    write(run_path, manifest)

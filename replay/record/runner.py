@@ -40,6 +40,7 @@ policy ``p`` sits at seat ``(p + r) mod seats``.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import getpass
 import hashlib
@@ -70,6 +71,7 @@ from replay import store
 from replay.analysis import summary
 from replay.record import schema
 from replay.record.recorder import ShardRecorder
+from replay.store.manifest import ManifestWriter
 
 DEFAULT_SESSION_LENGTH = 8
 DEFAULT_SHARD_HANDS = 4096
@@ -497,17 +499,23 @@ def simulate(
         manifest["writer"] = {"host": socket.gethostname(), "user": _user(), "pid": os.getpid()}
         _set_progress(manifest)
         store.write_manifest(path, manifest)
+        writer = ManifestWriter(path, manifest)
 
         def commit(entry: dict[str, Any]) -> bool:
             """Record a finished shard in the manifest, once per index (a retried task may
-            report a shard twice; its files are the same bytes). True if it was new."""
+            report a shard twice; its files are the same bytes), the file rewritten at a
+            paced rate (:class:`~replay.store.manifest.ManifestWriter`). True if new."""
             if entry["index"] in done_idx:
                 return False
             done_idx.add(entry["index"])
-            manifest["shards"].append(entry)
-            manifest["shards"].sort(key=lambda s: s["index"])
-            _set_progress(manifest)
-            store.write_manifest(path, manifest)
+            bisect.insort(manifest["shards"], entry, key=lambda s: s["index"])
+            p = manifest["progress"]
+            p["shards"] += 1
+            p["hands"] += entry["hands"]
+            p["events"] += entry["events"]
+            p["bytes"] += sum(f["bytes"] for f in entry["files"].values())
+            manifest["updated"] = _now()
+            writer.due()
             return True
 
         try:

@@ -240,7 +240,7 @@ def refresh_catalog(root: Path, state: StoreState | None = None) -> Path:
     tmp = root / f".{CATALOG_NAME}.tmp-{os.getpid()}"
     _remove_db(tmp)
     try:
-        con = duckdb.connect(str(tmp))
+        con = duck_connect(str(tmp))
         try:
             con.execute("SET file_search_path = ?", [str(root)])  # views bind relative paths
             build_catalog(con, state, base=root, materialize=True)
@@ -264,6 +264,14 @@ def refresh_catalog(root: Path, state: StoreState | None = None) -> Path:
     return path
 
 
+def duck_connect(database: str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection without the progress bar (which DuckDB draws on stdout after 2 s
+    and so would corrupt ``--json`` output)."""
+    con = duckdb.connect(database, read_only=read_only)
+    con.execute("SET enable_progress_bar = false")
+    return con
+
+
 def connect(root: Path, state: StoreState | None = None) -> duckdb.DuckDBPyConnection:
     """A read-only connection to the catalog of the store at ``root``: ``paohuzi.duckdb``
     when it was built on exactly the runs and files that pass the checks now, else the same
@@ -273,7 +281,7 @@ def connect(root: Path, state: StoreState | None = None) -> duckdb.DuckDBPyConne
     path = root / CATALOG_NAME
     if path.exists():
         try:
-            con = duckdb.connect(str(path), read_only=True)
+            con = duck_connect(str(path), read_only=True)
             meta = dict(con.execute("SELECT key, value FROM catalog_meta").fetchall())
             if (
                 meta.get("schema_version") == str(schema.SCHEMA_VERSION)
@@ -285,7 +293,7 @@ def connect(root: Path, state: StoreState | None = None) -> duckdb.DuckDBPyConne
             con.close()
         except duckdb.Error:
             pass
-    con = duckdb.connect(":memory:")
+    con = duck_connect(":memory:")
     build_catalog(con, state, materialize=True)
     return con
 
@@ -300,13 +308,13 @@ def open_catalog(
     path = Path(name)
     path.unlink()  # DuckDB creates the file itself
     try:
-        con = duckdb.connect(str(path))
+        con = duck_connect(str(path))
         try:
             build_catalog(con, state, materialize=True)
             con.execute("CHECKPOINT")
         finally:
             con.close()
-        ro = duckdb.connect(str(path), read_only=True)
+        ro = duck_connect(str(path), read_only=True)
     finally:
         _remove_db(path)  # the open read-only connection keeps the data
     for key, value in (settings or {}).items():

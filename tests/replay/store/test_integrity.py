@@ -198,3 +198,26 @@ def test_second_read_opens_no_footer(data: Path, monkeypatch: pytest.MonkeyPatch
     finally:
         p.write_bytes(body)
     assert scan.scan_store(data).run("r").problem is None  # type: ignore[union-attr]
+
+
+def test_connections_draw_no_progress_bar(data: Path) -> None:
+    """DuckDB draws a progress bar on stdout for queries over 2 s by default, which would
+    break ``paohuzi stats --json`` on a big store: every catalog connection turns it off."""
+    from replay.store.catalog import connect, open_catalog
+
+    refresh_catalog(data)
+    state = scan.scan_store(data)
+    (data / CATALOG_NAME).unlink()
+    for con in (connect(data), open_catalog(state)):
+        try:
+            assert con.execute("SELECT current_setting('enable_progress_bar')").fetchone() == (
+                False,
+            )
+        finally:
+            con.close()
+    refresh_catalog(data)
+    con = connect(data)  # the file catalog, opened read-only
+    try:
+        assert con.execute("SELECT current_setting('enable_progress_bar')").fetchone() == (False,)
+    finally:
+        con.close()

@@ -273,3 +273,25 @@ def test_catalog_reads_only_listed_shards_bug(tmp_path: Path) -> None:
     # The catalog file is stale once a shard is listed or dropped, and is rebuilt in memory.
     store.refresh_catalog(tmp_path)
     assert open_store(tmp_path).connect().execute("SELECT count(*) FROM hands").fetchone() == (40,)
+
+
+def test_manifest_writer_paces_rewrites(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every change of a small manifest is written at once; a big one is rewritten every
+    1/64 of its shards (linear total work), and flush() writes what is pending."""
+    from replay.store import manifest as M
+
+    writes: list[int] = []
+    monkeypatch.setattr(M, "write_manifest", lambda p, m: writes.append(len(m["shards"])))
+    doc: dict = {"shards": []}
+    w = M.ManifestWriter(tmp_path, doc)
+    for i in range(64):
+        doc["shards"].append({"index": i})
+        assert w.due()
+    assert len(writes) == 64
+    writes.clear()
+    doc["shards"] += [{"index": i} for i in range(64, 640)]  # 640 listed: every 10th change
+    assert [w.due() for _ in range(25)].count(True) == 2 and len(writes) == 2
+    w.flush()
+    assert len(writes) == 3
+    w.flush()  # nothing pending
+    assert len(writes) == 3
