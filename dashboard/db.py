@@ -42,8 +42,10 @@ def data_root() -> str:
     return str(default_data_dir().resolve())
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
+@st.cache_resource(show_spinner=False, max_entries=4)
 def _scan(root: str, sig: str) -> StoreState:
+    """The checked store (immutable), shared like the connection built from it: both are
+    made once per store signature, not once per emptied data cache."""
     return scan_store(root)
 
 

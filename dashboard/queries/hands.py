@@ -19,6 +19,21 @@ from dashboard.queries.sql import Filters
 from dashboard.services import drill, huxi
 from engine.rules import RuleSet
 from replay.replayer.hand import HandLog, load_hand
+from replay.store.catalog import relation_sql
+
+
+def _source(table: str, spans: list[tuple[str, int, int]]) -> str:
+    """A relation over only the ``table`` files of the shards holding the hand ids of
+    ``spans`` = [(run, first, last), …]: a query about a few hands opens a few files,
+    not every shard's footer (replay.store.catalog.relation_sql)."""
+    state = db.store_state()
+    files = [p for run, lo, hi in spans for p in state.shard_files(table, run, lo, hi)]
+    return relation_sql(table, list(dict.fromkeys(files)))
+
+
+def _below(f: Filters, bound: int) -> list[tuple[str, int, int]]:
+    """Hand ids ``0 … bound − 1`` of each selected run."""
+    return [(run, 0, int(bound) - 1) for run in sorted(f.runs)]
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -26,20 +41,18 @@ def hand_count(sig: str, f: Filters, cond: str, value: int | None) -> pd.DataFra
     """k of n; from the summary tables when every selected run has them and the condition
     is one they count (:data:`dashboard.queries.summary_sql.DRILL`)."""
     p = stats_q._plan(f) if cond in ssql.DRILL else None
-    return db.query(
-        *(sql.hand_count(f, cond, value) if p is None else ssql.hand_count(p, cond, value))
+    if p is not None:
+        return db.query(*ssql.hand_count(p, cond, value))
+    source = (
+        _source("hands", _below(f, sql.SCAN_BOUND[cond])) if cond in sql.SCAN_BOUND else "hands"
     )
+    return db.query(*sql.hand_count(f, cond, value, source))
 
 
-def shard_ranges(root: str, run: str) -> list[tuple[int, int]]:
-    """The hand ids of each listed shard of a run, in order (from its manifest)."""
-    from replay.store.runs import open_store
-
-    try:
-        shards = open_store(root).run(run).shards
-    except Exception:  # noqa: BLE001 - a run gone since the scan: nothing to list
-        return []
-    return [(int(s["first_hand"]), int(s["first_hand"]) + int(s["hands"]) - 1) for s in shards]
+def shard_ranges(run: str) -> list[tuple[int, int]]:
+    """The hand ids of each listed shard of a run, in order (from the store's scan)."""
+    info = db.store_state().run(run)
+    return list(info.ranges) if info is not None and info.usable else []
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -47,19 +60,21 @@ def hand_list(
     sig: str, f: Filters, cond: str, value: int | None, limit: int, with_deck: bool = False
 ) -> pd.DataFrame:
     """The first ``limit`` matching hands by run and hand id, read run by run and a few
-    shards at a time (1, 2, 4, … shards): a common condition reads the first shard only."""
+    shards at a time (1, 2, 4, … shards, each query over only their files): a common
+    condition reads the first shard only."""
     if cond in sql.SCAN_BOUND:
-        return db.query(*sql.hand_list(f, cond, value, limit, with_deck))
-    root = db.data_root()
+        source = _source("hands", _below(f, sql.SCAN_BOUND[cond]))
+        return db.query(*sql.hand_list(f, cond, value, limit, with_deck, source))
     parts: list[pd.DataFrame] = []
     left = int(limit)
     for run in sorted(f.runs):
-        ranges = shard_ranges(root, run)
+        ranges = shard_ranges(run)
         one = dataclasses.replace(f, runs=(run,))
         i, step = 0, 1
         while i < len(ranges) and left > 0:
             lo, hi = ranges[i][0], ranges[min(len(ranges), i + step) - 1][1]
-            got = db.query(*sql.hand_list_range(one, cond, value, left, lo, hi, with_deck))
+            source = _source("hands", [(run, lo, hi)])
+            got = db.query(*sql.hand_list_range(one, cond, value, left, lo, hi, with_deck, source))
             if len(got):
                 parts.append(got)
                 left -= len(got)
@@ -68,7 +83,7 @@ def hand_list(
         if left <= 0:
             break
     if not parts:
-        return db.query(*sql.hand_list(f, cond, value, 0, with_deck))
+        return db.query(*sql.hand_list(f, cond, value, 0, with_deck, _source("hands", [])))
     return pd.concat(parts, ignore_index=True)
 
 
@@ -79,11 +94,17 @@ def _ranges(rows: pd.DataFrame) -> list[tuple[str, int, int]]:
     return [(str(run), int(r["min"]), int(r["max"])) for run, r in g.iterrows()]
 
 
+def _events(rows: pd.DataFrame) -> pd.DataFrame:
+    """The decisions of ``rows``' hands, read from their shards only."""
+    spans = _ranges(rows)
+    return db.query(*sql.events_for(spans, _source("events", spans)))
+
+
 @st.cache_data(show_spinner=False, max_entries=256)
 def win_sample(sig: str, f: Filters, per_run: int, below: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """A sample of winning hands with their decks, and their decisions."""
-    rows = db.query(*sql.win_sample(f, per_run, below))
-    return rows, db.query(*sql.events_for(_ranges(rows)))
+    rows = db.query(*sql.win_sample(f, per_run, below, _source("hands", _below(f, below))))
+    return rows, _events(rows)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -102,8 +123,9 @@ def popao(
 ) -> tuple[pd.DataFrame, list[tuple[str, int, bool | None]]]:
     """The first ``limit`` 破跑胡 candidates (a 跑 of the hu card was possible) and, for
     each, whether the replay shows the free hu (option F): :func:`drill.popao_confirmed`."""
-    rows = db.query(*sql.hand_list(f, "popao", None, limit, True))
-    events = db.query(*sql.events_for(_ranges(rows)))
+    source = _source("hands", _below(f, sql.SCAN_BOUND["popao"]))
+    rows = db.query(*sql.hand_list(f, "popao", None, limit, True, source))
+    events = _events(rows)
     return rows, drill.popao_confirmed(huxi.sample_logs(rows, events, dict(rules)))
 
 

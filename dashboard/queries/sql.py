@@ -474,14 +474,17 @@ def mingtang_codes() -> tuple[str, list[Any]]:
     return "SELECT bit::INTEGER AS bit, pinyin, name, level, fan FROM mingtang_codes", []
 
 
-def win_sample(f: Filters, per_run: int, below: int) -> tuple[str, list[Any]]:
+def win_sample(
+    f: Filters, per_run: int, below: int, source: str = "hands"
+) -> tuple[str, list[Any]]:
     """The first ``per_run`` selected wins with ``hand_id < below`` of each run (hands are
     independent draws, so the first ones are a fair sample), with their decks. The bound
-    keeps the scan to the first shards, and so does :func:`events_for` for their events."""
+    keeps the scan to the first shards (``source``: a relation over only their files), and
+    so does :func:`events_for` for their events."""
     w, p = wins_where(f)
     return (
         "SELECT * EXCLUDE (k) FROM (SELECT *, row_number() OVER (PARTITION BY run"
-        f" ORDER BY hand_id) AS k FROM hands WHERE {w} AND hand_id < ?) WHERE k <= ?"
+        f" ORDER BY hand_id) AS k FROM {source} WHERE {w} AND hand_id < ?) WHERE k <= ?"
         " ORDER BY run, hand_id",
         [*p, int(below), int(per_run)],
     )
@@ -651,33 +654,43 @@ def _base(f: Filters, cond: str) -> tuple[str, list[Any]]:
     return where, p
 
 
-def _condition(f: Filters, cond: str, value: int | None) -> tuple[str, list[Any]]:
+def _condition(
+    f: Filters, cond: str, value: int | None, source: str = "hands"
+) -> tuple[str, list[Any]]:
     text, takes_value, _ = CONDITIONS[cond]
     where, params = _base(f, cond)
     if takes_value:
         if value is None:
             raise ValueError(f"condition {cond!r} needs a value")
         params.append(int(value))
-    return f"FROM hands h JOIN runs r USING (run) WHERE {where} AND {text}", params
+    return f"FROM {source} h JOIN runs r USING (run) WHERE {where} AND {text}", params
 
 
-def hand_count(f: Filters, cond: str, value: int | None) -> tuple[str, list[Any]]:
+def hand_count(
+    f: Filters, cond: str, value: int | None, source: str = "hands"
+) -> tuple[str, list[Any]]:
     """How many hands match, out of how many (the base: selected hands, or selected wins;
-    for the conditions of :data:`SCAN_BOUND`, those below the bound)."""
-    src, p = _condition(f, cond, value)
+    for the conditions of :data:`SCAN_BOUND`, those below the bound). ``source``: the hands
+    relation (the catalog's view, or one over the shards that can hold them)."""
+    src, p = _condition(f, cond, value, source)
     base_where, bp = _base(f, cond)
     return (
-        f"SELECT (SELECT count(*) {src}) AS k, (SELECT count(*) FROM hands WHERE {base_where})"
+        f"SELECT (SELECT count(*) {src}) AS k, (SELECT count(*) FROM {source} WHERE {base_where})"
         " AS n",
         p + bp,
     )
 
 
 def hand_list(
-    f: Filters, cond: str, value: int | None, limit: int, with_deck: bool = False
+    f: Filters,
+    cond: str,
+    value: int | None,
+    limit: int,
+    with_deck: bool = False,
+    source: str = "hands",
 ) -> tuple[str, list[Any]]:
     """The first ``limit`` matching hands (by run and hand id); with their decks, to replay."""
-    src, p = _condition(f, cond, value)
+    src, p = _condition(f, cond, value, source)
     cols = HAND_COLUMNS + (", h.deck" if with_deck else "")
     return (
         f"SELECT {cols} {src} ORDER BY run, h.hand_id LIMIT ?",
@@ -686,11 +699,18 @@ def hand_list(
 
 
 def hand_list_range(
-    f: Filters, cond: str, value: int | None, limit: int, lo: int, hi: int, with_deck: bool = False
+    f: Filters,
+    cond: str,
+    value: int | None,
+    limit: int,
+    lo: int,
+    hi: int,
+    with_deck: bool = False,
+    source: str = "hands",
 ) -> tuple[str, list[Any]]:
-    """:func:`hand_list` within hand ids ``lo … hi`` (a few shards of one run: DuckDB skips
-    the other files by their ``run`` folder and their row groups by ``hand_id`` statistics)."""
-    src, p = _condition(f, cond, value)
+    """:func:`hand_list` within hand ids ``lo … hi`` (a few shards of one run; ``source``
+    names only their files, so no other file is opened)."""
+    src, p = _condition(f, cond, value, source)
     cols = HAND_COLUMNS + (", h.deck" if with_deck else "")
     return (
         f"SELECT {cols} {src} AND h.hand_id BETWEEN ? AND ? ORDER BY run, h.hand_id LIMIT ?",
@@ -698,9 +718,11 @@ def hand_list_range(
     )
 
 
-def events_for(ranges: Sequence[tuple[str, int, int]]) -> tuple[str, list[Any]]:
-    """The decisions of the hands in ``(run, first, last)`` ranges, one list per hand (the
-    hand-id bounds let DuckDB skip the shards outside them)."""
+def events_for(
+    ranges: Sequence[tuple[str, int, int]], source: str = "events"
+) -> tuple[str, list[Any]]:
+    """The decisions of the hands in ``(run, first, last)`` ranges, one list per hand
+    (``source``: the events relation, best one over only the shards of those ranges)."""
     if not ranges:
         return (
             "SELECT NULL::VARCHAR AS run, NULL AS hand_id, [] AS seat, [] AS action WHERE false",
@@ -712,7 +734,7 @@ def events_for(ranges: Sequence[tuple[str, int, int]]) -> tuple[str, list[Any]]:
         params += [run, int(lo), int(hi)]
     return (
         "SELECT run, hand_id, list(seat ORDER BY seq) AS seat, list(action ORDER BY seq)"
-        f" AS action FROM events WHERE {cond} GROUP BY run, hand_id",
+        f" AS action FROM {source} WHERE {cond} GROUP BY run, hand_id",
         params,
     )
 

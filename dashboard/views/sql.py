@@ -20,13 +20,19 @@ from dashboard.services.sqllimits import LimitsError, fmt_size
 
 state, f = ui.start(
     "SQL",
-    "One SELECT (or WITH … SELECT) over the views runs, hands, events, seats and the code"
+    "One SELECT (or WITH … SELECT) over the views runs, hands, events, seats, the summary"
+    " tables (summary_hands, summary_values, … docs/LOG_FORMAT.md §10) and the code"
     " tables; read-only, with a row and a time limit. `$runs`, `$seats` and `$policies` are"
     " the sidebar's selection (lists; empty seats/policies mean all), passed as parameters.",
 )
 
 EXAMPLES = {
-    "荒庄 rate and mean winning 胡息 per run": (
+    # the first (shown on arrival) reads the summary tables: quick at any store size
+    "荒庄 rate per run (summary tables: quick at any size)": (
+        "SELECT run, sum(n) AS hands, sum(n) FILTER (WHERE outcome = 1) / sum(n) AS huang_rate"
+        "\nFROM summary_hands\nGROUP BY run\nORDER BY run"
+    ),
+    "荒庄 rate and mean winning 胡息 per run (scans every hand)": (
         "SELECT run, avg((outcome = 1)::INT) AS huang_rate, avg(huxi) AS mean_huxi,"
         " count(*) AS hands\nFROM hands\nGROUP BY run\nORDER BY run"
     ),

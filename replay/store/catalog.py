@@ -92,17 +92,24 @@ def _lit(s: str) -> str:
     return "'" + s.replace("'", "''") + "'"
 
 
-def _view_sql(table: str, files: list[str]) -> str:
+def relation_sql(table: str, files: list[str]) -> str:
+    """A relation (for a ``FROM``) of ``table``'s rows in ``files``, with the ``run`` column,
+    as the catalog's view of that table has them: the view itself is this over every listed
+    file; a query about a few shards names only theirs (:meth:`StoreState.shard_files`)."""
     if files:
         listing = ", ".join(_lit(f) for f in files)
         return (
-            f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM read_parquet([{listing}],"
-            " hive_partitioning = true, union_by_name = true, hive_types = {'run': VARCHAR})"
+            f"(SELECT * FROM read_parquet([{listing}], hive_partitioning = true,"
+            " union_by_name = true, hive_types = {'run': VARCHAR}))"
         )
     cols = ", ".join(
         f"NULL::{_TYPES.get(f.type, 'BLOB')} AS {f.name}" for f in schema.SCHEMAS[table]
     )
-    return f"CREATE OR REPLACE VIEW {table} AS SELECT {cols}, NULL::VARCHAR AS run WHERE false"
+    return f"(SELECT {cols}, NULL::VARCHAR AS run WHERE false)"
+
+
+def _view_sql(table: str, files: list[str]) -> str:
+    return f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM {relation_sql(table, files)}"
 
 
 # One row per playing seat per hand: the 4-player 坐醒 sitter, (dealer + 2) mod 4, sits out.

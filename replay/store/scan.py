@@ -72,6 +72,8 @@ class RunInfo:
     rules_items: tuple[tuple[str, Any], ...] = field(default=(), repr=False)  # the rule set
     files: tuple[tuple[str, str], ...] = field(default=(), repr=False)  # (table, path)
     problem: str | None = None  # why the run cannot be read
+    #: (first, last) hand id of each listed shard, in shard order (as ``files`` lists them)
+    ranges: tuple[tuple[int, int], ...] = field(default=(), repr=False)
 
     @property
     def usable(self) -> bool:
@@ -108,6 +110,16 @@ class StoreState:
 
     def run(self, name: str) -> RunInfo | None:
         return next((r for r in self.runs if r.name == name), None)
+
+    def shard_files(self, table: str, run: str, lo: int, hi: int) -> list[str]:
+        """The ``hands`` or ``events`` files of run ``run``'s shards that hold any hand id in
+        ``lo … hi`` (what a query about those hands needs to read; the others are skipped
+        without opening them)."""
+        info = self.run(run)
+        if info is None or not info.usable:
+            return []
+        files = [p for t, p in info.files if t == table]
+        return [p for p, (a, b) in zip(files, info.ranges, strict=True) if b >= lo and a <= hi]
 
     def files(self, table: str, runs: tuple[str, ...] | None = None) -> list[str]:
         """The listed shard files of ``table`` over the usable runs (or the named ones)."""
@@ -229,22 +241,46 @@ def _writer_alive(run_path: Path) -> bool:
     return True
 
 
-def resolve_shard_path(run_path: Path, rel: Any) -> Path:
+def resolve_shard_path(run_path: Path, rel: Any, dirs: dict[str, str] | None = None) -> Path:
     """The file a manifest entry names, which must lie inside its run folder (a manifest is
-    data, never trusted with ``../``); raises :class:`CorruptLog` otherwise. Every read path
-    (CLI, verify, dashboard) resolves shard files through here."""
-    base = Path(run_path).resolve()
+    data, never trusted with ``../`` or a symlink out); raises :class:`CorruptLog` otherwise.
+    Every read path (CLI, verify, dashboard) resolves shard files through here. ``dirs``
+    (one scan's memo of resolved folders) saves resolving the same folders for every file:
+    then only the file itself is checked for being a symlink."""
+    return Path(_resolve(run_path, rel, dirs))
+
+
+def _resolve(run_path: Path | str, rel: Any, dirs: dict[str, str] | None) -> str:
+    if dirs is not None and isinstance(rel, str) and rel and "\x00" not in rel:
+        parent, name = os.path.split(rel)
+        if (
+            name not in ("", ".", "..")
+            and ".." not in parent.split("/")
+            and not rel.startswith("/")
+        ):
+            run = str(run_path)
+            base = dirs.get(run)
+            if base is None:
+                base = dirs[run] = os.path.realpath(run)
+            key = f"{run}\x00{parent}"
+            folder = dirs.get(key)
+            if folder is None:
+                folder = dirs[key] = os.path.realpath(os.path.join(base, parent))
+            path = os.path.join(folder, name)
+            if (folder == base or folder.startswith(base + os.sep)) and not os.path.islink(path):
+                return path
+    base_p = Path(run_path).resolve()
     if not isinstance(rel, str) or not rel or "\x00" in rel:
-        raise CorruptLog(f"run {base.name.removeprefix('run=')}: bad shard path {rel!r}")
-    path = (base / rel).resolve()
-    if not path.is_relative_to(base) or path == base:
+        raise CorruptLog(f"run {base_p.name.removeprefix('run=')}: bad shard path {rel!r}")
+    resolved = (base_p / rel).resolve()
+    if not resolved.is_relative_to(base_p) or resolved == base_p:
         raise CorruptLog(
-            f"run {base.name.removeprefix('run=')}: shard path {rel!r} is outside the run folder"
+            f"run {base_p.name.removeprefix('run=')}: shard path {rel!r} is outside the run folder"
         )
-    return path
+    return str(resolved)
 
 
-def file_sha256(path: Path) -> str:
+def file_sha256(path: Path | str) -> str:
     """SHA-256 of a file, read in 1 MiB blocks."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -269,6 +305,7 @@ class ChecksumCache:
         self.path = self.root / CHECKSUM_CACHE_NAME
         self.entries: dict[str, list[Any]] = {}
         self.dirty = False
+        self.dirs: dict[str, str] = {}  # resolved run folders (resolve_shard_path)
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
             if isinstance(data, dict) and isinstance(data.get("files"), dict):
@@ -276,9 +313,10 @@ class ChecksumCache:
         except (OSError, ValueError):
             pass
 
-    def _entry(self, path: Path, st: os.stat_result) -> list[Any]:
+    def _entry(self, path: Path | str, st: os.stat_result) -> list[Any]:
         """The file's entry, a fresh one when it is unknown or changed."""
-        key = str(path.relative_to(self.root)) if path.is_relative_to(self.root) else str(path)
+        text, prefix = str(path), f"{self.root}{os.sep}"
+        key = text[len(prefix) :] if text.startswith(prefix) else text
         hit = self.entries.get(key)
         if (
             isinstance(hit, list)
@@ -293,7 +331,7 @@ class ChecksumCache:
         self.entries[key] = entry
         return entry
 
-    def sha256(self, path: Path, st: os.stat_result) -> str:
+    def sha256(self, path: Path | str, st: os.stat_result) -> str:
         entry = self._entry(path, st)
         if not isinstance(entry[2], str):
             entry[2] = file_sha256(path)
@@ -301,7 +339,7 @@ class ChecksumCache:
         return str(entry[2])
 
     def footer(
-        self, path: Path, st: os.stat_result, hand_ids: bool
+        self, path: Path | str, st: os.stat_result, hand_ids: bool
     ) -> tuple[int, tuple[int, int] | None]:
         """(rows, (first, last) hand id or None) from the file's footer; the id range only
         when ``hand_ids``. Raises as :func:`pyarrow.parquet.read_metadata` does."""
@@ -327,7 +365,7 @@ class ChecksumCache:
         self.dirty = False
 
 
-def _hand_id_range(md: pq.FileMetaData, path: Path) -> tuple[int, int] | None:
+def _hand_id_range(md: pq.FileMetaData, path: Path | str) -> tuple[int, int] | None:
     """(min, max) of ``hand_id`` from the row-group statistics (the footer), reading the
     column only when a writer left no statistics; None for an empty file."""
     if md.num_rows == 0:
@@ -350,7 +388,7 @@ def _hand_id_range(md: pq.FileMetaData, path: Path) -> tuple[int, int] | None:
 
 def check_shard(
     run_path: Path, shard: dict[str, Any], cache: ChecksumCache
-) -> list[tuple[str, Path]]:
+) -> list[tuple[str, str]]:
     """Check one finished shard against its manifest entry, cheaply (footer and file only):
     both files inside the run folder and present, with the listed size, row count and
     SHA-256, and the shard's hand ids in place (``first_hand`` … ``first_hand + hands − 1``).
@@ -362,7 +400,7 @@ def check_shard(
         entries = {t: shard["files"][t] for t in TABLES}
     except (KeyError, TypeError, ValueError) as e:
         raise CorruptLog(f"run {name}: bad shard entry {shard.get('index')!r}: {e}") from None
-    out: list[tuple[str, Path]] = []
+    out: list[tuple[str, str]] = []
     for table in TABLES:
         hands = (first, n, table == "hands")
         rows = n if table == "hands" else n_events
@@ -378,17 +416,17 @@ def _check_file(
     cache: ChecksumCache,
     rows: int | None = None,
     hands: tuple[int, int, bool] | None = None,
-) -> Path:
+) -> str:
     """One listed file against its manifest entry: inside the run folder, present, with the
     listed size, footer row count (and ``rows``, what the shard entry implies), hand ids in
-    ``hands`` = (first, count, must start at first), and SHA-256. Raises :class:`CorruptLog`
-    naming the file."""
-    name = Path(run_path).name.removeprefix("run=")
+    ``hands`` = (first, count, must start at first), and SHA-256; its path. Raises
+    :class:`CorruptLog` naming the file."""
+    name = os.path.basename(str(run_path)).removeprefix("run=")
     rel = entry.get("path") if isinstance(entry, dict) else None
-    path = resolve_shard_path(run_path, rel)
+    path = _resolve(run_path, rel, cache.dirs)
     where = f"run {name}: shard file {rel}"
     try:
-        st = path.stat()
+        st = os.stat(path)
     except OSError:
         raise CorruptLog(f"{where} is missing") from None
     if st.st_size != entry.get("bytes"):
@@ -483,6 +521,12 @@ def _run_info(run_path: Path, cache: ChecksumCache) -> RunInfo:
             rules_items=tuple(sorted(rules.items())),
             files=tuple(files),
             problem=problem,
+            ranges=()
+            if problem
+            else tuple(
+                (int(sh["first_hand"]), int(sh["first_hand"]) + int(sh["hands"]) - 1)
+                for sh in sorted(shards, key=lambda sh: int(sh["index"]))
+            ),
         )
     except (PaohuziError, KeyError, TypeError, ValueError) as e:
         return _broken(name, f"bad manifest: {e}")

@@ -221,3 +221,31 @@ def test_connections_draw_no_progress_bar(data: Path) -> None:
         assert con.execute("SELECT current_setting('enable_progress_bar')").fetchone() == (False,)
     finally:
         con.close()
+
+
+def test_shard_files_and_relation_read_only_those_shards(data: Path) -> None:
+    """A query about a few hands names only the shards holding them
+    (``StoreState.shard_files``), and the relation over those files has the same rows as the
+    catalog's view for those hands."""
+    from replay.store.catalog import relation_sql
+
+    state = scan.scan_store(data)
+    info = state.run("r")
+    assert info is not None and info.ranges == ((0, 39), (40, 79), (80, 119))
+    hands = state.files("hands", ("r",))
+    assert state.shard_files("hands", "r", 0, 0) == hands[:1]
+    assert state.shard_files("hands", "r", 39, 40) == hands[:2]
+    assert state.shard_files("events", "r", 100, 10**6) == state.files("events", ("r",))[2:]
+    assert state.shard_files("hands", "r", 500, 600) == []
+    assert state.shard_files("hands", "nope", 0, 10) == []
+    con = open_store(data).connect()
+    try:
+        q = "SELECT run, hand_id, score FROM {} WHERE run = 'r' AND hand_id BETWEEN 35 AND 45"
+        want = con.execute(q.format("hands") + " ORDER BY hand_id").fetchall()
+        rel = relation_sql("hands", state.shard_files("hands", "r", 35, 45))
+        assert con.execute(q.format(rel) + " ORDER BY hand_id").fetchall() == want
+        assert len(want) == 11
+        empty = relation_sql("events", [])
+        assert con.execute(f"SELECT count(*), count(run) FROM {empty}").fetchone() == (0, 0)
+    finally:
+        con.close()
