@@ -490,6 +490,16 @@ def create_views(con: Any, files: list[str], materialize: bool = False) -> None:
     """``summary`` (the rows of every listed summary file, with ``run``) and one
     ``summary_<kind>`` per kind, summed over shards: views, or tables when ``materialize``
     (the dashboard's private catalog: its pages then read a few thousand rows)."""
+    create_summary_view(con, files)
+    for kind in KINDS:
+        what = "TABLE" if materialize else "VIEW"
+        con.execute(f"DROP TABLE IF EXISTS summary_{kind}")
+        con.execute(f"DROP VIEW IF EXISTS summary_{kind}")
+        con.execute(f"CREATE {what} summary_{kind} AS {rollup_sql(kind)}")
+
+
+def create_summary_view(con: Any, files: list[str]) -> None:
+    """The ``summary`` view: the rows of ``files`` with ``run`` (empty without files)."""
     from replay.store.catalog import _lit
 
     if files:
@@ -503,11 +513,6 @@ def create_views(con: Any, files: list[str], materialize: bool = False) -> None:
         con.execute(
             f"CREATE OR REPLACE VIEW summary AS SELECT {cols}, NULL::VARCHAR AS run WHERE false"
         )
-    for kind in KINDS:
-        what = "TABLE" if materialize else "VIEW"
-        con.execute(f"DROP TABLE IF EXISTS summary_{kind}")
-        con.execute(f"DROP VIEW IF EXISTS summary_{kind}")
-        con.execute(f"CREATE {what} summary_{kind} AS {rollup_sql(kind)}")
 
 
 def _duck_type(t: pa.DataType) -> str:

@@ -34,6 +34,7 @@ import errno
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -135,16 +136,22 @@ def listed_files(state: StoreState, base: Path | None = None) -> dict[str, list[
     for table in schema.TABLES:
         files = state.files(table)
         if base is not None:
-            files = [str(Path(f).relative_to(base)) for f in files]
+            files = [_relative(f, base) for f in files]
         out[table] = files
     return out
+
+
+def _relative(path: str, base: Path) -> str:
+    """``path`` relative to ``base`` (string work: a big store lists 70,000 files)."""
+    prefix = f"{base}{os.sep}"
+    return path[len(prefix) :] if path.startswith(prefix) else str(Path(path).relative_to(base))
 
 
 def listing_digest(state: StoreState) -> str:
     """What a catalog was built on: the usable runs' checked files (relative to the store)."""
     rows = [(r.name, r.status, r.hands) for r in state.usable_runs]
     listed = listed_files(state, Path(state.root))
-    listed["summary"] = [str(Path(f).relative_to(state.root)) for f in state.files("summary")]
+    listed["summary"] = [_relative(f, Path(state.root)) for f in state.files("summary")]
     return hashlib.sha256(json.dumps([rows, listed], sort_keys=True).encode()).hexdigest()
 
 
@@ -189,7 +196,7 @@ def build_catalog(
 
     sfiles = state.files(summary.SUMMARY_TABLE)
     if base is not None:
-        sfiles = [str(Path(f).relative_to(base)) for f in sfiles]
+        sfiles = [_relative(f, base) for f in sfiles]
     summary.create_views(con, sfiles, materialize=materialize)
     con.execute(f"CREATE OR REPLACE TABLE runs ({', '.join(f'{n} {t}' for n, t in RUN_COLUMNS)})")
     rows = [
@@ -309,18 +316,23 @@ def open_catalog(
     state: StoreState, settings: Mapping[str, Any] | None = None
 ) -> duckdb.DuckDBPyConnection:
     """A read-only, locked connection with the catalog over ``state`` (the dashboard's):
-    ``settings`` (DuckDB options such as ``memory_limit``) are applied before the lock."""
+    a private copy of the store's ``paohuzi.duckdb`` when that was built on exactly the files
+    of ``state`` (``simulate`` and ``index`` leave it so: opening then costs a file copy, not
+    reading every summary file again), else one built now. ``settings`` (DuckDB options such
+    as ``memory_limit``) are applied before the lock; only the listed files can be read."""
+    root = Path(state.root)
     fd, name = tempfile.mkstemp(prefix="paohuzi-dashboard-", suffix=".duckdb")
     os.close(fd)
     path = Path(name)
-    path.unlink()  # DuckDB creates the file itself
     try:
-        con = duck_connect(str(path))
-        try:
-            build_catalog(con, state, materialize=True)
-            con.execute("CHECKPOINT")
-        finally:
-            con.close()
+        if not _copy_store_catalog(root, state, path):
+            _remove_db(path)  # DuckDB creates the file itself
+            con = duck_connect(str(path))
+            try:
+                build_catalog(con, state, materialize=True)
+                con.execute("CHECKPOINT")
+            finally:
+                con.close()
         ro = duck_connect(str(path), read_only=True)
     finally:
         _remove_db(path)  # the open read-only connection keeps the data
@@ -333,3 +345,38 @@ def open_catalog(
     ro.execute("SET parquet_metadata_cache = true")
     ro.execute("SET lock_configuration = true")
     return ro
+
+
+def _copy_store_catalog(root: Path, state: StoreState, dest: Path) -> bool:
+    """Copy ``paohuzi.duckdb`` to ``dest``; True when the copy's ``catalog_meta`` says it
+    was built on exactly ``state``'s checked files (the copy is checked, not the original,
+    so a catalog replaced meanwhile cannot slip through). Its materialised summary tables
+    are kept; the views over the shard files are made again with absolute paths (the
+    dashboard's connection may read only the listed files, named as the scan names them)."""
+    src = root / CATALOG_NAME
+    try:
+        shutil.copyfile(src, dest)
+        con = duck_connect(str(dest))
+        try:
+            meta = dict(con.execute("SELECT key, value FROM catalog_meta").fetchall())
+            ok = (
+                meta.get("schema_version") == str(schema.SCHEMA_VERSION)
+                and meta.get("paths") == "relative"
+                and meta.get("listing") == listing_digest(state)
+            )
+            if ok:
+                from replay.analysis import summary
+
+                listed = listed_files(state)
+                for table in schema.TABLES:
+                    con.execute(_view_sql(table, listed[table]))
+                con.execute(_SEATS_SQL)
+                summary.create_summary_view(con, state.files(summary.SUMMARY_TABLE))
+                con.execute("CHECKPOINT")
+        finally:
+            con.close()
+    except (OSError, duckdb.Error):
+        ok = False
+    if not ok:
+        _remove_db(dest)
+    return ok

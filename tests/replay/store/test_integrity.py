@@ -249,3 +249,36 @@ def test_shard_files_and_relation_read_only_those_shards(data: Path) -> None:
         assert con.execute(f"SELECT count(*), count(run) FROM {empty}").fetchone() == (0, 0)
     finally:
         con.close()
+
+
+def test_dashboard_catalog_reuses_the_store_catalog(
+    data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dashboard's connection starts from a copy of ``paohuzi.duckdb`` when it was built
+    on exactly the checked files (no summary file read again), else builds its own; both
+    answer alike, and only the listed files can be read."""
+    from replay.store import catalog
+
+    refresh_catalog(data)
+    state = scan.scan_store(data)
+    built: list[int] = []
+    real = catalog.build_catalog
+    monkeypatch.setattr(catalog, "build_catalog", lambda *a, **k: (built.append(1), real(*a, **k)))
+    q = (
+        "SELECT (SELECT sum(n) FROM summary_hands), (SELECT count(*) FROM hands),"
+        " (SELECT count(*) FROM seats), (SELECT count(*) FROM summary), (SELECT count(*) FROM events)"
+    )
+    reused = catalog.open_catalog(state)
+    assert built == []
+    (data / CATALOG_NAME).write_bytes(b"not a database")
+    fresh = catalog.open_catalog(state)
+    assert built == [1]
+    try:
+        assert reused.execute(q).fetchone() == fresh.execute(q).fetchone()
+        assert reused.execute(q).fetchone()[0] == 240  # type: ignore[index]
+        with pytest.raises(duckdb.Error):
+            reused.execute("SELECT * FROM read_parquet('/etc/passwd')").fetchall()
+    finally:
+        reused.close()
+        fresh.close()
+        refresh_catalog(data)
