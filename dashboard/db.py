@@ -13,11 +13,16 @@ the result). Every text a page shows from here names files relative to the store
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
+import shutil
+import tempfile
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -28,7 +33,7 @@ from dashboard.services import sqllimits
 from dashboard.services.paths import Redactor
 from dashboard.services.sqlguard import RefusedSQL, check_select
 from dashboard.services.sqllimits import SqlLimits
-from replay.store.catalog import open_catalog
+from replay.store.catalog import open_catalog, prepare_catalog
 from replay.store.layout import default_data_dir
 from replay.store.scan import StoreState, scan_store, signature
 
@@ -76,22 +81,46 @@ def _remember_private(con: duckdb.DuckDBPyConnection) -> None:
             _PRIVATE.add(str(p))
 
 
-def _open(state: StoreState, settings: dict[str, str] | None = None) -> duckdb.DuckDBPyConnection:
-    con = open_catalog(state, settings=settings)
+#: The prepared catalog file (replay.store.catalog.prepare_catalog) per store signature: the
+#: page connection and the SQL page's connection are each a copy of it.
+_PREPARED: dict[tuple[str, str], Path] = {}
+_PREPARED_LOCK = threading.Lock()
+
+
+def _prepared(root: str, sig: str) -> Path:
+    with _PREPARED_LOCK:
+        path = _PREPARED.get((root, sig))
+        if path is not None and path.exists():
+            return path
+        for old in _PREPARED.values():  # an older state of the store: not needed again
+            with contextlib.suppress(OSError):
+                old.unlink()
+        _PREPARED.clear()
+        folder = Path(tempfile.mkdtemp(prefix="paohuzi-catalog-"))
+        atexit.register(shutil.rmtree, folder, True)
+        path = folder / "catalog.duckdb"
+        _PRIVATE.update((str(folder), str(path)))  # never shown on a page
+        prepare_catalog(_scan(root, sig), path)
+        _PREPARED[(root, sig)] = path
+        return path
+
+
+def _open(root: str, sig: str, settings: dict[str, str] | None = None) -> duckdb.DuckDBPyConnection:
+    con = open_catalog(_scan(root, sig), settings=settings, prepared=_prepared(root, sig))
     _remember_private(con)
     return con
 
 
 @st.cache_resource(show_spinner=False, max_entries=1)
 def _connection(root: str, sig: str) -> duckdb.DuckDBPyConnection:
-    return _open(_scan(root, sig))
+    return _open(root, sig)
 
 
 @st.cache_resource(show_spinner=False, max_entries=1)
 def _sql_connection(
     root: str, sig: str, settings: tuple[tuple[str, str], ...]
 ) -> duckdb.DuckDBPyConnection:
-    return _open(_scan(root, sig), dict(settings))
+    return _open(root, sig, dict(settings))
 
 
 def connection() -> duckdb.DuckDBPyConnection:

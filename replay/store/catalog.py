@@ -312,27 +312,38 @@ def connect(root: Path, state: StoreState | None = None) -> duckdb.DuckDBPyConne
     return con
 
 
-def open_catalog(
-    state: StoreState, settings: Mapping[str, Any] | None = None
-) -> duckdb.DuckDBPyConnection:
-    """A read-only, locked connection with the catalog over ``state`` (the dashboard's):
-    a private copy of the store's ``paohuzi.duckdb`` when that was built on exactly the files
-    of ``state`` (``simulate`` and ``index`` leave it so: opening then costs a file copy, not
-    reading every summary file again), else one built now. ``settings`` (DuckDB options such
-    as ``memory_limit``) are applied before the lock; only the listed files can be read."""
+def prepare_catalog(state: StoreState, dest: Path) -> None:
+    """Write the dashboard's catalog over ``state`` to the DuckDB file ``dest``: a copy of
+    the store's ``paohuzi.duckdb`` when that was built on exactly the files of ``state``
+    (``simulate`` and ``index`` leave it so: no summary file is read again), else one built
+    now. :func:`open_catalog` opens a private copy of it."""
     root = Path(state.root)
+    if not _copy_store_catalog(root, state, dest):
+        _remove_db(dest)  # DuckDB creates the file itself
+        con = duck_connect(str(dest))
+        try:
+            build_catalog(con, state, materialize=True)
+            con.execute("CHECKPOINT")
+        finally:
+            con.close()
+
+
+def open_catalog(
+    state: StoreState, settings: Mapping[str, Any] | None = None, prepared: Path | None = None
+) -> duckdb.DuckDBPyConnection:
+    """A read-only, locked connection with the catalog over ``state`` (the dashboard's), on
+    a private copy of ``prepared`` (a file of :func:`prepare_catalog` over the same state:
+    each further connection then costs a file copy) or of one prepared now. ``settings``
+    (DuckDB options such as ``memory_limit``) are applied before the lock; only the listed
+    files can be read."""
     fd, name = tempfile.mkstemp(prefix="paohuzi-dashboard-", suffix=".duckdb")
     os.close(fd)
     path = Path(name)
     try:
-        if not _copy_store_catalog(root, state, path):
-            _remove_db(path)  # DuckDB creates the file itself
-            con = duck_connect(str(path))
-            try:
-                build_catalog(con, state, materialize=True)
-                con.execute("CHECKPOINT")
-            finally:
-                con.close()
+        if prepared is not None:
+            shutil.copyfile(prepared, path)
+        else:
+            prepare_catalog(state, path)
         ro = duck_connect(str(path), read_only=True)
     finally:
         _remove_db(path)  # the open read-only connection keeps the data
