@@ -43,10 +43,12 @@ def hand_count(sig: str, f: Filters, cond: str, value: int | None) -> pd.DataFra
     p = stats_q._plan(f) if cond in ssql.DRILL else None
     if p is not None:
         return db.query(*ssql.hand_count(p, cond, value))
-    source = (
-        _source("hands", _below(f, sql.SCAN_BOUND[cond])) if cond in sql.SCAN_BOUND else "hands"
+    if cond not in sql.SCAN_BOUND:
+        return db.query(*sql.hand_count(f, cond, value))
+    spans = _below(f, sql.SCAN_BOUND[cond])
+    return db.query(
+        *sql.hand_count(f, cond, value, _source("hands", spans), _source("events", spans))
     )
-    return db.query(*sql.hand_count(f, cond, value, source))
 
 
 def shard_ranges(run: str) -> list[tuple[int, int]]:
@@ -63,8 +65,12 @@ def hand_list(
     shards at a time (1, 2, 4, … shards, each query over only their files): a common
     condition reads the first shard only."""
     if cond in sql.SCAN_BOUND:
-        source = _source("hands", _below(f, sql.SCAN_BOUND[cond]))
-        return db.query(*sql.hand_list(f, cond, value, limit, with_deck, source))
+        spans = _below(f, sql.SCAN_BOUND[cond])
+        return db.query(
+            *sql.hand_list(
+                f, cond, value, limit, with_deck, _source("hands", spans), _source("events", spans)
+            )
+        )
     parts: list[pd.DataFrame] = []
     left = int(limit)
     for run in sorted(f.runs):
@@ -123,8 +129,12 @@ def popao(
 ) -> tuple[pd.DataFrame, list[tuple[str, int, bool | None]]]:
     """The first ``limit`` 破跑胡 candidates (a 跑 of the hu card was possible) and, for
     each, whether the replay shows the free hu (option F): :func:`drill.popao_confirmed`."""
-    source = _source("hands", _below(f, sql.SCAN_BOUND["popao"]))
-    rows = db.query(*sql.hand_list(f, "popao", None, limit, True, source))
+    spans = _below(f, sql.SCAN_BOUND["popao"])
+    rows = db.query(
+        *sql.hand_list(
+            f, "popao", None, limit, True, _source("hands", spans), _source("events", spans)
+        )
+    )
     events = _events(rows)
     return rows, drill.popao_confirmed(huxi.sample_logs(rows, events, dict(rules)))
 

@@ -655,9 +655,10 @@ def _base(f: Filters, cond: str) -> tuple[str, list[Any]]:
 
 
 def _condition(
-    f: Filters, cond: str, value: int | None, source: str = "hands"
+    f: Filters, cond: str, value: int | None, source: str = "hands", events: str = "events"
 ) -> tuple[str, list[Any]]:
     text, takes_value, _ = CONDITIONS[cond]
+    text = text.replace("FROM events e", f"FROM {events} e")  # the 破跑胡 test reads events
     where, params = _base(f, cond)
     if takes_value:
         if value is None:
@@ -667,12 +668,13 @@ def _condition(
 
 
 def hand_count(
-    f: Filters, cond: str, value: int | None, source: str = "hands"
+    f: Filters, cond: str, value: int | None, source: str = "hands", events: str = "events"
 ) -> tuple[str, list[Any]]:
     """How many hands match, out of how many (the base: selected hands, or selected wins;
     for the conditions of :data:`SCAN_BOUND`, those below the bound). ``source``: the hands
-    relation (the catalog's view, or one over the shards that can hold them)."""
-    src, p = _condition(f, cond, value, source)
+    relation (the catalog's view, or one over the shards that can hold them), ``events``
+    likewise for a condition that reads the decisions."""
+    src, p = _condition(f, cond, value, source, events)
     base_where, bp = _base(f, cond)
     return (
         f"SELECT (SELECT count(*) {src}) AS k, (SELECT count(*) FROM {source} WHERE {base_where})"
@@ -688,9 +690,10 @@ def hand_list(
     limit: int,
     with_deck: bool = False,
     source: str = "hands",
+    events: str = "events",
 ) -> tuple[str, list[Any]]:
     """The first ``limit`` matching hands (by run and hand id); with their decks, to replay."""
-    src, p = _condition(f, cond, value, source)
+    src, p = _condition(f, cond, value, source, events)
     cols = HAND_COLUMNS + (", h.deck" if with_deck else "")
     return (
         f"SELECT {cols} {src} ORDER BY run, h.hand_id LIMIT ?",
