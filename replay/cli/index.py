@@ -9,20 +9,14 @@ from pathlib import Path
 
 import click
 
+from replay.cli.options import pool_workers_option
 from replay.store.layout import data_option
 
 
 @click.command("index", short_help="Build the summary tables of runs (stats and dashboard).")
 @click.argument("runs", nargs=-1, metavar="[RUN]...")
 @data_option
-@click.option(
-    "--workers",
-    "-w",
-    type=click.IntRange(min=1),
-    default=os.cpu_count() or 1,
-    show_default="CPU count",
-    help="Worker processes over shards (the files written do not depend on it).",
-)
+@pool_workers_option("what is written")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 def index(runs: tuple[str, ...], data: Path, workers: int, quiet: bool) -> None:
     """Summarise every shard of the named runs (all runs without RUN) that has no summary

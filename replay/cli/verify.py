@@ -4,7 +4,6 @@ recorded outcome; report each bad hand (run, hand, event seq, reason)."""
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 
 import click
 
+from replay.cli.options import pool_workers_option
 from replay.store.layout import data_option
 
 MAX_LINES_DEFAULT = 200
@@ -59,14 +59,7 @@ class _Progress:
 @click.command(short_help="Check recorded hands against the rules; report every bad hand.")
 @click.argument("runs", nargs=-1, metavar="[RUN]...")
 @data_option
-@click.option(
-    "--workers",
-    "-w",
-    type=click.IntRange(min=1),
-    default=os.cpu_count() or 1,
-    show_default="CPU count",
-    help="Worker processes over shards (the report does not depend on it).",
-)
+@pool_workers_option("the report")
 @click.option("--no-checksum", is_flag=True, help="Skip the SHA-256 check of the shard files.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
 @click.option(
