@@ -2,10 +2,10 @@
 
     .venv/bin/python tests/dashboard/perf_pages.py DATA_DIR [--runs 3] [--browser]
 
-"Cold" below means every ``st.cache_data`` entry emptied (the query results and the store
-scan of manifests and footers, which the scan line times on its own), the DuckDB catalog
-connection (``st.cache_resource``, built once per server and store change) kept: the first
-visit of a page on a running dashboard, after the store was last scanned.
+"Cold" below means every ``st.cache_data`` entry emptied (the query results), the store's
+checked scan and the DuckDB catalog connection built on it (``st.cache_resource``, made once
+per server and store change; the scan and catalog lines time them on their own) kept: the
+first visit of a page on a running dashboard.
 
 Without ``--browser``, each page is run through Streamlit's AppTest in this process (the
 script, its queries and the element tree; no browser), ``--runs`` times, and the medians are
