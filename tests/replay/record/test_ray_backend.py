@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from child_signals import interruptible
 from click.testing import CliRunner
 
 from replay.cli.main import main
@@ -86,7 +87,7 @@ class Cluster:
     def popen(self, *args: str, data: Path) -> subprocess.Popen[str]:
         """``paohuzi ARGS --data DATA`` inside the cluster's network namespace."""
         cmd = ["nsenter", "-t", str(self.init_pid), "-n", "--", *CLI, *args, "--data", str(data)]
-        return subprocess.Popen(cmd, env=self.env, cwd=ROOT, text=True, start_new_session=True,
+        return subprocess.Popen(cmd, env=self.env, cwd=ROOT, text=True, start_new_session=True, preexec_fn=interruptible,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
 
     def run(self, *args: str, data: Path) -> subprocess.CompletedProcess[str]:
@@ -161,7 +162,9 @@ def _cluster(tmp: Path) -> Iterator[Cluster]:
     env = _env(tmp, gate)
     cmd = ["unshare", "--net", "--pid", "--fork", "--mount-proc",
            sys.executable, str(HERE / "ray_gate.py"), "cluster", PORT, str(tmp)]  # fmt: skip
-    proc = subprocess.Popen(cmd, env=env, cwd=ROOT, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd, env=env, cwd=ROOT, start_new_session=True, preexec_fn=interruptible
+    )
     init_pid = 0
     try:
         deadline = time.monotonic() + 240

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pyarrow.compute as pc
 import pytest
+from child_signals import interruptible
 from click.testing import CliRunner
 
 from engine.actions import kind_of
@@ -284,7 +285,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> str:
 def test_sigkill_then_resume(tmp_path: Path, reference: str, workers: str) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     cmd = [*CLI, "simulate", "--data", str(tmp_path), "-q", *ARGS, *SLOW, "--workers", workers]
-    proc = subprocess.Popen(cmd, env=env, cwd=ROOT, start_new_session=True,
+    proc = subprocess.Popen(cmd, env=env, cwd=ROOT, start_new_session=True, preexec_fn=interruptible,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
     _wait_for_shards(store.run_dir(tmp_path, "r"), 3, proc)
     os.killpg(proc.pid, signal.SIGKILL)
@@ -312,7 +313,7 @@ def test_sigkill_then_resume(tmp_path: Path, reference: str, workers: str) -> No
 def test_ctrl_c_then_resume(tmp_path: Path, reference: str) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     cmd = [*CLI, "simulate", "--data", str(tmp_path), "-q", *ARGS, *SLOW, "--workers", "2"]
-    proc = subprocess.Popen(cmd, env=env, cwd=ROOT, start_new_session=True,
+    proc = subprocess.Popen(cmd, env=env, cwd=ROOT, start_new_session=True, preexec_fn=interruptible,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
     _wait_for_shards(store.run_dir(tmp_path, "r"), 2, proc)
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal sends to the foreground group
@@ -328,7 +329,7 @@ def test_ctrl_c_then_resume(tmp_path: Path, reference: str) -> None:
 def test_killed_worker_then_resume(tmp_path: Path, reference: str) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     cmd = [*CLI, "simulate", "--data", str(tmp_path), "-q", *ARGS, *SLOW, "--workers", "2"]
-    proc = subprocess.Popen(cmd, env=env, cwd=ROOT, start_new_session=True,
+    proc = subprocess.Popen(cmd, env=env, cwd=ROOT, start_new_session=True, preexec_fn=interruptible,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
     _wait_for_shards(store.run_dir(tmp_path, "r"), 1, proc)
     kids = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True)
