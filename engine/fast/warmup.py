@@ -18,8 +18,9 @@ from engine.rules import RuleSet, find_rules
 
 
 @dataclass(frozen=True)
-class _Spec:
-    """The fields of a run that :func:`engine.fast.play.play_sessions` reads."""
+class SessionSpec:
+    """The fields of a run that :func:`engine.fast.play.play_sessions` reads (a stand-in for
+    replay.record.runner.RunSpec where no run is recorded: the warm-up, tests)."""
 
     rules: RuleSet
     policies: tuple[str, ...]
@@ -75,8 +76,8 @@ def warm_up(say: bool = True) -> float:
             )
         rules = find_rules("hunan")
         for name in sorted(POLICY_CODES):
-            play.play_sessions(_Spec(rules, (name,) * rules.players), range(0, 1))
-            play.play_sessions(_Spec(rules, (name,) * 3, duplicate=True), range(0, 1))
+            play.play_sessions(SessionSpec(rules, (name,) * rules.players), range(0, 1))
+            play.play_sessions(SessionSpec(rules, (name,) * 3, duplicate=True), range(0, 1))
         import numpy as np
 
         from engine.deck import shuffle_deck

@@ -5,7 +5,6 @@ computes (胡息, 番, score under hunan-full; long sessions; long 荒庄 streak
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ import pytest
 from engine.deck import shuffle_deck
 from engine.errors import PaohuziError
 from engine.fast.play import play_batch, play_sessions
+from engine.fast.warmup import SessionSpec
 from engine.policies import load_policies, load_policy
 from engine.rules import RuleSet, find_rules
 from engine.state import Game
@@ -67,22 +67,12 @@ def test_bad_dealer_four_players() -> None:
     _same_error(ref, play_batch, rules, decks, [4], [1], ["random"] * 4)
 
 
-@dataclass(frozen=True)
-class _Spec:
-    rules: RuleSet
-    policies: tuple[str, ...]
-    seed: int = 1
-    deals: int = 2
-    session_length: int = 2
-    duplicate: bool = False
-
-
 @pytest.mark.parametrize("name", ["nope", "Nope ", "minimax"])
 def test_unknown_policy(name: str) -> None:
     ref = _reference_error(load_policy, name)
     decks = np.array([shuffle_deck(1)], dtype=np.uint8)
     _same_error(ref, play_batch, RULES, decks, [0], [1], ["random", name, "random"])
-    _same_error(ref, play_sessions, _Spec(RULES, ("random", "random", name)), range(0, 1))
+    _same_error(ref, play_sessions, SessionSpec(RULES, ("random", "random", name)), range(0, 1))
 
 
 def test_policy_count() -> None:
