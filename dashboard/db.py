@@ -60,6 +60,12 @@ def store_state() -> StoreState:
     return _scan(root, signature(root))
 
 
+def state_at(sig: str) -> StoreState:
+    """The store as of signature ``sig`` (what a cached query keyed on ``sig`` reads),
+    without taking the signature again."""
+    return _scan(data_root(), sig)
+
+
 #: Files of the dashboard's own connections (the temporary catalog, its spill folder): never
 #: shown on a page.
 _PRIVATE: set[str] = set()

@@ -22,11 +22,11 @@ from replay.replayer.hand import HandLog, load_hand
 from replay.store.catalog import relation_sql
 
 
-def _source(table: str, spans: list[tuple[str, int, int]]) -> str:
+def _source(sig: str, table: str, spans: list[tuple[str, int, int]]) -> str:
     """A relation over only the ``table`` files of the shards holding the hand ids of
     ``spans`` = [(run, first, last), …]: a query about a few hands opens a few files,
     not every shard's footer (replay.store.catalog.relation_sql)."""
-    state = db.store_state()
+    state = db.state_at(sig)
     files = [p for run, lo, hi in spans for p in state.shard_files(table, run, lo, hi)]
     return relation_sql(table, list(dict.fromkeys(files)))
 
@@ -47,13 +47,13 @@ def hand_count(sig: str, f: Filters, cond: str, value: int | None) -> pd.DataFra
         return db.query(*sql.hand_count(f, cond, value))
     spans = _below(f, sql.SCAN_BOUND[cond])
     return db.query(
-        *sql.hand_count(f, cond, value, _source("hands", spans), _source("events", spans))
+        *sql.hand_count(f, cond, value, _source(sig, "hands", spans), _source(sig, "events", spans))
     )
 
 
-def shard_ranges(run: str) -> list[tuple[int, int]]:
+def shard_ranges(sig: str, run: str) -> list[tuple[int, int]]:
     """The hand ids of each listed shard of a run, in order (from the store's scan)."""
-    info = db.store_state().run(run)
+    info = db.state_at(sig).run(run)
     return list(info.ranges) if info is not None and info.usable else []
 
 
@@ -68,18 +68,24 @@ def hand_list(
         spans = _below(f, sql.SCAN_BOUND[cond])
         return db.query(
             *sql.hand_list(
-                f, cond, value, limit, with_deck, _source("hands", spans), _source("events", spans)
+                f,
+                cond,
+                value,
+                limit,
+                with_deck,
+                _source(sig, "hands", spans),
+                _source(sig, "events", spans),
             )
         )
     parts: list[pd.DataFrame] = []
     left = int(limit)
     for run in sorted(f.runs):
-        ranges = shard_ranges(run)
+        ranges = shard_ranges(sig, run)
         one = dataclasses.replace(f, runs=(run,))
         i, step = 0, 1
         while i < len(ranges) and left > 0:
             lo, hi = ranges[i][0], ranges[min(len(ranges), i + step) - 1][1]
-            source = _source("hands", [(run, lo, hi)])
+            source = _source(sig, "hands", [(run, lo, hi)])
             got = db.query(*sql.hand_list_range(one, cond, value, left, lo, hi, with_deck, source))
             if len(got):
                 parts.append(got)
@@ -89,7 +95,7 @@ def hand_list(
         if left <= 0:
             break
     if not parts:
-        return db.query(*sql.hand_list(f, cond, value, 0, with_deck, _source("hands", [])))
+        return db.query(*sql.hand_list(f, cond, value, 0, with_deck, _source(sig, "hands", [])))
     return pd.concat(parts, ignore_index=True)
 
 
@@ -100,17 +106,17 @@ def _ranges(rows: pd.DataFrame) -> list[tuple[str, int, int]]:
     return [(str(run), int(r["min"]), int(r["max"])) for run, r in g.iterrows()]
 
 
-def _events(rows: pd.DataFrame) -> pd.DataFrame:
+def _events(sig: str, rows: pd.DataFrame) -> pd.DataFrame:
     """The decisions of ``rows``' hands, read from their shards only."""
     spans = _ranges(rows)
-    return db.query(*sql.events_for(spans, _source("events", spans)))
+    return db.query(*sql.events_for(spans, _source(sig, "events", spans)))
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def win_sample(sig: str, f: Filters, per_run: int, below: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """A sample of winning hands with their decks, and their decisions."""
-    rows = db.query(*sql.win_sample(f, per_run, below, _source("hands", _below(f, below))))
-    return rows, _events(rows)
+    rows = db.query(*sql.win_sample(f, per_run, below, _source(sig, "hands", _below(f, below))))
+    return rows, _events(sig, rows)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -132,10 +138,16 @@ def popao(
     spans = _below(f, sql.SCAN_BOUND["popao"])
     rows = db.query(
         *sql.hand_list(
-            f, "popao", None, limit, True, _source("hands", spans), _source("events", spans)
+            f,
+            "popao",
+            None,
+            limit,
+            True,
+            _source(sig, "hands", spans),
+            _source(sig, "events", spans),
         )
     )
-    events = _events(rows)
+    events = _events(sig, rows)
     return rows, drill.popao_confirmed(huxi.sample_logs(rows, events, dict(rules)))
 
 
