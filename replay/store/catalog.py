@@ -182,21 +182,39 @@ def create_code_tables(con: Any) -> None:
     )
 
 
+def _file_views(con: Any, state: StoreState, base: Path | None) -> list[str]:
+    """The views over the shard files on ``con`` (``hands``, ``events``, ``seats``; paths
+    relative to ``base`` when given); the summary files, named the same way."""
+    from replay.analysis import summary
+
+    listed = listed_files(state, base)
+    for table in schema.TABLES:
+        con.execute(_view_sql(table, listed[table]))
+    con.execute(_SEATS_SQL)
+    sfiles = state.files(summary.SUMMARY_TABLE)
+    return sfiles if base is None else [_relative(f, base) for f in sfiles]
+
+
+def _built_on(con: Any, state: StoreState) -> bool:
+    """Whether the catalog open on ``con`` was built (by :func:`refresh_catalog`) on exactly
+    ``state``'s checked files, with this schema version and relative paths."""
+    meta = dict(con.execute("SELECT key, value FROM catalog_meta").fetchall())
+    return (
+        meta.get("schema_version") == str(schema.SCHEMA_VERSION)
+        and meta.get("paths") == "relative"
+        and meta.get("listing") == listing_digest(state)
+    )
+
+
 def build_catalog(
     con: Any, state: StoreState, base: Path | None = None, materialize: bool = False
 ) -> None:
     """The catalog's views and tables on ``con`` over ``state``'s usable runs (shard paths
     relative to ``base`` when given, else absolute); the summary views
     (:func:`replay.analysis.summary.create_views`) as tables when ``materialize``."""
-    listed = listed_files(state, base)
-    for table in schema.TABLES:
-        con.execute(_view_sql(table, listed[table]))
-    con.execute(_SEATS_SQL)
     from replay.analysis import summary
 
-    sfiles = state.files(summary.SUMMARY_TABLE)
-    if base is not None:
-        sfiles = [_relative(f, base) for f in sfiles]
+    sfiles = _file_views(con, state, base)
     summary.create_views(con, sfiles, materialize=materialize)
     con.execute(f"CREATE OR REPLACE TABLE runs ({', '.join(f'{n} {t}' for n, t in RUN_COLUMNS)})")
     rows = [
@@ -296,12 +314,7 @@ def connect(root: Path, state: StoreState | None = None) -> duckdb.DuckDBPyConne
     if path.exists():
         try:
             con = duck_connect(str(path), read_only=True)
-            meta = dict(con.execute("SELECT key, value FROM catalog_meta").fetchall())
-            if (
-                meta.get("schema_version") == str(schema.SCHEMA_VERSION)
-                and meta.get("paths") == "relative"
-                and meta.get("listing") == listing_digest(state)
-            ):
+            if _built_on(con, state):
                 con.execute("SET file_search_path = ?", [str(root)])
                 return con
             con.close()
@@ -369,20 +382,11 @@ def _copy_store_catalog(root: Path, state: StoreState, dest: Path) -> bool:
         shutil.copyfile(src, dest)
         con = duck_connect(str(dest))
         try:
-            meta = dict(con.execute("SELECT key, value FROM catalog_meta").fetchall())
-            ok = (
-                meta.get("schema_version") == str(schema.SCHEMA_VERSION)
-                and meta.get("paths") == "relative"
-                and meta.get("listing") == listing_digest(state)
-            )
+            ok = _built_on(con, state)
             if ok:
                 from replay.analysis import summary
 
-                listed = listed_files(state)
-                for table in schema.TABLES:
-                    con.execute(_view_sql(table, listed[table]))
-                con.execute(_SEATS_SQL)
-                summary.create_summary_view(con, state.files(summary.SUMMARY_TABLE))
+                summary.create_summary_view(con, _file_views(con, state, None))
                 con.execute("CHECKPOINT")
         finally:
             con.close()

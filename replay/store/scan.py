@@ -241,16 +241,17 @@ def _writer_alive(run_path: Path) -> bool:
     return True
 
 
-def resolve_shard_path(run_path: Path, rel: Any, dirs: dict[str, str] | None = None) -> Path:
+def resolve_shard_path(run_path: Path, rel: Any) -> Path:
     """The file a manifest entry names, which must lie inside its run folder (a manifest is
     data, never trusted with ``../`` or a symlink out); raises :class:`CorruptLog` otherwise.
-    Every read path (CLI, verify, dashboard) resolves shard files through here. ``dirs``
-    (one scan's memo of resolved folders) saves resolving the same folders for every file:
-    then only the file itself is checked for being a symlink."""
-    return Path(_resolve(run_path, rel, dirs))
+    Every read path (CLI, verify, dashboard) resolves shard files through here."""
+    return Path(_resolve(run_path, rel, None))
 
 
 def _resolve(run_path: Path | str, rel: Any, dirs: dict[str, str] | None) -> str:
+    """:func:`resolve_shard_path` as a string; ``dirs`` (one scan's memo of resolved
+    folders, :attr:`ChecksumCache.dirs`) saves resolving the same folders for every file:
+    then only the file itself is checked for being a symlink."""
     if dirs is not None and isinstance(rel, str) and rel and "\x00" not in rel:
         parent, name = os.path.split(rel)
         if (
