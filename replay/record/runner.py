@@ -423,14 +423,30 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
+def _shard_bytes(entry: dict[str, Any]) -> int:
+    return sum(f["bytes"] for f in entry["files"].values())
+
+
 def _set_progress(manifest: dict[str, Any]) -> None:
+    """``progress`` summed over the listed shards."""
     shards = manifest["shards"]
     manifest["progress"] = {
         "shards": len(shards),
         "hands": sum(s["hands"] for s in shards),
         "events": sum(s["events"] for s in shards),
-        "bytes": sum(f["bytes"] for s in shards for f in s["files"].values()),
+        "bytes": sum(_shard_bytes(s) for s in shards),
     }
+    manifest["updated"] = _now()
+
+
+def _add_progress(manifest: dict[str, Any], entry: dict[str, Any]) -> None:
+    """``progress`` with one more shard, ``entry`` (what :func:`_set_progress` would give
+    after listing it, without summing over all the shards again)."""
+    p = manifest["progress"]
+    p["shards"] += 1
+    p["hands"] += entry["hands"]
+    p["events"] += entry["events"]
+    p["bytes"] += _shard_bytes(entry)
     manifest["updated"] = _now()
 
 
@@ -509,12 +525,7 @@ def simulate(
                 return False
             done_idx.add(entry["index"])
             bisect.insort(manifest["shards"], entry, key=lambda s: s["index"])
-            p = manifest["progress"]
-            p["shards"] += 1
-            p["hands"] += entry["hands"]
-            p["events"] += entry["events"]
-            p["bytes"] += sum(f["bytes"] for f in entry["files"].values())
-            manifest["updated"] = _now()
+            _add_progress(manifest, entry)
             writer.due()
             return True
 
