@@ -500,13 +500,11 @@ def create_views(con: Any, files: list[str], materialize: bool = False) -> None:
 
 def create_summary_view(con: Any, files: list[str]) -> None:
     """The ``summary`` view: the rows of ``files`` with ``run`` (empty without files)."""
-    from replay.store.catalog import _lit
+    from replay.store.catalog import relation_sql
 
-    if files:
-        listing = ", ".join(_lit(f) for f in files)
+    if files:  # read as the shard tables are (the catalog's one reader of listed files)
         con.execute(
-            f"CREATE OR REPLACE VIEW summary AS SELECT * FROM read_parquet([{listing}],"
-            " hive_partitioning = true, union_by_name = true, hive_types = {'run': VARCHAR})"
+            f"CREATE OR REPLACE VIEW summary AS SELECT * FROM {relation_sql(SUMMARY_TABLE, files)}"
         )
     else:
         cols = ", ".join(f"NULL::{_duck_type(f.type)} AS {f.name}" for f in SUMMARY_SCHEMA)
@@ -541,8 +539,9 @@ def index_run(
 ) -> tuple[int, int]:
     """Summarise every listed shard of a run that has no summary of this version yet, under
     the run's lock (:class:`~replay.store.manifest.RunLock`); the manifest is rewritten as
-    summaries are made (paced: :class:`~replay.store.manifest.ManifestWriter`) and at the end, so an interrupted index resumes about where it stopped
-    (a summary file written but not yet listed is rewritten with the same bytes). With
+    summaries are made (paced: :class:`~replay.store.manifest.ManifestWriter`) and at the
+    end, so an interrupted index resumes about where it stopped (a summary file written but
+    not yet listed is rewritten with the same bytes). With
     ``workers > 1`` the shards are read and summarised in a pool of that many processes (the
     files and the manifest do not depend on it). Returns (shards summarised now, shards
     already summarised). ``progress(done, total)`` is called after each shard."""

@@ -87,10 +87,11 @@ def verify(
     quiet: bool,
 ) -> None:
     """Re-apply every event of every hand of RUN (all runs without RUN) through the engine's
-    checked path (the compiled engine; --reference: the Python reference engine), recompute each recorded outcome (winner, deltas, 胡息, 等, 番, 名堂, source,
-    stock left …) and check the store around them (manifest, shard files, checksums, row
-    counts, event order, decks). Every bad hand is reported with its run, hand, event seq
-    and the reason; the check goes on. Exit status 1 if anything is bad, 0 otherwise.
+    checked path (the compiled engine; --reference: the Python reference engine), recompute
+    each recorded outcome (winner, deltas, 胡息, 等, 番, 名堂, source, stock left …) and check the
+    store around them (manifest, shard files, checksums, row counts, event order, decks).
+    Every bad hand is reported with its run, hand, event seq and the reason; the check goes
+    on. Exit status 1 if anything is bad, 0 otherwise.
 
     \b
     paohuzi verify
