@@ -529,6 +529,9 @@ _BATCH_KEYS = frozenset(
 _COMMON_KEYS = frozenset({"hand", "melds", "card", "source"})
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 _SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # the C scanner
+# A blank line is one of ASCII whitespace only (what bytes.strip() removes), whether the line
+# comes as bytes or as str: str.strip() would also drop controls such as "\x1f".
+_BLANK = " \t\n\r\x0b\x0c"
 _FLUSH_EVERY = 2048
 _LINE_CACHE_LIMIT = 1 << 16
 _CACHED_LINE_BYTES = 1024  # longer lines are not remembered: the cache stays under ~64 MiB
@@ -725,7 +728,7 @@ def run_batch(
     try:
         for raw in lines:
             n += 1
-            line = raw.strip()
+            line = raw.strip(_BLANK if type(raw) is str else None)
             if not line:
                 continue
             hit = seen.get(line)
@@ -902,7 +905,7 @@ class _FastScorer:
         codes_q: list[list[tuple[int, int]]] = []
         for i in idx:
             n = base + i + 1
-            line = pending[i].strip()
+            line = pending[i].strip(_BLANK if type(pending[i]) is str else None)
             if not line:
                 continue
             try:

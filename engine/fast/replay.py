@@ -209,11 +209,13 @@ def run_kernel(
     status = np.zeros(n, dtype=np.int32)
     seqs = np.zeros(n, dtype=np.int32)
     reason = np.zeros(n, dtype=np.int64)
+
+    def i64(a: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(a, dtype=np.int64)  # no copy when it already is
+
     verify_kernel(
-        rp, hp, np.ascontiguousarray(decks, dtype=np.int64), dealers.astype(np.int64),
-        los.astype(np.int64), his.astype(np.int64), seat.astype(np.int64), action.astype(np.int64),
-        np.ascontiguousarray(cols, dtype=np.int64), np.ascontiguousarray(rec, dtype=np.int64),
-        status, seqs, reason,
+        rp, hp, i64(decks), i64(dealers), i64(los), i64(his), i64(seat), i64(action), i64(cols),
+        i64(rec), status, seqs, reason,
     )  # fmt: skip
     return status, seqs, reason
 

@@ -491,9 +491,8 @@ def verify_shard(
     res.events = events_t.num_rows
     fast = _in_order(ids, seq, hand_ids, n_events, first_hand)
     if fast is not None:  # the usual shard: every hand's events one block, in order
-        todo_all = list(zip(range(len(hand_ids)), fast[0], fast[1], strict=True))
         res.hands = len(hand_ids)
-        found_all = check.check(todo_all)
+        found_all = check.check(np.arange(len(hand_ids), dtype=np.int64), *fast)
         for i in sorted(found_all):
             res.bad.append(hand_ids[i])
             res.problems += found_all[i]
@@ -547,7 +546,7 @@ def verify_shard(
                               f" {n} event rows"))  # fmt: skip
         else:
             todo.append((i, a, b))
-    found = check.check(todo)
+    found = check.check(*(np.array([t[j] for t in todo], dtype=np.int64) for j in range(3)))
     for i, _a, _b in todo:
         per_hand[i][1].extend(found.get(i, ()))
     for hid, hp in per_hand:
@@ -563,7 +562,7 @@ def verify_shard(
 
 def _in_order(
     ids: np.ndarray, seq: np.ndarray, hand_ids: list[int], n_events: list[int], first: int
-) -> tuple[list[int], list[int]] | None:
+) -> tuple[np.ndarray, np.ndarray] | None:
     """(first event row, end) of each hand when the shard is laid out as written: hands
     ``first, first + 1, …`` in order, each hand's events one block (none for a hand without
     decisions) in the same order, with seq 0, 1, 2 … and as many rows as its ``n_events``;
@@ -579,7 +578,7 @@ def _in_order(
         return None
     if not (seq == np.arange(len(ids)) - np.repeat(starts, ne)).all():
         return None
-    return starts.tolist(), ends.tolist()
+    return starts, ends
 
 
 def _check_hand(
@@ -604,9 +603,11 @@ class _ReferenceCheck:
         self.hands = hands_t.to_pylist()
         self.ev = events_t.to_pydict()
 
-    def check(self, todo: list[tuple[int, int, int]]) -> dict[int, list[Problem]]:
+    def check(self, rows: np.ndarray, los: np.ndarray, his: np.ndarray) -> dict[int, list[Problem]]:
+        """Re-apply hands ``rows`` (their events are rows ``los[j] … his[j] - 1``); the
+        problems found, by hands row."""
         out = {}
-        for i, a, b in todo:
+        for i, a, b in zip(rows.tolist(), los.tolist(), his.tolist(), strict=True):
             h = self.hands[i]
             hev = {c: v[a:b] for c, v in self.ev.items()}
             found = _check_hand(self.run, self.ruleset, h["hand_id"], h, hev, "reference")
@@ -619,6 +620,8 @@ def _ints(col: pa.ChunkedArray | pa.Array, null: int) -> np.ndarray:
     """An integer (or bool) column as int64, nulls as ``null``."""
     import pyarrow.compute as pc
 
+    if col.null_count == 0:
+        return np.asarray(col.to_numpy(zero_copy_only=False), dtype=np.int64)
     return np.asarray(
         pc.fill_null(col.cast(pa.int64()), null).to_numpy(zero_copy_only=False), np.int64
     )
@@ -651,21 +654,19 @@ class _FastCheck:
                 decks[np.asarray(deck.is_null())] = 255
         self.decks = decks
 
-    def check(self, todo: list[tuple[int, int, int]]) -> dict[int, list[Problem]]:
+    def check(self, rows: np.ndarray, los: np.ndarray, his: np.ndarray) -> dict[int, list[Problem]]:
+        """As :meth:`_ReferenceCheck.check`, in one kernel call."""
         from engine.fast.replay import STATUS_NAMES, run_kernel
 
-        if not todo:
+        if not len(rows):
             return {}
-        rows = np.array([t[0] for t in todo], dtype=np.int64)
-        los = np.array([t[1] for t in todo], dtype=np.int64)
-        his = np.array([t[2] for t in todo], dtype=np.int64)
         status, seqs, _reason = run_kernel(
             self.ruleset, self.decks[rows], self.dealers[rows], los, his, self.seat,
             self.action, self.cols, self.rec[rows],
         )  # fmt: skip
         out = {}
         for j in np.flatnonzero(status).tolist():
-            i, a, b = todo[j]
+            i, a, b = int(rows[j]), int(los[j]), int(his[j])
             h = self.hands_t.slice(i, 1).to_pylist()[0]
             hev = self.events_t.slice(a, b - a).to_pydict()
             found = _check_hand(self.run, self.ruleset, h["hand_id"], h, hev, "fast")
@@ -923,20 +924,22 @@ def verify_store(
         if progress is not None:
             progress(done, total)
 
-    if any(args[5] == "fast" for _, args in tasks):
-        _warm_fast()
+    warm = any(args[5] == "fast" for _, args in tasks)
     if workers <= 1 or len(tasks) <= 1 or total < min_pool_hands:
+        if warm:
+            _warm_fast()
         for rep, args in tasks:
             collect(rep, verify_shard(*args), int(args[2]["hands"]))
-    else:
-        _pool(tasks, workers, collect)
+    else:  # the workers warm up side by side (one compiles a cold cache, the rest wait)
+        _pool(tasks, workers, collect, warm)
     for rep in reports:
         rep.problems.sort(key=lambda p: (p.hand is not None, p.hand or 0, p.seq or 0))
     return VerifyReport(reports, time.perf_counter() - start)
 
 
 def _warm_fast() -> None:
-    """Compile (or load) the verifier's kernels here, once, before any worker starts."""
+    """Compile (or load) the verifier's kernels in this process before its first shard (under
+    the compile lock, so processes starting together compile them once)."""
     from engine.fast.cache import compile_lock
     from engine.fast.replay import verify_kernel
     from engine.fast.warmup import warm_replay
@@ -945,21 +948,27 @@ def _warm_fast() -> None:
         warm_replay()
 
 
-def _init_worker() -> None:
+def _init_worker(warm: bool) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     from replay.record.runner import _die_with_parent
 
     _die_with_parent()
+    if warm:
+        _warm_fast()
 
 
 def _pool(
     tasks: list[tuple[RunReport, tuple[Any, ...]]],
     workers: int,
     collect: Callable[[RunReport, ShardResult, int], None],
+    warm: bool,
 ) -> None:
     ctx = mp.get_context("spawn")
     ex = ProcessPoolExecutor(
-        max_workers=min(workers, len(tasks)), mp_context=ctx, initializer=_init_worker
+        max_workers=min(workers, len(tasks)),
+        mp_context=ctx,
+        initializer=_init_worker,
+        initargs=(warm,),
     )
     pending: dict[Future[ShardResult], tuple[RunReport, int]] = {}
     try:

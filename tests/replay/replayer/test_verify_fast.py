@@ -12,6 +12,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -123,6 +124,7 @@ def test_engines_agree_on_random_corruptions(pristine: Path) -> None:  # noqa: F
         for i, hid in enumerate(ht.column("hand_id").to_pylist()):
             rows = [j for j, h in enumerate(ids) if h == hid]
             todo.append((i, rows[0], rows[-1] + 1))
-        fast = V._FastCheck("main", rules, ht, et).check(todo)
-        ref = V._ReferenceCheck("main", rules, ht, et).check(todo)
+        cols = [np.array(c, dtype=np.int64) for c in zip(*todo, strict=True)]
+        fast = V._FastCheck("main", rules, ht, et).check(*cols)
+        ref = V._ReferenceCheck("main", rules, ht, et).check(*cols)
         assert fast == ref and ref  # some hands are bad, the same ones, the same problems
