@@ -39,8 +39,9 @@ PAGES = [
 ]
 
 page = st.navigation(PAGES)
-try:
-    ui.sidebar(db.store_state())
-except OSError as e:
-    st.sidebar.error(db.redact(f"Cannot read the store: {e}"))
-page.run()
+with db.one_signature():  # one state of the store per render
+    try:
+        ui.sidebar(db.store_state())
+    except OSError as e:
+        st.sidebar.error(db.redact(f"Cannot read the store: {e}"))
+    page.run()

@@ -390,7 +390,7 @@ def main(argv: list[str] | None = None) -> None:
         "--peak-hands", type=int, default=100_000, help="hands of the memory run (0: skip)"
     )
     p.add_argument(
-        "--verify-hands", type=int, default=100_000, help="hands of the verify run (0: skip)"
+        "--verify-hands", type=int, default=1_000_000, help="hands of the verify run (0: skip)"
     )
     p.add_argument(
         "--seek-hands", type=int, default=1_000_000, help="hands of the run for seek timings"
