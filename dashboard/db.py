@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import dataclasses
 import os
 import shutil
 import tempfile
@@ -35,7 +36,7 @@ from dashboard.services.sqlguard import RefusedSQL, check_select
 from dashboard.services.sqllimits import SqlLimits
 from replay.store.catalog import open_catalog, prepare_catalog
 from replay.store.layout import default_data_dir
-from replay.store.scan import StoreState, scan_store, signature
+from replay.store.scan import StoreState, quick_signature, scan_store, signature
 
 
 class StoreReadError(Exception):
@@ -50,8 +51,9 @@ def data_root() -> str:
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _scan(root: str, sig: str) -> StoreState:
     """The checked store (immutable), shared like the connection built from it: both are
-    made once per store signature, not once per emptied data cache."""
-    return scan_store(root)
+    made once per store signature, not once per emptied data cache. Its ``signature`` is
+    ``sig`` (:func:`current_signature`), the key the pages' queries are cached on."""
+    return dataclasses.replace(scan_store(root), signature=sig)
 
 
 _RENDER = threading.local()  # the signature of the page render on this thread, if any
@@ -72,12 +74,36 @@ def one_signature() -> Any:
         _RENDER.sig = None
 
 
+#: How often, at most, the full signature (a stat of every shard file) is taken again while
+#: the quick one (manifests and table folders) is unchanged: an edit in place of a shard file,
+#: which no writer of the store does, is noticed within this many seconds; anything else
+#: (a shard added or replaced, a manifest rewritten) at the next render.
+FULL_SIGNATURE_EVERY = 10.0
+_FULL: dict[str, tuple[str, float, str]] = {}  # root: (quick signature, when, full signature)
+_FULL_LOCK = threading.Lock()
+
+
+def current_signature(root: str) -> str:
+    """The store's signature for the dashboard: :func:`replay.store.scan.quick_signature`
+    with the full :func:`~replay.store.scan.signature`, which is taken again when the quick
+    one changed or every :data:`FULL_SIGNATURE_EVERY` seconds."""
+    quick = quick_signature(root)
+    now = time.monotonic()
+    with _FULL_LOCK:
+        got = _FULL.get(root)
+    if got is None or got[0] != quick or now - got[1] > FULL_SIGNATURE_EVERY:
+        got = (quick, now, signature(root))
+        with _FULL_LOCK:
+            _FULL[root] = got
+    return f"{quick}{got[2]}"
+
+
 def _signature(root: str) -> str:
     if not getattr(_RENDER, "active", False):
-        return signature(root)
+        return current_signature(root)
     got = _RENDER.sig
     if got is None or got[0] != root:
-        got = (root, signature(root))
+        got = (root, current_signature(root))
         _RENDER.sig = got
     return got[1]
 

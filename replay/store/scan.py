@@ -204,6 +204,28 @@ def signature(root: str | Path) -> str:
     return h.hexdigest()[:16]
 
 
+def quick_signature(root: str | Path) -> str:
+    """A short digest of every manifest's and every run's table folders' (name, mtime,
+    size): it changes when a file is added, removed or replaced (a rename changes its
+    folder's mtime), as every writer of the store does, but not when a file is edited in
+    place, which only :func:`signature` sees. A few stats per run, where :func:`signature`
+    takes one per shard file (0.4 s at 10⁸ hands)."""
+    h = hashlib.sha1(str(root).encode())
+    runs = Path(root) / "runs"
+    try:
+        entries = sorted(os.scandir(runs), key=lambda e: e.name)
+    except OSError:
+        return h.hexdigest()[:16]
+    for e in entries:
+        if not e.name.startswith("run="):
+            continue
+        for name in (MANIFEST_NAME, *TABLES):
+            with contextlib.suppress(OSError):
+                st = os.stat(Path(e.path) / name)
+                h.update(f"{e.name}/{name}:{st.st_mtime_ns}:{st.st_size};".encode())
+    return h.hexdigest()[:16]
+
+
 def rules_label(rules: dict[str, Any], preset: str | None) -> str:
     """The preset name, or the closest preset and the switches that differ.
 

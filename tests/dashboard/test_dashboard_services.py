@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -423,3 +424,53 @@ def test_demo_data_commands(tmp_path: Path) -> None:
     assert {c[c.index("--policies") + 1] for c in cmds} >= {"greedy", "heuristic,greedy,random"}
     assert not demo_data.is_complete(tmp_path, names[0])
     assert all(re.fullmatch(r"[a-z0-9-]+", n) for n in names)
+
+
+def test_dashboard_signature_sees_every_change(
+    store_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """dashboard.db.current_signature: steady on an unchanged store; a shard added, removed
+    or replaced (a rename) changes it at once; an edit in place once the full signature is
+    due again (FULL_SIGNATURE_EVERY); a render keeps the one it took first."""
+    from dashboard import db
+
+    data = copy_store(store_dir, tmp_path / "d", ["base"])
+    root = str(data.resolve())
+    hands = data / "runs" / "run=base" / "hands"
+
+    def tick() -> None:  # file times move in kernel ticks (a few ms): one between changes
+        time.sleep(0.05)
+
+    first = db.current_signature(root)
+    assert db.current_signature(root) == first
+    extra = hands / "part-99999.parquet"
+    tick()
+    extra.write_bytes(b"x")
+    added = db.current_signature(root)
+    assert added != first
+    tick()
+    extra.unlink()
+    assert db.current_signature(root) != added
+    shard = hands / "part-00000.parquet"
+    raw = shard.read_bytes()
+    tmp = hands / ".part-00000.tmp"
+    tmp.write_bytes(raw[:-1] + bytes([raw[-1] ^ 1]))
+    before = db.current_signature(root)
+    tick()
+    os.replace(tmp, shard)  # how every writer of the store replaces a file
+    replaced = db.current_signature(root)
+    assert replaced != before
+    with shard.open("r+b") as fh:  # an edit in place: the folder's mtime stays
+        fh.seek(10)
+        fh.write(b"\0")
+    os.utime(shard, ns=(shard.stat().st_atime_ns, shard.stat().st_mtime_ns + 10**9))
+    assert db.current_signature(root) == replaced  # the full signature is not due yet
+    monkeypatch.setattr(db, "FULL_SIGNATURE_EVERY", 0.0)
+    assert db.current_signature(root) != replaced
+    with db.one_signature():  # one render: one signature, whatever happens meanwhile
+        monkeypatch.setenv("PAOHUZI_DATA", root)
+        s1 = db.store_state().signature
+        tick()
+        extra.write_bytes(b"y")
+        assert db.store_state().signature == s1
+    assert db.store_state().signature != s1
