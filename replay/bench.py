@@ -9,10 +9,11 @@ the other in the same run, since the machine is shared and noisy (the ratio is t
   the wall time and peak memory of ``paohuzi simulate --workers 2`` (1,000,000 hands with
   the compiled engine, 100,000 with the reference);
 * replay: ``paohuzi verify`` hands/s with 1 and 2 workers on a simulated run (default
-  100,000 hands) beside the simulation of the same run, and ``verify --reference`` (the
-  Python engine) on 5,000 hands; the time to open a store, find a
-  random hand of a 1,000,000-hand run and rebuild its state at a random step (the big run
-  is the verified run's shards copied under new hand ids, so it is quick to make).
+  1,000,000 hands, where the workers' start-up is a small part) beside the simulation of the
+  same run, and ``verify --reference`` (the Python engine) on 5,000 hands; the time to open
+  a store, find a random hand of a 1,000,000-hand run and rebuild its state at a random
+  step (a bigger ``--seek-hands`` run is the verified run's shards copied under new ids,
+  :func:`replay.bench_dashboard.replicate_parallel`, so it is quick to make).
 """
 
 from __future__ import annotations
@@ -259,55 +260,6 @@ def reference_verify_figure(
     )
 
 
-def replicate_run(root: Path, src: str, dst: str, hands: int) -> None:
-    """A run ``dst`` of ``hands`` hands made of copies of run ``src``'s shards under new hand
-    ids (a large store for lookup timings without simulating it)."""
-    import copy
-    import json
-
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from replay import store
-
-    run = store.open_store(root).run(src)
-    path = store.run_dir(root, dst)
-    path.mkdir(parents=True, exist_ok=True)
-    manifest = copy.deepcopy(run.manifest)
-    manifest["run"], manifest["shards"] = dst, []
-    first, index = 0, 0
-    while first < hands:
-        for shard in run.shards:
-            if first >= hands:
-                break
-            n = min(shard["hands"], hands - first)
-            offset = first - shard["first_hand"]
-            tables = {}
-            for name in ("hands", "events"):
-                t = run.read_shard(shard, name)
-                if name == "hands":
-                    t = t.slice(0, n)
-                else:
-                    t = t.filter(pc.less(t["hand_id"], shard["first_hand"] + n))
-                col = pc.add(t["hand_id"], pa.scalar(offset, pa.int64())).cast(pa.uint32())
-                tables[name] = t.set_column(0, t.schema.field(0), col)
-            files = {k: store.write_shard_file(path, v, k, index) for k, v in tables.items()}
-            manifest["shards"].append(
-                {**shard, "index": index, "first_hand": first, "hands": n,
-                 "events": tables["events"].num_rows, "files": files}
-            )  # fmt: skip
-            first += n
-            index += 1
-    manifest["progress"] = {
-        "shards": index,
-        "hands": first,
-        "events": sum(s["events"] for s in manifest["shards"]),
-        "bytes": sum(f["bytes"] for s in manifest["shards"] for f in s["files"].values()),
-    }
-    manifest["params"]["hands_total"] = manifest["params"]["deals"] = first
-    (path / store.MANIFEST_NAME).write_text(json.dumps(manifest, ensure_ascii=False))
-
-
 def seek_times(root: Path, run: str, samples: int = 50, seed: int = 1) -> list[float]:
     """Seconds to open the store, find a random hand by id and rebuild its state at a
     random step (checked), each from scratch."""
@@ -364,7 +316,9 @@ def replay_figures(verify_hands: int, seek_hands: int) -> None:
         reference_verify_figure(root, rates)
         run = "bench"
         if seek_hands > verify_hands:
-            replicate_run(root, "bench", "big", seek_hands)
+            from replay.bench_dashboard import replicate_parallel
+
+            replicate_parallel(root, "bench", root, "big", seek_hands, workers=2)
             run = "big"
         all_times = seek_times(root, run, samples=201)
         times = sorted(all_times[1:])  # the first one also pays imports and engine tables

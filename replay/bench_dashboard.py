@@ -6,9 +6,9 @@ How the store is built (honestly but cheaply), under ``--data DIR``:
 * ``DIR/src``: a store with one real run ``src`` of ``--source-hands`` hands
   (``paohuzi simulate``, made once and reused);
 * ``DIR/bigN``: a store with one run ``bigN`` of ``--hands`` (N) hands, made of copies of
-  ``src``'s shards under new hand ids and new manifest entries, as the seek benchmark's
-  :func:`replay.bench.replicate_run` does, but by ``--workers`` processes writing whole
-  shards (:func:`replicate_parallel`); no summary files are copied, ``paohuzi index`` builds
+  ``src``'s shards under new hand, deal and session ids and new manifest entries, by
+  ``--workers`` processes writing whole shards (:func:`replicate_parallel`, which the seek
+  benchmark of ``make bench`` uses too); no summary files are copied, ``paohuzi index`` builds
   them afterwards (timed). The replication resumes after an interruption, and a complete
   run is not rebuilt.
 
@@ -174,8 +174,8 @@ def _period(run: Any) -> dict[str, int]:
 
 
 def _plan(src_shards: list[dict[str, Any]], hands: int) -> list[tuple[int, int, int, int]]:
-    """(index, source shard position, first hand, hands) of every shard of the big run, in
-    the order of :func:`replay.bench.replicate_run`."""
+    """(index, source shard position, first hand, hands) of every shard of the big run: the
+    source's shards over and over, the last one cut to fit."""
     tasks, first, index = [], 0, 0
     while first < hands:
         for pos, shard in enumerate(src_shards):
@@ -207,10 +207,9 @@ def replicate_parallel(
     src_root: Path, src: str, dst_root: Path, dst: str, hands: int, workers: int
 ) -> tuple[int, int]:
     """Make run ``dst`` of ``hands`` hands in the store ``dst_root`` from copies of run
-    ``src``'s shards (store ``src_root``) under new hand ids, as
-    :func:`replay.bench.replicate_run` does (the same shards, hand ids and manifest entries;
-    no summary files), but with new deal and session ids too: a copy's deals are new deals,
-    as in a real run of that size (``count(DISTINCT deal_id)`` and the per-deal clusters are
+    ``src``'s shards (store ``src_root``, which may be ``dst_root``) under new hand ids (no
+    summary files), and new deal and session ids too: a copy's deals are new deals, as in a
+    real run of that size (``count(DISTINCT deal_id)`` and the per-deal clusters are
     those of a run of ``hands`` hands). ``workers`` processes each write whole shards
     (:func:`replay.store.write_shard_file`); this process writes the manifest once, at the
     end. Resumable: every finished shard is journalled, and a rerun writes only the missing
