@@ -64,11 +64,20 @@ dihu, out, ws) -> int``
     the same with the caller's scratch array ``ws`` (int64, at least ``WS_SIZE``; contents
     irrelevant, overwritten): saves the one allocation per call of ``hu_eval``.
 
+``hu_eval_at(params, meld_kind, k0, meld_card, c0, n_melds, hand_counts, h0, card, source,
+tianhu, haidi, dihu, out, o, ws, w) -> int``
+    the same on parts of larger arrays: melds ``meld_kind[k0:]`` / ``meld_card[c0:]``, hand
+    ``hand_counts[h0 : h0 + 20]``, result ``out[o:]``, scratch ``ws[w:]`` (the compiled state
+    machine reads its state in place; no views, whose reference counting costs more than many
+    a search).
+
 ``hu_auto_tianhu(params, counts, out) -> int``
     :func:`engine.hu.evaluate_auto_tianhu` of one player's dealt cards given as int64[20]
     counts. Returns 1 and fills ``out`` as above (option ``OPT_A``) when the 3提/5坎 天胡
     applies; returns 0 with ``out[O_WIN] = 0``, ``out[O_REASON] = 0``, ``out[O_OPTION] = -1``
     (Python ``None``) otherwise; ``R_INVALID`` in ``out[O_REASON]`` for 5 copies of a face.
+    ``hu_auto_tianhu_at(params, counts, h0, out, o)``: of ``counts[h0 : h0 + 20]`` into
+    ``out[o:]``.
 
 ``out[10:16]`` are reserved (0). Speed: ``python -m engine.fast.hu_bench`` (kernel against
 the Python on the inputs of recorded reference play).
@@ -328,7 +337,9 @@ _MAXD = 16  # DFS depth (groups in a split; 8 at most for 22 cards)
 _MAXG = 24  # groups in a full reading (table melds + hand)
 _MAXC = 8  # candidates (F + up to 3 run options, each with its 对对 alternative)
 
-# One scratch array per call, carved into views (no other allocation on the hot path).
+# One scratch array per call, indexed at offsets (a view or an array argument per part would
+# cost numba reference-count calls on every call; no other allocation on the hot path). The
+# kernels take the scratch as (ws, w): its parts start at w + _W_*.
 _W_HC = 0
 _W_POOL = _W_HC + _NUM
 _W_COPT = _W_POOL + _NUM
@@ -350,126 +361,131 @@ WS_SIZE = _W_CKEYS + _MAXC * _MAXG  # the scratch of hu_eval_ws
 
 
 @njit(cache=True)
-def _sort_small(a: Any, n: int) -> None:
-    for i in range(1, n):
+def _sort_small(a: Any, o: int, n: int) -> None:
+    """Sort ``a[o : o + n]`` in place (insertion sort; n is small)."""
+    for i in range(o + 1, o + n):
         x = a[i]
         j = i - 1
-        while j >= 0 and a[j] > x:
+        while j >= o and a[j] > x:
             a[j + 1] = a[j]
             j -= 1
         a[j + 1] = x
 
 
 @njit(cache=True)
-def _lex_less(a: Any, na: int, b: Any, nb: int) -> bool:
-    """a[:na] < b[:nb] as Python compares lists (element-wise, then the shorter first)."""
+def _lex_less(a: Any, ia: int, na: int, ib: int, nb: int) -> bool:
+    """a[ia : ia + na] < a[ib : ib + nb] as Python compares lists (element-wise, then the
+    shorter first)."""
     n = na if na < nb else nb
     for i in range(n):
-        if a[i] != b[i]:
-            return a[i] < b[i]
+        if a[ia + i] != a[ib + i]:
+            return a[ia + i] < a[ib + i]
     return na < nb
 
 
 @njit(cache=True)
-def _best_split(
-    cnt: Any, jiang: bool, peng: int, v: int, need_lex: bool, keys: Any, info: Any, sc: Any
-) -> int:
-    """``engine.hu.best_split``: the most 胡息 of an exact partition of ``cnt`` into
-    一句话/绞 (+ exactly one 将 iff ``jiang``; + the C8 triple of face ``peng``, −1: none),
-    or −1 if there is none.
+def _best_split(ws: Any, w: int, jiang: bool, peng: int, v: int, need_lex: bool, keys: int) -> int:
+    """``engine.hu.best_split``: the most 胡息 of an exact partition of the pool
+    (``ws[w + _W_POOL:]``, 20 counts) into 一句话/绞 (+ exactly one 将 iff ``jiang``; + the C8
+    triple of face ``peng``, −1: none), or −1 if there is none.
 
-    With ``need_lex``, ``keys[:info[1]]`` receives the sorted group keys of the smallest
-    canonical partition among the best (C9), as the Python's recursion finds it. ``info[0]``
-    is 1 when the chosen partition has a 一句话/绞. ``cnt`` is restored on return; ``sc`` is
-    scratch (6 × _MAXD).
+    With ``need_lex``, ``ws[keys : keys + info[1]]`` receives the sorted group keys of the
+    smallest canonical partition among the best (C9), as the Python's recursion finds it
+    (``info`` = ``ws[w + _W_INFO:]``, 2). ``info[0]`` is 1 when the chosen partition has a
+    一句话/绞. The pool is restored on return; ``ws[w + _W_SPLIT:]`` is scratch (6 × _MAXD).
     """
+    cnt = w + _W_POOL
+    inf = w + _W_INFO
     total = 0
     for i in range(_NUM):
-        total += cnt[i]
-    info[0] = 0
-    info[1] = 0
+        total += ws[cnt + i]
+    ws[inf] = 0
+    ws[inf + 1] = 0
     if total == 0:
         return -1 if jiang else 0
-    lo = sc[0:_MAXD]
-    ch = sc[_MAXD : 2 * _MAXD]
-    ga = sc[2 * _MAXD : 3 * _MAXD]  # the removed group: -1 none, 0 将, 1 triple, 2+j shape
-    gkey = sc[3 * _MAXD : 4 * _MAXD]
-    ghx = sc[4 * _MAXD : 5 * _MAXD]
-    tmp = sc[5 * _MAXD : 6 * _MAXD]
+    # the DFS stack, one entry per depth: lowest card, next choice, removed group (-1 none,
+    # 0 将, 1 triple, 2+j shape), its key and 胡息; then the sort buffer
+    lo = w + _W_SPLIT
+    ch = lo + _MAXD
+    ga = ch + _MAXD
+    gkey = ga + _MAXD
+    ghx = gkey + _MAXD
+    tmp = ghx + _MAXD
     k0 = 0
-    while cnt[k0] == 0:
+    while ws[cnt + k0] == 0:
         k0 += 1
     d = 0
-    lo[0] = k0
-    ch[0] = 0
-    ga[0] = -1
+    ws[lo] = k0
+    ws[ch] = 0
+    ws[ga] = -1
     best = -1
     hx = 0
     jl = jiang
     while d >= 0:
-        k = lo[d]
-        c = ch[d]
-        ch[d] = c + 1
-        t = ga[d]
+        k = ws[lo + d]
+        c = ws[ch + d]
+        ws[ch + d] = c + 1
+        t = ws[ga + d]
         if t >= 0:  # undo the previous choice at this depth
             if t == 0:
-                cnt[k] += 2
+                ws[cnt + k] += 2
                 jl = True
             elif t == 1:
-                cnt[k] += 3
+                ws[cnt + k] += 3
             else:
                 j = t - 2
-                cnt[_SH[v, k, j, 0]] += 1
-                cnt[_SH[v, k, j, 1]] += 1
-                cnt[_SH[v, k, j, 2]] += 1
-            hx -= ghx[d]
-            ga[d] = -1
+                ws[cnt + _SH[v, k, j, 0]] += 1
+                ws[cnt + _SH[v, k, j, 1]] += 1
+                ws[cnt + _SH[v, k, j, 2]] += 1
+            hx -= ws[ghx + d]
+            ws[ga + d] = -1
         nsh = _SH_N[v, k]
         if c >= 2 + nsh:
             d -= 1
             continue
         if c == 0:
-            if not jl or cnt[k] < 2:
+            if not jl or ws[cnt + k] < 2:
                 continue
-            cnt[k] -= 2
+            ws[cnt + k] -= 2
             jl = False
-            ga[d] = 0
-            ghx[d] = 0
-            gkey[d] = _KEY2[k]
+            ws[ga + d] = 0
+            ws[ghx + d] = 0
+            ws[gkey + d] = _KEY2[k]
         elif c == 1:
-            if peng != k or cnt[k] < 3:
+            if peng != k or ws[cnt + k] < 3:
                 continue
-            cnt[k] -= 3
-            ga[d] = 1
-            ghx[d] = _SAME[v, _K_PENG_HU, k]
-            gkey[d] = _KEY3[k]
+            ws[cnt + k] -= 3
+            ws[ga + d] = 1
+            ws[ghx + d] = _SAME[v, _K_PENG_HU, k]
+            ws[gkey + d] = _KEY3[k]
         else:
             j = c - 2
-            a = _SH[v, k, j, 0]
-            b = _SH[v, k, j, 1]
-            e = _SH[v, k, j, 2]
-            if cnt[b] == 0 or cnt[e] == 0:
+            a = cnt + _SH[v, k, j, 0]
+            b = cnt + _SH[v, k, j, 1]
+            e = cnt + _SH[v, k, j, 2]
+            if ws[b] == 0 or ws[e] == 0:
                 continue
-            cnt[a] -= 1
-            cnt[b] -= 1
-            cnt[e] -= 1
-            if cnt[a] < 0 or cnt[b] < 0 or cnt[e] < 0:
-                cnt[a] += 1
-                cnt[b] += 1
-                cnt[e] += 1
+            ws[a] -= 1
+            ws[b] -= 1
+            ws[e] -= 1
+            if ws[a] < 0 or ws[b] < 0 or ws[e] < 0:
+                ws[a] += 1
+                ws[b] += 1
+                ws[e] += 1
                 continue
-            ga[d] = c
-            ghx[d] = _SH[v, k, j, 3]
-            gkey[d] = _SH[v, k, j, 4]
-        hx += ghx[d]
+            ws[ga + d] = c
+            ws[ghx + d] = _SH[v, k, j, 3]
+            ws[gkey + d] = _SH[v, k, j, 4]
+        hx += ws[ghx + d]
         nk = k
-        while nk < _NUM and cnt[nk] == 0:
+        while nk < _NUM and ws[cnt + nk] == 0:
             nk += 1
         if nk < _NUM:
             d += 1
-            lo[d] = nk
-            ch[d] = c if nk == k else 0  # groups of one lowest card in option order: no repeats
-            ga[d] = -1
+            ws[lo + d] = nk
+            # groups of one lowest card in option order: no repeats
+            ws[ch + d] = c if nk == k else 0
+            ws[ga + d] = -1
             continue
         # a complete partition
         if jl:
@@ -478,46 +494,48 @@ def _best_split(
             ng = d + 1
             if need_lex:
                 for i in range(ng):
-                    tmp[i] = gkey[i]
-                _sort_small(tmp, ng)
-                if hx > best or _lex_less(tmp, ng, keys, info[1]):
+                    ws[tmp + i] = ws[gkey + i]
+                _sort_small(ws, tmp, ng)
+                if hx > best or _lex_less(ws, tmp, ng, keys, ws[inf + 1]):
                     for i in range(ng):
-                        keys[i] = tmp[i]
-                    info[1] = ng
+                        ws[keys + i] = ws[tmp + i]
+                    ws[inf + 1] = ng
                 else:
                     continue
             best = hx
             shape = 0
             for i in range(ng):
-                if ga[i] >= 2:
+                if ws[ga + i] >= 2:
                     shape = 1
-            info[0] = shape
+            ws[inf] = shape
     return best
 
 
 @njit(cache=True)
-def _duidui_split(cnt: Any, jiang: bool, peng: int, v: int, keys: Any, info: Any) -> int:
-    """``engine.hu._duidui_split``: 胡息 of the partition with no 一句话/绞, or −1."""
+def _duidui_split(ws: Any, w: int, jiang: bool, peng: int, v: int, keys: int) -> int:
+    """``engine.hu._duidui_split``: 胡息 of the partition of the pool with no 一句话/绞, or
+    −1; its keys into ``ws[keys:]`` (scratch as :func:`_best_split`)."""
+    cnt = w + _W_POOL
     hx = 0
     ng = 0
     has_j = False
     for k in range(_NUM):
-        n = cnt[k]
+        n = ws[cnt + k]
         if n == 0:
             continue
         if n == 3 and k == peng:
             hx += _SAME[v, _K_PENG_HU, k]
-            keys[ng] = _KEY3[k]
+            ws[keys + ng] = _KEY3[k]
         elif n == 2 and jiang and not has_j:
             has_j = True
-            keys[ng] = _KEY2[k]
+            ws[keys + ng] = _KEY2[k]
         else:
             return -1
         ng += 1
     if jiang and not has_j:
         return -1
-    info[0] = 0
-    info[1] = ng  # keys are ascending already (faces ascending, one group per face)
+    ws[w + _W_INFO] = 0
+    ws[w + _W_INFO + 1] = ng  # keys are ascending already (faces ascending, one group per face)
     return hx
 
 
@@ -613,9 +631,8 @@ def _score(
     zimo: bool,
     tianhu: bool,
     auto: bool,
-    res: Any,
-) -> None:
-    """``engine.scoring.score_hu``: res = (等, 番, score, 名堂 mask)."""
+) -> tuple[int, int, int, int]:
+    """``engine.scoring.score_hu``: (等, 番, score, 名堂 mask)."""
     zimo = zimo or tianhu
     if params[P_LUZHOU]:
         deng = hx - 9
@@ -638,11 +655,7 @@ def _score(
         if dihu:
             mult *= 2
             mask |= 1 << MT_LZ_DIHU
-        res[0] = deng
-        res[1] = mult
-        res[2] = deng * mult
-        res[3] = mask
-        return
+        return deng, mult, deng * mult, mask
     if tianhu:
         base = 2 * hx - 12 if params[P_TIANHU_DOUBLE] else hx - 12
         deng = base // 3
@@ -704,10 +717,7 @@ def _score(
     if not counting:
         fan = 1
         mask = 0
-    res[0] = deng
-    res[1] = fan
-    res[2] = deng * fan
-    res[3] = mask
+    return deng, fan, deng * fan, mask
 
 
 # ---------------------------------------------------------------------------------------------
@@ -716,17 +726,17 @@ def _score(
 
 
 @njit(cache=True)
-def _clear(out: Any) -> None:
+def _clear(out: Any, o: int) -> None:
     for i in range(OUT_SIZE):
-        out[i] = 0
-    out[O_OPTION] = OPT_NONE
-    out[O_HUXI] = -1
+        out[o + i] = 0
+    out[o + O_OPTION] = OPT_NONE
+    out[o + O_HUXI] = -1
 
 
 @njit(cache=True)
-def _nowin(out: Any, reason: int) -> int:
-    _clear(out)
-    out[O_REASON] = reason
+def _nowin(out: Any, o: int, reason: int) -> int:
+    _clear(out, o)
+    out[o + O_REASON] = reason
     return 0
 
 
@@ -748,27 +758,29 @@ def _meld_hx_key(v: int, kind: int, mc: int) -> tuple[int, int, int, int, int]:
 @njit(cache=True)
 def _finish(
     params: Any,
+    ws: Any,
+    w: int,
     nc: int,
-    c_opt: Any,
-    c_hx: Any,
-    c_dd: Any,
-    c_keys: Any,
-    c_nk: Any,
     need_lex: bool,
     red: int,
     big: int,
     small: int,
-    shuahou_ok: Any,
     haidi: bool,
     dihu: bool,
     zimo: bool,
     tianhu: bool,
-    res: Any,
     out: Any,
+    o: int,
 ) -> int:
-    """``engine.hu._finish``: C9 over the candidates (score, 胡息, canonical groups); the
-    keys of candidate i are ``c_keys[i * _MAXG :]``."""
-    _clear(out)
+    """``engine.hu._finish``: C9 over the ``nc`` candidates of the scratch (option, 胡息,
+    对对, 耍猴 possible, keys: candidate i's at ``w + _W_CKEYS + i * _MAXG``)."""
+    _clear(out, o)
+    opt = w + _W_COPT
+    chx = w + _W_CHX
+    cdd = w + _W_CDD
+    csh = w + _W_CSH
+    cnk = w + _W_CNK
+    ckeys = w + _W_CKEYS
     min_hx = params[P_MIN_HUXI]
     bi = -1
     b_score = 0
@@ -776,61 +788,72 @@ def _finish(
     b_fan = 0
     b_mask = 0
     for i in range(nc):
-        if c_hx[i] < min_hx:
+        hx = ws[chx + i]
+        if hx < min_hx:
             continue
-        _score(
+        deng, fan, score, mask = _score(
             params,
-            c_hx[i],
+            hx,
             red,
             big,
             small,
-            c_dd[i] != 0,
-            shuahou_ok[i] != 0,
+            ws[cdd + i] != 0,
+            ws[csh + i] != 0,
             haidi,
             dihu,
             zimo,
             tianhu,
             False,
-            res,
         )
         better = bi < 0
         if not better:
-            if res[2] != b_score:
-                better = res[2] > b_score
-            elif c_hx[i] != c_hx[bi]:
-                better = c_hx[i] > c_hx[bi]
+            if score != b_score:
+                better = score > b_score
+            elif hx != ws[chx + bi]:
+                better = hx > ws[chx + bi]
             elif need_lex:
-                better = _lex_less(c_keys[i * _MAXG :], c_nk[i], c_keys[bi * _MAXG :], c_nk[bi])
+                better = _lex_less(
+                    ws, ckeys + i * _MAXG, ws[cnk + i], ckeys + bi * _MAXG, ws[cnk + bi]
+                )
         if better:
             bi = i
-            b_deng = res[0]
-            b_fan = res[1]
-            b_score = res[2]
-            b_mask = res[3]
+            b_deng = deng
+            b_fan = fan
+            b_score = score
+            b_mask = mask
     if bi < 0:
         bi = 0
         for i in range(1, nc):
-            if c_hx[i] != c_hx[bi]:
-                if c_hx[i] > c_hx[bi]:
+            if ws[chx + i] != ws[chx + bi]:
+                if ws[chx + i] > ws[chx + bi]:
                     bi = i
             elif need_lex and _lex_less(
-                c_keys[i * _MAXG :], c_nk[i], c_keys[bi * _MAXG :], c_nk[bi]
+                ws, ckeys + i * _MAXG, ws[cnk + i], ckeys + bi * _MAXG, ws[cnk + bi]
             ):
                 bi = i
-        out[O_REASON] = R_BELOW_MIN
-        out[O_OPTION] = c_opt[bi]
-        out[O_HUXI] = c_hx[bi]
+        out[o + O_REASON] = R_BELOW_MIN
+        out[o + O_OPTION] = ws[opt + bi]
+        out[o + O_HUXI] = ws[chx + bi]
         return 0
-    out[O_WIN] = 1
-    out[O_OPTION] = c_opt[bi]
-    out[O_HUXI] = c_hx[bi]
-    out[O_DENG] = b_deng
-    out[O_FAN] = b_fan
-    out[O_SCORE] = b_score
-    out[O_MINGTANG] = b_mask
-    out[O_ZIMO] = 1 if zimo else 0
-    out[O_TIANHU] = 1 if tianhu else 0
+    out[o + O_WIN] = 1
+    out[o + O_OPTION] = ws[opt + bi]
+    out[o + O_HUXI] = ws[chx + bi]
+    out[o + O_DENG] = b_deng
+    out[o + O_FAN] = b_fan
+    out[o + O_SCORE] = b_score
+    out[o + O_MINGTANG] = b_mask
+    out[o + O_ZIMO] = 1 if zimo else 0
+    out[o + O_TIANHU] = 1 if tianhu else 0
     return 1
+
+
+@njit(cache=True)
+def _candidate(ws: Any, w: int, i: int, opt: int, hx: int, dd: int, sh: int) -> None:
+    """Candidate ``i`` of the scratch: option, 胡息, 对对 (1: no 一句话/绞), 耍猴 possible."""
+    ws[w + _W_COPT + i] = opt
+    ws[w + _W_CHX + i] = hx
+    ws[w + _W_CDD + i] = dd
+    ws[w + _W_CSH + i] = sh
 
 
 @njit(cache=True)
@@ -849,20 +872,10 @@ def hu_eval(
 ) -> int:
     """:func:`engine.hu.evaluate_hu_counts` (see the module docstring for the arguments)."""
     ws = np.empty(WS_SIZE, dtype=np.int64)
-    return hu_eval_ws(
-        params,
-        meld_kind,
-        meld_card,
-        n_melds,
-        hand_counts,
-        card,
-        source,
-        tianhu,
-        haidi,
-        dihu,
-        out,
-        ws,
-    )
+    return hu_eval_at(
+        params, meld_kind, 0, meld_card, 0, n_melds, hand_counts, 0, card, source, tianhu, haidi,
+        dihu, out, 0, ws, 0,
+    )  # fmt: skip
 
 
 @njit(cache=True)
@@ -881,14 +894,45 @@ def hu_eval_ws(
     ws: Any,
 ) -> int:
     """:func:`hu_eval` with the caller's scratch ``ws`` (int64[WS_SIZE], any content)."""
+    return hu_eval_at(
+        params, meld_kind, 0, meld_card, 0, n_melds, hand_counts, 0, card, source, tianhu, haidi,
+        dihu, out, 0, ws, 0,
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def hu_eval_at(
+    params: Any,
+    meld_kind: Any,
+    k0: int,
+    meld_card: Any,
+    c0: int,
+    n_melds: int,
+    hand_counts: Any,
+    h0: int,
+    card: int,
+    source: int,
+    tianhu: int,
+    haidi: int,
+    dihu: int,
+    out: Any,
+    o: int,
+    ws: Any,
+    w: int,
+) -> int:
+    """:func:`hu_eval_ws` on parts of larger arrays, without views: the melds are
+    ``meld_kind[k0 : k0 + n_melds]`` / ``meld_card[c0 :]``, the hand
+    ``hand_counts[h0 : h0 + 20]``, the result ``out[o : o + OUT_SIZE]``, the scratch
+    ``ws[w : w + WS_SIZE]`` (the compiled state machine passes its state and one int64 array
+    holding params, out and scratch)."""
     if source == SRC_DISCARD and params[P_HU_ON_DISCARDS] == 0:
-        return _nowin(out, R_DISCARD)
+        return _nowin(out, o, R_DISCARD)
     v = params[P_VARIANT]
-    hc = hand_counts  # read only
+    hc = hand_counts  # read only, at h0
     hand_size = 0
     mx = 0
     for k in range(_NUM):
-        x = hc[k]
+        x = hc[h0 + k]
         hand_size += x
         if x > mx:
             mx = x
@@ -896,23 +940,11 @@ def hu_eval_ws(
     zimo = th or source == SRC_OWN_DRAW
     if card < 0 or source == SRC_LIANG_DEALER:
         return _eval_dealt(
-            params,
-            v,
-            meld_kind,
-            meld_card,
-            n_melds,
-            hc,
-            card,
-            hand_size,
-            haidi,
-            dihu,
-            zimo,
-            th,
-            out,
-            ws,
-        )
-    if hc[card] >= 4 or mx > 4:
-        return _nowin(out, R_INVALID)
+            params, v, meld_kind, k0, meld_card, c0, n_melds, hc, h0, card, hand_size, haidi, dihu,
+            zimo, th, out, o, ws, w,
+        )  # fmt: skip
+    if hc[h0 + card] >= 4 or mx > 4:
+        return _nowin(out, o, R_INVALID)
     q0 = 0
     n = hand_size + 1
     run_i = -1
@@ -922,8 +954,8 @@ def hu_eval_ws(
     big = 1 if card >= 10 else 0
     has_chi = False
     for i in range(n_melds):
-        kind = meld_kind[i]
-        mc = meld_card[i]
+        kind = meld_kind[k0 + i]
+        mc = meld_card[c0 + i]
         mhx, _key, m_n, m_red, m_big = _meld_hx_key(v, kind, mc)
         n += m_n
         melds_hx += mhx
@@ -936,25 +968,26 @@ def hu_eval_ws(
         elif mc == card:
             run_i = i
             run_w = kind != _K_PENG
-    nc = hc[card]
+    nc = hc[h0 + card]
     if source == SRC_OWN_DRAW and (nc >= 2 or (run_i >= 0 and run_w)):
-        return _nowin(out, R_OWN_PAIR)
+        return _nowin(out, o, R_OWN_PAIR)
     opt_f = n == (21 if q0 <= 1 else 20 + q0)
     opt_run = n == 21 + q0
     if not opt_f and not opt_run:
-        return _nowin(out, R_CARD_COUNT)
+        return _nowin(out, o, R_CARD_COUNT)
     foreign = source == SRC_OTHER_DRAW or source == SRC_LIANG_OTHER or source == SRC_DISCARD  # noqa: SIM109
-    pool = ws[_W_POOL : _W_POOL + _NUM]
+    pool = w + _W_POOL
     kan_hx = 0
     for k in range(_NUM):
-        red += _RED[k] * hc[k]
+        x = hc[h0 + k]
+        red += _RED[k] * x
         if k >= 10:
-            big += hc[k]
-        if hc[k] == 3:
-            pool[k] = 0
+            big += x
+        if x == 3:
+            ws[pool + k] = 0
             kan_hx += _SAME[v, _K_KAN, k]
         else:
-            pool[k] = hc[k]
+            ws[pool + k] = x
     small = n - big
     run_k = opt_run and nc == 3 and foreign
     run_p = (
@@ -966,98 +999,69 @@ def hu_eval_ws(
     run_ww = opt_run and run_i >= 0 and run_w and source != SRC_OWN_DRAW
     n_runs = (1 if run_k else 0) + (1 if run_p else 0) + (1 if run_ww else 0)
     if opt_run and n_runs == 0 and not opt_f:
-        return _nowin(out, R_CARD_COUNT)
+        return _nowin(out, o, R_CARD_COUNT)
     need_lex = (1 if opt_f else 0) + n_runs > 1
 
-    c_opt = ws[_W_COPT : _W_COPT + _MAXC]
-    c_hx = ws[_W_CHX : _W_CHX + _MAXC]
-    c_dd = ws[_W_CDD : _W_CDD + _MAXC]
-    c_sh = ws[_W_CSH : _W_CSH + _MAXC]  # 耍猴 possible: the reading has a 将
-    c_nk = ws[_W_CNK : _W_CNK + _MAXC]
-    c_keys = ws[_W_CKEYS : _W_CKEYS + _MAXC * _MAXG]
-    info = ws[_W_INFO : _W_INFO + 2]
-    skeys = ws[_W_SKEYS : _W_SKEYS + _MAXD]
-    dkeys = ws[_W_DKEYS : _W_DKEYS + _MAXD]
-    sc = ws[_W_SPLIT : _W_SPLIT + 6 * _MAXD]
+    info = w + _W_INFO
+    skeys = w + _W_SKEYS
+    dkeys = w + _W_DKEYS
     for i in range(_MAXC):
-        c_nk[i] = 0
+        ws[w + _W_CNK + i] = 0
     ncand = 0
     shua = hand_size == 1
     fixed_base = melds_hx + kan_hx
     if opt_f:
-        pool[card] += 1
+        ws[pool + card] += 1
         jiang = q0 >= 1
         peng = card if foreign and nc == 2 else -1
-        r = _best_split(pool, jiang, peng, v, need_lex, skeys, info, sc)
+        r = _best_split(ws, w, jiang, peng, v, need_lex, skeys)
         if r >= 0:
-            has_shape = info[0]
-            c_opt[ncand] = OPT_F
-            c_hx[ncand] = fixed_base + r
-            c_dd[ncand] = 0 if (has_chi or has_shape) else 1
-            c_sh[ncand] = 1 if (shua and jiang) else 0
+            has_shape = ws[info]
+            sh = 1 if (shua and jiang) else 0
+            _candidate(ws, w, ncand, OPT_F, fixed_base + r, 0 if (has_chi or has_shape) else 1, sh)
             if need_lex:
                 _fill_keys(
-                    c_keys[ncand * _MAXG :],
-                    c_nk,
-                    ncand,
-                    meld_kind,
-                    meld_card,
-                    n_melds,
-                    hc,
-                    -1,
-                    -1,
-                    -1,
-                    skeys,
-                    info[1],
-                )
+                    ws, w, ncand, meld_kind, k0, meld_card, c0, n_melds, hc, h0, -1, -1, -1, skeys,
+                    ws[info + 1],
+                )  # fmt: skip
             ncand += 1
             if has_shape:
-                r2 = _duidui_split(pool, jiang, peng, v, skeys, info)
+                r2 = _duidui_split(ws, w, jiang, peng, v, skeys)
                 if r2 >= 0:
-                    c_opt[ncand] = OPT_F
-                    c_hx[ncand] = fixed_base + r2
-                    c_dd[ncand] = 0 if has_chi else 1
-                    c_sh[ncand] = c_sh[ncand - 1]
+                    _candidate(ws, w, ncand, OPT_F, fixed_base + r2, 0 if has_chi else 1, sh)
                     if need_lex:
                         _fill_keys(
-                            c_keys[ncand * _MAXG :],
-                            c_nk,
-                            ncand,
-                            meld_kind,
-                            meld_card,
-                            n_melds,
-                            hc,
-                            -1,
-                            -1,
-                            -1,
-                            skeys,
-                            info[1],
-                        )
+                            ws, w, ncand, meld_kind, k0, meld_card, c0, n_melds, hc, h0, -1, -1, -1,
+                            skeys, ws[info + 1],
+                        )  # fmt: skip
                     ncand += 1
-        pool[card] -= 1
+        ws[pool + card] -= 1
     if n_runs > 0:
-        r = _best_split(pool, True, -1, v, need_lex, skeys, info, sc)
+        r = _best_split(ws, w, True, -1, v, need_lex, skeys)
         if r >= 0:
-            has_shape = info[0]
-            n_split = info[1]
+            has_shape = ws[info]
+            n_split = ws[info + 1]
             r2 = -1
             n_dd = 0
             if has_shape:
-                r2 = _duidui_split(pool, True, -1, v, dkeys, info)
-                n_dd = info[1]
-            for o in range(3):
-                if o == 0:
+                r2 = _duidui_split(ws, w, True, -1, v, dkeys)
+                n_dd = ws[info + 1]
+            sh = 1 if shua else 0
+            for q in range(3):
+                if q == 0:
                     if not run_k:
                         continue
                     opt = OPT_K
                     fx = fixed_base - _SAME[v, _K_KAN, card] + _SAME[v, _K_PAO, card]
                     ri = -1
                     kq = card
-                elif o == 1:
+                elif q == 1:
                     if not run_p:
                         continue
                     opt = OPT_P
-                    mhx, _key, _n, _r, _b = _meld_hx_key(v, meld_kind[run_i], meld_card[run_i])
+                    mhx, _key, _n, _r, _b = _meld_hx_key(
+                        v, meld_kind[k0 + run_i], meld_card[c0 + run_i]
+                    )
                     fx = fixed_base - mhx + _SAME[v, _K_PAO, card]
                     ri = run_i
                     kq = -1
@@ -1065,115 +1069,78 @@ def hu_eval_ws(
                     if not run_ww:
                         continue
                     opt = OPT_W
-                    mhx, _key, _n, _r, _b = _meld_hx_key(v, meld_kind[run_i], meld_card[run_i])
+                    mhx, _key, _n, _r, _b = _meld_hx_key(
+                        v, meld_kind[k0 + run_i], meld_card[c0 + run_i]
+                    )
                     fx = fixed_base - mhx + _SAME[v, _K_PAO, card]
                     ri = run_i
                     kq = -1
-                c_opt[ncand] = opt
-                c_hx[ncand] = fx + r
-                c_dd[ncand] = 0 if (has_chi or has_shape) else 1
-                c_sh[ncand] = 1 if shua else 0
+                _candidate(ws, w, ncand, opt, fx + r, 0 if (has_chi or has_shape) else 1, sh)
                 if need_lex:
                     _fill_keys(
-                        c_keys[ncand * _MAXG :],
-                        c_nk,
-                        ncand,
-                        meld_kind,
-                        meld_card,
-                        n_melds,
-                        hc,
-                        ri,
-                        card,
-                        kq,
-                        skeys,
-                        n_split,
-                    )
+                        ws, w, ncand, meld_kind, k0, meld_card, c0, n_melds, hc, h0, ri, card, kq,
+                        skeys, n_split,
+                    )  # fmt: skip
                 ncand += 1
                 if r2 >= 0:
-                    c_opt[ncand] = opt
-                    c_hx[ncand] = fx + r2
-                    c_dd[ncand] = 0 if has_chi else 1
-                    c_sh[ncand] = 1 if shua else 0
+                    _candidate(ws, w, ncand, opt, fx + r2, 0 if has_chi else 1, sh)
                     if need_lex:
                         _fill_keys(
-                            c_keys[ncand * _MAXG :],
-                            c_nk,
-                            ncand,
-                            meld_kind,
-                            meld_card,
-                            n_melds,
-                            hc,
-                            ri,
-                            card,
-                            kq,
-                            dkeys,
-                            n_dd,
-                        )
+                            ws, w, ncand, meld_kind, k0, meld_card, c0, n_melds, hc, h0, ri, card,
+                            kq, dkeys, n_dd,
+                        )  # fmt: skip
                     ncand += 1
     if ncand == 0:
-        return _nowin(out, R_NO_SPLIT)
+        return _nowin(out, o, R_NO_SPLIT)
     return _finish(
-        params,
-        ncand,
-        c_opt,
-        c_hx,
-        c_dd,
-        c_keys,
-        c_nk,
-        need_lex,
-        red,
-        big,
-        small,
-        c_sh,
-        haidi != 0,
-        dihu != 0,
-        zimo,
-        th,
-        ws[_W_RES : _W_RES + 4],
-        out,
+        params, ws, w, ncand, need_lex, red, big, small, haidi != 0, dihu != 0, zimo, th, out, o
     )
 
 
 @njit(cache=True)
 def _fill_keys(
-    dst: Any,
-    c_nk: Any,
+    ws: Any,
+    w: int,
     ci: int,
     meld_kind: Any,
+    k0: int,
     meld_card: Any,
+    c0: int,
     n_melds: int,
     hc: Any,
+    h0: int,
     run_i: int,
     card: int,
     pao_kan: int,
-    skeys: Any,
+    skeys: int,
     ns: int,
 ) -> None:
-    """The sorted keys of a reading: melds (meld ``run_i`` as 跑 ``card``), the 坎 of ``hc``
-    (face ``pao_kan`` as a 跑), then the split."""
-    m = 0
+    """The sorted keys of candidate ``ci``'s reading: melds (meld ``run_i`` as 跑 ``card``),
+    the 坎 of the hand (face ``pao_kan`` as a 跑), then the split ``ws[skeys : skeys + ns]``."""
+    dst = w + _W_CKEYS + ci * _MAXG
+    m = dst
     for i in range(n_melds):
         if i == run_i:
-            dst[m] = _KEY4[card]
+            ws[m] = _KEY4[card]
         else:
-            kind = meld_kind[i]
-            mc = meld_card[i]
+            kind = meld_kind[k0 + i]
+            mc = meld_card[c0 + i]
             if kind == _K_CHI:
-                dst[m] = _SHAPE_KEY[mc]
+                ws[m] = _SHAPE_KEY[mc]
             elif kind >= _K_PAO:
-                dst[m] = _KEY4[mc]
+                ws[m] = _KEY4[mc]
             else:
-                dst[m] = _KEY3[mc]
+                ws[m] = _KEY3[mc]
         m += 1
     for k in range(_NUM):
-        if hc[k] == 3:
-            dst[m] = _KEY4[k] if k == pao_kan else _KEY3[k]
+        if hc[h0 + k] == 3:
+            ws[m] = _KEY4[k] if k == pao_kan else _KEY3[k]
             m += 1
     for i in range(ns):
-        dst[m] = skeys[i]
+        ws[m] = ws[skeys + i]
         m += 1
-    _sort_small(dst, m)
-    c_nk[ci] = m
+    _sort_small(ws, dst, m - dst)
+    ws[w + _W_CNK + ci] = m - dst
 
 
 @njit(cache=True)
@@ -1181,9 +1148,12 @@ def _eval_dealt(
     params: Any,
     v: int,
     meld_kind: Any,
+    k0: int,
     meld_card: Any,
+    c0: int,
     n_melds: int,
     hand_counts: Any,
+    h0: int,
     card: int,
     hand_size: int,
     haidi: int,
@@ -1191,12 +1161,14 @@ def _eval_dealt(
     zimo: bool,
     th: bool,
     out: Any,
+    o: int,
     ws: Any,
+    w: int,
 ) -> int:
     """``engine.hu._evaluate_dealt``: §10.3 step 0 (``hand_counts`` is not modified)."""
-    hc = ws[_W_HC : _W_HC + _NUM]
+    hc = w + _W_HC
     for k in range(_NUM):
-        hc[k] = hand_counts[k]
+        ws[hc + k] = hand_counts[h0 + k]
     q = 0
     n = 0
     in_ti = False
@@ -1205,8 +1177,8 @@ def _eval_dealt(
     big = 0
     has_chi = False
     for i in range(n_melds):
-        kind = meld_kind[i]
-        mc = meld_card[i]
+        kind = meld_kind[k0 + i]
+        mc = meld_card[c0 + i]
         mhx, _key, m_n, m_red, m_big = _meld_hx_key(v, kind, mc)
         n += m_n
         melds_hx += mhx
@@ -1219,13 +1191,13 @@ def _eval_dealt(
         elif kind == _K_CHI:
             has_chi = True
     if card >= 0 and not in_ti:
-        hc[card] += 1
-    pool = ws[_W_POOL : _W_POOL + _NUM]
+        ws[hc + card] += 1
+    pool = w + _W_POOL
     fixed_hx = melds_hx
     for k in range(_NUM):
-        x = hc[k]
+        x = ws[hc + k]
         if x > 4:
-            return _nowin(out, R_INVALID)
+            return _nowin(out, o, R_INVALID)
         n += x
         red += _RED[k] * x
         if k >= 10:
@@ -1233,68 +1205,43 @@ def _eval_dealt(
         if x == 4:
             q += 1
             fixed_hx += _SAME[v, _K_TI, k]
-            pool[k] = 0
+            ws[pool + k] = 0
         elif x == 3:
             fixed_hx += _SAME[v, _K_KAN, k]
-            pool[k] = 0
+            ws[pool + k] = 0
         else:
-            pool[k] = x
+            ws[pool + k] = x
     if n != 21 + (q - 1 if q > 1 else 0):
-        return _nowin(out, R_CARD_COUNT)
+        return _nowin(out, o, R_CARD_COUNT)
     jiang = q >= 1
-    info = ws[_W_INFO : _W_INFO + 2]
-    skeys = ws[_W_SKEYS : _W_SKEYS + _MAXD]
-    sc = ws[_W_SPLIT : _W_SPLIT + 6 * _MAXD]
-    r = _best_split(pool, jiang, -1, v, False, skeys, info, sc)
+    info = w + _W_INFO
+    r = _best_split(ws, w, jiang, -1, v, False, w + _W_SKEYS)
     if r < 0:
-        return _nowin(out, R_NO_SPLIT)
-    c_opt = ws[_W_COPT : _W_COPT + _MAXC]
-    c_hx = ws[_W_CHX : _W_CHX + _MAXC]
-    c_dd = ws[_W_CDD : _W_CDD + _MAXC]
-    c_sh = ws[_W_CSH : _W_CSH + _MAXC]
-    c_nk = ws[_W_CNK : _W_CNK + _MAXC]
-    c_keys = ws[_W_CKEYS : _W_CKEYS + _MAXC * _MAXG]
-    c_opt[0] = OPT_DEALT
-    c_opt[1] = OPT_DEALT
+        return _nowin(out, o, R_NO_SPLIT)
     shua = 1 if (hand_size == 1 and jiang) else 0
-    has_shape = info[0]
-    c_hx[0] = fixed_hx + r
-    c_dd[0] = 0 if (has_chi or has_shape) else 1
-    c_sh[0] = shua
+    has_shape = ws[info]
+    _candidate(ws, w, 0, OPT_DEALT, fixed_hx + r, 0 if (has_chi or has_shape) else 1, shua)
     ncand = 1
     if has_shape:
-        r2 = _duidui_split(pool, jiang, -1, v, skeys, info)
+        r2 = _duidui_split(ws, w, jiang, -1, v, w + _W_SKEYS)
         if r2 >= 0:
-            c_hx[1] = fixed_hx + r2
-            c_dd[1] = 0 if has_chi else 1
-            c_sh[1] = shua
+            _candidate(ws, w, 1, OPT_DEALT, fixed_hx + r2, 0 if has_chi else 1, shua)
             ncand = 2
     return _finish(
-        params,
-        ncand,
-        c_opt,
-        c_hx,
-        c_dd,
-        c_keys,
-        c_nk,
-        False,
-        red,
-        big,
-        n - big,
-        c_sh,
-        haidi != 0,
-        dihu != 0,
-        zimo,
-        th,
-        ws[_W_RES : _W_RES + 4],
-        out,
+        params, ws, w, ncand, False, red, big, n - big, haidi != 0, dihu != 0, zimo, th, out, o
     )
 
 
 @njit(cache=True)
 def hu_auto_tianhu(params: Any, counts: Any, out: Any) -> int:
     """:func:`engine.hu.evaluate_auto_tianhu` of the dealt cards ``counts`` (int64[20])."""
-    _clear(out)
+    return hu_auto_tianhu_at(params, counts, 0, out, 0)
+
+
+@njit(cache=True)
+def hu_auto_tianhu_at(params: Any, counts: Any, h0: int, out: Any, o: int) -> int:
+    """:func:`hu_auto_tianhu` of ``counts[h0 : h0 + 20]`` into ``out[o : o + OUT_SIZE]``."""
+    _clear(out, o)
     v = params[P_VARIANT]
     n_ti = 0
     n_kan = 0
@@ -1302,9 +1249,9 @@ def hu_auto_tianhu(params: Any, counts: Any, out: Any) -> int:
     big = 0
     n = 0
     for k in range(_NUM):
-        x = counts[k]
+        x = counts[h0 + k]
         if x > 4:
-            out[O_REASON] = R_INVALID
+            out[o + O_REASON] = R_INVALID
             return 0
         n += x
         red += _RED[k] * x
@@ -1319,7 +1266,7 @@ def hu_auto_tianhu(params: Any, counts: Any, out: Any) -> int:
     c = np.empty(_NUM, dtype=np.int64)
     total = 0
     for k in range(_NUM):
-        x = counts[k]
+        x = counts[h0 + k]
         if x == 4:
             total += _SAME[v, _K_TI, k]
             c[k] = 0
@@ -1329,17 +1276,18 @@ def hu_auto_tianhu(params: Any, counts: Any, out: Any) -> int:
         else:
             c[k] = x
     total += _best_packing(c, v)
-    res = np.empty(4, dtype=np.int64)
-    _score(params, total, red, big, n - big, False, False, False, False, True, True, True, res)
-    out[O_WIN] = 1
-    out[O_OPTION] = OPT_A
-    out[O_HUXI] = total
-    out[O_DENG] = res[0]
-    out[O_FAN] = res[1]
-    out[O_SCORE] = res[2]
-    out[O_MINGTANG] = res[3]
-    out[O_ZIMO] = 1
-    out[O_TIANHU] = 1
+    deng, fan, score, mask = _score(
+        params, total, red, big, n - big, False, False, False, False, True, True, True
+    )
+    out[o + O_WIN] = 1
+    out[o + O_OPTION] = OPT_A
+    out[o + O_HUXI] = total
+    out[o + O_DENG] = deng
+    out[o + O_FAN] = fan
+    out[o + O_SCORE] = score
+    out[o + O_MINGTANG] = mask
+    out[o + O_ZIMO] = 1
+    out[o + O_TIANHU] = 1
     return 1
 
 

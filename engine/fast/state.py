@@ -526,13 +526,9 @@ def new_state(rp, hp, deck, dealer, st):
         st[STOCK + i] = stock[i]
     st[STOCK_POS] = 0
     # §9 step 2: automatic 3提/5坎 天胡
-    res = np.zeros(HR_W, dtype=np.int64)
     for i in range(3):
         seat = st[ACTIVE + i]
-        if auto_tianhu(rp, hp, st[HANDS + seat * 20 : HANDS + seat * 20 + 20], res):
-            b = HURES + seat * HR_W
-            for j in range(HR_W):
-                st[b + j] = res[j]
+        if auto_tianhu(hp, st, HANDS + seat * 20, HURES + seat * HR_W):
             _finish(st, OK_TIANHU_AUTO, seat, -1, seat, -1, -1)
             return
     qn = 0
@@ -572,19 +568,19 @@ def _lonely_card(rp, st, seat):
 @njit(cache=True)
 def _hu_for(rp, hp, st, seat, card, source, tianhu, haidi, dihu):
     """Evaluate a hu chance of ``seat`` into HURES + seat; True if it wins."""
-    b = HURES + seat * HR_W
     return eval_hu(
-        rp,
         hp,
-        st[HANDS + seat * 20 : HANDS + seat * 20 + 20],
-        st[MELD_KIND + seat * MAXM : MELD_KIND + seat * MAXM + st[MELD_N + seat]],
-        st[MELD_ID + seat * MAXM : MELD_ID + seat * MAXM + st[MELD_N + seat]],
+        st,
+        HANDS + seat * 20,
+        MELD_KIND + seat * MAXM,
+        MELD_ID + seat * MAXM,
+        st[MELD_N + seat],
         card,
         source,
         tianhu,
         haidi,
         dihu,
-        st[b : b + HR_W],
+        HURES + seat * HR_W,
     )
 
 
