@@ -532,6 +532,12 @@ _SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # the C scan
 # A blank line is one of ASCII whitespace only (what bytes.strip() removes), whether the line
 # comes as bytes or as str: str.strip() would also drop controls such as "\x1f".
 _BLANK = " \t\n\r\x0b\x0c"
+
+
+def _strip(line: bytes | str) -> bytes | str:
+    return line.strip(_BLANK) if isinstance(line, str) else line.strip()
+
+
 _FLUSH_EVERY = 2048
 _LINE_CACHE_LIMIT = 1 << 16
 _CACHED_LINE_BYTES = 1024  # longer lines are not remembered: the cache stays under ~64 MiB
@@ -728,7 +734,7 @@ def run_batch(
     try:
         for raw in lines:
             n += 1
-            line = raw.strip(_BLANK if type(raw) is str else None)
+            line = _strip(raw)
             if not line:
                 continue
             hit = seen.get(line)
@@ -905,7 +911,7 @@ class _FastScorer:
         codes_q: list[list[tuple[int, int]]] = []
         for i in idx:
             n = base + i + 1
-            line = pending[i].strip(_BLANK if type(pending[i]) is str else None)
+            line = _strip(pending[i])
             if not line:
                 continue
             try:
