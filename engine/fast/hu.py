@@ -872,9 +872,9 @@ def hu_eval(
 ) -> int:
     """:func:`engine.hu.evaluate_hu_counts` (see the module docstring for the arguments)."""
     ws = np.empty(WS_SIZE, dtype=np.int64)
-    return hu_eval_at(
-        params, meld_kind, 0, meld_card, 0, n_melds, hand_counts, 0, card, source, tianhu, haidi,
-        dihu, out, 0, ws, 0,
+    return hu_eval_ws(
+        params, meld_kind, meld_card, n_melds, hand_counts, card, source, tianhu, haidi, dihu,
+        out, ws,
     )  # fmt: skip
 
 

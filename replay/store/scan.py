@@ -21,6 +21,7 @@ import contextlib
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -178,30 +179,38 @@ class StoreState:
         return out
 
 
-def signature(root: str | Path) -> str:
-    """A short digest of every manifest's and shard file's (name, mtime, size): it changes
-    when a run does, including a shard file replaced or edited in place."""
+def _runs_digest(root: str | Path, add: Callable[[Any, str, Path], None]) -> str:
+    """A short SHA-1 of ``root`` and what ``add(hash, run folder name, path)`` feeds it for
+    every run folder, in name order."""
     h = hashlib.sha1(str(root).encode())
-    runs = Path(root) / "runs"
     try:
-        entries = sorted(os.scandir(runs), key=lambda e: e.name)
+        entries = sorted(os.scandir(Path(root) / "runs"), key=lambda e: e.name)
     except OSError:
         return h.hexdigest()[:16]
     for e in entries:
-        if not e.name.startswith("run="):
-            continue
+        if e.name.startswith("run="):
+            add(h, e.name, Path(e.path))
+    return h.hexdigest()[:16]
+
+
+def signature(root: str | Path) -> str:
+    """A short digest of every manifest's and shard file's (name, mtime, size): it changes
+    when a run does, including a shard file replaced or edited in place."""
+
+    def add(h: Any, name: str, path: Path) -> None:
         try:
-            st = os.stat(Path(e.path) / MANIFEST_NAME)
+            st = os.stat(path / MANIFEST_NAME)
         except OSError:
-            continue
-        h.update(f"{e.name}:{st.st_mtime_ns}:{st.st_size};".encode())
+            return
+        h.update(f"{name}:{st.st_mtime_ns}:{st.st_size};".encode())
         for table in TABLES:
             with contextlib.suppress(OSError):
-                for f in sorted(os.scandir(Path(e.path) / table), key=lambda f: f.name):
+                for f in sorted(os.scandir(path / table), key=lambda f: f.name):
                     with contextlib.suppress(OSError):
                         fst = f.stat()
                         h.update(f"{f.name}:{fst.st_mtime_ns}:{fst.st_size};".encode())
-    return h.hexdigest()[:16]
+
+    return _runs_digest(root, add)
 
 
 def quick_signature(root: str | Path) -> str:
@@ -210,20 +219,14 @@ def quick_signature(root: str | Path) -> str:
     folder's mtime), as every writer of the store does, but not when a file is edited in
     place, which only :func:`signature` sees. A few stats per run, where :func:`signature`
     takes one per shard file (0.4 s at 10⁸ hands)."""
-    h = hashlib.sha1(str(root).encode())
-    runs = Path(root) / "runs"
-    try:
-        entries = sorted(os.scandir(runs), key=lambda e: e.name)
-    except OSError:
-        return h.hexdigest()[:16]
-    for e in entries:
-        if not e.name.startswith("run="):
-            continue
-        for name in (MANIFEST_NAME, *TABLES):
+
+    def add(h: Any, name: str, path: Path) -> None:
+        for part in (MANIFEST_NAME, *TABLES):
             with contextlib.suppress(OSError):
-                st = os.stat(Path(e.path) / name)
-                h.update(f"{e.name}/{name}:{st.st_mtime_ns}:{st.st_size};".encode())
-    return h.hexdigest()[:16]
+                st = os.stat(path / part)
+                h.update(f"{name}/{part}:{st.st_mtime_ns}:{st.st_size};".encode())
+
+    return _runs_digest(root, add)
 
 
 def rules_label(rules: dict[str, Any], preset: str | None) -> str:
