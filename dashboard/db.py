@@ -61,10 +61,10 @@ _RENDER = threading.local()  # the signature of the page render on this thread, 
 
 @contextlib.contextmanager
 def one_signature() -> Any:
-    """Within: the store's signature (a stat of every shard file, 0.4 s at 10⁸ hands) is
-    taken once, by the first :func:`store_state`, and every later query of this thread
-    reads that state of the store. app.py wraps each page render in it, so one render is
-    one consistent state and a rerun sees any change."""
+    """Within: the store's signature (:func:`current_signature`) is taken once, by the
+    first :func:`store_state`, and every later query of this thread reads that state of
+    the store. app.py wraps each page render in it, so one render is one consistent state
+    and the next render sees any change."""
     _RENDER.sig = None
     _RENDER.active = True
     try:

@@ -102,7 +102,7 @@ def relation_sql(table: str, files: list[str]) -> str:
     lists only runs of that version, each file checked against its manifest), so DuckDB
     takes the columns from the first file; ``union_by_name`` would open every file's footer
     when the view is made (about 5 s per table at 10⁸ hands). A schema version that adds
-    columns will read the older files by name."""
+    columns must then read the older files by name."""
     if files:
         listing = ", ".join(_lit(f) for f in files)
         return (
