@@ -350,8 +350,7 @@ _W_CNK = _W_CSH + _MAXC
 _W_INFO = _W_CNK + _MAXC
 _W_SKEYS = _W_INFO + 2
 _W_DKEYS = _W_SKEYS + _MAXD
-_W_RES = _W_DKEYS + _MAXD
-_W_SPLIT = _W_RES + 4
+_W_SPLIT = _W_DKEYS + _MAXD
 _W_CKEYS = _W_SPLIT + 6 * _MAXD
 WS_SIZE = _W_CKEYS + _MAXC * _MAXG  # the scratch of hu_eval_ws
 

@@ -98,9 +98,10 @@ def relation_sql(table: str, files: list[str]) -> str:
     as the catalog's view of that table has them: the view itself is this over every listed
     file; a query about a few shards names only theirs (:meth:`StoreState.shard_files`).
 
-    Every listed file has its table's columns of :data:`schema.SCHEMA_VERSION` (the scan
-    lists only runs of that version, each file checked against its manifest), so DuckDB
-    takes the columns from the first file; ``union_by_name`` would open every file's footer
+    Every listed file has its table's columns: a shard table's of
+    :data:`schema.SCHEMA_VERSION` (the scan lists only runs of that version, each file
+    checked against its manifest), a summary file's ``SUMMARY_SCHEMA`` (every summary file
+    is written conformed to it), so DuckDB takes the columns from the first file; ``union_by_name`` would open every file's footer
     when the view is made (about 5 s per table at 10⁸ hands). A schema version that adds
     columns must then read the older files by name."""
     if files:
