@@ -32,60 +32,20 @@ dashboard.services.sqllimits.LimitsError: PAOHUZI_SQL_MEMORY='lots' is not a siz
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-_UNITS = {
-    "": 1,
-    "b": 1,
-    "byte": 1,
-    "bytes": 1,
-    "kb": 1000,
-    "mb": 1000**2,
-    "gb": 1000**3,
-    "tb": 1000**4,
-    "kib": 1024,
-    "mib": 1024**2,
-    "gib": 1024**3,
-    "tib": 1024**4,
-}
-_SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*")
+from replay.store.sizes import fmt_size, parse_size
+
+__all__ = [
+    "ENV", "FIXED_TYPES", "LimitsError", "SqlLimits", "bounded_select", "fit_cell", "fmt_size",
+    "from_env", "parse_size",
+]  # fmt: skip
 
 
 class LimitsError(ValueError):
     """A limit set to a value the page cannot use; the message names the variable."""
-
-
-def parse_size(text: str) -> int | None:
-    """Bytes in ``text`` (``1GiB``, ``512 MB``, ``976.5 KiB``, ``0 bytes``), else ``None``.
-
-    >>> parse_size("1GiB"), parse_size("1.5 KB"), parse_size("0 bytes"), parse_size("x")
-    (1073741824, 1500, 0, None)
-    """
-    m = _SIZE.fullmatch(text)
-    if not m or m.group(2).lower() not in _UNITS:
-        return None
-    return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
-
-
-def fmt_size(n: int) -> str:
-    """``1 GiB``, ``100 KB``: the shortest exact reading, else one decimal in binary units.
-
-    >>> fmt_size(1024**3), fmt_size(100_000), fmt_size(1536), fmt_size(0)
-    ('1 GiB', '100 KB', '1.5 KiB', '0 B')
-    """
-    for unit, f in (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
-        if n >= f and n % f == 0:
-            return f"{n // f} {unit}"
-    for unit, f in (("TB", 1000**4), ("GB", 1000**3), ("MB", 1000**2), ("KB", 1000)):
-        if n >= f and n % f == 0:
-            return f"{n // f} {unit}"
-    for unit, f in (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
-        if n >= f:
-            return f"{n / f:.1f} {unit}"
-    return f"{n} B"
 
 
 @dataclass(frozen=True)

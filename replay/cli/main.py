@@ -101,6 +101,12 @@ class PaohuziGroup(click.Group):
             raise _one_line(e) from None
 
     def invoke(self, ctx: click.Context) -> Any:
+        from replay.store.ducklimits import DuckLimitsError, duckdb_settings
+
+        try:
+            duckdb_settings()  # a bad PAOHUZI_DUCKDB_* stops any command before it starts
+        except DuckLimitsError as e:
+            raise InputError(str(e)) from None
         try:
             return super().invoke(ctx)
         except _NO_ARGS_IS_HELP:

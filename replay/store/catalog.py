@@ -44,6 +44,7 @@ import duckdb
 import pyarrow as pa
 
 from replay.record import schema
+from replay.store.ducklimits import duckdb_settings
 from replay.store.layout import CATALOG_NAME, StoreError
 from replay.store.scan import StoreState, scan_store
 
@@ -304,10 +305,14 @@ def refresh_catalog(root: Path, state: StoreState | None = None) -> Path:
 
 
 def duck_connect(database: str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """A DuckDB connection without the progress bar (which DuckDB draws on stdout after 2 s
-    and so would corrupt ``--json`` output)."""
+    """A DuckDB connection within the product's limits (:mod:`replay.store.ducklimits`:
+    memory and spill space) and without the progress bar (which DuckDB draws on stdout
+    after 2 s and so would corrupt ``--json`` output)."""
+    limits = duckdb_settings()  # a bad limit fails before anything is opened
     con = duckdb.connect(database, read_only=read_only)
     con.execute("SET enable_progress_bar = false")
+    for key, value in limits.items():
+        con.execute(f"SET {key} = ?", [value])
     return con
 
 

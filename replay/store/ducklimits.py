@@ -1,0 +1,73 @@
+"""How much memory and spill space the product's own DuckDB connections may use: the catalog
+builds (``simulate``, ``index``, the dashboard's start), ``paohuzi stats`` and every page of
+the dashboard. Without these, DuckDB would take up to 80 % of the machine's memory and 90 %
+of the free disk for one query. The SQL page's connection has its own, smaller limits
+(:mod:`dashboard.services.sqllimits`), set on top of these.
+
+Each limit is an environment variable, read when a connection is opened
+(:func:`replay.store.catalog.duck_connect`); the command line checks both before a command
+starts, so a bad value stops it with one line before anything is written:
+
+============================  ===========  ======================================================
+variable                      default      meaning
+============================  ===========  ======================================================
+``PAOHUZI_DUCKDB_MEMORY``     ``4GiB``     DuckDB ``memory_limit`` (its buffer manager; at least
+                                           64 MiB)
+``PAOHUZI_DUCKDB_TEMP``       ``16GiB``    DuckDB ``max_temp_directory_size``: what a query may
+                                           spill to disk beyond the memory limit
+============================  ===========  ======================================================
+
+Sizes are written as for the SQL page (:mod:`replay.store.sizes`). A query that needs more
+fails with DuckDB's "out of memory" or "temp directory full" error, named by the command
+that ran it; raise the variable to let it through.
+
+>>> duckdb_settings({})
+{'memory_limit': '4294967296B', 'max_temp_directory_size': '17179869184B'}
+>>> duckdb_settings({"PAOHUZI_DUCKDB_MEMORY": "8GiB"})["memory_limit"]
+'8589934592B'
+>>> duckdb_settings({"PAOHUZI_DUCKDB_MEMORY": "lots"})
+Traceback (most recent call last):
+...
+replay.store.ducklimits.DuckLimitsError: PAOHUZI_DUCKDB_MEMORY='lots' is not a size such as 4GiB or 512MB
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from replay.store.layout import StoreError
+from replay.store.sizes import fmt_size, parse_size
+
+__all__ = ["ENV", "DuckLimitsError", "duckdb_settings"]
+
+#: DuckDB setting → (environment variable, default bytes, lowest bytes)
+ENV: dict[str, tuple[str, int, int]] = {
+    "memory_limit": ("PAOHUZI_DUCKDB_MEMORY", 4 * 1024**3, 64 * 1024**2),
+    "max_temp_directory_size": ("PAOHUZI_DUCKDB_TEMP", 16 * 1024**3, 0),
+}
+
+
+class DuckLimitsError(StoreError):
+    """A DuckDB limit set to a value that cannot be used; the message names the variable."""
+
+
+def duckdb_settings(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The ``SET`` values of the limits (unset or empty variable: the default);
+    :class:`DuckLimitsError` for a value that is not a usable size."""
+    env = os.environ if environ is None else environ
+    out = {}
+    for setting, (var, default, lowest) in ENV.items():
+        raw = (env.get(var) or "").strip()
+        n = default
+        if raw:
+            got = parse_size(raw)
+            if got is None:
+                raise DuckLimitsError(f"{var}={raw!r} is not a size such as 4GiB or 512MB")
+            if got < lowest:
+                raise DuckLimitsError(
+                    f"{var}={raw!r} is below the lowest usable value, {fmt_size(lowest)}"
+                )
+            n = got
+        out[setting] = f"{n}B"
+    return out
