@@ -20,6 +20,7 @@ if _ROOT not in sys.path:
 import streamlit as st  # noqa: E402
 
 from dashboard import db, ui  # noqa: E402
+from replay.store.ducklimits import DuckLimitsError, duckdb_settings  # noqa: E402
 
 st.set_page_config(page_title="跑胡子 dashboard", page_icon="🀄", layout="wide")
 
@@ -39,6 +40,11 @@ PAGES = [
 ]
 
 page = st.navigation(PAGES)
+try:  # ``paohuzi dashboard`` checks them before it starts; ``streamlit run`` does not
+    duckdb_settings()
+except DuckLimitsError as e:
+    st.error(f"{e}: the dashboard cannot open the store's catalog with it.")
+    st.stop()
 with db.one_signature():  # one state of the store per render
     try:
         ui.sidebar(db.store_state())

@@ -284,3 +284,15 @@ def test_corrupt_data_pages_are_a_message(store_dir: Path, tmp_path: Path, use_s
             "left out" in e.value and "hands/part-00000.parquet" in e.value and "SHA-256" in e.value
             for e in at.error
         ), [e.value for e in at.error]
+
+
+def test_a_bad_duckdb_limit_is_a_message(
+    fixture_store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PAOHUZI_DUCKDB_MEMORY", "lots")  # `streamlit run` without the CLI's check
+    at = run_page("overview")
+    assert not at.exception, [e.value for e in at.exception]
+    assert [e.value for e in at.error] == [
+        "PAOHUZI_DUCKDB_MEMORY='lots' is not a size such as 4GiB or 512MB: the dashboard cannot"
+        " open the store's catalog with it."
+    ]
