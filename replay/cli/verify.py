@@ -18,7 +18,8 @@ MAX_LINES_DEFAULT = 200
 
 
 class _Progress:
-    """A rich bar on a terminal (stderr), nothing otherwise."""
+    """A rich bar on a terminal (stderr), nothing otherwise. Redrawn at each shard, with no
+    refresh thread: the verifier forks its workers only from a process without threads."""
 
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled and sys.stderr.isatty()
@@ -38,6 +39,7 @@ class _Progress:
                 TextColumn("{task.fields[rate]} hands/s"),
                 TimeRemainingColumn(),
                 console=Console(stderr=True),
+                auto_refresh=False,
             )
             self.bar.__enter__()
         return self
@@ -54,6 +56,7 @@ class _Progress:
         if self.task is None:
             self.task = self.bar.add_task("verify", total=total, completed=done, rate=rate)
         self.bar.update(self.task, completed=done, rate=rate)
+        self.bar.refresh()
 
 
 @click.command(short_help="Check recorded hands against the rules; report every bad hand.")

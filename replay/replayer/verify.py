@@ -35,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing as mp
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -930,7 +931,7 @@ def verify_store(
             _warm_fast()
         for rep, args in tasks:
             collect(rep, verify_shard(*args), int(args[2]["hands"]))
-    else:  # the workers warm up side by side (one compiles a cold cache, the rest wait)
+    else:
         _pool(tasks, workers, collect, warm)
     for rep in reports:
         rep.problems.sort(key=lambda p: (p.hand is not None, p.hand or 0, p.seq or 0))
@@ -953,8 +954,19 @@ def _init_worker(warm: bool) -> None:
     from replay.record.runner import _die_with_parent
 
     _die_with_parent()
-    if warm:
+    if warm:  # loaded already when forked from the warm parent
         _warm_fast()
+
+
+def pool_start_method() -> str:
+    """How the pool's workers start: ``fork`` from this process, already warm (its kernels
+    loaded: a worker is ready in milliseconds, not the 2 s that a spawned one takes to import
+    and load them), when that is safe: the platform has it and this process runs no other
+    thread (a thread holding a lock at the fork would leave it held in the child); else
+    ``spawn``. The report does not depend on it."""
+    if "fork" in mp.get_all_start_methods() and threading.active_count() == 1:
+        return "fork"
+    return "spawn"
 
 
 def _pool(
@@ -963,7 +975,10 @@ def _pool(
     collect: Callable[[RunReport, ShardResult, int], None],
     warm: bool,
 ) -> None:
-    ctx = mp.get_context("spawn")
+    method = pool_start_method()
+    if warm and method == "fork":  # spawned workers warm up side by side instead
+        _warm_fast()
+    ctx = mp.get_context(method)
     ex = ProcessPoolExecutor(
         max_workers=min(workers, len(tasks)),
         mp_context=ctx,
