@@ -1,8 +1,8 @@
 """How much memory and spill space the product's own DuckDB connections may use: the catalog
 builds (``simulate``, ``index``, the dashboard's start), ``paohuzi stats`` and every page of
 the dashboard. Without these, DuckDB would take up to 80 % of the machine's memory and 90 %
-of the free disk for one query. The SQL page's connection has its own, smaller limits
-(:mod:`dashboard.services.sqllimits`), set on top of these.
+of the free disk for one query. The SQL page's connection is a database of its own with its
+own limits (:mod:`dashboard.services.sqllimits`; smaller by default), set after these.
 
 Each limit is an environment variable, read when a connection is opened
 (:func:`replay.store.catalog.duck_connect`); the command line checks both before a command
