@@ -36,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from replay.store.sizes import fmt_size, parse_size
+from replay.store.sizes import fmt_size, parse_size, read_limit
 
 __all__ = [
     "ENV", "FIXED_TYPES", "LimitsError", "SqlLimits", "bounded_select", "fit_cell", "fmt_size",
@@ -95,18 +95,10 @@ def from_env(environ: Mapping[str, str] | None = None) -> SqlLimits:
         raw = (env.get(var) or "").strip()
         if not raw:
             continue
-        if kind == "size":
-            n = parse_size(raw)
-            if n is None:
-                raise LimitsError(f"{var}={raw!r} is not a size such as 1GiB or 512MB")
-        else:
-            if not raw.isdigit():
-                raise LimitsError(f"{var}={raw!r} is not a whole number")
-            n = int(raw)
-        if n < lowest:
-            shown = fmt_size(lowest) if kind == "size" else str(lowest)
-            raise LimitsError(f"{var}={raw!r} is below the lowest usable value, {shown}")
-        values[name] = n
+        try:
+            values[name] = read_limit(var, raw, lowest, "1GiB or 512MB", whole=kind != "size")
+        except ValueError as e:
+            raise LimitsError(str(e)) from None
     return SqlLimits(**values)
 
 

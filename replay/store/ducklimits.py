@@ -37,7 +37,7 @@ import os
 from collections.abc import Mapping
 
 from replay.store.layout import StoreError
-from replay.store.sizes import fmt_size, parse_size
+from replay.store.sizes import read_limit
 
 __all__ = ["ENV", "DuckLimitsError", "duckdb_settings"]
 
@@ -61,13 +61,9 @@ def duckdb_settings(environ: Mapping[str, str] | None = None) -> dict[str, str]:
         raw = (env.get(var) or "").strip()
         n = default
         if raw:
-            got = parse_size(raw)
-            if got is None:
-                raise DuckLimitsError(f"{var}={raw!r} is not a size such as 4GiB or 512MB")
-            if got < lowest:
-                raise DuckLimitsError(
-                    f"{var}={raw!r} is below the lowest usable value, {fmt_size(lowest)}"
-                )
-            n = got
+            try:
+                n = read_limit(var, raw, lowest, "4GiB or 512MB")
+            except ValueError as e:
+                raise DuckLimitsError(str(e)) from None
         out[setting] = f"{n}B"
     return out

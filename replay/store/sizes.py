@@ -1,12 +1,13 @@
-"""Sizes as people write them (``1GiB``, ``512 MB``) and as this product prints them: the one
-reader and writer of a size limit (the SQL page's, :mod:`dashboard.services.sqllimits`; the
-store's DuckDB connections', :mod:`replay.store.ducklimits`)."""
+"""Sizes as people write them (``1GiB``, ``512 MB``) and as this product prints them, and the
+one reader of a limit set in an environment variable (the SQL page's,
+:mod:`dashboard.services.sqllimits`; the store's DuckDB connections',
+:mod:`replay.store.ducklimits`)."""
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["parse_size", "fmt_size"]
+__all__ = ["parse_size", "fmt_size", "read_limit"]
 
 _UNITS = {
     "": 1,
@@ -53,3 +54,32 @@ def fmt_size(n: int) -> str:
         if n >= f:
             return f"{n / f:.1f} {unit}"
     return f"{n} B"
+
+
+def read_limit(var: str, raw: str, lowest: int, example: str, whole: bool = False) -> int:
+    """The value of the limit ``var=raw``: a size (``whole``: a whole number) of at least
+    ``lowest``; ValueError naming the variable otherwise (``example``: sizes to suggest).
+
+    >>> read_limit("X", "2KiB", 1024, "1GiB or 512MB")
+    2048
+    >>> read_limit("X", "lots", 1024, "1GiB or 512MB")
+    Traceback (most recent call last):
+    ...
+    ValueError: X='lots' is not a size such as 1GiB or 512MB
+    >>> read_limit("N", "0", 1, "", whole=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: N='0' is below the lowest usable value, 1
+    """
+    if whole:
+        if not raw.isdigit():
+            raise ValueError(f"{var}={raw!r} is not a whole number")
+        n, shown = int(raw), str(lowest)
+    else:
+        size = parse_size(raw)
+        if size is None:
+            raise ValueError(f"{var}={raw!r} is not a size such as {example}")
+        n, shown = size, fmt_size(lowest)
+    if n < lowest:
+        raise ValueError(f"{var}={raw!r} is below the lowest usable value, {shown}")
+    return n
