@@ -954,7 +954,7 @@ def _init_worker(warm: bool) -> None:
     from replay.record.runner import _die_with_parent
 
     _die_with_parent()
-    if warm:  # loaded already when forked from the warm parent
+    if warm:
         _warm_fast()
 
 
@@ -976,14 +976,13 @@ def _pool(
     warm: bool,
 ) -> None:
     method = pool_start_method()
-    if warm and method == "fork":  # spawned workers warm up side by side instead
-        _warm_fast()
-    ctx = mp.get_context(method)
+    if warm and method == "fork":
+        _warm_fast()  # here, once: the forked workers inherit the loaded kernels
     ex = ProcessPoolExecutor(
         max_workers=min(workers, len(tasks)),
-        mp_context=ctx,
+        mp_context=mp.get_context(method),
         initializer=_init_worker,
-        initargs=(warm,),
+        initargs=(warm and method == "spawn",),  # spawned workers warm up side by side
     )
     pending: dict[Future[ShardResult], tuple[RunReport, int]] = {}
     try:
