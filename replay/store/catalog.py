@@ -102,8 +102,9 @@ def relation_sql(table: str, files: list[str]) -> str:
     Every listed file has its table's columns: a shard table's of
     :data:`schema.SCHEMA_VERSION` (the scan lists only runs of that version, each file
     checked against its manifest), a summary file's ``SUMMARY_SCHEMA`` (every summary file
-    is written conformed to it), so DuckDB takes the columns from the first file; ``union_by_name`` would open every file's footer
-    when the view is made (about 5 s per table at 10⁸ hands). A schema version that adds
+    is written conformed to it), so DuckDB takes the columns from the first file;
+    ``union_by_name`` would open every file's footer when the view is made (about 5 s per
+    table at 10⁸ hands). A schema version that adds
     columns must then read the older files by name."""
     if files:
         listing = ", ".join(_lit(f) for f in files)
