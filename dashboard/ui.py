@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
+from typing import Any
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
-from dashboard import db
+from dashboard import charts, db
 from dashboard.queries.sql import Filters
 from dashboard.services import filters as fsvc
 from dashboard.services.paths import store_label
@@ -130,29 +130,19 @@ def table(df: pd.DataFrame, hide: Sequence[str] = ("p", "lo", "hi")) -> None:
     st.dataframe(df[cols], hide_index=True, width="stretch")
 
 
+def chart(data: pd.DataFrame, spec: charts.Spec, **kw: Any) -> Any:
+    """Draw a chart of :mod:`dashboard.charts` on ``data``, as wide as its column; ``kw``:
+    ``key``, ``on_select`` … of ``st.vega_lite_chart`` (whose value it returns)."""
+    return st.vega_lite_chart(data, spec, width="stretch", **kw)
+
+
 def rate_chart(
-    df: pd.DataFrame, category: str, title: str, pct: bool = True, height: int | None = None
-) -> alt.Chart:
-    """Horizontal bars of ``p`` with ``lo``–``hi`` error bars, one per ``category``."""
+    df: pd.DataFrame, category: str, title: str, pct: bool = True, sort: str | None = None
+) -> None:
+    """Horizontal bars of ``p`` with ``lo``–``hi`` error bars, one per ``category``
+    (:func:`dashboard.charts.rate_bars`)."""
     data = df[[category, "p", "lo", "hi"]].rename(columns={category: "group"})
-    fmt = ".1%" if pct else ".2f"
-    base = alt.Chart(data).encode(y=alt.Y("group:N", title=None, sort=None))
-    bars = base.mark_bar(opacity=0.75).encode(
-        x=alt.X("p:Q", title=title, axis=alt.Axis(format="%" if pct else "")),
-        tooltip=[
-            alt.Tooltip("group:N"),
-            alt.Tooltip("p:Q", format=fmt, title="value"),
-            alt.Tooltip("lo:Q", format=fmt, title="95 % low"),
-            alt.Tooltip("hi:Q", format=fmt, title="95 % high"),
-        ],
-    )
-    err = base.mark_errorbar(ticks=True, color="#333").encode(
-        x=alt.X("lo:Q", title=title), x2="hi:Q"
-    )
-    chart = bars + err
-    if height:
-        chart = chart.properties(height=height)
-    return chart
+    chart(data, charts.rate_bars("group", title, pct, sort))
 
 
 def drill_link(label: str, cond: str, value: int | None = None) -> None:

@@ -3,10 +3,10 @@ the difference A − B and its 95 % interval, and the distributions overlaid."""
 
 from __future__ import annotations
 
-import altair as alt
 import streamlit as st
 
-from dashboard import ui
+from dashboard import charts, ui
+from dashboard.charts import tip
 from dashboard.queries import stats as q
 from dashboard.services import filters as fsvc
 from dashboard.services import stats as svc
@@ -95,18 +95,9 @@ both = svc.compare_distributions(da, db_)
 if both.empty:
     st.info("No wins on one side.")
 else:
-    chart = (
-        alt.Chart(both)
-        .mark_bar(opacity=0.6)
-        .encode(
-            x=alt.X("v:O", title=svc.METRIC_LABELS[metric]),
-            xOffset="side:N",
-            y=alt.Y("share:Q", title="share of wins", axis=alt.Axis(format="%")),
-            color=alt.Color("side:N"),
-            tooltip=["side:N", "v:O", "n:Q", alt.Tooltip("share:Q", format=".2%")],
-        )
-    )
-    st.altair_chart(chart, width="stretch")
+    tips = [tip("side:N"), tip("v:O"), tip("n:Q"), tip("share:Q", ".2%")]
+    spec = charts.grouped_bars("v:O", svc.METRIC_LABELS[metric], "side:N", "share of wins", tips)
+    ui.chart(both, spec)
 qt = svc.quantile_table(
     [svc.distribution(v, m) for v in (va, vb) for m in ("huxi", "deng", "fan", "score")]
 )

@@ -3,10 +3,10 @@ play against the cards left in the stock; the dealer-retention effect."""
 
 from __future__ import annotations
 
-import altair as alt
 import streamlit as st
 
-from dashboard import ui
+from dashboard import charts, ui
+from dashboard.charts import field, tip
 from dashboard.queries import stats as q
 from dashboard.services import stats as svc
 
@@ -40,11 +40,11 @@ if not overall.empty:
 left, right = st.columns(2)
 with left:
     st.subheader("By rules")
-    st.altair_chart(ui.rate_chart(by_rules, "rules", "荒庄 rate"), width="stretch")
+    ui.rate_chart(by_rules, "rules", "荒庄 rate")
     ui.table(by_rules)
 with right:
     st.subheader("By policy mix")
-    st.altair_chart(ui.rate_chart(by_pol, "policy mix", "荒庄 rate"), width="stretch")
+    ui.rate_chart(by_pol, "policy mix", "荒庄 rate")
     ui.table(by_pol)
 if len(by_players) > 1:
     st.subheader("3 vs 4 players")
@@ -62,18 +62,15 @@ st.caption(
     " on the last card (海底). Band: 95 % Wilson."
 )
 if not curve.empty:
-    base = alt.Chart(curve).encode(
-        x=alt.X("stock_left:Q", title="cards left in the stock", scale=alt.Scale(reverse=True)),
-        color=alt.Color("key:N", title=key),
+    spec = charts.band_line(
+        field("stock_left:Q", title="cards left in the stock", scale={"reverse": True}),
+        "share:Q",
+        "share of hands in play",
+        field("key:N", title=key),
+        [tip("key:N"), tip("stock_left:Q"), tip("share:Q", ".2%"), tip("hands:Q")],
+        points=True,
     )
-    band = base.mark_area(opacity=0.2).encode(
-        y=alt.Y("lo:Q", title="share of hands in play", axis=alt.Axis(format="%")), y2="hi:Q"
-    )
-    line = base.mark_line(point=True).encode(
-        y="share:Q",
-        tooltip=["key:N", "stock_left:Q", alt.Tooltip("share:Q", format=".2%"), "hands:Q"],
-    )
-    st.altair_chart(band + line, width="stretch")
+    ui.chart(curve, spec)
 
 st.subheader("Dealer retention")
 with ui.guard():

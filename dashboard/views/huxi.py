@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import altair as alt
 import streamlit as st
 
-from dashboard import ui
+from dashboard import charts, ui
+from dashboard.charts import tip
 from dashboard.queries import hands as qh
 from dashboard.queries import stats as q
 from dashboard.services import stats as svc
@@ -44,19 +44,14 @@ shown = st.radio(
     format_func=lambda m: svc.METRIC_LABELS[m],
 )
 metric, d = shown, dists[shown]
-sel = alt.selection_point(name="pick", fields=["v"], on="click")
-chart = (
-    alt.Chart(d.counts)
-    .mark_bar()
-    .encode(
-        x=alt.X("v:O", title=svc.METRIC_LABELS[metric]),
-        y=alt.Y("share:Q", title="share of wins", axis=alt.Axis(format="%")),
-        tooltip=["v:O", "n:Q", alt.Tooltip("share:Q", format=".2%")],
-        opacity=alt.condition(sel, alt.value(1.0), alt.value(0.6)),
-    )
-    .add_params(sel)
+spec = charts.histogram(
+    "v:O",
+    svc.METRIC_LABELS[metric],
+    "share of wins",
+    [tip("v:O"), tip("n:Q"), tip("share:Q", ".2%")],
+    pick="pick",
 )
-event = st.altair_chart(chart, width="stretch", on_select="rerun", key=f"hist_{metric}")
+event = ui.chart(d.counts, spec, on_select="rerun", key=f"hist_{metric}")
 selection: dict[str, Any] = dict(event.selection or {}) if event else {}
 picked = selection.get("pick")
 if picked:
@@ -79,7 +74,7 @@ st.subheader("By source of the winning card")
 with ui.guard():
     src = svc.source_table(q.by_source(sig, f))
 if not src.empty:
-    st.altair_chart(ui.rate_chart(src, "source", "share of wins"), width="stretch")
+    ui.rate_chart(src, "source", "share of wins")
     ui.table(src.drop(columns=["code"]))
 
 st.subheader("By 名堂")
@@ -113,17 +108,11 @@ if used:
         " selected run), replayed from their logs: the hands table stores the 胡息, not its"
         " groups." + (f" {failed} could not be replayed." if failed else "")
     )
-    chart = (
-        alt.Chart(groups)
-        .mark_bar()
-        .encode(
-            x=alt.X("share of 胡息:Q", axis=alt.Axis(format="%")),
-            y=alt.Y("group type:N", sort="-x", title=None),
-            color=alt.Color("where:N"),
-            tooltip=["group type", "where", "groups", "in hands", "胡息"],
-        )
+    tips = [tip("group type:N"), tip("where:N"), tip("groups:Q"), tip("in hands:Q")]
+    spec = charts.stacked_hbars(
+        "share of 胡息:Q", "%", "group type:N", "where:N", [*tips, tip("胡息:Q")]
     )
-    st.altair_chart(chart, width="stretch")
+    ui.chart(groups, spec)
     st.dataframe(
         groups,
         hide_index=True,

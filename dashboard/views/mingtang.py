@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import altair as alt
 import streamlit as st
 
 from dashboard import ui
@@ -36,22 +35,7 @@ for level in sorted(mt["level"].unique(), key=lambda lv: (ORDER.get(str(lv), 9),
     st.subheader(LEVELS.get(str(level), str(level)))
     n = int(g["of wins"].iloc[0]) if len(g) else 0
     st.caption(f"{n:,} wins under these rules")
-    chart = alt.Chart(g[["名堂", "p", "lo", "hi"]].rename(columns={"名堂": "group"})).encode(
-        y=alt.Y("group:N", title=None, sort="-x")
-    )
-    bars = chart.mark_bar(opacity=0.75).encode(
-        x=alt.X("p:Q", title="share of wins", axis=alt.Axis(format="%")),
-        tooltip=[
-            "group:N",
-            alt.Tooltip("p:Q", format=".2%"),
-            alt.Tooltip("lo:Q", format=".2%"),
-            alt.Tooltip("hi:Q", format=".2%"),
-        ],
-    )
-    err = chart.mark_errorbar(ticks=True, color="#333").encode(
-        x=alt.X("lo:Q", title="share of wins"), x2="hi:Q"
-    )
-    st.altair_chart(bars + err, width="stretch")
+    ui.rate_chart(g, "名堂", "share of wins", sort="-x")
     shown = g.drop(columns=["level", "p", "lo", "hi"]).reset_index(drop=True)
     event = st.dataframe(
         shown.drop(columns=["bit"]),

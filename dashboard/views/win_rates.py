@@ -3,10 +3,10 @@ duplicate deals; how the win rate converges as hands accumulate."""
 
 from __future__ import annotations
 
-import altair as alt
 import streamlit as st
 
-from dashboard import ui
+from dashboard import charts, ui
+from dashboard.charts import field, tip
 from dashboard.queries import stats as q
 from dashboard.services import filters as fsvc
 from dashboard.services import stats as svc
@@ -35,18 +35,18 @@ left, right = st.columns(2)
 with left:
     st.subheader("By seat")
     t = svc.rate_table(seat, "seat")
-    st.altair_chart(ui.rate_chart(t, "seat", "win rate"), width="stretch")
+    ui.rate_chart(t, "seat", "win rate")
     ui.table(t)
 with right:
     st.subheader("Dealer vs non-dealer")
     t = svc.rate_table(dealer, "seat role")
-    st.altair_chart(ui.rate_chart(t, "seat role", "win rate"), width="stretch")
+    ui.rate_chart(t, "seat role", "win rate")
     ui.table(t)
     ui.drill_link("Hands won by the dealer", "dealer_win")
 
 st.subheader("By policy")
 t = svc.rate_table(policy, "policy")
-st.altair_chart(ui.rate_chart(t, "policy", "win rate"), width="stretch")
+ui.rate_chart(t, "policy", "win rate")
 ui.table(t)
 
 st.subheader("Paired policy differences (--duplicate runs)")
@@ -73,21 +73,13 @@ st.caption(
     " with its 95 % Wilson band: the band narrows like 1/√n."
 )
 if not curve.empty:
-    base = alt.Chart(curve).encode(
-        x=alt.X("hands:Q", title="hands played (per run)"), color=alt.Color("key:N", title=key)
+    tips = [tip("key:N"), tip("hands:Q"), tip("seat_hands:Q")]
+    tips += [tip(f"{c}:Q", ".2%") for c in ("rate", "lo", "hi")]
+    spec = charts.band_line(
+        field("hands:Q", title="hands played (per run)"),
+        "rate:Q",
+        "cumulative win rate",
+        field("key:N", title=key),
+        tips,
     )
-    band = base.mark_area(opacity=0.2).encode(
-        y=alt.Y("lo:Q", title="cumulative win rate", axis=alt.Axis(format="%")), y2="hi:Q"
-    )
-    line = base.mark_line().encode(
-        y="rate:Q",
-        tooltip=[
-            "key:N",
-            "hands:Q",
-            "seat_hands:Q",
-            alt.Tooltip("rate:Q", format=".2%"),
-            alt.Tooltip("lo:Q", format=".2%"),
-            alt.Tooltip("hi:Q", format=".2%"),
-        ],
-    )
-    st.altair_chart(band + line, width="stretch")
+    ui.chart(curve, spec)

@@ -1,8 +1,9 @@
 """The dashboard in a real browser: ``paohuzi dashboard`` on a generated store, Debian's
 chromium driven by Playwright (never ``playwright install``; ``make browser-deps`` installs
-chromium and the CJK fonts). Every page is visited, its key elements checked, no Streamlit
-error box may appear; a replay is stepped forward and back; a drill-down is followed into
-the replay. A screenshot of each page goes to tests/artifacts/ (git-ignored)."""
+chromium and the CJK fonts). Every page is visited, its key elements checked and its charts
+seen drawn, no Streamlit error box may appear; a bar of the 胡息 histogram is clicked through
+to Drill-down; a replay is stepped forward and back; a drill-down is followed into the
+replay. A screenshot of each page goes to tests/artifacts/ (git-ignored)."""
 
 from __future__ import annotations
 
@@ -148,19 +149,45 @@ def slider_value(pg: Any) -> int:
 
 
 PAGES = [
-    ("", "overview", ["跑胡子 — overview", "Runs in the store", "Headline rates", "95 %"]),
-    ("win-rates", "win_rates", ["By seat", "Dealer vs non-dealer", "By policy", "Convergence"]),
-    ("huxi", "huxi", ["Distributions", "By source of the winning card", "Which groups"]),
-    ("huangzhuang", "huangzhuang", ["荒庄 rate", "Survival", "Dealer retention"]),
-    ("mingtang", "mingtang", ["花样 half", "share of wins"]),
-    ("compare", "compare", ["Headline numbers", "Distributions over the wins", "名堂 frequencies"]),
-    ("sql", "sql", ["row limit", "time limit", "rows in"]),
+    ("", "overview", ["跑胡子 — overview", "Runs in the store", "Headline rates", "95 %"], 0),
+    ("win-rates", "win_rates", ["By seat", "Dealer vs non-dealer", "By policy", "Convergence"], 4),
+    ("huxi", "huxi", ["Distributions", "By source of the winning card", "Which groups"], 3),
+    ("huangzhuang", "huangzhuang", ["荒庄 rate", "Survival", "Dealer retention"], 3),
+    ("mingtang", "mingtang", ["花样 half", "share of wins"], 1),
+    (
+        "compare",
+        "compare",
+        ["Headline numbers", "Distributions over the wins", "名堂 frequencies"],
+        1,
+    ),
+    ("sql", "sql", ["row limit", "time limit", "rows in"], 0),
 ]
+
+#: the charts: (Vega-Lite charts on the page, those drawn: an SVG or canvas with marks)
+_CHARTS = """() => [document.querySelectorAll('.vega-embed').length,
+    [...document.querySelectorAll('.vega-embed')].filter(e =>
+        e.querySelector('svg.marks [role="graphics-symbol"], canvas.marks')).length]"""
+
+
+def charts_drawn(pg: Any, at_least: int, timeout: float = 30) -> int:
+    """Wait until the page shows ``at_least`` charts, each one drawn; how many it shows."""
+    deadline = time.monotonic() + timeout
+    while True:
+        shown, drawn = pg.evaluate(_CHARTS)
+        if shown >= at_least and drawn == shown:
+            return int(shown)
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{drawn} of {shown} charts drawn, {at_least} expected")
+        time.sleep(0.2)
 
 
 def test_every_page_renders_without_an_error_box(page: Any, server: str) -> None:
-    for path, shot, expected in PAGES:
-        visit(page, f"{server}/{path}", shot)
+    for path, shot, expected, n_charts in PAGES:
+        page.goto(f"{server}/{path}")
+        settle(page)
+        if n_charts:
+            charts_drawn(page, n_charts)
+        check(page, shot)
         text = main_text(page)
         for e in expected:
             assert e in text, (path, e)
@@ -206,6 +233,22 @@ def test_drilldown_into_the_replay(page: Any, server: str) -> None:
     text = main_text(page)
     assert "Replay" in text and "Decision" in text
     assert "Taken: seat" in text and "胡" in text  # the decisive 胡, with its options
+
+
+def test_a_bar_of_the_distribution_lists_its_hands(page: Any, server: str) -> None:
+    """A click on a bar of the 胡息 histogram opens Drill-down on the wins with that 胡息."""
+    visit(page, f"{server}/huxi")
+    charts_drawn(page, 3)
+    bars = page.locator(".vega-embed").first.locator('g.mark-rect [role="graphics-symbol"]')
+    tallest = max(range(bars.count()), key=lambda i: bars.nth(i).bounding_box()["height"])
+    label = bars.nth(tallest).get_attribute("aria-label")  # "胡息: 18; share of wins: …"
+    value = label.split(";")[0].split(":")[1].strip()
+    bars.nth(tallest).click()
+    page.wait_for_url("**/drilldown?*")
+    settle(page)
+    check(page, "huxi_bar_to_drilldown")
+    assert f"cond=huxi_eq&value={value}" in page.url
+    assert f"winning 胡息 = {value}" in main_text(page)
 
 
 def test_first_visit_to_a_page_url_on_a_fresh_server(store_dir: Path, browser: Any) -> None:

@@ -9,6 +9,7 @@ import importlib
 import pytest
 
 MODULES = [
+    "dashboard.charts",
     "dashboard.queries.sql",
     "dashboard.services.cards",
     "dashboard.services.drill",
