@@ -70,6 +70,18 @@ def sidebar(state: StoreState) -> None:
         )
 
 
+def keep(*keys: str) -> None:
+    """The page's widgets ``keys`` keep their values when the user leaves the page and comes
+    back: Streamlit drops a widget's value in a run that does not show it, so a copy is
+    kept under another key and put back. Call before the widgets are made."""
+    for k in keys:
+        copy = f"_kept_{k}"
+        if k in st.session_state:
+            st.session_state[copy] = st.session_state[k]
+        elif copy in st.session_state:
+            st.session_state[k] = st.session_state[copy]
+
+
 def current_filters(state: StoreState) -> Filters:
     g = st.session_state.get
     return fsvc.resolve(

@@ -83,6 +83,7 @@ if set(fa.runs) & set(fb.runs):
 ui.table(svc.compare_table(ha, hb), hide=())
 
 st.subheader("Distributions over the wins")
+ui.keep("cmp_metric")  # kept when the user comes back to the page
 metric = st.radio(
     "distribution of",
     ["huxi", "deng", "fan", "score"],

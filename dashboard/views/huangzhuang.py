@@ -51,6 +51,7 @@ if len(by_players) > 1:
     ui.table(by_players)
 
 st.subheader("Survival: hands still in play against the cards left in the stock")
+ui.keep("huang_curve_key")  # kept when the user comes back to the page
 key = st.radio(
     "one curve per", ["rules", "policies", "run"], horizontal=True, key="huang_curve_key"
 )

@@ -36,6 +36,7 @@ for col, (name, m) in zip(c, means.items()):
 st.subheader("Distributions")
 st.caption("Click a bar to list those hands (Drill-down), then open one in the replay.")
 # One chart at a time (a radio, not tabs): tabs would draw all four in the browser.
+ui.keep("huxi_metric")  # kept when the user comes back to the page
 shown = st.radio(
     "distribution of",
     list(dists),

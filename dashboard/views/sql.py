@@ -62,10 +62,12 @@ except LimitsError as e:
     st.error(f"The SQL page's limits are misconfigured: {e}. See dashboard/README.md.")
     st.stop()
 
+ui.keep("sql_example", "sql_text", "sql_limit", "sql_timeout")  # a query typed stays typed
 ex = st.selectbox("example", list(EXAMPLES), key="sql_example")
 if st.session_state.get("_sql_example") != ex:
     st.session_state["sql_text"] = EXAMPLES[ex]
     st.session_state["_sql_example"] = ex
+    ui.keep("sql_text")
 text = st.text_area("query", key="sql_text", height=160)
 c = st.columns(3)
 limit = int(

@@ -209,6 +209,26 @@ def test_sql_page_runs_a_select_and_refuses_the_rest(fixture_store: Path) -> Non
     assert any("stopped after 1 s" in e.value for e in at.error)
 
 
+def test_a_page_keeps_its_widgets_when_the_user_comes_back(fixture_store: Path) -> None:
+    """Streamlit drops the value of a widget that a run does not show: without ui.keep, the
+    SQL page came back with an empty query and the error "Not run: empty query"."""
+    at = run_page("sql")
+    at.selectbox(key="sql_example").set_value("runs").run()
+    at.text_area(key="sql_text").set_value("SELECT 41 + 1 AS answer")
+    at.number_input(key="sql_limit").set_value(7).run()
+    at.switch_page(PAGES["huxi"]).run()
+    at.radio(key="huxi_metric").set_value("score").run()
+    at.switch_page(PAGES["overview"]).run()
+    at.switch_page(PAGES["sql"]).run()
+    assert_clean(at)
+    assert at.selectbox(key="sql_example").value == "runs"
+    assert at.text_area(key="sql_text").value == "SELECT 41 + 1 AS answer"
+    assert at.number_input(key="sql_limit").value == 7
+    assert at.dataframe[0].value["answer"].tolist() == [42]
+    at.switch_page(PAGES["huxi"]).run()
+    assert at.radio(key="huxi_metric").value == "score"
+
+
 # ---------------------------------------------------------------------------------------------
 # Stores that cannot be shown as they are: a message each, never a traceback
 # ---------------------------------------------------------------------------------------------
