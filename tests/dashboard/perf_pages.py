@@ -1,6 +1,6 @@
 """Render time of every dashboard page on a store (not a test; run it by hand).
 
-    .venv/bin/python tests/dashboard/perf_pages.py DATA_DIR [--runs 3] [--browser]
+    .venv/bin/python tests/dashboard/perf_pages.py DATA_DIR [--runs 3] [--browser] [--pages huxi,sql]
 
 "Cold" below means every ``st.cache_data`` entry emptied (the query results), the store's
 checked scan and the DuckDB catalog connection built on it (``st.cache_resource``, made once
@@ -69,13 +69,20 @@ def main() -> None:
     ap.add_argument("data")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--browser", action="store_true")
+    ap.add_argument(
+        "--pages", default=",".join(PAGES), help="the pages to time, by name, comma-separated"
+    )
     ap.add_argument("--serve", nargs=2, metavar=("PORT", "ACK"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    pages = [p for p in args.pages.split(",") if p]
+    unknown = [p for p in pages if p not in PAGES]
+    if unknown:
+        ap.error(f"unknown page {unknown[0]!r}: one of {', '.join(PAGES)}")
     if args.serve:
         serve(Path(args.data), int(args.serve[0]), Path(args.serve[1]))
         return
     if args.browser:
-        browser_times(Path(args.data), args.runs)
+        browser_times(Path(args.data), args.runs, pages)
         return
     os.environ["PAOHUZI_DATA"] = str(Path(args.data).resolve())
 
@@ -108,8 +115,8 @@ def main() -> None:
     at = AppTest.from_file(app, default_timeout=TIMEOUT)
     at.run()  # builds the shared connection once
     print(f"{'page':18s} {'cold (s)':>9s} {'warm (s)':>9s}  errors")
-    for name, spec in PAGES.items():
-        path, _, query = spec.partition("?")
+    for name in pages:
+        path, _, query = PAGES[name].partition("?")
         colds, warms = [], []
         problems = 0
         for _ in range(args.runs):
@@ -232,7 +239,8 @@ def settled(
     raise TimeoutError(f"page {title!r} did not settle in {TIMEOUT} s")
 
 
-def browser_times(data: Path, runs: int) -> None:
+def browser_times(data: Path, runs: int, pages: list[str]) -> None:
+    pages = [p for p in pages if p in BROWSER_PAGES]
     import shutil
     import signal
     import socket
@@ -296,11 +304,11 @@ def browser_times(data: Path, runs: int) -> None:
             pg.context.close()
             modes = ("new tab", "open tab")
             times: dict[tuple[str, str], list[float]] = {
-                (m, name): [] for m in modes for name in BROWSER_PAGES
+                (m, name): [] for m in modes for name in pages
             }
-            errors = dict.fromkeys(BROWSER_PAGES, 0)
+            errors = dict.fromkeys(pages, 0)
             for _ in range(runs):
-                for name in BROWSER_PAGES:
+                for name in pages:
                     land = "overview" if name == "replay" else "replay"
                     for mode in modes:
                         pg = tab()
@@ -319,7 +327,7 @@ def browser_times(data: Path, runs: int) -> None:
                 f" {'open tab':>9s} {'min':>5s} {'max':>5s}  errors"
                 f"   (seconds; clicked in the menu, caches cold, {runs} runs, medians)"
             )
-            for name in BROWSER_PAGES:
+            for name in pages:
                 cols = ""
                 for mode in modes:
                     ts = times[(mode, name)]
