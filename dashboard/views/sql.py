@@ -69,17 +69,14 @@ if st.session_state.get("_sql_example") != ex:
     st.session_state["_sql_example"] = ex
     ui.keep("sql_text")
 text = st.text_area("query", key="sql_text", height=160)
+# defaults through the session state, not value=: a value kept by ui.keep is then no clash
+# (Streamlit logs a warning for a widget given both), and it is held within the limits
+ss = st.session_state
+ss["sql_limit"] = min(ss.get("sql_limit", 1_000), limits.max_rows)
+ss["sql_timeout"] = min(ss.get("sql_timeout", 10), limits.max_seconds)
 c = st.columns(3)
-limit = int(
-    c[0].number_input(
-        "row limit", 1, limits.max_rows, min(1_000, limits.max_rows), step=100, key="sql_limit"
-    )
-)
-timeout = float(
-    c[1].number_input(
-        "time limit (s)", 1, limits.max_seconds, min(10, limits.max_seconds), key="sql_timeout"
-    )
-)
+limit = int(c[0].number_input("row limit", 1, limits.max_rows, step=100, key="sql_limit"))
+timeout = float(c[1].number_input("time limit (s)", 1, limits.max_seconds, key="sql_timeout"))
 c[2].write("")
 c[2].button("Run", type="primary", key="sql_run")
 
