@@ -1,9 +1,9 @@
 """The pages' charts as Vega-Lite specifications (plain dicts; no streamlit, no Altair).
 
 ``st.vega_lite_chart(frame, spec)`` draws them (:func:`dashboard.ui.chart`). They were Altair
-charts; building one took 10–30 ms of the server's time per chart (Altair wraps every
-channel through its JSON schema, then validates the whole chart against it), a fifth to a
-quarter of a chart page's render. The specifications below are what those charts were.
+charts, and building those took about half of a chart page's server render, 30–40 ms a chart
+(Altair wraps every channel through its JSON schema, then validates the whole chart against
+it). The specifications below are what Altair wrote for those charts.
 
 Shorthands as in Altair: a field with its type after a colon (``"v:O"``: ordinal,
 ``"p:Q"``: quantitative, ``"key:N"``: nominal).

@@ -1,6 +1,6 @@
 """Render time of every dashboard page on a store (not a test; run it by hand).
 
-    .venv/bin/python tests/dashboard/perf_pages.py DATA_DIR [--runs 3] [--browser] [--pages huxi,sql]
+    .venv/bin/python tests/dashboard/perf_pages.py DATA_DIR [--runs 3] [--browser] [--pages a,b]
 
 "Cold" below means every ``st.cache_data`` entry emptied (the query results), the store's
 checked scan and the DuckDB catalog connection built on it (``st.cache_resource``, made once
