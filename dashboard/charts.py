@@ -25,12 +25,17 @@ _TYPES = {"Q": "quantitative", "O": "ordinal", "N": "nominal", "T": "temporal"}
 _DEFAULT: Any = object()  # no title given: Vega-Lite's own (the field's name)
 
 
+def _ref(shorthand: str) -> Spec:
+    """The field and type of ``"name:T"``."""
+    name, _, t = shorthand.rpartition(":")
+    return {"field": name, "type": _TYPES[t]}
+
+
 def field(shorthand: str, *, title: Any = _DEFAULT, fmt: str | None = None, **more: Any) -> Spec:
     """One encoding channel: ``"name:T"``, a title (``None``: no title) and axis format if
     given, and any other Vega-Lite channel properties (``sort``, ``scale`` …; ``sort=None``
     keeps the data's order)."""
-    name, _, t = shorthand.rpartition(":")
-    out: Spec = {"field": name, "type": _TYPES[t]}
+    out = _ref(shorthand)
     if title is not _DEFAULT:
         out["title"] = title
     if fmt is not None:
@@ -41,8 +46,7 @@ def field(shorthand: str, *, title: Any = _DEFAULT, fmt: str | None = None, **mo
 
 def tip(shorthand: str, fmt: str | None = None, title: str | None = None) -> Spec:
     """One tooltip line."""
-    name, _, t = shorthand.rpartition(":")
-    out: Spec = {"field": name, "type": _TYPES[t]}
+    out = _ref(shorthand)
     if fmt is not None:
         out["format"] = fmt
     if title is not None:
@@ -91,9 +95,9 @@ def histogram(
     }
     spec: Spec = {"mark": {"type": "bar"}, "encoding": enc}
     if pick:
-        name = x.rpartition(":")[0]
+        by = _ref(x)["field"]
         spec["params"] = [
-            {"name": pick, "select": {"type": "point", "fields": [name], "on": "click"}}
+            {"name": pick, "select": {"type": "point", "fields": [by], "on": "click"}}
         ]
         enc["opacity"] = {"condition": {"param": pick, "value": 1.0}, "value": 0.6}
     return spec

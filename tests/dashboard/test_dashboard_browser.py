@@ -127,9 +127,12 @@ def settle(pg: Any, timeout: float = 60) -> None:
     raise TimeoutError("the page did not settle")
 
 
-def visit(pg: Any, url: str, shot: str | None = None) -> None:
+def visit(pg: Any, url: str, shot: str | None = None, charts: int = 0) -> None:
+    """Open ``url``, wait for the page (and its ``charts``, drawn), check it has no error."""
     pg.goto(url)
     settle(pg)
+    if charts:
+        charts_drawn(pg, charts)
     check(pg, shot)
 
 
@@ -183,11 +186,7 @@ def charts_drawn(pg: Any, at_least: int, timeout: float = 30) -> int:
 
 def test_every_page_renders_without_an_error_box(page: Any, server: str) -> None:
     for path, shot, expected, n_charts in PAGES:
-        page.goto(f"{server}/{path}")
-        settle(page)
-        if n_charts:
-            charts_drawn(page, n_charts)
-        check(page, shot)
+        visit(page, f"{server}/{path}", shot, n_charts)
         text = main_text(page)
         for e in expected:
             assert e in text, (path, e)
@@ -237,8 +236,7 @@ def test_drilldown_into_the_replay(page: Any, server: str) -> None:
 
 def test_a_bar_of_the_distribution_lists_its_hands(page: Any, server: str) -> None:
     """A click on a bar of the 胡息 histogram opens Drill-down on the wins with that 胡息."""
-    visit(page, f"{server}/huxi")
-    charts_drawn(page, 3)
+    visit(page, f"{server}/huxi", charts=3)
     bars = page.locator(".vega-embed").first.locator('g.mark-rect [role="graphics-symbol"]')
     tallest = max(range(bars.count()), key=lambda i: bars.nth(i).bounding_box()["height"])
     label = bars.nth(tallest).get_attribute("aria-label")  # "胡息: 18; share of wins: …"
