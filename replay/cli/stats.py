@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from replay.analysis.stats import QUANTILES, Distribution, GroupRow, Mean, Rate, RunStats
+from replay.analysis.stats import QUANTILES, GroupRow, Mean, Rate, RunStats, Winning
 from replay.store.layout import data_option
 
 _WIN_LABELS = {"huxi": "胡息", "deng": "等", "fan": "番", "score": "score 等×番"}
@@ -226,7 +226,7 @@ def _group_row(g: GroupRow, prefix: str) -> list[str]:
     ]
 
 
-def _dist_row(label: str, d: Distribution) -> list[str]:
+def _dist_row(label: str, d: Winning) -> list[str]:
     return [
         label,
         _num(d.mean.mean),

@@ -1,0 +1,217 @@
+"""Drill-down: how many hands match a condition (from the hands, or from the summary tables
+for the conditions they count) and which ones (the hands, a few shards at a time), with their
+decisions.
+
+>>> sql, params = hand_count(Selection(runs=("a",)), None, "huxi_ge", 30)
+>>> sorted(params.items())
+[('run_0', 'a'), ('value', 30)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from replay.analysis.figures.params import Params, Statement
+from replay.analysis.figures.selection import (
+    AUTO,
+    HAND_BIT,
+    HUANG,
+    WIN_BIT,
+    WINNER_BIT,
+    Plan,
+    Selection,
+    hands_where,
+    sel_cte,
+    wins_where,
+)
+
+#: 破跑胡 needs the events: it is looked for among the hands with ``hand_id`` below this in
+#: each run (the first shards; hands are independent, so a fair sample).
+POPAO_BOUND = 20_000
+
+#: Drill-down conditions on ``hands h`` joined with ``runs r``: (SQL with at most one
+#: ``$value``, whether it takes a value, whether it is about winning hands).
+CONDITIONS: dict[str, tuple[str, bool, bool]] = {
+    "huxi_ge": ("h.huxi >= $value", True, True),
+    "huxi_eq": ("h.huxi = $value", True, True),
+    "deng_eq": ("h.deng = $value", True, True),
+    "fan_eq": ("h.fan = $value", True, True),
+    "score_ge": ("h.score >= $value", True, True),
+    "score_eq": ("h.score = $value", True, True),
+    "mingtang": ("(h.mingtang >> $value) & 1 = 1", True, True),
+    "pinghu": ("h.mingtang = 0", False, True),
+    "source": ("coalesce(h.source, 255) = $value", True, True),
+    "zimo": ("h.zimo", False, True),
+    "dealer_win": ("h.winner = h.dealer", False, True),
+    "tianhu_auto": (f"h.outcome = {AUTO}", False, True),
+    "huang": (f"h.outcome = {HUANG}", False, False),
+    "huang_retained": (
+        f"h.outcome = {HUANG} AND h.huang_streak + 1 < r.huangzhuang_rotate",
+        False,
+        False,
+    ),
+    "stock_left": ("h.stock_left = $value", True, False),
+    "retained_dealer": ("h.huang_streak > 0", False, False),
+    # 破跑胡 candidates: a 跑 of the hu card was possible (a 碰 or 偎 of it on the winner's
+    # table, or three of it dealt to him and another's card); confirmed by replay.
+    "popao": (
+        "h.outcome IN (0, 3) AND h.hu_card IS NOT NULL AND coalesce(h.source, 2) <> 2 AND ("
+        " EXISTS (SELECT 1 FROM events e WHERE e.run = h.run AND e.hand_id = h.hand_id"
+        f" AND e.hand_id < {POPAO_BOUND}"
+        " AND e.seat = h.winner AND ((e.kind = 2 AND e.card = h.hu_card)"
+        " OR (e.kind = 5 AND e.action = 50 + h.hu_card)))"
+        " OR (h.source <> 0 AND len([i FOR i IN range(20) IF substr(hex(h.deck),"
+        " 2 * (i + 20 * (CASE WHEN h.winner = h.dealer THEN 0"
+        " WHEN h.winner = (h.dealer + 1) % r.players THEN 1 ELSE 2 END)) + 1, 2)"
+        " = printf('%02X', h.hu_card)])"
+        " + (h.winner = h.dealer AND substr(hex(h.deck), 121, 2) = printf('%02X', h.hu_card))::INT"
+        " = 3))",
+        False,
+        True,
+    ),
+}
+
+#: Drill-down conditions the summary tables count exactly: (kind, condition on its rows
+#: ``x``, with at most one ``$value``). ``popao`` needs the events and is never here.
+SUMMARY_CONDITIONS: dict[str, tuple[str, str]] = {
+    "huxi_ge": ("values", "x.metric = 'huxi' AND x.v >= $value"),
+    "huxi_eq": ("values", "x.metric = 'huxi' AND x.v = $value"),
+    "deng_eq": ("values", "x.metric = 'deng' AND x.v = $value"),
+    "fan_eq": ("values", "x.metric = 'fan' AND x.v = $value"),
+    "score_ge": ("values", "x.metric = 'score' AND x.v >= $value"),
+    "score_eq": ("values", "x.metric = 'score' AND x.v = $value"),
+    "mingtang": ("mingtang", "x.bit = $value"),
+    "pinghu": ("mingtang", "x.bit = -1"),
+    "source": ("hands", "coalesce(x.source, 255) = $value"),
+    "zimo": ("hands", "x.zimo"),
+    "dealer_win": ("hands", "x.winner = x.dealer"),
+    "tianhu_auto": ("hands", f"x.outcome = {AUTO}"),
+    "huang": ("hands", f"x.outcome = {HUANG}"),
+    "huang_retained": (
+        "hands",
+        f"x.outcome = {HUANG} AND x.streak + 1 < (SELECT huangzhuang_rotate FROM runs r"
+        " WHERE r.run = x.run)",
+    ),
+    "stock_left": ("stock", "x.stock = $value"),
+    "retained_dealer": ("hands", "x.streak > 0"),
+}
+
+HAND_COLUMNS = (
+    "run, h.hand_id, h.dealer, h.huang_streak, h.outcome, h.winner, h.source, h.hu_card,"
+    " h.huxi, h.deng, h.fan, h.score, h.mingtang, h.zimo, h.stock_left, h.n_events"
+)
+
+#: Conditions too costly for a whole store (a join with the events) look at the hands with
+#: ``hand_id`` below this in each run: the first shards, a fair sample of independent hands.
+SCAN_BOUND: dict[str, int] = {"popao": POPAO_BOUND}
+
+
+def _value(p: Params, cond: str, value: int | None) -> None:
+    if CONDITIONS[cond][1]:
+        if value is None:
+            raise ValueError(f"condition {cond!r} needs a value")
+        p.values["value"] = int(value)
+
+
+def _base(sel: Selection, p: Params, cond: str) -> str:
+    """The hands a condition is counted among: selected wins or hands (bounded if costly)."""
+    _, _, about_wins = CONDITIONS[cond]
+    where = wins_where(sel, p) if about_wins else hands_where(sel, p)
+    if cond in SCAN_BOUND:
+        return f"{where} AND hand_id < {p.bind(SCAN_BOUND[cond], 'bound')}"
+    return where
+
+
+def _condition(
+    sel: Selection, p: Params, cond: str, value: int | None, source: str, events: str
+) -> str:
+    text = CONDITIONS[cond][0]
+    text = text.replace("FROM events e", f"FROM {events} e")  # the 破跑胡 test reads events
+    _value(p, cond, value)
+    return f"FROM {source} h JOIN runs r USING (run) WHERE {_base(sel, p, cond)} AND {text}"
+
+
+def hand_count(
+    sel: Selection,
+    pl: Plan | None,
+    cond: str,
+    value: int | None,
+    source: str = "hands",
+    events: str = "events",
+) -> Statement:
+    """How many hands match (``k``), out of how many (``n``: the selected hands, or the
+    selected wins; for the conditions of :data:`SCAN_BOUND`, those below the bound).
+    ``source``: the hands relation (the catalog's view, or one over the shards that can hold
+    them), ``events`` likewise for a condition that reads the decisions. ``pl`` (a summary
+    plan) only for the conditions of :data:`SUMMARY_CONDITIONS`."""
+    p = Params()
+    if pl is not None:
+        return _hand_count_summary(pl, p, cond, value)
+    src = _condition(sel, p, cond, value, source, events)
+    return p.statement(
+        f"SELECT (SELECT count(*) {src}) AS k,"
+        f" (SELECT count(*) FROM {source} WHERE {_base(sel, p, cond)}) AS n"
+    )
+
+
+def _hand_count_summary(pl: Plan, p: Params, cond: str, value: int | None) -> Statement:
+    kind, text = SUMMARY_CONDITIONS[cond]
+    _, _, about_wins = CONDITIONS[cond]
+    cte = sel_cte(pl, p)
+    if about_wins:
+        # every win once: the 'hands' rows (the other kinds count a win once per value/bit)
+        base = f"FROM summary_hands x JOIN sel USING (run) WHERE {WIN_BIT}"
+        bit = WIN_BIT if kind == "hands" else WINNER_BIT
+        src = f"FROM summary_{kind} x JOIN sel USING (run) WHERE {bit}"
+    else:
+        base = f"FROM summary_hands x JOIN sel USING (run) WHERE {HAND_BIT}"
+        src = f"FROM summary_{kind} x JOIN sel USING (run) WHERE {HAND_BIT}"
+    _value(p, cond, value)
+    return p.statement(
+        f"WITH {cte} SELECT (SELECT coalesce(sum(x.n), 0) {src} AND {text}) AS k,"
+        f" (SELECT coalesce(sum(x.n), 0) {base}) AS n"
+    )
+
+
+def hand_list(
+    sel: Selection,
+    cond: str,
+    value: int | None,
+    limit: int,
+    with_deck: bool = False,
+    source: str = "hands",
+    events: str = "events",
+    span: tuple[int, int] | None = None,
+) -> Statement:
+    """The first ``limit`` matching hands (by run and hand id); with their decks, to replay.
+    ``span``: only hand ids ``lo … hi`` (a few shards of one run; ``source`` then names only
+    their files, so no other file is opened)."""
+    p = Params()
+    src = _condition(sel, p, cond, value, source, events)
+    if span is not None:
+        lo, hi = span
+        src += f" AND h.hand_id BETWEEN {p.bind(int(lo), 'lo')} AND {p.bind(int(hi), 'hi')}"
+    cols = HAND_COLUMNS + (", h.deck" if with_deck else "")
+    return p.statement(
+        f"SELECT {cols} {src} ORDER BY run, h.hand_id LIMIT {p.bind(int(limit), 'limit')}"
+    )
+
+
+def events_for(ranges: Sequence[tuple[str, int, int]], source: str = "events") -> Statement:
+    """The decisions of the hands in ``(run, first, last)`` ranges, one list per hand
+    (``source``: the events relation, best one over only the shards of those ranges)."""
+    if not ranges:
+        return (
+            "SELECT NULL::VARCHAR AS run, NULL AS hand_id, [] AS seat, [] AS action WHERE false",
+            {},
+        )
+    p = Params()
+    cond = " OR ".join(
+        f"(run = {p.bind(run, f'run{i}')} AND hand_id BETWEEN {p.bind(int(lo), f'lo{i}')}"
+        f" AND {p.bind(int(hi), f'hi{i}')})"
+        for i, (run, lo, hi) in enumerate(ranges)
+    )
+    return p.statement(
+        "SELECT run, hand_id, list(seat ORDER BY seq) AS seat, list(action ORDER BY seq)"
+        f" AS action FROM {source} WHERE {cond} GROUP BY run, hand_id"
+    )
