@@ -31,7 +31,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from engine.cards import NUM_KINDS
@@ -42,6 +42,47 @@ from engine.rules import RuleSet
 #: The sentinel kind: index 20 of every count list, count 0 in ``unseen`` and a large count in
 #: the free hand, so a table entry with one partner kind needs no branch.
 SENT = NUM_KINDS
+
+
+# Sums. CPython 3.12 made the builtin ``sum()`` of floats a compensated (Neumaier) sum, so the
+# same float terms may add up to a different last bit on 3.11 and on 3.12+; a near-tie decided
+# by that bit would split the reference from the compiled mirror (whose kernels accumulate
+# ``total = 0.0; total += x`` left to right). Policy code therefore never hands floats to the
+# builtin: float terms go through :func:`left_sum`, integer ones through :func:`int_sum`
+# (tests/engine/test_portable_sum.py reads these modules and holds them to it).
+
+
+def left_sum(values: Iterable[float]) -> float:
+    """The floats ``values`` added one by one from the left, ``((0.0 + x0) + x1) + …``: the
+    order of the compiled kernels' ``total += x`` loops and of CPython ≤ 3.11's ``sum()``, on
+    every interpreter.
+
+    >>> left_sum([0.1] * 10)
+    0.9999999999999999
+    >>> left_sum([])
+    0.0
+    """
+    total = 0.0
+    for x in values:
+        total += x
+    return total
+
+
+def int_sum(values: Iterable[int]) -> int:
+    """The sum of ``values``, which must be ints (an int sum is exact on every interpreter, so
+    the builtin serves); a float among them raises :class:`TypeError`.
+
+    >>> int_sum([3, 4, 5])
+    12
+    >>> int_sum([1, 0.5])
+    Traceback (most recent call last):
+    ...
+    TypeError: int_sum over non-ints (their sum: 1.5)
+    """
+    total = sum(values)
+    if type(total) is not int:  # any float (or other number) among them makes the sum one
+        raise TypeError(f"int_sum over non-ints (their sum: {total!r})")
+    return total
 
 
 class Weights:
@@ -132,7 +173,7 @@ class Tables:
         # per lowest kind: the shapes starting there, packed (see pack), and their 胡息
         starts: list[list[tuple[int, int]]] = [[] for _ in range(NUM_KINDS)]
         for s in shapes:
-            starts[s[0]].append((sum(1 << (3 * x) for x in s), self.shape_hx[s]))
+            starts[s[0]].append((int_sum(1 << (3 * x) for x in s), self.shape_hx[s]))
         self.starts = tuple(tuple(x) for x in starts)
         self.memo_rest: dict[int, dict[int, int]] = {}
         self.memo_waits: dict[tuple[int, bool, bool, int], tuple[tuple[int, int, int], ...]] = {}
@@ -375,7 +416,7 @@ class View:
         h.append(0)
         self.h = h
         self.f = free_counts(h)
-        self.hand_size = sum(h)
+        self.hand_size = int_sum(h)
         seen = h[:]  # the sentinel slot collects nothing
         # the card on offer (a claim; a discard decision has none)
         card = obs.card if claim else None
@@ -471,7 +512,7 @@ def hand_huxi_potential(h: Sequence[int], f: Sequence[int], un: Sequence[int], t
 # The split searches below work on a hand packed into one int: 3 bits per kind (counts 0-3),
 # so a shape is removed by one subtraction and a guard bit per field catches a missing card.
 _BITS = 3
-GUARD = sum(4 << (_BITS * k) for k in range(NUM_KINDS))
+GUARD = int_sum(4 << (_BITS * k) for k in range(NUM_KINDS))
 
 
 def pack(counts: Sequence[int]) -> int:
@@ -617,7 +658,7 @@ def _raw_waits(
     """(discard or −1, winning card, 胡息 of the hand's groups with it) for every wait
     reaching ``need``, whether or not the card is still live. Cached by the callers."""
     free = [n if n < 3 else 0 for n in h[:NUM_KINDS]]
-    m = sum(free)
+    m = int_sum(free)
     extra = 1 if discard else 0  # the discard is one more card left over
     if (m - extra) % 3 != (1 if jiang else 2):
         return ()

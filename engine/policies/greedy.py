@@ -142,7 +142,7 @@ class GreedyPolicy:
                 lst = list(cards)
                 lst.remove(c)
                 used = tuple(lst)
-                table_hx = sum(t.shape_hx[g] for g in gs)
+                table_hx = F.int_sum(t.shape_hx[g] for g in gs)
                 table = group * len(gs) + w * table_hx
             else:
                 continue

@@ -123,7 +123,8 @@ class HeuristicPolicy(GreedyPolicy):
     def _ready_value(self, v: F.View, waits: Sequence[tuple[int, int]]) -> float:
         need = v.rules.min_huxi
         un = v.un
-        return self.ready_w * sum(un[c] * (1.0 + 0.1 * (hx - need)) for c, hx in waits)
+        # left to right over the waits in ascending card order, as engine.fast.policies._ready_row
+        return self.ready_w * F.left_sum(un[c] * (1.0 + 0.1 * (hx - need)) for c, hx in waits)
 
     # ---- takes
 
@@ -150,7 +151,7 @@ class HeuristicPolicy(GreedyPolicy):
         need = v.rules.min_huxi
         bonus = 0.0
         f2 = F.free_counts(h2)
-        size = v.hand_size - (sum(v.h) - sum(h2))
+        size = v.hand_size - (F.int_sum(v.h) - F.int_sum(h2))
         # (early on every hand still has groups enough to reach the threshold)
         if size <= self.ready_max_hand and e.reach < need + 3:
             reach = _reach(v.meld_hx + table_hx, h2, f2, v.un, v.t)
@@ -174,7 +175,7 @@ def _reach(
 ) -> float:
     """The 胡息 a seat may still count on: its table, the hand's estimate, and one 胡息 for
     every three loose hand cards (a group yet to be formed)."""
-    return table_hx + F.hand_huxi_potential(h, f, un, t) + (sum(f) - f[NUM_KINDS]) / 3.0
+    return table_hx + F.hand_huxi_potential(h, f, un, t) + (F.int_sum(f) - f[NUM_KINDS]) / 3.0
 
 
 class _Extra:
@@ -190,7 +191,7 @@ class _Extra:
         self.danger = [-1.0] * NUM_KINDS
         need = v.rules.min_huxi
         opps = []
-        hidden = max(1, sum(v.un))  # cards this seat cannot see: other hands and the stock
+        hidden = max(1, F.int_sum(v.un))  # cards this seat cannot see: other hands and the stock
         xia = v.obs.xia
         any_threat = 0.0
         for o, vis, hand, discarded in v.opps:
