@@ -1,26 +1,31 @@
 """Compiled ``paohuzi score --batch``: parse, evaluate and format a chunk of JSON lines in one
-numba call (the driver, with the exact Python fallback, is :func:`replay.calculator.run_batch`
-with ``engine="fast"``).
+numba call (the driver, with the exact Python fallback, is :mod:`replay.calculator.fast`).
 
-:func:`score_chunk` reads the raw bytes of many input lines. It accepts a line only in the
-plain form it can read with certainty — one JSON object with the keys ``hand``, ``melds``,
-``card``, ``source``, ``haidi``, ``dihu``, ``tianhu``, ``id``, no key twice, strings without
-escapes, cards in the 20 canonical characters, melds as ``chi:A,B,C`` / ``peng:X`` / ``wei:X``
-/ ``chouwei:X`` / ``pao:X`` / ``ti:X``, an integer or ASCII-string ``id`` — and that is valid
-(at most 4 copies of a face, a source that fits the card). Such a line is evaluated with
-:func:`engine.fast.hu.hu_eval_ws` under the default rules and its output line written, in the
-exact format of the reference. Every other line (an error of any kind, ``rules``/``set``,
-aliases, escapes, unusual spacing inside tokens …) is marked ``FALLBACK``; the caller parses
-it with the reference Python and evaluates it with :func:`eval_requests` (or the reference
-evaluator), so errors are always the reference's own.
+:func:`score_chunk` reads the raw bytes of many input lines. It accepts a line only in a form
+it reads exactly as the reference does — one JSON object with the keys ``hand``, ``melds``,
+``card``, ``source``, ``haidi``, ``dihu``, ``tianhu``, ``id``, no key twice, in any spelling a
+JSON writer produces: raw UTF-8 or ``\\uXXXX`` escapes (surrogate pairs included) and the
+other JSON escapes, any JSON whitespace between tokens; cards as the 20 canonical characters
+or the ASCII codes ``s1``…``b10`` (with the reference's ASCII separators in a hand or a meld);
+melds as ``chi:A,B,C`` / ``peng:X`` / ``wei:X`` / ``chouwei:X`` / ``pao:X`` / ``ti:X``; an
+integer or string ``id`` — and that is valid (at most 4 copies of a face, a source that fits
+the card). Such a line is evaluated with :func:`engine.fast.hu.hu_eval_ws` under the default
+rules and its output line written, in the exact format of the reference (a string ``id`` as
+``json.dumps(…, ensure_ascii=False)`` writes it). Every other line (an error of any kind,
+``rules``/``set``, aliases, variant characters, lone surrogates, unusual spacing inside tokens
+…) is marked ``FALLBACK``; the caller parses it with the reference Python and evaluates it with
+:func:`eval_requests` (or the reference evaluator), so errors are always the reference's own.
 
-The lookup tables (card code points, eat shapes, words, output fragments) are arguments, not
-compiled-in constants: the cached code does not go stale when engine.cards or engine.melds
-change; :mod:`engine.fast.cache` drops it when engine/fast/hu.py (inlined) changes.
+The lookup tables (card code points, ASCII codes, separators, eat shapes, words, source codes,
+output fragments) are arguments, not compiled-in constants, and are derived from the reference
+parsers (engine.cards, engine.melds) and the caller's source table: the cached code does not go
+stale when those change; :mod:`engine.fast.cache` drops it when engine/fast/hu.py (inlined)
+changes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -35,7 +40,7 @@ _cache.configure()
 import numpy as np  # noqa: E402
 from numba import njit  # noqa: E402
 
-from engine.cards import CARD_CHARS, NUM_KINDS  # noqa: E402
+from engine.cards import CARD_CHARS, NUM_KINDS, parse_card, parse_cards  # noqa: E402
 from engine.errors import InvalidNotation  # noqa: E402
 from engine.fast import hu as _k  # noqa: E402
 from engine.groups import EAT_SHAPE_ID, GroupKind  # noqa: E402
@@ -57,6 +62,8 @@ DONE = 1  # evaluated and written to the output buffer
 FALLBACK = 2  # the Python must parse (and evaluate) this line
 MAX_MELDS = 16  # more table melds: the Python path (never a win; the kernel's arrays are small)
 _OUT_PER_LINE = 192  # bytes of output per line (3 numbers of 19 digits), plus the line's length
+_MAX_CARDS = 80  # more cards in one string: some face has 5 copies, the reference's error
+_MAX_WORD = 16  # code points of the longest word matched, with room
 
 # Words the parser matches (ASCII, exact).
 _WORDS = (
@@ -91,7 +98,12 @@ _MELD_WORD_KIND = (
     GroupKind.PAO,
     GroupKind.TI,
 )
+_W_CHI = _W_MELDS + _MELD_WORD_KIND.index(GroupKind.CHI)
 _SOURCE_WORDS = _WORDS[_W_SOURCES:]
+# The sources a request without one gets (calculator.request._prepare): "other" with a hu
+# card; without, the code of "liang-dealer" but not its 天胡.
+_S_OTHER = _SOURCE_WORDS.index("other")
+_S_LIANG_DEALER = _SOURCE_WORDS.index("liang-dealer")
 
 # Output fragments.
 _F_OPEN = 0
@@ -109,6 +121,45 @@ _F_COMMA = 11
 _F_UNSCORED = 12
 _F_REASONS = 13  # + NoWin value - 1
 
+# req[]: what _parse_line found in a line.
+_R_MELDS = 0  # number of melds
+_R_CARD = 1  # hu card kind, -1 none
+_R_SOURCE = 2  # source word (index in _SOURCE_WORDS), -1 none
+_R_TIANHU = 3
+_R_HAIDI = 4
+_R_DIHU = 5
+_R_ID_START = 6  # the id's bytes, -1 none
+_R_ID_END = 7
+_R_ID_STRING = 8  # 1: the id is a string (written re-encoded)
+_R_SIZE = 9
+
+
+def _card_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(code point → kind, ASCII separator flags, (ASCII letter, number 1..10) → kind), each
+    entry exactly as engine.cards reads it (parse_cards for hands and meld bodies, parse_card
+    for a hu card): only what both agree on is accepted, the rest falls back."""
+    cp = np.full(1 << 16, -1, dtype=np.int64)
+    for ch in CARD_CHARS:
+        k = parse_card(ch)
+        if parse_cards(ch) == [k]:
+            cp[ord(ch)] = k
+    sep = np.zeros(128, dtype=np.int64)
+    code = np.full((128, 11), -1, dtype=np.int64)
+    for c in range(128):
+        ch = chr(c)
+        with contextlib.suppress(InvalidNotation):
+            sep[c] = parse_cards(ch) == []
+        if not ch.isalpha():
+            continue
+        for num in range(1, 11):
+            try:
+                k = parse_card(f"{ch}{num}")
+            except InvalidNotation:
+                continue
+            if parse_cards(f"{ch}{num}") == [k]:
+                code[c, num] = k
+    return cp, sep, code
+
 
 class Tables:
     """The arrays :func:`score_chunk` reads (build once per batch)."""
@@ -116,10 +167,7 @@ class Tables:
     def __init__(self, sources: Mapping[str, tuple[int, bool]], reasons: Sequence[str]) -> None:
         """``sources``: CLI source name → (engine source code, is a 天胡), as
         ``replay.calculator.SOURCES``; ``reasons``: the output name of NoWin 1, 2, …"""
-        cp = np.full(1 << 16, -1, dtype=np.int64)
-        for k, ch in enumerate(CARD_CHARS):
-            cp[ord(ch)] = k
-        self.cp_kind = cp
+        self.cp_kind, self.sep, self.code_kind = _card_tables()
         # chi: the sorted triple → eat-shape id, exactly where parse_meld accepts the token.
         chi = np.full(NUM_KINDS**3, -1, dtype=np.int64)
         for a in range(NUM_KINDS):
@@ -133,7 +181,7 @@ class Tables:
                     if g.kind == GroupKind.CHI and g.cards == (a, b, c) and g.cards in EAT_SHAPE_ID:
                         chi[(a * NUM_KINDS + b) * NUM_KINDS + c] = EAT_SHAPE_ID[g.cards]
         self.chi_shape = chi
-        # one-face melds: the parse_meld result of "name:X" for each name and card
+        # one-face melds: the parse_meld result of "name:X" and "name:XXX(X)" for each name
         mk = np.full(len(_MELD_WORD_KIND), -1, dtype=np.int64)
         msize = np.zeros(len(_MELD_WORD_KIND), dtype=np.int64)
         for i, name in enumerate(_WORDS[_W_MELDS:_W_SOURCES]):
@@ -144,12 +192,14 @@ class Tables:
             ok = True
             for k, ch in enumerate(CARD_CHARS):
                 g = parse_meld(f"{name}:{ch}")
-                ok = ok and g.kind == _MELD_WORD_KIND[i] and g.cards == (k,) * len(g.cards)
-                msize[i] = len(g.cards)
+                n = len(g.cards)
+                ok = ok and g.kind == _MELD_WORD_KIND[i] and g.cards == (k,) * n
+                ok = ok and parse_meld(f"{name}:{ch * n}") == g
+                msize[i] = n
             mk[i] = int(_MELD_WORD_KIND[i]) if ok else -1
         self.meld_kind = mk
         self.meld_size = msize
-        words = np.zeros((len(_WORDS), 16), dtype=np.uint8)
+        words = np.zeros((len(_WORDS), _MAX_WORD), dtype=np.uint8)
         wlen = np.zeros(len(_WORDS), dtype=np.int64)
         for i, w in enumerate(_WORDS):
             wb = w.encode()
@@ -186,6 +236,14 @@ class Tables:
         self.frag_off = off
         self.n_reasons = len(reasons)
 
+    def args(self) -> tuple[Any, ...]:
+        """The tables in :func:`score_chunk`'s argument order (after ``params``)."""
+        return (
+            self.cp_kind, self.sep, self.code_kind, self.chi_shape, self.meld_kind,
+            self.meld_size, self.words, self.wlen, self.sources, self.frag, self.frag_off,
+            self.n_reasons,
+        )  # fmt: skip
+
 
 # ---------------------------------------------------------------------------------------------
 # The parser (numba)
@@ -205,45 +263,194 @@ def _skip_ws(d: Any, p: int, e: int) -> int:
 
 @njit(cache=True)
 def _string_end(d: Any, p: int, e: int) -> int:
-    """``d[p]`` is the opening quote: the index of the closing one, or -1 (an escape, a
-    control character or no end: left to the Python)."""
+    """``d[p]`` is the opening quote: the index of the closing one, or -1 (a control character
+    or no end: left to the Python). An escape's validity is :func:`_next_cp`'s to check."""
     p += 1
     while p < e:
         c = d[p]
         if c == 34:
             return p
-        if c == 92 or c < 32:
+        if c == 92:
+            p += 2
+            continue
+        if c < 32:
             return -1
         p += 1
     return -1
 
 
 @njit(cache=True)
-def _word(d: Any, a: int, n: int, words: Any, wlen: Any, lo: int, hi: int) -> int:
+def _hex4(d: Any, i: int, q: int) -> int:
+    """The value of 4 hex digits at ``d[i:i+4]`` (all before ``q``), or -1."""
+    if i + 4 > q:
+        return -1
+    v = 0
+    for j in range(i, i + 4):
+        c = d[j]
+        if 48 <= c <= 57:
+            v = v * 16 + c - 48
+        elif 97 <= c <= 102:
+            v = v * 16 + c - 87
+        elif 65 <= c <= 70:
+            v = v * 16 + c - 55
+        else:
+            return -1
+    return v
+
+
+@njit(cache=True)
+def _next_cp(d: Any, i: int, q: int) -> tuple[int, int]:
+    """The code point at ``d[i]`` inside a JSON string that ends at ``q``, and the index after
+    it, as json.loads decodes it (strict UTF-8; escapes; a surrogate pair is one code point).
+    (-1, i) for what the reference reads otherwise or rejects: bad UTF-8, a bad escape, a
+    lone surrogate (kept by json.loads, never a card or a word)."""
+    b0 = d[i]
+    if b0 == 92:  # '\'
+        if i + 1 >= q:
+            return -1, i
+        c = d[i + 1]
+        if c == 117:  # 'u'
+            v = _hex4(d, i + 2, q)
+            if v < 0:
+                return -1, i
+            if 0xD800 <= v <= 0xDBFF:
+                if i + 12 <= q and d[i + 6] == 92 and d[i + 7] == 117:
+                    w = _hex4(d, i + 8, q)
+                    if 0xDC00 <= w <= 0xDFFF:
+                        return 0x10000 + ((v - 0xD800) << 10) + (w - 0xDC00), i + 12
+                return -1, i
+            if 0xDC00 <= v <= 0xDFFF:
+                return -1, i
+            return v, i + 6
+        if c == 34 or c == 92 or c == 47:  # noqa: PLR1714 (numba)
+            return c, i + 2
+        if c == 98:
+            return 8, i + 2
+        if c == 102:
+            return 12, i + 2
+        if c == 110:
+            return 10, i + 2
+        if c == 114:
+            return 13, i + 2
+        if c == 116:
+            return 9, i + 2
+        return -1, i
+    if b0 < 0x80:
+        if b0 < 32:
+            return -1, i
+        return b0, i + 1
+    if b0 < 0xC2 or b0 > 0xF4:
+        return -1, i
+    if b0 < 0xE0:
+        if i + 2 > q or d[i + 1] & 0xC0 != 0x80:
+            return -1, i
+        return ((b0 & 0x1F) << 6) | (d[i + 1] & 0x3F), i + 2
+    if b0 < 0xF0:
+        if i + 3 > q:
+            return -1, i
+        b1 = d[i + 1]
+        lo = 0xA0 if b0 == 0xE0 else 0x80
+        hi = 0x9F if b0 == 0xED else 0xBF  # no surrogates
+        if b1 < lo or b1 > hi or d[i + 2] & 0xC0 != 0x80:
+            return -1, i
+        return ((b0 & 0x0F) << 12) | ((b1 & 0x3F) << 6) | (d[i + 2] & 0x3F), i + 3
+    if i + 4 > q:
+        return -1, i
+    b1 = d[i + 1]
+    lo = 0x90 if b0 == 0xF0 else 0x80
+    hi = 0x8F if b0 == 0xF4 else 0xBF
+    if b1 < lo or b1 > hi or d[i + 2] & 0xC0 != 0x80 or d[i + 3] & 0xC0 != 0x80:
+        return -1, i
+    cp = ((b0 & 0x07) << 18) | ((b1 & 0x3F) << 12) | ((d[i + 2] & 0x3F) << 6)
+    return cp | (d[i + 3] & 0x3F), i + 4
+
+
+@njit(cache=True)
+def _valid_string(d: Any, p: int, q: int) -> bool:
+    """Whether the string ``d[p+1:q]`` decodes (:func:`_next_cp`) to the end."""
+    i = p + 1
+    while i < q:
+        c, i = _next_cp(d, i, q)
+        if c < 0:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _decoded_word(
+    d: Any, i: int, q: int, stop: int, words: Any, wlen: Any, lo: int, hi: int, cb: Any
+) -> tuple[int, int]:
+    """The word ``lo <= w < hi`` the string ``d[i:q]`` decodes to up to the code point
+    ``stop`` (-1: to the end), and the index after that stop (after ``q`` when -1); -1
+    for no word, or no stop."""
+    n = 0
+    found = stop < 0
+    while i < q:
+        c, j = _next_cp(d, i, q)
+        if c < 0:
+            return -1, i
+        i = j
+        if c == stop:
+            found = True
+            break
+        if n >= cb.shape[0] or c >= 128:
+            return -1, i
+        cb[n] = c
+        n += 1
+    if not found:
+        return -1, i
     for w in range(lo, hi):
         if wlen[w] != n:
             continue
         ok = True
         for j in range(n):
-            if d[a + j] != words[w, j]:
+            if cb[j] != words[w, j]:
                 ok = False
                 break
         if ok:
-            return w
-    return -1
+            return w, i
+    return -1, i
 
 
 @njit(cache=True)
-def _card_at(d: Any, p: int, e: int, cp_kind: Any) -> int:
-    """The card kind of the 3-byte character at ``p`` (< ``e``), or -1."""
-    if p + 3 > e:
-        return -1
-    b0 = d[p]
-    b1 = d[p + 1]
-    b2 = d[p + 2]
-    if b0 < 0xE0 or b0 > 0xEF or b1 < 0x80 or b1 > 0xBF or b2 < 0x80 or b2 > 0xBF:
-        return -1
-    return cp_kind[((b0 & 0x0F) << 12) | ((b1 & 0x3F) << 6) | (b2 & 0x3F)]
+def _cards(
+    d: Any, i: int, q: int, cp_kind: Any, sep: Any, code_kind: Any, seps: bool, kb: Any
+) -> int:
+    """The cards of the string ``d[i:q]`` into ``kb`` as engine.cards.parse_cards reads them
+    (``seps``: separators allowed): their number (possibly more than ``kb`` holds), or -1."""
+    n = 0
+    while i < q:
+        c, j = _next_cp(d, i, q)
+        if c < 0:
+            return -1
+        k = cp_kind[c] if c < 0x10000 else -1
+        if k < 0:
+            if c >= 128:
+                return -1
+            if sep[c]:
+                if not seps:
+                    return -1
+                i = j
+                continue
+            if j >= q:  # an ASCII code: a letter, then 10 or 1..9
+                return -1
+            c1, j = _next_cp(d, j, q)
+            if c1 < 49 or c1 > 57:
+                return -1
+            num = c1 - 48
+            if c1 == 49 and j < q:
+                c2, j2 = _next_cp(d, j, q)
+                if c2 == 48:
+                    num = 10
+                    j = j2
+            k = code_kind[c, num]
+            if k < 0:
+                return -1
+        if n < kb.shape[0]:
+            kb[n] = k
+        n += 1
+        i = j
+    return n
 
 
 @njit(cache=True)
@@ -296,38 +503,95 @@ def _put_int(o: Any, q: int, x: int) -> int:
 
 
 @njit(cache=True)
+def _put_string(o: Any, q: int, d: Any, p: int, e: int) -> int:
+    """The JSON string ``d[p:e]`` (quotes included, valid) as json.dumps(…, ensure_ascii=False)
+    writes its value: UTF-8, with ``\\"``, ``\\\\``, ``\\n``, ``\\r``, ``\\t``, ``\\b``,
+    ``\\f`` and ``\\u00xx`` for the other control characters. Never longer than the input."""
+    o[q] = 34
+    q += 1
+    i = p + 1
+    while i < e - 1:
+        c, i = _next_cp(d, i, e - 1)
+        if c == 34 or c == 92:  # noqa: PLR1714 (numba)
+            o[q] = 92
+            o[q + 1] = c
+            q += 2
+        elif c < 32:
+            o[q] = 92
+            if c == 10:
+                o[q + 1] = 110
+            elif c == 13:
+                o[q + 1] = 114
+            elif c == 9:
+                o[q + 1] = 116
+            elif c == 8:
+                o[q + 1] = 98
+            elif c == 12:
+                o[q + 1] = 102
+            else:
+                o[q + 1] = 117
+                o[q + 2] = 48
+                o[q + 3] = 48
+                o[q + 4] = 48 + (c >> 4)
+                h = c & 15
+                o[q + 5] = 48 + h if h < 10 else 87 + h
+                q += 4
+            q += 2
+        elif c < 0x80:
+            o[q] = c
+            q += 1
+        elif c < 0x800:
+            o[q] = 0xC0 | (c >> 6)
+            o[q + 1] = 0x80 | (c & 0x3F)
+            q += 2
+        elif c < 0x10000:
+            o[q] = 0xE0 | (c >> 12)
+            o[q + 1] = 0x80 | ((c >> 6) & 0x3F)
+            o[q + 2] = 0x80 | (c & 0x3F)
+            q += 3
+        else:
+            o[q] = 0xF0 | (c >> 18)
+            o[q + 1] = 0x80 | ((c >> 12) & 0x3F)
+            o[q + 2] = 0x80 | ((c >> 6) & 0x3F)
+            o[q + 3] = 0x80 | (c & 0x3F)
+            q += 4
+    o[q] = 34
+    return q + 1
+
+
+@njit(cache=True)
 def _parse_line(
     d: Any,
     p: int,
     e: int,
     cp_kind: Any,
+    sep: Any,
+    code_kind: Any,
     chi_shape: Any,
     meld_kind_t: Any,
     meld_size_t: Any,
     words: Any,
     wlen: Any,
-    sources: Any,
     hc: Any,
     tot: Any,
     mk: Any,
     mc: Any,
     req: Any,
+    kb: Any,
+    cb: Any,
 ) -> bool:
     """Parse ``d[p:e]`` (stripped, non-empty); False: FALLBACK. Fills the hand counts ``hc``,
-    all cards ``tot``, the melds ``mk``/``mc`` and ``req`` = [n_melds, card, source code
-    (-1 absent), tianhu, haidi, dihu, id start, id end (-1 none), source tian]."""
+    all cards ``tot``, the melds ``mk``/``mc`` and ``req`` (the ``_R_*`` fields); ``kb`` and
+    ``cb`` are scratch (cards, code points)."""
     for k in range(20):
         hc[k] = 0
         tot[k] = 0
-    req[0] = 0
-    req[1] = -1
-    req[2] = -1
-    req[3] = 0
-    req[4] = 0
-    req[5] = 0
-    req[6] = -1
-    req[7] = -1
-    req[8] = 0
+    for j in range(_R_SIZE):
+        req[j] = 0
+    req[_R_CARD] = -1
+    req[_R_SOURCE] = -1
+    req[_R_ID_START] = -1
+    req[_R_ID_END] = -1
     if d[p] != 123:  # '{'
         return False
     p = _skip_ws(d, p + 1, e)
@@ -340,7 +604,7 @@ def _parse_line(
         q = _string_end(d, p, e)
         if q < 0:
             return False
-        key = _word(d, p + 1, q - p - 1, words, wlen, _W_KEYS, _W_MELDS)
+        key, _ = _decoded_word(d, p + 1, q, -1, words, wlen, _W_KEYS, _W_MELDS, cb)
         if key < 0 or (seen >> key) & 1:
             return False
         seen |= 1 << key
@@ -357,14 +621,12 @@ def _parse_line(
             q = _string_end(d, p, e)
             if q < 0:
                 return False
-            i = p + 1
-            while i < q:
-                k = _card_at(d, i, q, cp_kind)
-                if k < 0:
-                    return False
-                hc[k] += 1
-                tot[k] += 1
-                i += 3
+            n = _cards(d, p + 1, q, cp_kind, sep, code_kind, True, kb)
+            if n < 0 or n > kb.shape[0]:
+                return False
+            for j in range(n):
+                hc[kb[j]] += 1
+                tot[kb[j]] += 1
             p = q + 1
         elif key == 1:  # melds
             if c != 91:  # '['
@@ -379,29 +641,22 @@ def _parse_line(
                     q = _string_end(d, p, e)
                     if q < 0:
                         return False
-                    colon = p + 1
-                    while colon < q and d[colon] != 58:
-                        colon += 1
-                    if colon >= q:
-                        return False
-                    w = _word(d, p + 1, colon - p - 1, words, wlen, _W_MELDS, _W_SOURCES)
+                    w, b = _decoded_word(d, p + 1, q, 58, words, wlen, _W_MELDS, _W_SOURCES, cb)
                     if w < 0:
                         return False
                     kind = meld_kind_t[w - _W_MELDS]
                     if kind < 0:
                         return False
-                    nm = req[0]
+                    nm = req[_R_MELDS]
                     if nm >= mk.shape[0]:
                         return False
-                    b = colon + 1
-                    if kind == 0:  # chi:A,B,C
-                        if q - b != 11 or d[b + 3] != 44 or d[b + 7] != 44:
+                    n = _cards(d, b, q, cp_kind, sep, code_kind, True, kb)
+                    if w == _W_CHI:
+                        if n != 3:
                             return False
-                        x = _card_at(d, b, q, cp_kind)
-                        y = _card_at(d, b + 4, q, cp_kind)
-                        z = _card_at(d, b + 8, q, cp_kind)
-                        if x < 0 or y < 0 or z < 0:
-                            return False
+                        x = kb[0]
+                        y = kb[1]
+                        z = kb[2]
                         if x > y:
                             x, y = y, x
                         if y > z:
@@ -414,18 +669,19 @@ def _parse_line(
                         tot[x] += 1
                         tot[y] += 1
                         tot[z] += 1
-                        mk[nm] = 0
                         mc[nm] = sid
                     else:
-                        if q - b != 3:
+                        size = meld_size_t[w - _W_MELDS]
+                        if n != 1 and n != size:  # noqa: PLR1714 (numba)
                             return False
-                        x = _card_at(d, b, q, cp_kind)
-                        if x < 0:
-                            return False
-                        tot[x] += meld_size_t[w - _W_MELDS]
-                        mk[nm] = kind
+                        x = kb[0]
+                        for j in range(1, n):
+                            if kb[j] != x:
+                                return False
+                        tot[x] += size
                         mc[nm] = x
-                    req[0] = nm + 1
+                    mk[nm] = kind
+                    req[_R_MELDS] = nm + 1
                     p = _skip_ws(d, q + 1, e)
                     if p >= e:
                         return False
@@ -444,12 +700,9 @@ def _parse_line(
                 if c != 34:
                     return False
                 q = _string_end(d, p, e)
-                if q != p + 4:
+                if q < 0 or _cards(d, p + 1, q, cp_kind, sep, code_kind, False, kb) != 1:
                     return False
-                k = _card_at(d, p + 1, q, cp_kind)
-                if k < 0:
-                    return False
-                req[1] = k
+                req[_R_CARD] = kb[0]
                 p = q + 1
         elif key == 3:  # source
             if c == 110:
@@ -462,11 +715,10 @@ def _parse_line(
                 q = _string_end(d, p, e)
                 if q < 0:
                     return False
-                w = _word(d, p + 1, q - p - 1, words, wlen, _W_SOURCES, words.shape[0])
-                if w < 0 or sources[w - _W_SOURCES, 0] < 0:
+                w, _ = _decoded_word(d, p + 1, q, -1, words, wlen, _W_SOURCES, words.shape[0], cb)
+                if w < 0:
                     return False
-                req[2] = sources[w - _W_SOURCES, 0]
-                req[8] = sources[w - _W_SOURCES, 1]
+                req[_R_SOURCE] = w - _W_SOURCES
                 p = q + 1
         elif key <= 6:  # haidi, dihu, tianhu
             if c == 116:
@@ -478,21 +730,19 @@ def _parse_line(
             if p < 0:
                 return False
             if key == 4:
-                req[4] = v
+                req[_R_HAIDI] = v
             elif key == 5:
-                req[5] = v
+                req[_R_DIHU] = v
             else:
-                req[3] = v
-        else:  # id: an integer that prints as written, or an ASCII string without escapes
+                req[_R_TIANHU] = v
+        else:  # id: an integer that prints as written, or a string (re-encoded on output)
             if c == 34:
                 q = _string_end(d, p, e)
-                if q < 0:
+                if q < 0 or not _valid_string(d, p, q):
                     return False
-                for i in range(p + 1, q):
-                    if d[i] >= 128:
-                        return False
-                req[6] = p
-                req[7] = q + 1
+                req[_R_ID_START] = p
+                req[_R_ID_END] = q + 1
+                req[_R_ID_STRING] = 1
                 p = q + 1
             else:
                 a = p
@@ -509,8 +759,8 @@ def _parse_line(
                         p += 1
                 if p - a > 18 or (p < e and (d[p] == 46 or d[p] == 101 or d[p] == 69)):  # noqa: PLR1714
                     return False
-                req[6] = a
-                req[7] = p
+                req[_R_ID_START] = a
+                req[_R_ID_END] = p
         p = _skip_ws(d, p, e)
         if p >= e:
             return False
@@ -522,36 +772,33 @@ def _parse_line(
         p = _skip_ws(d, p + 1, e)
     if p != e or not seen & 1:
         return False
-    return not (seen >> 7 & 1 and req[6] < 0)  # "id" given but not understood
+    return not (seen >> 7 & 1 and req[_R_ID_START] < 0)  # "id" given but not understood
 
 
 @njit(cache=True)
-def _finish_line(tot: Any, req: Any) -> tuple[bool, int, int, int, int, int, int]:
-    """The checks of ``calculator._prepare`` after parsing: (ok, card, source, tianhu, haidi,
-    dihu, scored)."""
-    card = req[1]
-    src = req[2]
-    tian = req[8]
-    th_f = req[3]
-    haidi = req[4]
-    dihu = req[5]
+def _finish_line(tot: Any, req: Any, sources: Any) -> tuple[bool, int, int, int, int, int, int]:
+    """The checks of ``calculator.request._prepare`` after parsing: (ok, card, source code,
+    tianhu, haidi, dihu, scored)."""
+    card = req[_R_CARD]
+    w = req[_R_SOURCE]
+    if w < 0:
+        w = _S_OTHER if card >= 0 else _S_LIANG_DEALER
+        tian = 0  # a default source is never a 天胡 by itself
+    elif card < 0 and w != _S_LIANG_DEALER:
+        return False, 0, 0, 0, 0, 0, 0
+    else:
+        tian = sources[w, 1]
+    src = sources[w, 0]
     if src < 0:
-        if card >= 0:
-            src = _k.SRC_OTHER_DRAW
-            tian = 0
-        else:
-            src = _k.SRC_LIANG_DEALER
-            tian = 0
-    elif card < 0 and src != _k.SRC_LIANG_DEALER:
         return False, 0, 0, 0, 0, 0, 0
     if card >= 0:
         tot[card] += 1
     for k in range(20):
         if tot[k] > 4:
             return False, 0, 0, 0, 0, 0, 0
-    th = 1 if (tian != 0 or th_f != 0) else 0
+    th = 1 if (tian != 0 or req[_R_TIANHU] != 0) else 0
     scored = 1 if (card >= 0 or th != 0) else 0
-    return True, card, src, th, haidi, dihu, scored
+    return True, card, src, th, req[_R_HAIDI], req[_R_DIHU], scored
 
 
 @njit(cache=True)
@@ -560,6 +807,8 @@ def score_chunk(
     starts: Any,
     params: Any,
     cp_kind: Any,
+    sep: Any,
+    code_kind: Any,
     chi_shape: Any,
     meld_kind_t: Any,
     meld_size_t: Any,
@@ -581,7 +830,9 @@ def score_chunk(
     tot = np.zeros(20, dtype=np.int64)
     mk = np.zeros(MAX_MELDS, dtype=np.int64)
     mc = np.zeros(MAX_MELDS, dtype=np.int64)
-    req = np.zeros(9, dtype=np.int64)
+    req = np.zeros(_R_SIZE, dtype=np.int64)
+    kb = np.zeros(_MAX_CARDS, dtype=np.int64)
+    cb = np.zeros(_MAX_WORD, dtype=np.int64)
     res = np.zeros(_k.OUT_SIZE, dtype=np.int64)
     ws = np.zeros(_k.WS_SIZE, dtype=np.int64)
     q = 0
@@ -599,23 +850,26 @@ def score_chunk(
         status[i] = FALLBACK
         out_end[i] = q
         if not _parse_line(
-            data, a, e, cp_kind, chi_shape, meld_kind_t, meld_size_t, words, wlen, sources,
-            hc, tot, mk, mc, req,
+            data, a, e, cp_kind, sep, code_kind, chi_shape, meld_kind_t, meld_size_t, words,
+            wlen, hc, tot, mk, mc, req, kb, cb,
         ):  # fmt: skip
             continue
-        ok, card, src, th, haidi, dihu, scored = _finish_line(tot, req)
+        ok, card, src, th, haidi, dihu, scored = _finish_line(tot, req, sources)
         if not ok:
             continue
-        _k.hu_eval_ws(params, mk, mc, req[0], hc, card, src, th, haidi, dihu, res, ws)
+        _k.hu_eval_ws(params, mk, mc, req[_R_MELDS], hc, card, src, th, haidi, dihu, res, ws)
         if res[_k.O_REASON] < 0 or res[_k.O_REASON] > n_reasons:
             continue
         status[i] = DONE
         q = _put(out, q, frag, frag_off, _F_OPEN)
-        if req[6] >= 0:
+        if req[_R_ID_START] >= 0:
             q = _put(out, q, frag, frag_off, _F_ID)
-            for j in range(req[6], req[7]):
-                out[q] = data[j]
-                q += 1
+            if req[_R_ID_STRING]:
+                q = _put_string(out, q, data, req[_R_ID_START], req[_R_ID_END])
+            else:
+                for j in range(req[_R_ID_START], req[_R_ID_END]):
+                    out[q] = data[j]
+                    q += 1
             q = _put(out, q, frag, frag_off, _F_COMMA)
         hx = res[_k.O_HUXI]
         if res[_k.O_WIN] == 0:
@@ -741,10 +995,12 @@ def warm_up(tables: Tables, params: np.ndarray, notice: Any = None) -> float:
     status = np.zeros(1, dtype=np.int64)
     out_end = np.zeros(1, dtype=np.int64)
     out = np.zeros(out_capacity(1, data.shape[0]), dtype=np.uint8)
+    tb = tables
     score_chunk(
-        data, starts, params, tables.cp_kind, tables.chi_shape, tables.meld_kind,
-        tables.meld_size, tables.words, tables.wlen, tables.sources, tables.frag,
-        tables.frag_off, tables.n_reasons, status, out, out_end,
+        data, starts, params, tb.cp_kind, tb.sep, tb.code_kind, tb.chi_shape, tb.meld_kind,
+        tb.meld_size, tb.words, tb.wlen, tb.sources, tb.frag, tb.frag_off, tb.n_reasons, status,
+        out, out_end,
     )  # fmt: skip
-    eval_requests(params[None, :], [0], [()], [()], [-1], [_k.SRC_LIANG_DEALER], [(0, 0, 0)])
+    src = int(tables.sources[_S_LIANG_DEALER, 0])
+    eval_requests(params[None, :], [0], [()], [()], [-1], [src], [(0, 0, 0)])
     return time.perf_counter() - t

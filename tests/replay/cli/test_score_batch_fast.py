@@ -1,34 +1,30 @@
 """``score --batch --engine fast`` writes the bytes of ``--engine reference``, line for line:
 on thousands of generated lines (wins, non-wins, every rule preset, ``--set`` defaults, per-line
-``rules``/``set``, and every kind of bad line), on the batch examples of test_score_cli, across
-chunk boundaries, and up to a line that is too long. Not timing-based."""
+``rules``/``set``, and every kind of bad line), respelled as other JSON writers spell them
+(\\u escapes, ASCII cards), on the batch examples of score_examples, across chunk boundaries,
+and up to a line that is too long; and which lines the compiled parser reads. Not
+timing-based."""
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
+import logging
 import random
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from score_examples import BATCH_LINES
 
-from engine.cards import CARD_CHARS, COPIES, NUM_KINDS
+from engine.cards import CARD_CHARS, COPIES, NUM_KINDS, card_ascii
 from engine.groups import EAT_SHAPES
 from replay import calculator
+from replay.calculator import fast
 from replay.cli.main import main
 
 pytest.importorskip("numba")
-
-_SPEC = importlib.util.spec_from_file_location(
-    "_score_cli_examples", Path(__file__).with_name("test_score_cli.py")
-)
-assert _SPEC is not None and _SPEC.loader is not None
-_EXAMPLES = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(_EXAMPLES)
-BATCH_LINES: list[str] = _EXAMPLES.BATCH_LINES
 
 MELD_NAMES = ("chi", "peng", "wei", "chouwei", "pao", "ti")
 SOURCES = ("own", "other", "liang", "liang-dealer", "discard")
@@ -174,13 +170,70 @@ def _mutate(rng: random.Random, req: dict[str, Any]) -> str | bytes:
     return text
 
 
-def generated_lines(n: int, seed: int) -> list[str | bytes]:
+_ASCII = {ch: card_ascii(k) for k, ch in enumerate(CARD_CHARS)}
+
+
+def _ascii_cards(rng: random.Random, text: Any) -> Any:
+    """``text`` with some of its cards in ASCII notation, between random separators."""
+    if not isinstance(text, str):
+        return text
+    sep = rng.choice(("", " ", " ", ",", " , ", "\t", "|"))
+    return "".join(
+        _ASCII[ch] + sep if ch in _ASCII and rng.random() < 0.8 else ch for ch in text
+    ).rstrip(sep if rng.random() < 0.5 else "")
+
+
+def _respell(rng: random.Random, line: str | bytes) -> str | bytes:
+    """A line as another JSON writer (or a person) might spell it: \\u escapes in either case,
+    surrogate pairs, the short escapes, ASCII card codes (upper case too)."""
+    if isinstance(line, bytes):
+        return line
+    try:
+        req = json.loads(line)
+    except ValueError:
+        req = None
+    if isinstance(req, dict) and rng.random() < 0.5:
+        for key in ("hand", "card"):
+            if key in req:
+                req[key] = _ascii_cards(rng, req[key])
+        if isinstance(req.get("melds"), list):
+            req["melds"] = [_ascii_cards(rng, m) for m in req["melds"]]
+        if rng.random() < 0.1 and isinstance(req.get("hand"), str):
+            req["hand"] = req["hand"].upper()
+        if rng.random() < 0.2:
+            req["id"] = rng.choice(("牌\U0001f600", 'a"b\\c/d', "\x1f\x7f\n\t\b\f", "\u2028", "é"))
+        line = json.dumps(req, ensure_ascii=rng.random() < 0.5)
+    out = []
+    for ch in line:
+        r = rng.random()
+        if ch.isascii() and ch.isalnum() and r < 0.05:  # in a string or not: both must agree
+            out.append(rng.choice(("\\u%04x", "\\u%04X")) % ord(ch))
+        elif not ch.isascii() and r < 0.3:
+            code = ord(ch)
+            if code > 0xFFFF:
+                code -= 0x10000
+                out.append(f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}")
+            else:
+                out.append(f"\\u{code:04X}")
+        elif ch == "/" and r < 0.5:
+            out.append("\\/")
+        else:
+            out.append(ch)
+    text = "".join(out)
+    if rng.random() < 0.02:  # a lone surrogate: json.loads keeps it, never a card
+        lone = rng.choice(("\\ud800", "\\udc00", "\\ud83d\\u0041"))
+        text = text.replace('"hand": "', '"hand": "' + lone, 1)
+    return text
+
+
+def generated_lines(n: int, seed: int, respell: bool = False) -> list[str | bytes]:
     rng = random.Random(seed)
     real = calculator.generate_batch_lines(n // 2, seed)
     out: list[str | bytes] = []
     for i in range(n):
         req = json.loads(real[i // 2]) if i % 2 == 0 else _random_hand(rng)
-        out.append(_mutate(rng, req))
+        line = _mutate(rng, req)
+        out.append(_respell(rng, line) if respell else line)
     return out
 
 
@@ -247,7 +300,7 @@ def test_the_score_cli_batch_examples() -> None:
 
 
 def test_chunk_boundaries_and_line_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(calculator, "_FAST_CHUNK", 7)
+    monkeypatch.setattr(fast, "_FAST_CHUNK", 7)
     assert_same([s.encode() if isinstance(s, str) else s for s in generated_lines(300, 9)])
 
 
@@ -307,7 +360,7 @@ def test_auto_falls_back_to_the_reference_when_the_scorer_cannot_be_built(
     def broken(*args: Any) -> None:
         raise RuntimeError("no LLVM")
 
-    monkeypatch.setattr(calculator, "_FastScorer", broken)
+    monkeypatch.setattr(fast, "_FastScorer", broken)
     lines = [s.encode() for s in BATCH_LINES]
     ref, _ = _run(lines, "reference", "hunan", ())
     assert _run(lines, "auto", "hunan", ())[0] == ref
@@ -329,3 +382,63 @@ def test_compile_notice_only_before_a_compile(monkeypatch: pytest.MonkeyPatch) -
         buf = io.StringIO()
         batch_score.warm_up(tables, params, buf)
         assert said in buf.getvalue() and buf.getvalue().count("\n") == (0 if cached else 1)
+
+
+# --------------------------------------------------------------------------- JSON spellings
+
+
+def _fast_counts(caplog: pytest.LogCaptureFixture) -> tuple[int, int]:
+    """(lines by the compiled parser, lines by the reference parser) of the last fast batch."""
+    rec = [r for r in caplog.records if r.name == "replay.calculator.fast"][-1]
+    return rec.compiled, rec.python  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("spelling", ["utf8", "escaped", "ascii"])
+def test_every_json_spelling_takes_the_compiled_path(
+    spelling: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # \\u escapes (json.dumps' default) and s1…b10 cards went to the reference parser
+    caplog.set_level(logging.DEBUG, logger="replay.calculator.fast")
+    lines = [s.encode() for s in calculator.generate_batch_lines(2000, 7, spelling)]
+    assert assert_same(lines) == 2000
+    assert _fast_counts(caplog) == (2000, 0)
+    utf8 = [s.encode() for s in calculator.generate_batch_lines(2000, 7)]
+    assert _run(lines, "fast", "hunan", ()) == _run(utf8, "fast", "hunan", ())
+
+
+SPELLED = [  # (line, read by the compiled parser)
+    ('{"h\\u0061nd": "\\u58f9\\u8D30\\u53c1", "card": "\\u62fe"}', True),
+    ('{"hand": "s1 s2 s3,b1|b2;b3/b4\\tb5", "melds": ["chi:s7, b7, s7"], "card": "S10"}', True),
+    ('{"hand": "s1s2s3b10b10", "melds": ["peng:b3b3b3", "ti:\\u4e03"], "card": "b1"}', True),
+    ('{"hand": "一二三", "source": "\\u006f\\u0077\\u006e", "card": "s4"}', True),
+    ('{"hand": "一二三", "id": "a\\"b\\\\c\\/d\\u001F\\b\\f\\n\\r\\t\\u007f"}', True),
+    ('{"hand": "一二三", "id": "\\ud83d\\ude00\\u724c牌é"}', True),
+    ('{"hand": "一二三\\udc00"}', False),  # a lone surrogate
+    ('{"hand": "\\ud83d\\u4e00"}', False),
+    ('{"hand": "一二三", "card": " s4"}', False),  # parse_card strips; left to it
+    ('{"hand": "一二三", "card": "s4,"}', False),  # an error
+    ('{"hand": "s11"}', False),
+    ('{"hand": "s0 b3"}', False),
+    ('{"hand": "一二三\\u0000"}', False),
+    ('{"hand": "一二三", "melds": ["peng:\\u4e00\\u4e00"]}', False),
+    ('{"hand": "\\u4e0"}', False),
+    ('{"hand": "\\x41"}', False),
+]
+
+
+def test_escapes_and_ascii_cards_as_the_reference(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG, logger="replay.calculator.fast")
+    for line, compiled in SPELLED:
+        assert assert_same([line.encode()]) == 1, line
+        assert _fast_counts(caplog) == ((1, 0) if compiled else (0, 1)), line
+
+
+@pytest.mark.parametrize("seed", [21, 22, 23])
+def test_respelled_generated_lines_are_byte_identical(
+    seed: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="replay.calculator.fast")
+    lines = generated_lines(1500, seed, respell=True)
+    assert assert_same(lines) > 1000
+    compiled, python = _fast_counts(caplog)
+    assert compiled > 500 and python > 300
