@@ -46,8 +46,14 @@ def play_hand(
     yield from _play(game.new_initial_state(deck, dealer), policies, seed)
 
 
+def seat_seeds(seed: int, n_seats: int) -> list[int]:
+    """The RNG seed of each seat's policy in a hand played with ``seed`` (the fast engine
+    seeds its generators with the same)."""
+    return [derive_seed(seed, "policy", s) for s in range(n_seats)]
+
+
 def _play(state: State, policies: Sequence[Policy], seed: int) -> Iterator[Step]:
-    rngs = [random.Random(derive_seed(seed, "policy", s)) for s in range(len(policies))]
+    rngs = [random.Random(s) for s in seat_seeds(seed, len(policies))]
     while state.outcome is None:
         forced = state.forced
         for seat in state.deciders():

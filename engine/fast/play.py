@@ -5,13 +5,14 @@ and returns the ``events`` and ``hands`` columns exactly as ``replay.recorder.Sh
 buffers them (nullable uint8 columns hold ``NULL8`` = 255, ``huxi``… are 0 for 荒庄, ``zimo``
 255 for 荒庄).
 
-:func:`play_sessions` plays whole sessions of a runner ``RunSpec`` (decks by the compiled
-shuffle, dealers following the outcomes, duplicate rotations, the run's hand ids) and returns
+:func:`play_sessions` plays whole sessions of a runner ``RunSpec`` (seeds from
+``engine.session.RunSeeds``, decks by the compiled shuffle, dealers following the outcomes,
+duplicate rotations, the run's hand ids) and returns
 the same columns plus the hand ids, session fields and decks: everything a shard needs.
 
 Policies: ``random``, ``greedy`` and ``heuristic`` (:mod:`engine.fast.policies`, codes
 ``POLICY_CODES``). The policy RNG of seat ``s`` is Python's
-``random.Random(derive_seed(seed, "policy", s))`` (``engine.play._play``), reproduced by
+``random.Random(engine.play.seat_seeds(seed, n)[s])`` (``engine.play._play``), reproduced by
 :mod:`engine.fast.pyrandom`; forced decisions and legal sets of one never consult a policy,
 as in the reference.
 
@@ -30,7 +31,6 @@ True
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -39,13 +39,14 @@ from numba import njit
 
 from engine.actions import CHI_BASE, DISCARD_BASE, PAO_BASE
 from engine.cards import COPIES, DECK_SIZE, NUM_KINDS
-from engine.deck import derive_seed
 from engine.fast import state as S
 from engine.fast.cache_guard import guard
 from engine.fast.policies import POLICY_CODES, choose
 from engine.fast.pyrandom import N as MT_N
 from engine.fast.pyrandom import mt_seed64
+from engine.play import seat_seeds
 from engine.rules import RuleSet
+from engine.session import RunSeeds
 
 NULL8 = 255
 MAX_EVENTS_PER_HAND = 1024  # a hand has ~19 draws; far fewer events than this
@@ -166,7 +167,7 @@ def event_fields(st, seat, a):
 def play_one(rp, hp, deck, dealer, keys, pol, st, mts, ev, p, hand_index, o):
     """Play one hand; its events go to ev[:, p:], its outcome to ``o``; the next position.
 
-    ``keys[s]``: the uint64 policy seed of seat s (``derive_seed(seed, "policy", s)``; a
+    ``keys[s]``: the uint64 policy seed of seat s (``engine.play.seat_seeds``; a
     seat's generator is seeded when the seat first chooses); ``pol[s]``: its policy code.
     """
     S.new_state(rp, hp, deck, dealer, st)
@@ -303,16 +304,11 @@ def sessions_kernel(
 
 
 def policy_keys(seeds: Sequence[int], n_seats: int) -> np.ndarray:
-    """The policy seeds (n, 4) uint64 of every seat of every hand: engine.play._play's
-    ``derive_seed(seed, "policy", s)`` (inlined: SHA-256 of ``"seed/policy/s"``)."""
+    """The policy seeds (n, 4) uint64 of every seat of every hand (``engine.play.seat_seeds``
+    of each hand's seed)."""
     keys = np.zeros((len(seeds), 4), dtype=np.uint64)
-    sha = hashlib.sha256
     for h, seed in enumerate(seeds):
-        base = f"{int(seed)}/policy/"
-        keys[h, :n_seats] = [
-            int.from_bytes(sha(f"{base}{s}".encode()).digest()[:8], "little")
-            for s in range(n_seats)
-        ]
+        keys[h, :n_seats] = seat_seeds(int(seed), n_seats)
     return keys
 
 
@@ -473,7 +469,6 @@ def play_sessions(spec, sessions: range) -> tuple[dict[str, np.ndarray], dict[st
     80-byte decks (``deck``: (n, 80) uint8).
     """
     from engine.fast.deck import shuffle_decks
-    from engine.session import first_dealer
 
     rules = spec.rules
     n_seats = rules.players
@@ -486,14 +481,11 @@ def play_sessions(spec, sessions: range) -> tuple[dict[str, np.ndarray], dict[st
     first_deal = sessions.start * L
     last_deal = min(sessions.stop * L, spec.deals)
     n_deals = last_deal - first_deal
-    seed = spec.seed
-    deal_seeds = np.array(
-        [derive_seed(seed, "deal", d) for d in range(first_deal, last_deal)], dtype=np.uint64
-    )
-    decks = shuffle_decks(deal_seeds)
+    seeds = RunSeeds(spec.seed)
+    deal_seeds = np.array([seeds.deal(d) for d in range(first_deal, last_deal)], dtype=np.uint64)
+    decks = shuffle_decks(deal_seeds)  # engine.deck.shuffle_deck, compiled
     first_dealers = np.array(
-        [first_dealer(rules, derive_seed(seed, "session", i)).dealer for i in sessions],
-        dtype=np.int64,
+        [seeds.first_dealer(rules, i).dealer for i in sessions], dtype=np.int64
     )
     bounds = [min(i * L, spec.deals) - first_deal for i in sessions] + [n_deals]
     session_deals = np.array(bounds, dtype=np.int64)
@@ -503,7 +495,7 @@ def play_sessions(spec, sessions: range) -> tuple[dict[str, np.ndarray], dict[st
             pols[r, s] = policy_code(spec.policies[(s - r) % n_seats])
     n = n_deals * rotations
     hand_ids = first_deal * rotations + np.arange(n, dtype=np.int64)
-    keys = policy_keys([derive_seed(seed, "hand", int(h)) for h in hand_ids], n_seats)
+    keys = policy_keys([seeds.hand(int(h)) for h in hand_ids], n_seats)
     rp, hp = rule_arrays(rules)
     hands = np.zeros((n, len(HAND_COLUMNS)), dtype=np.int32)
     chunks = []

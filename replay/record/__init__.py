@@ -1,3 +1,8 @@
-"""Playing and recording: :mod:`~replay.record.schema` (the two tables and their codes),
-:mod:`~replay.record.recorder` (column buffers filled while a hand is played) and
-:mod:`~replay.record.runner` (sessions, seeds, shards, the worker pool, resume)."""
+"""Playing and recording, from the bottom up (each module imports only those before it):
+:mod:`~replay.record.schema` (the two tables and their codes),
+:mod:`~replay.record.recorder` (column buffers filled while a hand is played),
+:mod:`~replay.record.spec` (the run spec: layout, seeds, identity),
+:mod:`~replay.record.fast_engine` (shards played by the compiled engine),
+:mod:`~replay.record.shard` (play one shard with either engine, write its files),
+:mod:`~replay.record.backend` (inline or a process pool), :mod:`~replay.record.ray_backend`
+(Ray tasks) and :mod:`~replay.record.runner` (the run: manifest, resume, which backend)."""

@@ -19,7 +19,7 @@ import pyarrow as pa
 from replay.record.recorder import build_tables
 
 if TYPE_CHECKING:
-    from replay.record.runner import RunSpec
+    from replay.record.spec import RunSpec
 
 ENGINES = ("auto", "fast", "reference")
 

@@ -3,7 +3,7 @@
 Only this module imports ``ray``, and only when the backend is opened. The driver (the
 ``simulate`` process) keeps the whole run logic of :mod:`replay.record.runner`: it holds the
 run lock, submits tasks and alone writes the manifest, committing each shard index once. A
-task plays a group of consecutive shards with :func:`replay.record.runner.play_shard` (the
+task plays a group of consecutive shards with :func:`replay.record.shard.play_shard` (the
 same function the process pool runs, so the bytes are the same) and writes each shard's two
 files atomically under the run folder, which must therefore be a path every node reaches
 (a shared filesystem). A worker process that dies mid-task is retried by Ray
@@ -28,7 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import PaohuziError
-from replay.record.runner import Backend, RunError, RunSpec, Work, play_shard
+from replay.record.backend import Backend, Work
+from replay.record.shard import play_shard
+from replay.record.spec import RunError, RunSpec
 
 INSTALL_HINT = "ray is not installed: pip install 'paohuzi[cluster]'"
 MAX_RETRIES = 3  # Ray reruns a task whose worker process or node died, this many times

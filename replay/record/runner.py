@@ -1,41 +1,17 @@
-"""The simulation runner: sessions, seeds, shards, backends (process pool, Ray) and resume.
+"""The simulation runner: a run played (or resumed, or confirmed) into the store.
 
-**Work layout.** A run plays ``deals`` deals in sessions of ``session_length`` consecutive
-deals at one table (the last session may be shorter). Session ``i`` holds deals
-``i·L … i·L+L−1``. With ``duplicate`` every deal is played once per rotation of the policies
-over the seats (``rotations`` = seats), otherwise once. Hand ids follow play order:
-``hand_id = deal_id · rotations + rotation``. A shard is ``sessions_per_shard`` consecutive
-sessions (``shard_hands // (L · rotations)``, at least 1); it is the unit of work of a worker
-and the unit of resume. The layout depends on the arguments only, never on ``--workers``.
+:func:`simulate` holds the run lock, writes and updates the manifest (its identity, seeds,
+code version, progress) and has a :class:`~replay.record.backend.Backend` play the shards
+still missing; it alone writes the manifest, committing each shard index once. What it
+drives lives beside it:
 
-**Backends.** :func:`play_shard` is the one "play these hands, write their files" step;
-a :class:`Backend` decides where it runs: :class:`LocalBackend` (inline, or a pool of
-spawned processes) or ``replay.record.ray_backend.RayBackend`` (Ray tasks). Whatever the
-backend, only the calling process writes the manifest, committing each shard index once.
+* :mod:`replay.record.spec`: the run spec (layout in sessions, rotations and shards; its
+  seeds, from ``engine.session.RunSeeds``; its identity);
+* :mod:`replay.record.shard`: the shard player (:func:`play_shard`, either engine);
+* :mod:`replay.record.backend`: the backends' interface and the local one (inline or a
+  process pool from :mod:`replay.pool`); :mod:`replay.record.ray_backend`: Ray tasks.
 
-**Seeds, method version 1** (``schema.SEED_METHOD_VERSION``), with
-``engine.deck.derive_seed`` (SHA-256 of ``"run_seed/part/…"``, first 8 bytes little-endian):
-
-* session seed: ``derive_seed(S, "session", i)``; its first dealer is
-  ``engine.session.first_dealer(rules, session_seed)``;
-* deck of deal ``d``: ``engine.deck.shuffle_deck(derive_seed(S, "deal", d))`` (shuffle method
-  ``SHUFFLE_VERSION``);
-* policy seed of hand ``h``: ``derive_seed(S, "hand", h)``, given to ``play_hand`` (which
-  derives one RNG per seat from it).
-
-**Dealers.** Within a session the dealer follows RULES §2/§12 (``engine.session``). With
-``duplicate`` a deal is a *board*: all its rotations are dealt the same deck by the same
-dealer, and the dealer sequence follows the outcomes of rotation 0.
-
-**Rotations.** In rotation ``r`` seat ``s`` is played by ``policies[(s − r) mod seats]``, so
-policy ``p`` sits at seat ``(p + r) mod seats``.
-
->>> spec = RunSpec(rules=find_rules("hunan"), policies=("random",) * 3, seed=1, deals=20,
-...                session_length=8, duplicate=True, shard_hands=48)
->>> spec.rotations, spec.n_sessions, spec.sessions_per_shard, spec.n_shards, spec.hands_total
-(3, 3, 2, 2, 60)
->>> spec.seat_policies(1)
-('random', 'random', 'random')
+The names callers use are importable from here too (``runner.RunSpec``, ``runner.play_shard``).
 """
 
 from __future__ import annotations
@@ -43,41 +19,38 @@ from __future__ import annotations
 import bisect
 import contextlib
 import getpass
-import hashlib
-import json
-import multiprocessing as mp
 import os
 import platform
 import signal
 import socket
 import subprocess
 import time
-import traceback
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from engine.deck import SHUFFLE_VERSION, derive_seed, shuffle_deck
 from engine.errors import PaohuziError
-from engine.policies import load_policies
-from engine.rules import RuleSet, find_rules
-from engine.session import DealerState, first_dealer, next_dealer
 from replay import store
-from replay.analysis import summary
 from replay.record import schema
-from replay.record.recorder import ShardRecorder
+from replay.record.backend import Backend, LocalBackend, Work, cap_workers
+from replay.record.shard import play_sessions, play_shard
+from replay.record.spec import (
+    DEFAULT_POLICIES,
+    DEFAULT_SESSION_LENGTH,
+    DEFAULT_SHARD_HANDS,
+    RunError,
+    RunSpec,
+    find_rules,
+)
 from replay.store.manifest import ManifestWriter
 
-DEFAULT_SESSION_LENGTH = 8
-DEFAULT_SHARD_HANDS = 4096
-DEFAULT_POLICIES = "random"
-
 __all__ = [
+    "DEFAULT_POLICIES",
+    "DEFAULT_SESSION_LENGTH",
+    "DEFAULT_SHARD_HANDS",
     "Backend",
     "LocalBackend",
     "RunError",
@@ -87,230 +60,10 @@ __all__ = [
     "cap_workers",
     "find_rules",
     "make_backend",
+    "play_sessions",
     "play_shard",
     "simulate",
 ]
-
-
-class RunError(PaohuziError):
-    """A run that stopped before the end (a worker died, a hand failed); the store is intact."""
-
-
-@dataclass(frozen=True)
-class RunSpec:
-    """Everything that determines a run's content and its shard layout."""
-
-    rules: RuleSet
-    policies: tuple[str, ...]
-    seed: int
-    deals: int
-    session_length: int = DEFAULT_SESSION_LENGTH
-    duplicate: bool = False
-    shard_hands: int = DEFAULT_SHARD_HANDS
-    #: ``reference`` (engine/, the Python engine) or ``fast`` (engine/fast/, compiled). Not
-    #: part of the identity: both write the same rows, so a run may be resumed with either.
-    engine: str = "reference"
-
-    def __post_init__(self) -> None:
-        if self.deals < 1 or self.session_length < 1 or self.shard_hands < 1:
-            raise PaohuziError("hands, session length and shard size must be at least 1")
-        if self.hands_total > 2**32 - 1:
-            raise PaohuziError(f"{self.hands_total:,} hands is more than a run holds (2³² − 1)")
-        if self.session_length > 65535:
-            raise PaohuziError(f"session length {self.session_length} is above 65535")
-
-    @property
-    def n_seats(self) -> int:
-        return self.rules.players
-
-    @property
-    def rotations(self) -> int:
-        return self.n_seats if self.duplicate else 1
-
-    @property
-    def hands_total(self) -> int:
-        return self.deals * self.rotations
-
-    @property
-    def n_sessions(self) -> int:
-        return -(-self.deals // self.session_length)
-
-    @property
-    def sessions_per_shard(self) -> int:
-        return max(1, self.shard_hands // (self.session_length * self.rotations))
-
-    @property
-    def n_shards(self) -> int:
-        return -(-self.n_sessions // self.sessions_per_shard)
-
-    def shard_sessions(self, index: int) -> range:
-        lo = index * self.sessions_per_shard
-        return range(lo, min(lo + self.sessions_per_shard, self.n_sessions))
-
-    def session_deals(self, session: int) -> range:
-        lo = session * self.session_length
-        return range(lo, min(lo + self.session_length, self.deals))
-
-    def shard_hands_range(self, index: int) -> range:
-        s = self.shard_sessions(index)
-        first = self.session_deals(s.start).start
-        last = self.session_deals(s.stop - 1).stop
-        return range(first * self.rotations, last * self.rotations)
-
-    def seat_policies(self, rotation: int) -> tuple[str, ...]:
-        n = self.n_seats
-        return tuple(self.policies[(s - rotation) % n] for s in range(n))
-
-    def identity(self) -> dict[str, Any]:
-        """What a resumed run must match (content and layout)."""
-        return {
-            "schema_version": schema.SCHEMA_VERSION,
-            "seed_method_version": schema.SEED_METHOD_VERSION,
-            "shuffle_version": SHUFFLE_VERSION,
-            "rules_fingerprint": self.rules.fingerprint(),
-            "policies": list(self.policies),
-            "seed": self.seed,
-            "deals": self.deals,
-            "session_length": self.session_length,
-            "duplicate": self.duplicate,
-            "shard_hands": self.shard_hands,
-        }
-
-    def default_name(self) -> str:
-        """The run name used without ``--run``: readable, plus a digest of the identity."""
-        digest = hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()
-        preset = self.rules.preset_name() or "custom"
-        dup = "dup-" if self.duplicate else ""
-        return f"{preset}-{dup}s{self.seed}-n{self.deals}-{digest[:8]}"
-
-
-# ---------------------------------------------------------------------------------------------
-# Playing a shard (in a worker or inline)
-# ---------------------------------------------------------------------------------------------
-
-
-def play_sessions(
-    spec: RunSpec, sessions: range, rec: ShardRecorder, progress: Callable[[int], None] | None
-) -> None:
-    """Play and record the given sessions (hands in id order).
-
-    Each session gets fresh policy objects, so a policy that keeps state between hands still
-    gives results that depend on the session alone, not on which worker played what before.
-    """
-    rotations = spec.rotations
-    seed = spec.seed
-    seat_names = [spec.seat_policies(r) for r in range(rotations)]
-    for session in sessions:
-        by_rotation = [load_policies(list(names), spec.n_seats) for names in seat_names]
-        ds: DealerState = first_dealer(spec.rules, derive_seed(seed, "session", session))
-        deals = spec.session_deals(session)
-        for k, deal_id in enumerate(deals):
-            deck = shuffle_deck(derive_seed(seed, "deal", deal_id))
-            board_winner = None
-            for r in range(rotations):
-                hand_id = deal_id * rotations + r
-                policies, names = by_rotation[r], seat_names[r]
-                try:
-                    winner = rec.play_hand(
-                        deck, ds.dealer, policies, names, derive_seed(seed, "hand", hand_id),
-                        hand_id=hand_id, session=session, session_hand=k, rotation=r,
-                        deal_id=deal_id, huang_streak=ds.huang_streak,
-                    )  # fmt: skip
-                except Exception as e:
-                    raise RunError(
-                        f"hand {hand_id} (session {session}, deal {deal_id}, rotation {r})"
-                        f" failed: {type(e).__name__}: {e}"
-                    ) from e
-                if r == 0:
-                    board_winner = winner
-            ds = next_dealer(spec.rules, ds, board_winner)
-        if progress is not None:
-            progress(len(deals) * rotations)
-
-
-def play_shard(
-    spec: RunSpec,
-    index: int,
-    run_path: Path,
-    progress: Callable[[int], None] | None = None,
-) -> dict[str, Any]:
-    """Play shard ``index`` with ``spec.engine``, write its two files atomically; its
-    manifest entry (which names the engine that wrote it)."""
-    sessions = spec.shard_sessions(index)
-    hr = spec.shard_hands_range(index)
-    if spec.engine == "fast":
-        from replay.record.fast_engine import play_shard_tables
-
-        hands, events = play_shard_tables(spec, sessions)
-        if progress is not None:
-            progress(len(hr))
-    else:
-        rec = ShardRecorder(spec.rules)
-        play_sessions(spec, sessions, rec, progress)
-        hands, events = rec.tables()
-    assert hands.num_rows == len(hr), (hands.num_rows, hr)
-    files = {
-        name: store.write_shard_file(run_path, table, name, index)
-        for name, table in (("hands", hands), ("events", events))
-    }
-    files.update(summary.write_summary(run_path, index, hands, summary.spec_manifest(spec)))
-    return {
-        "index": index,
-        "first_session": sessions.start,
-        "sessions": len(sessions),
-        "first_hand": hr.start,
-        "hands": len(hr),
-        "events": events.num_rows,
-        "engine": spec.engine,
-        "files": files,
-    }
-
-
-# Worker-process side of the pool: progress goes through a shared array, one slot per shard
-# (plain aligned stores, no lock, so a killed worker cannot wedge the others).
-_PROGRESS: Any = None
-
-
-def _init_worker(progress: Any) -> None:
-    global _PROGRESS
-    _PROGRESS = progress
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
-    _die_with_parent()
-
-
-def _die_with_parent() -> None:
-    """Linux: SIGKILL this worker when the parent dies, so a killed ``simulate`` leaves no
-    orphan finishing shards behind the back of the next (resuming) one."""
-    with contextlib.suppress(Exception):
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        if os.getppid() == 1:  # the parent already died before prctl took effect
-            os._exit(1)
-
-
-def _worker_shard(spec: RunSpec, index: int, run_path: str) -> dict[str, Any]:
-    done = 0
-
-    def progress(n: int) -> None:
-        nonlocal done
-        done += n
-        _PROGRESS[index] = done
-
-    try:
-        return play_shard(spec, index, Path(run_path), progress)
-    except (RunError, store.StoreError):
-        raise
-    except Exception as e:  # keep the message one line; the traceback goes to the manifest
-        raise RunError(
-            f"shard {index}: {type(e).__name__}: {e}\n{traceback.format_exc()}"
-        ) from None
-
-
-# ---------------------------------------------------------------------------------------------
-# The run
-# ---------------------------------------------------------------------------------------------
 
 
 @dataclass
@@ -382,15 +135,7 @@ def new_manifest(spec: RunSpec, name: str, command: list[str]) -> dict[str, Any]
         "rules": spec.rules.to_dict(),
         "rules_preset": spec.rules.preset_name(),
         "rules_fingerprint": spec.rules.fingerprint(),
-        "seeds": {
-            "run_seed": spec.seed,
-            "seed_method_version": schema.SEED_METHOD_VERSION,
-            "shuffle_version": SHUFFLE_VERSION,
-            "session": 'derive_seed(run_seed, "session", session)',
-            "first_dealer": "engine.session.first_dealer(rules, session_seed)",
-            "deck": 'shuffle_deck(derive_seed(run_seed, "deal", deal_id))',
-            "policy": 'derive_seed(run_seed, "hand", hand_id)',
-        },
+        "seeds": spec.seeds_manifest(),
         "codes": schema.codes(),
         "tables": {t: schema.describe(t) for t in schema.TABLES},
         "shards": [],
@@ -562,129 +307,6 @@ def simulate(
         name, path, p["hands"], p["events"], p["bytes"], p["hands"] - before,
         time.perf_counter() - start, already,
     )  # fmt: skip
-
-
-@dataclass
-class Work:
-    """What a backend is asked to do: play the shards ``todo`` of ``spec`` into ``path``.
-
-    The backend calls ``commit(entry)`` in this process for every finished shard (the
-    manifest entry :func:`play_shard` returns; ``commit`` ignores an index it already has)
-    and, for the progress bar, ``running(hands)`` with the hands played so far in shards not
-    yet committed.
-    """
-
-    spec: RunSpec
-    todo: list[int]
-    path: Path
-    commit: Callable[[dict[str, Any]], bool]
-    running: Callable[[int], None]
-
-
-class Backend:
-    """Where shards are played. :meth:`run` returns when every shard of the work is committed
-    and raises :class:`RunError` (or ``KeyboardInterrupt``) otherwise, having stopped what it
-    started. Subclasses: :class:`LocalBackend`, ``replay.record.ray_backend.RayBackend``."""
-
-    name = "?"
-
-    def open(self) -> None:
-        """Connect (or start) what :meth:`run` needs; called once, before :meth:`cpus`."""
-
-    def close(self) -> None:
-        """Release what :meth:`open` took."""
-
-    def cpus(self) -> int:
-        """How many shards can be played at once (the cap on ``--workers``)."""
-        raise NotImplementedError
-
-    def describe(self) -> str:
-        """One line for the user: where the work runs."""
-        return f"{self.name}: {self.cpus()} CPUs"
-
-    def run(self, work: Work, workers: int) -> None:
-        raise NotImplementedError
-
-    def __enter__(self) -> Backend:
-        self.open()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-def cap_workers(workers: int, backend: Backend) -> tuple[int, str | None]:
-    """``workers`` lowered to the backend's CPUs, with the notice to print when it was."""
-    cpus = max(1, backend.cpus())
-    if workers <= cpus:
-        return workers, None
-    where = "this machine" if backend.name == "local" else f"the {backend.name} cluster"
-    return cpus, f"--workers {workers} lowered to {cpus}, the CPU count of {where}"
-
-
-class LocalBackend(Backend):
-    """This machine: inline for one worker or one shard, else a pool of spawned processes."""
-
-    name = "local"
-
-    def cpus(self) -> int:
-        return os.cpu_count() or 1
-
-    def run(self, work: Work, workers: int) -> None:
-        if workers <= 1 or len(work.todo) == 1:
-            for index in work.todo:
-                work.commit(play_shard(work.spec, index, work.path, _Ticker(work.running)))
-        else:
-            _run_pool(work, workers)
-
-
-class _Ticker:
-    """Progress of the shard being played inline."""
-
-    def __init__(self, running: Callable[[int], None]) -> None:
-        self.running, self.done = running, 0
-
-    def __call__(self, n: int) -> None:
-        self.done += n
-        self.running(self.done)
-
-
-def _run_pool(work: Work, workers: int) -> None:
-    spec = work.spec
-    ctx = mp.get_context("spawn")
-    counts = ctx.RawArray("q", spec.n_shards)
-    ex = ProcessPoolExecutor(
-        max_workers=min(workers, len(work.todo)),
-        mp_context=ctx,
-        initializer=_init_worker,
-        initargs=(counts,),
-    )
-    pending: dict[Future[dict[str, Any]], int] = {}
-    try:
-        for index in work.todo:
-            pending[ex.submit(_worker_shard, spec, index, str(work.path))] = index
-        while pending:
-            done, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-            for f in done:
-                pending.pop(f)
-                try:
-                    entry = f.result()
-                except BrokenProcessPool:
-                    raise RunError(
-                        "a worker process died (killed, or out of memory); the store keeps"
-                        " every finished shard: run the same command again to resume"
-                    ) from None
-                work.commit(entry)
-            work.running(sum(counts[i] for i in pending.values()))
-    finally:
-        if pending:
-            for f in pending:
-                f.cancel()
-            # Stop workers now rather than let them finish shards nobody will record.
-            for p in list(getattr(ex, "_processes", {}).values()):
-                with contextlib.suppress(Exception):
-                    p.terminate()
-        ex.shutdown(wait=True, cancel_futures=True)
 
 
 def make_backend(name: str, address: str | None = None) -> Backend:

@@ -31,15 +31,16 @@ import pyarrow as pa
 from engine.actions import ActionKind
 from engine.hu import Source
 from engine.mingtang import REGISTRY
+from engine.session import SEED_METHOD_VERSION as _SEED_METHOD_VERSION
 from engine.state import OutcomeKind
 
 #: Version of the table layout and of the meaning of every column and code. Readers refuse
 #: a version they do not know. History: 1 = first release.
 SCHEMA_VERSION = 1
 
-#: Version of the seed derivation (session seeds, deal seeds, policy seeds; see
-#: :mod:`replay.record.runner`). The deck shuffle has its own ``engine.deck.SHUFFLE_VERSION``.
-SEED_METHOD_VERSION = 1
+#: Version of the seed derivation (session seeds, deal seeds, policy seeds; defined with it,
+#: ``engine.session.RunSeeds``). The deck shuffle has its own ``engine.deck.SHUFFLE_VERSION``.
+SEED_METHOD_VERSION = _SEED_METHOD_VERSION
 
 #: Seats a table can have (4 with the 坐醒 variant); per-seat columns exist for all of them.
 MAX_SEATS = 4

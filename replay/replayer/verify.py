@@ -33,12 +33,9 @@ replay file seq 0: illegal event: seat 0 plays 胡; legal: 打 一, 打 二, 打
 from __future__ import annotations
 
 import contextlib
-import multiprocessing as mp
-import signal
-import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,6 +50,7 @@ from engine.errors import IllegalAction, InvalidNotation, PaohuziError
 from engine.rules import RuleSet
 from engine.state import OutcomeKind, State
 from replay import store
+from replay.pool import process_pool, start_method
 from replay.record import schema
 from replay.replayer.hand import HandLog, game_for, log_from_rows
 from replay.store.scan import file_sha256, resolve_shard_path
@@ -950,10 +948,6 @@ def _warm_fast() -> None:
 
 
 def _init_worker(warm: bool) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    from replay.record.runner import _die_with_parent
-
-    _die_with_parent()
     if warm:
         _warm_fast()
 
@@ -961,12 +955,9 @@ def _init_worker(warm: bool) -> None:
 def pool_start_method() -> str:
     """How the pool's workers start: ``fork`` from this process, already warm (its kernels
     loaded: a worker is ready in milliseconds, not the 2 s that a spawned one takes to import
-    and load them), when that is safe: the platform has it and this process runs no other
-    thread (a thread holding a lock at the fork would leave it held in the child); else
-    ``spawn``. The report does not depend on it."""
-    if "fork" in mp.get_all_start_methods() and threading.active_count() == 1:
-        return "fork"
-    return "spawn"
+    and load them), when that is safe (``replay.pool.start_method``: no other thread runs);
+    else ``spawn``. The report does not depend on it."""
+    return start_method(fork=True)
 
 
 def _pool(
@@ -978,14 +969,11 @@ def _pool(
     method = pool_start_method()
     if warm and method == "fork":
         _warm_fast()  # here, once: the forked workers inherit the loaded kernels
-    ex = ProcessPoolExecutor(
-        max_workers=min(workers, len(tasks)),
-        mp_context=mp.get_context(method),
-        initializer=_init_worker,
-        initargs=(warm and method == "spawn",),  # spawned workers warm up side by side
-    )
-    pending: dict[Future[ShardResult], tuple[RunReport, int]] = {}
-    try:
+    spawned_warm = (warm and method == "spawn",)  # spawned workers warm up side by side
+    size = min(workers, len(tasks))
+    # terminate=False: as before, an interrupted verify lets the running shards finish.
+    with process_pool(size, method, _init_worker, spawned_warm, terminate=False) as ex:
+        pending: dict[Future[ShardResult], tuple[RunReport, int]] = {}
         for rep, args in tasks:
             pending[ex.submit(verify_shard, *args)] = (rep, int(args[2]["hands"]))
         while pending:
@@ -993,10 +981,6 @@ def _pool(
             for f in done:
                 rep, n = pending.pop(f)
                 collect(rep, f.result(), n)
-    finally:
-        for f in pending:
-            f.cancel()
-        ex.shutdown(wait=True, cancel_futures=True)
 
 
 def action_label(code: int) -> str:

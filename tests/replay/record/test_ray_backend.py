@@ -313,15 +313,17 @@ def _local_instance(tmp: Path, reference: str) -> None:
 
 
 def test_workers_capped_at_cpu_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from replay import pool
+
     started: list[int] = []
-    real = runner.ProcessPoolExecutor
+    real = pool.ProcessPoolExecutor
 
     class Spy(real):  # type: ignore[misc, valid-type]
         def shutdown(self, *a: object, **kw: object) -> None:
             started.append(len(self._processes or {}))
             super().shutdown(*a, **kw)
 
-    monkeypatch.setattr(runner, "ProcessPoolExecutor", Spy)
+    monkeypatch.setattr(pool, "ProcessPoolExecutor", Spy)
     monkeypatch.setattr(runner.LocalBackend, "cpus", lambda self: 2)
     r = CliRunner().invoke(
         main,
