@@ -21,7 +21,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -235,11 +235,12 @@ def _one_line(e: Exception) -> str:
     return redact(text.splitlines()[0] if text else type(e).__name__)
 
 
-def query(sql: str, params: Sequence[Any] = ()) -> pd.DataFrame:
-    """Run one parameterised statement on a fresh cursor; a DataFrame."""
+def query(sql: str, params: Mapping[str, Any] | None = None) -> pd.DataFrame:
+    """Run one statement (its ``$name`` parameters' values in ``params``) on a fresh cursor;
+    a DataFrame."""
     cur = connection().cursor()
     try:
-        return cur.execute(sql, list(params)).df()
+        return cur.execute(sql, dict(params or {})).df()
     except duckdb.Error as e:
         raise StoreReadError(f"cannot read the store: {_one_line(e)}") from None
     finally:

@@ -12,10 +12,10 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import charts, db
-from dashboard.queries.sql import Filters
 from dashboard.services import filters as fsvc
 from dashboard.services.paths import store_label
 from dashboard.services.sqlguard import RefusedSQL
+from replay.analysis.figures.selection import Selection
 from replay.store.scan import StoreState
 
 #: The page scripts, relative to app.py; the folder is ``views/``, never ``pages/`` (app.py).
@@ -82,7 +82,7 @@ def keep(*keys: str) -> None:
             st.session_state[k] = st.session_state[copy]
 
 
-def current_filters(state: StoreState) -> Filters:
+def current_filters(state: StoreState) -> Selection:
     g = st.session_state.get
     return fsvc.resolve(
         state,
@@ -101,7 +101,7 @@ def show_messages(state: StoreState) -> None:
 
 def start(
     title: str, caption: str | None = None, need_runs: bool = True
-) -> tuple[StoreState, Filters]:
+) -> tuple[StoreState, Selection]:
     """Title, the store's notes, and the filter; stops the page (with a message, not a
     traceback) when there is nothing to show."""
     st.title(title)

@@ -12,12 +12,12 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import db
-from dashboard.queries import sql
 from dashboard.queries import stats as stats_q
-from dashboard.queries import summary_sql as ssql
-from dashboard.queries.sql import Filters
 from dashboard.services import drill, huxi
 from engine.rules import RuleSet
+from replay.analysis.figures import drill as sql
+from replay.analysis.figures.selection import Selection
+from replay.analysis.figures.values import win_sample as win_sample_sql
 from replay.replayer.hand import HandLog, load_hand
 from replay.store.catalog import relation_sql
 
@@ -31,23 +31,23 @@ def _source(sig: str, table: str, spans: list[tuple[str, int, int]]) -> str:
     return relation_sql(table, list(dict.fromkeys(files)))
 
 
-def _below(f: Filters, bound: int) -> list[tuple[str, int, int]]:
+def _below(f: Selection, bound: int) -> list[tuple[str, int, int]]:
     """Hand ids ``0 … bound − 1`` of each selected run."""
     return [(run, 0, int(bound) - 1) for run in sorted(f.runs)]
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def hand_count(sig: str, f: Filters, cond: str, value: int | None) -> pd.DataFrame:
+def hand_count(sig: str, f: Selection, cond: str, value: int | None) -> pd.DataFrame:
     """k of n; from the summary tables when every selected run has them and the condition
-    is one they count (:data:`dashboard.queries.summary_sql.DRILL`)."""
-    p = stats_q._plan(f) if cond in ssql.DRILL else None
-    if p is not None:
-        return db.query(*ssql.hand_count(p, cond, value))
-    if cond not in sql.SCAN_BOUND:
-        return db.query(*sql.hand_count(f, cond, value))
+    is one they count (:data:`replay.analysis.figures.drill.SUMMARY_CONDITIONS`)."""
+    p = stats_q.summary_plan(f) if cond in sql.SUMMARY_CONDITIONS else None
+    if p is not None or cond not in sql.SCAN_BOUND:
+        return db.query(*sql.hand_count(f, p, cond, value))
     spans = _below(f, sql.SCAN_BOUND[cond])
     return db.query(
-        *sql.hand_count(f, cond, value, _source(sig, "hands", spans), _source(sig, "events", spans))
+        *sql.hand_count(
+            f, None, cond, value, _source(sig, "hands", spans), _source(sig, "events", spans)
+        )
     )
 
 
@@ -59,7 +59,7 @@ def shard_ranges(sig: str, run: str) -> list[tuple[int, int]]:
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def hand_list(
-    sig: str, f: Filters, cond: str, value: int | None, limit: int, with_deck: bool = False
+    sig: str, f: Selection, cond: str, value: int | None, limit: int, with_deck: bool = False
 ) -> pd.DataFrame:
     """The first ``limit`` matching hands by run and hand id, read run by run and a few
     shards at a time (1, 2, 4, … shards, each query over only their files): a common
@@ -86,7 +86,7 @@ def hand_list(
         while i < len(ranges) and left > 0:
             lo, hi = ranges[i][0], ranges[min(len(ranges), i + step) - 1][1]
             source = _source(sig, "hands", [(run, lo, hi)])
-            got = db.query(*sql.hand_list_range(one, cond, value, left, lo, hi, with_deck, source))
+            got = db.query(*sql.hand_list(one, cond, value, left, with_deck, source, span=(lo, hi)))
             if len(got):
                 parts.append(got)
                 left -= len(got)
@@ -113,15 +113,17 @@ def _events(sig: str, rows: pd.DataFrame) -> pd.DataFrame:
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def win_sample(sig: str, f: Filters, per_run: int, below: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+def win_sample(
+    sig: str, f: Selection, per_run: int, below: int
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """A sample of winning hands with their decks, and their decisions."""
-    rows = db.query(*sql.win_sample(f, per_run, below, _source(sig, "hands", _below(f, below))))
+    rows = db.query(*win_sample_sql(f, per_run, below, _source(sig, "hands", _below(f, below))))
     return rows, _events(sig, rows)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def group_sources(
-    sig: str, f: Filters, per_run: int, below: int, rules: tuple[tuple[str, RuleSet], ...]
+    sig: str, f: Selection, per_run: int, below: int, rules: tuple[tuple[str, RuleSet], ...]
 ) -> tuple[pd.DataFrame, int, int]:
     """The group types of the winning readings of a sample of wins (replayed once, then
     cached): :func:`dashboard.services.huxi.group_sources`."""
@@ -131,7 +133,7 @@ def group_sources(
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def popao(
-    sig: str, f: Filters, limit: int, rules: tuple[tuple[str, RuleSet], ...]
+    sig: str, f: Selection, limit: int, rules: tuple[tuple[str, RuleSet], ...]
 ) -> tuple[pd.DataFrame, list[tuple[str, int, bool | None]]]:
     """The first ``limit`` 破跑胡 candidates (a 跑 of the hu card was possible) and, for
     each, whether the replay shows the free hu (option F): :func:`drill.popao_confirmed`."""

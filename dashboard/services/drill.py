@@ -17,9 +17,9 @@ from typing import Any
 
 import pandas as pd
 
-from dashboard.queries.sql import CONDITIONS
 from dashboard.services.stats import OUTCOME_LABELS, SOURCE_LABELS, card_text
 from engine.errors import PaohuziError
+from replay.analysis.figures.drill import CONDITIONS
 from replay.replayer.hand import HandLog, replay_hand
 
 #: How each condition reads; ``{v}`` is its value, ``{name}`` a 名堂 or source name.

@@ -1,11 +1,11 @@
 """The filter every page applies: run(s), rules preset, policy and seat. No streamlit.
 
 An empty choice means "all". The rules choice narrows the runs; policies and seats go to the
-SQL as parameters (:class:`dashboard.queries.sql.Filters`).
+SQL as parameters (:class:`replay.analysis.figures.selection.Selection`).
 
 >>> from replay.store.scan import StoreState
 >>> resolve(StoreState("/d", True, (), "x"), ["nope"], [], [], [])
-Filters(runs=(), seats=(), policies=(), duplicate=None)
+Selection(runs=(), seats=(), policies=(), duplicate=None)
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dashboard.queries.sql import Filters
+from replay.analysis.figures.selection import Selection
 from replay.store.scan import RunInfo, StoreState
 
 
@@ -55,15 +55,15 @@ def resolve(
     rules: Sequence[str],
     policies: Sequence[str],
     seats: Sequence[int],
-) -> Filters:
+) -> Selection:
     """The SQL filter for a sidebar choice. Names not in the store are dropped, so a stale
     URL or session cannot select what is not there."""
     if runs and not any(state.run(n) for n in runs):
-        return Filters(runs=())
+        return Selection(runs=())
     picked = selected_runs(state, runs, rules)
     known_policies = {p for r in picked for p in r.policies}
     max_seats = max((r.players for r in picked), default=3)
-    return Filters(
+    return Selection(
         runs=tuple(r.name for r in picked),
         seats=tuple(sorted({int(s) for s in seats if 0 <= int(s) < max_seats})),
         policies=tuple(sorted({p for p in policies if p in known_policies})),
@@ -71,7 +71,7 @@ def resolve(
     )
 
 
-def describe(f: Filters, state: StoreState) -> str:
+def describe(f: Selection, state: StoreState) -> str:
     """One line saying what is selected."""
     n_hands = sum(r.hands for r in state.usable_runs if r.name in f.runs)
     runs = (
@@ -84,12 +84,12 @@ def describe(f: Filters, state: StoreState) -> str:
     return f"{runs} ({n_hands:,} hands) · {seats} · {pols}"
 
 
-def convergence_width(state: StoreState, f: Filters, bins: int = 100) -> int:
+def convergence_width(state: StoreState, f: Selection, bins: int = 100) -> int:
     """Hands per bin of the convergence curve: about ``bins`` points over the longest run,
     a power of two (so the summary tables' bins, also powers of two, nest in it).
 
     >>> from replay.store.scan import StoreState
-    >>> convergence_width(StoreState("/d", True, (), "x"), Filters(runs=()))
+    >>> convergence_width(StoreState("/d", True, (), "x"), Selection(runs=()))
     1
     """
     longest = max((r.hands for r in state.usable_runs if r.name in f.runs), default=0)

@@ -1,9 +1,11 @@
 """Numbers for the pages, shaped from query results: rates with Wilson intervals, means with
 cluster-robust intervals, paired differences, distributions, curves. No streamlit.
 
-The interval code is :mod:`replay.analysis.intervals` and the result types are those of
-:mod:`replay.analysis.stats` (``Rate``, ``Mean``, ``GroupRow``, ``PairedRow``), so the dashboard and
-``paohuzi stats`` agree to the last digit on the same run.
+The figures and their intervals are those of the statistics layer
+(:mod:`replay.analysis.figures.results`: ``Rate``, ``Mean``, ``GroupRow``, ``PairedRow``,
+``Distribution``), shaped from the same rows, so the dashboard and ``paohuzi stats`` agree to
+the last digit on the same run; this module turns query frames into them and them into
+display tables.
 
 >>> r = Rate.of(30, 100)
 >>> fmt_rate(r)
@@ -27,11 +29,23 @@ import pandas as pd
 
 from engine.cards import card_char
 from engine.hu import Source
-from replay.analysis.intervals import Z95, ClusterSums, Moments, mean_ci, paired_diff_ci, wilson
-from replay.analysis.stats import QUANTILES, GroupRow, Mean, PairedRow, Rate
+from replay.analysis.figures import results
+from replay.analysis.figures.results import (
+    QUANTILES,
+    Distribution,
+    GroupRow,
+    Mean,
+    PairedRow,
+    Rate,
+    cluster_mean,
+)
+from replay.analysis.figures.results import count as _i
+from replay.analysis.figures.results import num as _f
+from replay.analysis.intervals import Z95, wilson
 
 __all__ = [
     "QUANTILES",
+    "Distribution",
     "GroupRow",
     "Mean",
     "PairedRow",
@@ -76,19 +90,6 @@ METRIC_LABELS = {"huxi": "胡息", "deng": "等", "fan": "番", "score": "score"
 # ---------------------------------------------------------------------------------------------
 
 
-def _f(x: Any) -> float:
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        return math.nan
-    return v
-
-
-def _i(x: Any) -> int:
-    v = _f(x)
-    return 0 if math.isnan(v) else int(v)
-
-
 def fmt_rate(r: Rate) -> str:
     return "–" if not r.n else f"{100 * r.p:.1f} %"
 
@@ -110,26 +111,6 @@ def fmt_mean(m: Mean, digits: int = 2) -> str:
         return "–"
     text = f"{m.mean:.{digits}f}"
     return text[1:] if text.startswith("-") and not text.strip("-0.") else text  # no "-0.00"
-
-
-def mean_of_moments(total: float, total_sq: float, n: int) -> Mean:
-    """A mean with its normal interval (observations taken as independent)."""
-    m, lo, hi = mean_ci(Moments(_f(total), _f(total_sq), _i(n)))
-    return Mean(m, lo, hi, _i(n))
-
-
-def _cluster_mean(row: Mapping[str, Any], col: str) -> Mean:
-    sums = ClusterSums(
-        _i(row[f"d_{col}"]),
-        _f(row[f"y_{col}"]),
-        _f(row[f"m_{col}"]),
-        _f(row[f"yy_{col}"]),
-        _f(row[f"ym_{col}"]),
-        _f(row[f"mm_{col}"]),
-    )
-    if sums.m <= 0:
-        return Mean(math.nan, math.nan, math.nan, 0)
-    return Mean.of(sums)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -173,7 +154,7 @@ class Headline:
 
 
 def headline(hl: Mapping[str, Any], wm: Mapping[str, Any]) -> Headline:
-    """From one row of ``sql.headline`` and one of ``sql.winning_moments``."""
+    """From one row of ``headline`` and one of ``winning_moments``."""
     n, d = _i(hl["n"]), _i(hl["clusters"])
     wins_sel, d_w = _i(wm["wins"]), _i(wm["clusters"])
     return Headline(
@@ -185,21 +166,21 @@ def headline(hl: Mapping[str, Any], wm: Mapping[str, Any]) -> Headline:
         dealer_win=Rate.of(_i(hl["dealer_wins"]), n, d),
         zimo=Rate.of(_i(wm["zimo"]), wins_sel, d_w),
         wins=wins_sel,
-        huxi=_cluster_mean(wm, "huxi"),
-        deng=_cluster_mean(wm, "deng"),
-        fan=_cluster_mean(wm, "fan"),
-        score=_cluster_mean(wm, "score"),
+        huxi=cluster_mean(wm, "huxi"),
+        deng=cluster_mean(wm, "deng"),
+        fan=cluster_mean(wm, "fan"),
+        score=cluster_mean(wm, "score"),
     )
 
 
 def winning_means(wm: Mapping[str, Any]) -> tuple[int, dict[str, Mean]]:
-    """From one row of ``sql.winning_moments``: the number of wins and the mean 胡息, 等,
+    """From one row of ``winning_moments``: the number of wins and the mean 胡息, 等,
     番 and score with their intervals (the part of :class:`Headline` about wins)."""
     return _i(wm["wins"]), {
-        "winning 胡息": _cluster_mean(wm, "huxi"),
-        "等": _cluster_mean(wm, "deng"),
-        "番": _cluster_mean(wm, "fan"),
-        "score per loser": _cluster_mean(wm, "score"),
+        "winning 胡息": cluster_mean(wm, "huxi"),
+        "等": cluster_mean(wm, "deng"),
+        "番": cluster_mean(wm, "fan"),
+        "score per loser": cluster_mean(wm, "score"),
     }
 
 
@@ -233,14 +214,9 @@ def headline_table(h: Headline) -> pd.DataFrame:
 
 
 def group_rows(df: pd.DataFrame) -> list[GroupRow]:
-    """Rows of ``sql.group_rates``: win rate (Wilson on the clusters) and mean score change
+    """Rows of ``group_rates_by``: win rate (Wilson on the clusters) and mean score change
     (cluster-robust), per group."""
-    out = []
-    for r in df.to_dict("records"):
-        n, d = _i(r["n"]), _i(r["d"])
-        sums = ClusterSums(d, _f(r["y"]), float(n), _f(r["yy"]), _f(r["ym"]), _f(r["mm"]))
-        out.append(GroupRow(str(r["key"]), Rate.of(_i(r["won"]), n, d), Mean.of(sums)))
-    return out
+    return results.group_rows(df.to_dict("records"))
 
 
 def relabel(row: GroupRow, key: str) -> GroupRow:
@@ -280,13 +256,8 @@ def rate_table(rows: Iterable[GroupRow], label: str = "group") -> pd.DataFrame:
 
 
 def paired_rows(df: pd.DataFrame) -> list[PairedRow]:
-    out = []
-    for r in df.to_dict("records"):
-        n = _i(r["deals"])
-        w = paired_diff_ci(Moments(_f(r["dw"]), _f(r["dww"]), n))
-        y = paired_diff_ci(Moments(_f(r["dy"]), _f(r["dyy"]), n))
-        out.append(PairedRow(str(r["a"]), str(r["b"]), n, Mean(*w, n), Mean(*y, n)))
-    return out
+    """Rows of ``paired``: the paired differences with their intervals."""
+    return results.paired_rows(df.to_dict("records"))
 
 
 def paired_table(rows: Iterable[PairedRow]) -> pd.DataFrame:
@@ -338,50 +309,20 @@ def convergence_curve(df: pd.DataFrame, width: int) -> pd.DataFrame:
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Distribution:
-    metric: str
-    counts: pd.DataFrame  # v, n, share
-    n: int
-    quantiles: dict[float, float]
-    min: float
-    max: float
-
-
-def quantile_disc(values: list[int], counts: list[int], q: float) -> float:
-    """The ⌈n·q⌉-th smallest value (DuckDB ``quantile_disc``, as ``paohuzi stats``).
-
-    >>> quantile_disc([1, 2, 3], [1, 1, 2], 0.5)
-    2.0
-    """
-    n = sum(counts)
-    if n == 0:
-        return math.nan
-    target = max(1, math.ceil(n * q))
-    acc = 0
-    for v, c in zip(values, counts):
-        acc += c
-        if acc >= target:
-            return float(v)
-    return float(values[-1])
-
-
 def distribution(vc: pd.DataFrame, metric: str) -> Distribution:
-    """From ``sql.value_counts``: one metric's counts, shares and quantiles."""
-    g = vc[vc["metric"] == metric].sort_values("v")
-    values = [int(v) for v in g["v"]]
-    counts = [int(c) for c in g["n"]]
-    n = sum(counts)
-    counts_df = pd.DataFrame(
-        {"v": values, "n": counts, "share": [c / n if n else 0.0 for c in counts]}
-    )
-    return Distribution(
-        metric,
-        counts_df,
-        n,
-        {q: quantile_disc(values, counts, q) for q in QUANTILES},
-        float(values[0]) if values else math.nan,
-        float(values[-1]) if values else math.nan,
+    """From ``value_counts``: one metric's histogram (quantiles, min, max)."""
+    return results.distribution(vc.to_dict("records"), metric)
+
+
+def counts_frame(d: Distribution) -> pd.DataFrame:
+    """A distribution's values, counts and shares (``v, n, share``), for a chart."""
+    n = d.n
+    return pd.DataFrame(
+        {
+            "v": list(d.values),
+            "n": list(d.counts),
+            "share": [c / n if n else 0.0 for c in d.counts],
+        }
     )
 
 
@@ -389,10 +330,10 @@ def quantile_table(dists: Iterable[Distribution]) -> pd.DataFrame:
     rows = []
     for d in dists:
         row: dict[str, Any] = {"measure": METRIC_LABELS.get(d.metric, d.metric), "wins": d.n}
-        row["min"] = d.min
+        row["min"] = float(d.min)
         for q, v in d.quantiles.items():
             row[f"q{int(round(q * 100))}"] = v
-        row["max"] = d.max
+        row["max"] = float(d.max)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -406,8 +347,8 @@ def source_table(df: pd.DataFrame) -> pd.DataFrame:
     for r in df.to_dict("records"):
         n = _i(r["n"])
         share = Rate.of(n, n_all, min(d_all, n_all) if d_all else None)
-        hx = mean_of_moments(r["huxi"], r["huxi2"], n)
-        sc = mean_of_moments(r["score"], r["score2"], n)
+        hx = Mean.of_moments(r["huxi"], r["huxi2"], n)
+        sc = Mean.of_moments(r["score"], r["score2"], n)
         rows.append(
             {
                 "source": SOURCE_LABELS.get(_i(r["source"]), str(r["source"])),
@@ -449,7 +390,7 @@ def mingtang_table(df: pd.DataFrame, codes: pd.DataFrame) -> pd.DataFrame:
         )
         n = _i(r["n"])
         share = Rate.of(n, n_wins, d_wins if d_wins < n_wins else None)
-        sc = mean_of_moments(r["score"], r["score2"], n)
+        sc = Mean.of_moments(r["score"], r["score2"], n)
         score_share = _f(r["score"]) / total_score if total_score else math.nan
         rows.append(
             {
@@ -674,8 +615,8 @@ def mingtang_compare(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
 
 def compare_distributions(a: Distribution, b: Distribution) -> pd.DataFrame:
     """Two distributions of one metric on a common axis (shares), for an overlaid chart."""
-    fa = a.counts.assign(side="A")
-    fb = b.counts.assign(side="B")
+    fa = counts_frame(a).assign(side="A")
+    fb = counts_frame(b).assign(side="B")
     return pd.concat([fa, fb], ignore_index=True)
 
 

@@ -10,6 +10,7 @@ from dashboard.charts import tip
 from dashboard.queries import stats as q
 from dashboard.services import filters as fsvc
 from dashboard.services import stats as svc
+from replay.analysis.figures.selection import Selection
 
 state, _ = ui.start(
     "Compare",
@@ -22,7 +23,7 @@ names = [r.name for r in state.usable_runs]
 labels = {r.name: f"{r.name} — {r.rules}, {','.join(r.policies)}" for r in state.usable_runs}
 
 
-def side(tag: str, default: str) -> fsvc.Filters:
+def side(tag: str, default: str) -> Selection:
     st.markdown(f"**Side {tag}**")
     key = f"cmp_{tag}_runs"
     if key not in st.session_state:

@@ -7,10 +7,10 @@ import streamlit as st
 
 from dashboard import ui
 from dashboard.queries import hands as qh
-from dashboard.queries import sql
 from dashboard.queries import stats as q
 from dashboard.services import drill
 from dashboard.services import stats as svc
+from replay.analysis.figures.drill import SCAN_BOUND
 
 state, f = ui.start(
     "Drill-down",
@@ -71,7 +71,7 @@ if cond == "popao":
     failed = sum(1 for *_, ok in checked if ok is None)
     k_cand, n = int(count["k"]), int(count["n"])
     share = svc.Rate.of(len(confirmed), len(checked))
-    bound = sql.SCAN_BOUND["popao"]
+    bound = SCAN_BOUND["popao"]
     st.markdown(
         f"**{k_cand:,}** of {n:,} selected wins (among the first {bound:,} hands of each run)"
         " were won while a 跑 of the hu card was possible (a 碰/偎 of it on the winner's"

@@ -52,7 +52,7 @@ spec = charts.histogram(
     [tip("v:O"), tip("n:Q"), tip("share:Q", ".2%")],
     pick="pick",
 )
-event = ui.chart(d.counts, spec, on_select="rerun", key=f"hist_{metric}")
+event = ui.chart(svc.counts_frame(d), spec, on_select="rerun", key=f"hist_{metric}")
 selection: dict[str, Any] = dict(event.selection or {}) if event else {}
 picked = selection.get("pick")
 if picked:

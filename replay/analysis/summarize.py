@@ -1,5 +1,5 @@
 """A shard's summary rows computed with numpy: the builder ``paohuzi simulate`` and ``paohuzi
-index`` use. The SQL of :func:`replay.analysis.summary.summarize_shard_sql` is the readable
+index`` use. The SQL of :func:`replay.analysis.summarize_sql.summarize_shard_sql` is the readable
 reference; ``make test`` holds the two to equal tables, row for row
 (tests/replay/analysis/test_summarize_equal.py).
 
@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from replay.analysis import summary as S
+from replay.store import summary_schema as S
 
 _NULL = 1 << 20  # a null key: sorts after every value
 
@@ -79,8 +79,8 @@ def _key_array(k: np.ndarray, typ: pa.DataType) -> pa.Array:
 
 def summarize_shard(hands: pa.Table, manifest: dict[str, Any]) -> dict[str, pa.Table]:
     """The summary rows of one shard's ``hands`` table, by kind: the same tables as
-    :func:`replay.analysis.summary.summarize_shard_sql`."""
-    players, per, duplicate, total = S._run_shape(manifest)
+    :func:`replay.analysis.summarize_sql.summarize_shard_sql`."""
+    players, per, duplicate, total = S.run_shape(manifest)
     names = sorted({p for pols in per for p in pols})  # policy codes in string order
     h = _Hands(hands, per, players, names)
     out = {
@@ -94,7 +94,7 @@ def summarize_shard(hands: pa.Table, manifest: dict[str, Any]) -> dict[str, pa.T
     out["clusters"], groups = _clusters_kind(h, masks, len(per), names)
     if duplicate:
         out["paired"] = _paired_kind(h, masks, names, groups)
-    return {k: S._conform(k, t) for k, t in out.items()}
+    return {k: S.conform(k, t) for k, t in out.items()}
 
 
 class _Hands:

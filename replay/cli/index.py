@@ -1,6 +1,6 @@
 """``paohuzi index``: build the summary tables (docs/LOG_FORMAT.md §10) of recorded runs, so
 that ``paohuzi stats`` and the dashboard answer without scanning their hands. The logic is
-:func:`replay.analysis.summary.index_run`."""
+:func:`replay.store.summaries.index_run`."""
 
 from __future__ import annotations
 
@@ -31,10 +31,10 @@ def index(runs: tuple[str, ...], data: Path, workers: int, quiet: bool) -> None:
     import time
 
     from engine.errors import PaohuziError
-    from replay.analysis.summary import index_run
     from replay.cli.main import InputError
     from replay.store.catalog import refresh_catalog
     from replay.store.runs import open_store
+    from replay.store.summaries import index_run
 
     store = open_store(data)
     if not store.root.is_dir():

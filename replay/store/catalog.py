@@ -41,22 +41,12 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import pyarrow as pa
 
 from replay.record import schema
 from replay.store.ducklimits import duckdb_settings
 from replay.store.layout import CATALOG_NAME, StoreError
 from replay.store.scan import StoreState, scan_store
-
-_TYPES = {
-    pa.uint8(): "UTINYINT",
-    pa.uint16(): "USMALLINT",
-    pa.uint32(): "UINTEGER",
-    pa.int16(): "SMALLINT",
-    pa.int32(): "INTEGER",
-    pa.bool_(): "BOOLEAN",
-    pa.string(): "VARCHAR",
-}
+from replay.store.summary_schema import KINDS, SUMMARY_SCHEMA, SUMMARY_TABLE, duck_type
 
 #: The columns of the ``runs`` table, from :class:`~replay.store.scan.RunInfo`.
 RUN_COLUMNS: list[tuple[str, str]] = [
@@ -112,14 +102,39 @@ def relation_sql(table: str, files: list[str]) -> str:
             f"(SELECT * FROM read_parquet([{listing}], hive_partitioning = true,"
             " hive_types = {'run': VARCHAR}))"
         )
-    cols = ", ".join(
-        f"NULL::{_TYPES.get(f.type, 'BLOB')} AS {f.name}" for f in schema.SCHEMAS[table]
-    )
+    fields = SUMMARY_SCHEMA if table == SUMMARY_TABLE else schema.SCHEMAS[table]
+    cols = ", ".join(f"NULL::{duck_type(f.type)} AS {f.name}" for f in fields)
     return f"(SELECT {cols}, NULL::VARCHAR AS run WHERE false)"
 
 
 def _view_sql(table: str, files: list[str]) -> str:
     return f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM {relation_sql(table, files)}"
+
+
+def rollup_sql(kind: str) -> str:
+    """A summary kind's rows summed over the shards of each run (the ``summary_<kind>``
+    view; :data:`~replay.store.summary_schema.KINDS`)."""
+    keys, sums = KINDS[kind]
+    agg = ", ".join(
+        f"sum({c})::{'DOUBLE' if c in ('dw', 'dww', 'dy', 'dyy') else 'BIGINT'} AS {c}"
+        for c in sums
+    )
+    return (
+        f"SELECT run, {', '.join(keys)}, {agg} FROM summary WHERE kind = '{kind}'"
+        f" GROUP BY run, {', '.join(keys)}"
+    )
+
+
+def _summary_views(con: Any, files: list[str], materialize: bool = False) -> None:
+    """``summary`` (the rows of every listed summary file, with ``run``) and one
+    ``summary_<kind>`` per kind, summed over shards: views, or tables when ``materialize``
+    (the dashboard's private catalog: its pages then read a few thousand rows)."""
+    con.execute(_view_sql(SUMMARY_TABLE, files))
+    for kind in KINDS:
+        what = "TABLE" if materialize else "VIEW"
+        con.execute(f"DROP TABLE IF EXISTS summary_{kind}")
+        con.execute(f"DROP VIEW IF EXISTS summary_{kind}")
+        con.execute(f"CREATE {what} summary_{kind} AS {rollup_sql(kind)}")
 
 
 # One row per playing seat per hand: the 4-player 坐醒 sitter, (dealer + 2) mod 4, sits out.
@@ -194,13 +209,11 @@ def create_code_tables(con: Any) -> None:
 def _file_views(con: Any, state: StoreState, base: Path | None) -> list[str]:
     """The views over the shard files on ``con`` (``hands``, ``events``, ``seats``; paths
     relative to ``base`` when given); the summary files, named the same way."""
-    from replay.analysis import summary
-
     listed = listed_files(state, base)
     for table in schema.TABLES:
         con.execute(_view_sql(table, listed[table]))
     con.execute(_SEATS_SQL)
-    sfiles = state.files(summary.SUMMARY_TABLE)
+    sfiles = state.files(SUMMARY_TABLE)
     return sfiles if base is None else [_relative(f, base) for f in sfiles]
 
 
@@ -219,12 +232,10 @@ def build_catalog(
     con: Any, state: StoreState, base: Path | None = None, materialize: bool = False
 ) -> None:
     """The catalog's views and tables on ``con`` over ``state``'s usable runs (shard paths
-    relative to ``base`` when given, else absolute); the summary views
-    (:func:`replay.analysis.summary.create_views`) as tables when ``materialize``."""
-    from replay.analysis import summary
-
+    relative to ``base`` when given, else absolute); the summary views as tables when
+    ``materialize``. Every view of the catalog is made here."""
     sfiles = _file_views(con, state, base)
-    summary.create_views(con, sfiles, materialize=materialize)
+    _summary_views(con, sfiles, materialize=materialize)
     con.execute(f"CREATE OR REPLACE TABLE runs ({', '.join(f'{n} {t}' for n, t in RUN_COLUMNS)})")
     rows = [
         (
@@ -397,9 +408,7 @@ def _copy_store_catalog(root: Path, state: StoreState, dest: Path) -> bool:
         try:
             ok = _built_on(con, state)
             if ok:
-                from replay.analysis import summary
-
-                summary.create_summary_view(con, _file_views(con, state, None))
+                con.execute(_view_sql(SUMMARY_TABLE, _file_views(con, state, None)))
                 con.execute("CHECKPOINT")
         finally:
             con.close()

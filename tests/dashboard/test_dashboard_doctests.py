@@ -10,7 +10,6 @@ import pytest
 
 MODULES = [
     "dashboard.charts",
-    "dashboard.queries.sql",
     "dashboard.services.cards",
     "dashboard.services.drill",
     "dashboard.services.filters",

@@ -16,13 +16,14 @@ import pandas as pd
 import pytest
 from conftest import copy_store, edit_manifest
 
-from dashboard.queries import sql
-from dashboard.queries.sql import Filters
 from dashboard.services import drill, filters, huxi, replay, stats
 from dashboard.services.cards import card_html, cards_html
 from dashboard.services.sqlguard import RefusedSQL, check_select
 from engine.cards import RED_KINDS
 from replay import demo_data
+from replay.analysis.figures import drill as fdrill
+from replay.analysis.figures import groups, huang, outcomes, values
+from replay.analysis.figures.selection import Selection
 from replay.analysis.stats import run_stats
 from replay.cli.dashboard import app_path, streamlit_command
 from replay.replayer.hand import load_hand, replay_hand
@@ -43,7 +44,7 @@ def con(state: Any) -> Any:
     c.close()
 
 
-def q(con: Any, built: tuple[str, list[Any]]) -> pd.DataFrame:
+def q(con: Any, built: tuple[str, Any]) -> pd.DataFrame:
     return con.cursor().execute(*built).df()
 
 
@@ -61,7 +62,7 @@ def test_catalog_holds_the_listed_shards(con: Any, state: Any) -> None:
     assert counts == {r.name: r.hands for r in state.runs}
     events = dict(con.execute("SELECT run, count(*) FROM events GROUP BY run").fetchall())
     assert events == {r.name: r.events for r in state.runs}
-    runs = q(con, ("SELECT run, rules, players, duplicate, level FROM runs ORDER BY run", []))
+    runs = q(con, ("SELECT run, rules, players, duplicate, level FROM runs ORDER BY run", {}))
     assert list(runs["run"]) == ["base", "dup", "four", "min10", "mixed"]
     assert dict(zip(runs["run"], runs["rules"]))["min10"] == "hunan min_huxi=10"
     # seat rows: 3 per hand, 3 of 4 seats at the 4-player table (the sitter sits out)
@@ -105,45 +106,46 @@ def test_empty_store_catalog(tmp_path: Path) -> None:
 HOSTILE = "x'); DROP TABLE runs; --"
 
 
-def all_builders(f: Filters) -> list[tuple[str, list[Any]]]:
+def all_builders(f: Selection) -> list[tuple[str, dict[str, Any]]]:
     out = [
-        sql.headline(f),
-        sql.winning_moments(f),
-        sql.paired(f),
-        sql.value_counts(f),
-        sql.by_source(f),
-        sql.by_mingtang(f),
-        sql.retention(f),
-        sql.win_sample(f, 10, 4096),
-        sql.events_for([(HOSTILE, 0, 10)]),
-        sql.convergence(f, "policy", 7),
+        outcomes.headline(f, None),
+        outcomes.winning_moments(f, None),
+        groups.paired(f, None),
+        values.value_counts(f, None),
+        values.by_source(f, None),
+        values.by_mingtang(f, None),
+        huang.retention(f, None),
+        values.win_sample(f, 10, 4096),
+        fdrill.events_for([(HOSTILE, 0, 10)]),
+        groups.convergence(f, None, "policy", 7),
     ]
-    out += [sql.group_rates(f, k) for k in sql.GROUP_KEYS]
-    out += [sql.huang_by(f, k) for k in sql.HAND_KEYS]
-    out += [sql.survival(f, k) for k in sql.HAND_KEYS]
-    for cond, (_, takes, _) in sql.CONDITIONS.items():
+    out += [groups.group_rates_by(f, None, (k,)) for k in groups.GROUP_KEYS]
+    out += [huang.huang_by_keys(f, None, (k,)) for k in huang.HAND_KEYS]
+    out += [huang.survival(f, None, k) for k in huang.HAND_KEYS]
+    for cond, (_, takes, _) in fdrill.CONDITIONS.items():
         v = 3 if takes else None
-        out += [sql.hand_count(f, cond, v), sql.hand_list(f, cond, v, 50, True)]
+        out += [fdrill.hand_count(f, None, cond, v), fdrill.hand_list(f, cond, v, 50, True)]
     return out
 
 
 def test_builders_are_parameterised(con: Any) -> None:
-    f = Filters(runs=(HOSTILE, "base"), seats=(0, 2), policies=(HOSTILE, "greedy"))
+    f = Selection(runs=(HOSTILE, "base"), seats=(0, 2), policies=(HOSTILE, "greedy"))
     for text, params in all_builders(f):
         assert HOSTILE not in text and "DROP" not in text
-        assert text.count("?") == len(params), text
+        assert set(re.findall(r"\$([a-z][a-z0-9_]*)", text)) == set(params), text
+        assert all(HOSTILE not in str(k) for k in params)
         con.cursor().execute(text, params).fetchall()  # valid SQL, runs, changes nothing
     assert con.execute("SELECT count(*) FROM runs").fetchone() == (5,)
 
 
 def test_known_duplicate_runs_give_the_same_numbers(con: Any, state: Any) -> None:
     runs = tuple(r.name for r in state.runs)
-    known = Filters(runs=runs, duplicate=("dup",), seats=(0, 1), policies=("greedy",))
-    unknown = Filters(runs=runs, seats=(0, 1), policies=("greedy",))
+    known = Selection(runs=runs, duplicate=("dup",), seats=(0, 1), policies=("greedy",))
+    unknown = Selection(runs=runs, seats=(0, 1), policies=("greedy",))
     for build in (
-        lambda f: sql.group_rates_by(f, ("seat", "dealer", "policy", "run", "all")),
-        sql.winning_moments,
-        sql.headline,
+        lambda f: groups.group_rates_by(f, None, ("seat", "dealer", "policy", "run", "all")),
+        lambda f: outcomes.winning_moments(f, None),
+        lambda f: outcomes.headline(f, None),
     ):
         a, b = q(con, build(known)), q(con, build(unknown))
         pd.testing.assert_frame_equal(a, b)
@@ -151,9 +153,9 @@ def test_known_duplicate_runs_give_the_same_numbers(con: Any, state: Any) -> Non
 
 def test_unknown_group_key_is_refused() -> None:
     with pytest.raises(KeyError):
-        sql.group_rates(Filters(runs=("base",)), "seat; DROP TABLE runs")
+        groups.group_rates_by(Selection(runs=("base",)), None, ("seat; DROP TABLE runs",))
     with pytest.raises(ValueError):
-        Filters(runs=("base",), seats=(7,))
+        Selection(runs=("base",), seats=(7,))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -164,26 +166,31 @@ def test_unknown_group_key_is_refused() -> None:
 @pytest.mark.parametrize("run", ["base", "dup", "four", "min10", "mixed"])
 def test_rates_agree_with_paohuzi_stats(con: Any, store_dir: Path, run: str) -> None:
     (ref,) = run_stats(open_store(store_dir), [run])
-    f = Filters(runs=(run,))
-    h = stats.headline(q(con, sql.headline(f)).iloc[0], q(con, sql.winning_moments(f)).iloc[0])
+    f = Selection(runs=(run,))
+    h = stats.headline(
+        q(con, outcomes.headline(f, None)).iloc[0],
+        q(con, outcomes.winning_moments(f, None)).iloc[0],
+    )
     assert h.win == ref.outcomes["win"]
     assert h.huang == ref.outcomes["huangzhuang"]
     for key, rows in (("seat", ref.seats), ("dealer", ref.dealer)):
-        mine = {g.key: g for g in stats.group_rows(q(con, sql.group_rates(f, key)))}
+        mine = {g.key: g for g in stats.group_rows(q(con, groups.group_rates_by(f, None, (key,))))}
         for g in rows:
             assert mine[g.key].win == g.win
             assert _close(mine[g.key].score, g.score)
     if ref.policy:
-        mine = {g.key: g for g in stats.group_rows(q(con, sql.group_rates(f, "policy")))}
+        mine = {
+            g.key: g for g in stats.group_rows(q(con, groups.group_rates_by(f, None, ("policy",))))
+        }
         for g in ref.policy:
             assert mine[g.key].win == g.win and _close(mine[g.key].score, g.score)
     if ref.paired:
-        mine_p = {(p.a, p.b): p for p in stats.paired_rows(q(con, sql.paired(f)))}
+        mine_p = {(p.a, p.b): p for p in stats.paired_rows(q(con, groups.paired(f, None)))}
         for p in ref.paired:
             assert mine_p[(p.a, p.b)].deals == p.deals
             assert _close(mine_p[(p.a, p.b)].win_diff, p.win_diff)
             assert _close(mine_p[(p.a, p.b)].score_diff, p.score_diff)
-    vc = q(con, sql.value_counts(f))
+    vc = q(con, values.value_counts(f, None))
     for col, d in ref.winning.items():
         mine_d = stats.distribution(vc, col)
         assert tuple(mine_d.quantiles.values()) == d.quantiles
@@ -191,7 +198,7 @@ def test_rates_agree_with_paohuzi_stats(con: Any, store_dir: Path, run: str) -> 
         assert _close(getattr(h, col), d.mean)
     if ref.zimo is not None:
         assert h.zimo == ref.zimo
-    mt = stats.mingtang_table(q(con, sql.by_mingtang(f)), q(con, sql.mingtang_codes()))
+    mt = stats.mingtang_table(q(con, values.by_mingtang(f, None)), q(con, values.mingtang_codes()))
     got = {r["id"]: (r["wins with it"], r["of wins"]) for r in mt.to_dict("records")}
     for row in ref.mingtang:
         k, n = got.get(row.pinyin, (0, row.share.n))
@@ -206,9 +213,9 @@ def _close(a: Any, b: Any) -> bool:
 @pytest.mark.parametrize("run", ["dup", "mixed"])
 def test_seat_and_policy_filters_match_pandas(con: Any, store_dir: Path, run: str) -> None:
     h = hands_pd(store_dir, run)
-    f = Filters(runs=(run,), seats=(1, 2), policies=("random",))
+    f = Selection(runs=(run,), seats=(1, 2), policies=("random",))
     # seat level: seats 1 and 2 when played by random
-    rows = stats.group_rows(q(con, sql.group_rates(f, "all")))
+    rows = stats.group_rows(q(con, groups.group_rates_by(f, None, ("all",))))
     n = won = 0
     for s in (1, 2):
         mask = h[f"policy_{s}"] == "random"
@@ -219,26 +226,28 @@ def test_seat_and_policy_filters_match_pandas(con: Any, store_dir: Path, run: st
     wins = h[h["outcome"] != 1]
     pol = [wins[f"policy_{int(w)}"].iloc[i] for i, w in enumerate(wins["winner"])]
     sel = wins[wins["winner"].isin([1, 2]) & (pd.Series(pol, index=wins.index) == "random")]
-    wm = q(con, sql.winning_moments(f)).iloc[0]
+    wm = q(con, outcomes.winning_moments(f, None)).iloc[0]
     assert int(wm["wins"]) == len(sel)
     # hand level: hands in which seat 1 or 2 was random
     hand_mask = (h["policy_1"] == "random") | (h["policy_2"] == "random")
-    hl = q(con, sql.headline(f)).iloc[0]
+    hl = q(con, outcomes.headline(f, None)).iloc[0]
     assert int(hl["n"]) == int(hand_mask.sum())
     assert int(hl["huang"]) == int((h.loc[hand_mask, "outcome"] == 1).sum())
 
 
 def test_survival_and_convergence_curves(con: Any, store_dir: Path) -> None:
     h = hands_pd(store_dir, "base")
-    f = Filters(runs=("base",))
-    curve = stats.survival_curve(q(con, sql.survival(f, "run")))
+    f = Selection(runs=("base",))
+    curve = stats.survival_curve(q(con, huang.survival(f, None, "run")))
     shares = list(curve["share"])
     assert shares == sorted(shares) and shares[-1] == 1.0
     assert math.isclose(shares[0], float((h["stock_left"] == 0).mean()))
     s5 = curve[curve["stock_left"] == 5].iloc[0]
     assert math.isclose(s5["share"], float((h["stock_left"] <= 5).mean()))
     assert s5["lo"] <= s5["share"] <= s5["hi"]
-    by_seat = q(con, sql.convergence(Filters(runs=("base", "four"), seats=(0, 3)), "seat", 30))
+    by_seat = q(
+        con, groups.convergence(Selection(runs=("base", "four"), seats=(0, 3)), None, "seat", 30)
+    )
     by_view = q(
         con,
         (
@@ -249,28 +258,28 @@ def test_survival_and_convergence_curves(con: Any, store_dir: Path) -> None:
         ),
     )
     pd.testing.assert_frame_equal(by_seat, by_view, check_dtype=False)
-    conv = stats.convergence_curve(q(con, sql.convergence(f, "all", 50)), 50)
+    conv = stats.convergence_curve(q(con, groups.convergence(f, None, "all", 50)), 50)
     last = conv.iloc[-1]
     assert int(last["seat_hands"]) == 3 * len(h)
     assert math.isclose(last["rate"], float((h["outcome"] != 1).sum()) / (3 * len(h)))
 
 
 def test_huang_groups_add_up(con: Any, state: Any) -> None:
-    f = Filters(runs=tuple(r.name for r in state.runs))
-    by = q(con, sql.huang_by_keys(f, ("all", "rules", "policies", "players", "run")))
-    hl = q(con, sql.headline(f)).iloc[0]
+    f = Selection(runs=tuple(r.name for r in state.runs))
+    by = q(con, huang.huang_by_keys(f, None, ("all", "rules", "policies", "players", "run")))
+    hl = q(con, outcomes.headline(f, None)).iloc[0]
     for g, part in by.groupby("g"):
         assert int(part["n"].sum()) == int(hl["n"]), g
         assert int(part["huang"].sum()) == int(hl["huang"]), g
         assert int(part["d"].sum()) == int(hl["clusters"]), g
     assert set(by[by["g"] == "players"]["key"]) == {"3 players", "4 players"}
-    surv = q(con, sql.survival(f, "rules"))
+    surv = q(con, huang.survival(f, None, "rules"))
     assert int(surv["n"].sum()) == int(hl["n"])
 
 
 def test_retention(con: Any, store_dir: Path) -> None:
     h = hands_pd(store_dir, "base")
-    df = q(con, sql.retention(Filters(runs=("base",))))
+    df = q(con, huang.retention(Selection(runs=("base",)), None))
     assert int(df["n"].sum()) == len(h)
     kept, fresh, diff = stats.retention_effect(df)
     assert kept.n == int((h["huang_streak"] > 0).sum())
@@ -279,8 +288,8 @@ def test_retention(con: Any, store_dir: Path) -> None:
 
 
 def test_quantiles_and_differences() -> None:
-    assert stats.quantile_disc([15, 16, 18], [5, 3, 2], 0.5) == 15.0
-    assert stats.quantile_disc([15, 16, 18], [5, 3, 2], 0.9) == 18.0
+    d = stats.Distribution.of("huxi", [(15, 5), (16, 3), (18, 2)])
+    assert (d.quantiles[0.5], d.quantiles[0.9]) == (15.0, 18.0)
     d = stats.rate_diff(stats.Rate.of(56, 70), stats.Rate.of(48, 80))
     assert (round(d.lo, 4), round(d.hi, 4)) == (0.0524, 0.3339)  # Newcombe 1998, method 10
     m = stats.mean_diff(stats.Mean(2.0, 1.0, 3.0, 10), stats.Mean(1.0, 0.0, 2.0, 10))
@@ -288,13 +297,13 @@ def test_quantiles_and_differences() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Filters, store scan, SQL guard
+# Selection, store scan, SQL guard
 # ---------------------------------------------------------------------------------------------
 
 
 def test_filter_resolution(state: Any) -> None:
     f = filters.resolve(state, [], ["hunan-4p"], ["greedy", "nope"], [3, 9])
-    assert f == Filters(runs=("four",), seats=(3,), policies=("greedy",), duplicate=())
+    assert f == Selection(runs=("four",), seats=(3,), policies=("greedy",), duplicate=())
     assert filters.resolve(state, ["gone"], [], [], []).runs == ()
     ch = filters.choices(state)
     assert ch.runs == ("base", "dup", "four", "min10", "mixed") and ch.seats == (0, 1, 2, 3)
@@ -376,12 +385,12 @@ def test_replay_view_shaping(store_dir: Path) -> None:
 
 
 def test_drilldown_hand_table_and_popao(con: Any, state: Any, store_dir: Path) -> None:
-    f = Filters(runs=tuple(r.name for r in state.runs))
-    names = drill.mingtang_names(q(con, sql.mingtang_codes()))
-    t = drill.hand_table(q(con, sql.hand_list(f, "huxi_ge", 25, 20)), names)
+    f = Selection(runs=tuple(r.name for r in state.runs))
+    names = drill.mingtang_names(q(con, values.mingtang_codes()))
+    t = drill.hand_table(q(con, fdrill.hand_list(f, "huxi_ge", 25, 20)), names)
     assert (t["胡息"] >= 25).all() and set(t["outcome"]) <= {"胡", "天胡", "3提/5坎 天胡"}
-    rows = q(con, sql.hand_list(f, "popao", None, 100, True))
-    ev = q(con, sql.events_for([(r, 0, 10**6) for r in f.runs]))
+    rows = q(con, fdrill.hand_list(f, "popao", None, 100, True))
+    ev = q(con, fdrill.events_for([(r, 0, 10**6) for r in f.runs]))
     rules = {r.name: r.ruleset_obj() for r in state.runs}
     logs = huxi.sample_logs(rows, ev, rules)
     assert len(logs) == len(rows)
@@ -394,9 +403,9 @@ def test_drilldown_hand_table_and_popao(con: Any, state: Any, store_dir: Path) -
 
 
 def test_huxi_group_sources_add_up(con: Any, state: Any) -> None:
-    f = Filters(runs=("base", "four"))
-    rows = q(con, sql.win_sample(f, 15, 4096))
-    ev = q(con, sql.events_for([(r, 0, 4095) for r in f.runs]))
+    f = Selection(runs=("base", "four"))
+    rows = q(con, values.win_sample(f, 15, 4096))
+    ev = q(con, fdrill.events_for([(r, 0, 4095) for r in f.runs]))
     rules = {r.name: r.ruleset_obj() for r in state.runs}
     table, used, failed = huxi.group_sources(huxi.sample_logs(rows, ev, rules))
     assert failed == 0 and used == len(rows) > 0

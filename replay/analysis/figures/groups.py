@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from replay.analysis import summary
 from replay.analysis.figures.params import Params, Statement
 from replay.analysis.figures.selection import (
     SEAT_BIT,
@@ -28,6 +27,7 @@ from replay.analysis.figures.selection import (
     seats_where,
     sel_cte,
 )
+from replay.store import summary_schema as summary
 
 #: Group keys of seat rows: constant SQL expressions, chosen by name (an unknown name
 #: raises ``KeyError``).
@@ -138,7 +138,7 @@ def group_rates_by(sel: Selection, pl: Plan | None, keys: Sequence[str]) -> Stat
             f" FROM ({base})) GROUP BY run"
         )
     dr = runs_of_kind(sel, p, True)
-    sf = seat_filter(sel, p)
+    sf = seat_filter(sel, p) if dr != "false" else ""
     for key in keys if dr != "false" else ():
         parts.append(
             f"SELECT '{key}', key, sum(n), sum(won), count(*), sum(y), sum(y::DOUBLE * y),"

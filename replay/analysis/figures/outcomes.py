@@ -9,7 +9,6 @@ winning 胡息 / 等 / 番 / score, and the automatic 3提/5坎 天胡 per deal 
 
 from __future__ import annotations
 
-from replay.analysis import summary
 from replay.analysis.figures.params import Params, Statement
 from replay.analysis.figures.selection import (
     AUTO,
@@ -25,6 +24,7 @@ from replay.analysis.figures.selection import (
     sel_cte,
     win_filter,
 )
+from replay.store import summary_schema as summary
 
 VALUE_COLS = summary.VALUE_COLS
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.state import OutcomeKind
-from replay.analysis import summary
 from replay.analysis.figures.params import Params
+from replay.store import summary_schema as summary
 
 HUANG = int(OutcomeKind.HUANGZHUANG)
 AUTO = int(OutcomeKind.TIANHU_AUTO)
@@ -63,7 +63,7 @@ class Selection:
 # The source: a summary plan, or None (the hands)
 # ---------------------------------------------------------------------------------------------
 
-#: Per selected run: (run, seat mask, rotation mask) of :mod:`replay.analysis.summary`.
+#: Per selected run: (run, seat mask, rotation mask) of :mod:`replay.store.summary_schema`.
 Plan = tuple[tuple[str, int, int], ...]
 
 

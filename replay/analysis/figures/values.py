@@ -9,7 +9,6 @@ wins with their decks (hands only).
 
 from __future__ import annotations
 
-from replay.analysis import summary
 from replay.analysis.figures.outcomes import CLUSTERS
 from replay.analysis.figures.params import Params, Statement
 from replay.analysis.figures.selection import (
@@ -21,6 +20,7 @@ from replay.analysis.figures.selection import (
     sel_cte,
     wins_where,
 )
+from replay.store import summary_schema as summary
 
 VALUE_COLS = summary.VALUE_COLS
 

@@ -1,5 +1,5 @@
 """The numpy summary builder (replay/analysis/summarize.py, what ``simulate`` and ``index``
-write) against the SQL reference (``summary.summarize_shard_sql``): equal tables, row for
+write) against the SQL reference (``replay.analysis.summarize_sql.summarize_shard_sql``): equal tables, row for
 row and byte for byte, on every preset, rule overrides, seat mixes, ``--duplicate``,
 sessions with 荒庄 streaks, shards of one hand, and hands with nulls where the summaries
 must treat a null as SQL does."""
@@ -11,9 +11,11 @@ import pyarrow as pa
 import pytest
 
 from engine.rules import find_rules
-from replay.analysis import summary
+from replay.analysis.summarize import summarize_shard
+from replay.analysis.summarize_sql import summarize_shard_sql
 from replay.record import runner
 from replay.record.fast_engine import play_shard_tables
+from replay.store.summaries import spec_manifest, summary_bytes, summary_table
 
 CASES = [
     ("hunan", (), ("random",) * 3, False, 8),
@@ -35,12 +37,12 @@ def _first_difference(a: pa.Table, b: pa.Table) -> str:
 
 
 def _assert_equal(hands: pa.Table, manifest: dict) -> None:
-    ref = summary.summarize_shard_sql(hands, manifest)
-    got = summary.summarize_shard(hands, manifest)
+    ref = summarize_shard_sql(hands, manifest)
+    got = summarize_shard(hands, manifest)
     assert list(got) == list(ref)
     for kind in ref:
         assert got[kind].equals(ref[kind]), f"{kind}: {_first_difference(ref[kind], got[kind])}"
-    a, b = (summary.summary_bytes(summary.summary_table(p)) for p in (ref, got))
+    a, b = (summary_bytes(summary_table(p)) for p in (ref, got))
     assert a == b
 
 
@@ -49,7 +51,7 @@ def _shards(preset: str, sets: tuple[str, ...], policies: tuple[str, ...], dup: 
     rules = find_rules(preset).with_overrides(sets)
     spec = runner.RunSpec(rules=rules, policies=policies, seed=7, deals=deals, duplicate=dup,
                           session_length=session, shard_hands=shard, engine="fast")  # fmt: skip
-    man = summary.spec_manifest(spec)
+    man = spec_manifest(spec)
     for i in range(spec.n_shards):
         yield play_shard_tables(spec, spec.shard_sessions(i))[0], man
 
@@ -98,4 +100,4 @@ def test_a_wrong_policy_column_is_refused() -> None:
     bad = pa.array(["random"] * hands.num_rows)
     hands = hands.set_column(i, hands.schema.field(i), bad)
     with pytest.raises(ValueError, match="seat 1 of rotation 0 is not played by 'greedy'"):
-        summary.summarize_shard(hands, man)
+        summarize_shard(hands, man)

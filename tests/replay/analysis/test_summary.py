@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from replay.analysis import summary
 from replay.cli.main import main
+from replay.store import summary_schema as summary
 from replay.store.runs import open_store
 from replay.store.scan import scan_store
 

@@ -1,0 +1,151 @@
+"""Writing a shard's summary file, and indexing the runs recorded before summaries (or
+before this :data:`~replay.store.summary_schema.SUMMARY_VERSION`): ``paohuzi simulate``
+calls :func:`write_summary` per finished shard, ``paohuzi index`` :func:`index_run`.
+"""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+import io
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from replay.store.summary_schema import (
+    KINDS,
+    SUMMARY_SCHEMA,
+    SUMMARY_TABLE,
+    SUMMARY_VERSION,
+    has_summary,
+    summary_path,
+)
+
+
+def summary_table(parts: dict[str, pa.Table]) -> pa.Table:
+    """The kinds of :func:`summarize_shard` in one table (the summary file's rows)."""
+    tables = [parts[k] for k in KINDS if k in parts]
+    return pa.concat_tables(tables) if tables else SUMMARY_SCHEMA.empty_table()
+
+
+def summary_bytes(table: pa.Table) -> bytes:
+    sink = io.BytesIO()
+    pq.write_table(table, sink, compression="zstd", compression_level=9, row_group_size=1 << 20)
+    return sink.getvalue()
+
+
+def write_summary(
+    run_path: Path, index: int, hands: pa.Table, manifest: dict[str, Any]
+) -> dict[str, Any]:
+    """Summarise one shard's ``hands`` and write ``summary/part-NNNNN.parquet`` atomically;
+    the manifest entries to add to the shard's ``files``: ``{"summary": {path, rows, bytes,
+    sha256, version}}``. The runner calls this per finished shard; ``paohuzi index`` for
+    shards recorded before."""
+    from replay.analysis.summarize import summarize_shard
+    from replay.store.files import atomic_write
+
+    table = summary_table(summarize_shard(hands, manifest))
+    data = summary_bytes(table)
+    rel = summary_path(index)
+    path = Path(run_path) / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, data)
+    return {
+        SUMMARY_TABLE: {
+            "path": rel,
+            "rows": table.num_rows,
+            "bytes": len(data),
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "version": SUMMARY_VERSION,
+        }
+    }
+
+
+def spec_manifest(spec: Any) -> dict[str, Any]:
+    """The parts of a manifest :func:`write_summary` reads, from a runner's ``RunSpec``."""
+    return {
+        "rules": spec.rules.to_dict(),
+        "params": {
+            "policies": list(spec.policies),
+            "duplicate": spec.duplicate,
+            "rotations": spec.rotations,
+            "hands_total": spec.hands_total,
+        },
+    }
+
+
+def index_run(
+    run_path: Path,
+    progress: Any = None,
+    workers: int = 1,
+) -> tuple[int, int]:
+    """Summarise every listed shard of a run that has no summary of this version yet, under
+    the run's lock (:class:`~replay.store.manifest.RunLock`); the manifest is rewritten as
+    summaries are made (paced: :class:`~replay.store.manifest.ManifestWriter`) and at the
+    end, so an interrupted index resumes about where it stopped (a summary file written but
+    not yet listed is rewritten with the same bytes). With
+    ``workers > 1`` the shards are read and summarised in a pool of that many processes (the
+    files and the manifest do not depend on it). Returns (shards summarised now, shards
+    already summarised). ``progress(done, total)`` is called after each shard."""
+    from replay.store.manifest import ManifestWriter, RunLock, read_manifest
+    from replay.store.runs import Run
+
+    run_path = Path(run_path)
+    with RunLock(run_path):
+        manifest = read_manifest(run_path)
+        run = Run(run_path.name.removeprefix("run="), run_path, manifest)
+        shards = run.shards
+        todo = [s for s in shards if not has_summary(s)]
+        writer = ManifestWriter(run_path, manifest)
+        progress_doc = manifest.get("progress")
+        try:
+            for k, (shard, files) in enumerate(_summarise(run, todo, manifest, workers)):
+                before = shard["files"].get(SUMMARY_TABLE) or {}  # an older version's
+                shard["files"].update(files)
+                if isinstance(progress_doc, dict) and isinstance(progress_doc.get("bytes"), int):
+                    progress_doc["bytes"] += int(files[SUMMARY_TABLE]["bytes"]) - int(
+                        before.get("bytes", 0) if isinstance(before, dict) else 0
+                    )
+                writer.due()
+                if progress is not None:
+                    progress(k + 1, len(todo))
+        finally:
+            writer.flush()  # what was summarised stays listed, also when interrupted
+        return len(todo), len(shards) - len(todo)
+
+
+def _summarise_one(
+    name: str, path: Path, shard: dict[str, Any], shape: dict[str, Any]
+) -> dict[str, Any]:
+    """Read one shard's ``hands`` (checked) and write its summary; ``shape`` holds the
+    manifest's ``rules`` and ``params`` (a worker never receives the whole manifest)."""
+    from replay.store.runs import Run
+
+    run = Run(name, path, {**shape, "shards": [shard]})
+    return write_summary(path, int(shard["index"]), run.read_shard(shard, "hands"), shape)
+
+
+def _summarise(run: Any, todo: list[dict[str, Any]], manifest: dict[str, Any], workers: int) -> Any:
+    """(shard, its new ``files`` entries) in shard order, inline or from a process pool."""
+    shape = {"rules": manifest.get("rules", {}), "params": manifest.get("params", {})}
+    if workers <= 1 or len(todo) <= 1:
+        for shard in todo:
+            yield shard, _summarise_one(run.name, run.path, shard, shape)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=ctx) as pool:
+        # at most 2 shards per worker in flight, collected in order (bounded memory)
+        waiting: collections.deque[tuple[dict[str, Any], Any]] = collections.deque()
+        for shard in todo:
+            waiting.append((shard, pool.submit(_summarise_one, run.name, run.path, shard, shape)))
+            if len(waiting) >= 2 * workers:
+                done, fut = waiting.popleft()
+                yield done, fut.result()
+        while waiting:
+            done, fut = waiting.popleft()
+            yield done, fut.result()

@@ -1,0 +1,254 @@
+"""The summary files' format: per shard, small counts and sums from which every number of ``paohuzi
+stats`` and of the dashboard's pages follows exactly, without reading the ``hands`` table.
+
+One Parquet file per shard, ``summary/part-NNNNN.parquet`` (listed in the manifest as
+``files.summary`` with path, rows, bytes, sha256 and ``version``), one long table whose
+``kind`` column says which summary a row belongs to (docs/LOG_FORMAT.md §10):
+
+* additive kinds, summed over shards and filtered by bit tests on a *selection mask*:
+  ``hands`` (per rotation, dealer, outcome, winner, source, 自摸, 荒庄 streak: hands and the
+  sums of 胡息, 胡息², score, score²), ``stock`` (per rotation, outcome, cards left),
+  ``values`` (per rotation, winner: the full histograms of 胡息, 等, 番, score over wins),
+  ``mingtang`` (per rotation, winner, 名堂 bit; −1 平胡, −2 every win), ``conv`` (per bin of
+  ``granule`` hands, rotation, seat, policy: seat-hands and wins);
+* cluster kinds, one set of rows per selection mask a filter can give (enumerated here,
+  :func:`seat_masks`): ``clusters`` (what = ``g:seat`` / ``g:dealer`` / ``g:policy`` /
+  ``g:all`` seat-level groups with their cluster sums of the score change; ``win`` and
+  ``win:huxi`` … the wins and the cluster sums of each value; ``win_source`` / ``win_bit``
+  distinct clusters per source and 名堂; ``hand`` / ``hand_streak`` distinct clusters of the
+  hand-level selection) and ``paired`` (``--duplicate``: sums of the per-deal differences
+  between two policies). A cluster is a deal (a hand outside ``--duplicate`` runs); the
+  rotations of a deal are always in one shard, so cluster sums add over shards.
+
+A selection (the dashboard's seats S and policies P; ``paohuzi stats``: everything) becomes,
+per run, a **seat mask**: bit ``4·rotation + seat`` is set when that seat in that rotation is
+selected (:func:`seat_mask`), and a **rotation mask** for the hand-level numbers
+(:func:`hand_mask`). Seat-level rows are tested on (rotation, seat), wins on (rotation,
+winner), hands on the rotation.
+
+>>> seat_mask([("a", "b", "a")], 3, (), ("a",))
+5
+>>> hand_mask([("a", "b", "c"), ("c", "a", "b"), ("b", "c", "a")], (1,), ("a",))
+2
+
+This module is the format and nothing else (a leaf: it imports no other module of the
+store): its columns, its kinds, the selection masks, which shards and runs have a summary.
+Computing a shard's rows is :mod:`replay.analysis.summarize` (numpy) and its SQL reference
+:mod:`replay.analysis.summarize_sql`; writing and indexing them :mod:`replay.store.summaries`;
+the catalog's views over them :mod:`replay.store.catalog`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from engine.state import OutcomeKind
+from replay.record.schema import MAX_SEATS
+
+#: Bumped when the summary's content changes; ``paohuzi index`` rebuilds older entries.
+#: 2: the ``paired`` float sums run in deal_id order (the same bytes on every build).
+SUMMARY_VERSION = 2
+SUMMARY_TABLE = "summary"
+HUANG = int(OutcomeKind.HUANGZHUANG)
+
+#: The columns of a summary file (every kind uses some of them; the others are null).
+SUMMARY_SCHEMA = pa.schema(
+    [
+        ("kind", pa.string()),
+        ("rotation", pa.uint8()),
+        ("dealer", pa.uint8()),
+        ("outcome", pa.uint8()),
+        ("winner", pa.uint8()),
+        ("source", pa.uint8()),
+        ("zimo", pa.bool_()),
+        ("streak", pa.uint8()),
+        ("stock", pa.uint8()),
+        ("seat", pa.uint8()),
+        ("policy", pa.string()),
+        ("metric", pa.string()),
+        ("v", pa.int32()),
+        ("bit", pa.int16()),
+        ("granule", pa.uint32()),
+        ("bin", pa.uint32()),
+        ("mask", pa.uint16()),
+        ("what", pa.string()),
+        ("key", pa.string()),
+        ("a", pa.string()),
+        ("b", pa.string()),
+        ("n", pa.int64()),
+        ("won", pa.int64()),
+        ("d", pa.int64()),
+        ("y", pa.int64()),
+        ("m", pa.int64()),
+        ("yy", pa.int64()),
+        ("ym", pa.int64()),
+        ("mm", pa.int64()),
+        ("huxi_s", pa.int64()),
+        ("huxi_ss", pa.int64()),
+        ("score_s", pa.int64()),
+        ("score_ss", pa.int64()),
+        ("extra_s", pa.int64()),
+        ("dw", pa.float64()),
+        ("dww", pa.float64()),
+        ("dy", pa.float64()),
+        ("dyy", pa.float64()),
+    ]
+)
+
+#: Per kind, the key columns its rolled-up view groups by and the columns it sums.
+KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "hands": (
+        ("rotation", "dealer", "outcome", "winner", "source", "zimo", "streak"),
+        ("n", "huxi_s", "huxi_ss", "score_s", "score_ss"),
+    ),
+    "stock": (("rotation", "outcome", "stock"), ("n",)),
+    "values": (("rotation", "winner", "metric", "v"), ("n",)),
+    "mingtang": (
+        ("rotation", "winner", "bit"),
+        ("n", "huxi_s", "huxi_ss", "score_s", "score_ss", "extra_s"),
+    ),
+    "conv": (("granule", "bin", "rotation", "seat", "policy"), ("n", "won")),
+    "clusters": (("mask", "what", "key"), ("n", "won", "d", "y", "m", "yy", "ym", "mm")),
+    "paired": (("mask", "a", "b"), ("d", "dw", "dww", "dy", "dyy")),
+}
+
+VALUE_COLS = ("huxi", "deng", "fan", "score")
+MINGTANG_BITS = 14
+
+
+# ---------------------------------------------------------------------------------------------
+# Selections
+# ---------------------------------------------------------------------------------------------
+
+
+def seat_policies(policies: Sequence[str], players: int, rotations: int) -> list[tuple[str, ...]]:
+    """Who plays each seat in each rotation: seat ``s`` of rotation ``r`` is played by
+    ``policies[(s − r) mod players]`` (docs/LOG_FORMAT.md §6)."""
+    return [tuple(policies[(s - r) % players] for s in range(players)) for r in range(rotations)]
+
+
+def seat_mask(
+    per_rotation: Sequence[Sequence[str]],
+    players: int,
+    seats: Sequence[int] = (),
+    policies: Sequence[str] = (),
+) -> int:
+    """Bit ``4·r + s`` for each seat ``s`` of rotation ``r`` in ``seats`` (all if empty)
+    played by one of ``policies`` (any if empty): the seat-level and win selection."""
+    m = 0
+    for r, pols in enumerate(per_rotation):
+        for s in range(players):
+            if (seats and s not in seats) or (policies and pols[s] not in policies):
+                continue
+            m |= 1 << (MAX_SEATS * r + s)
+    return m
+
+
+def hand_mask(
+    per_rotation: Sequence[Sequence[str]], seats: Sequence[int] = (), policies: Sequence[str] = ()
+) -> int:
+    """Bit ``r`` for each rotation in which one of ``seats`` (any seat if empty, the 坐醒
+    sitter included) is played by one of ``policies``; every rotation without policies (the
+    dashboard's hand-level selection)."""
+    if not policies:
+        return (1 << len(per_rotation)) - 1
+    m = 0
+    for r, pols in enumerate(per_rotation):
+        if any(0 <= i < len(pols) and pols[i] in policies for i in (seats or range(MAX_SEATS))):
+            m |= 1 << r
+    return m
+
+
+def seat_masks(per_rotation: Sequence[Sequence[str]], players: int) -> list[int]:
+    """Every non-empty seat mask a choice of seats and policies gives (the masks the
+    cluster rows are computed for)."""
+    names = sorted({p for pols in per_rotation for p in pols})
+    seat_sets = [
+        c for k in range(1, players + 1) for c in itertools.combinations(range(players), k)
+    ]
+    pol_sets: list[tuple[str, ...]] = [()] + [
+        c for k in range(1, len(names) + 1) for c in itertools.combinations(names, k)
+    ]
+    masks = {seat_mask(per_rotation, players, s, p) for s in seat_sets for p in pol_sets}
+    masks.discard(0)
+    return sorted(masks)
+
+
+def granule(hands_total: int) -> int:
+    """Hands per bin of the ``conv`` rows: the largest power of two ≤ hands_total / 100."""
+    g = 1
+    while g * 2 <= max(1, hands_total // 100):
+        g *= 2
+    return g
+
+
+def run_shape(manifest: dict[str, Any]) -> tuple[int, list[tuple[str, ...]], bool, int]:
+    """Players, who plays each seat in each rotation, --duplicate, and the hands planned, of
+    a manifest's ``rules`` and ``params``."""
+    rules = manifest.get("rules", {})
+    params = manifest.get("params", {})
+    players = int(rules.get("players", 3))
+    duplicate = bool(params.get("duplicate"))
+    rotations = int(params.get("rotations") or (players if duplicate else 1))
+    per = seat_policies(list(params.get("policies") or ()), players, rotations)
+    return players, per, duplicate, int(params.get("hands_total") or 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Files
+# ---------------------------------------------------------------------------------------------
+
+
+def conform(kind: str, t: pa.Table) -> pa.Table:
+    """A kind's rows as a table of :data:`SUMMARY_SCHEMA` (nulls in the unused columns)."""
+    n = t.num_rows
+    cols = []
+    for f in SUMMARY_SCHEMA:
+        if f.name == "kind":
+            cols.append(pa.array([kind] * n, pa.string()))
+        elif f.name in t.column_names:
+            cols.append(t.column(f.name).cast(f.type))
+        else:
+            cols.append(pa.nulls(n, f.type))
+    return pa.Table.from_arrays(cols, schema=SUMMARY_SCHEMA)
+
+
+def summary_path(index: int) -> str:
+    """A shard's summary file, relative to its run folder."""
+    return f"{SUMMARY_TABLE}/part-{index:05d}.parquet"
+
+
+def has_summary(shard: dict[str, Any]) -> bool:
+    """Whether a manifest's shard entry lists a summary file of this version."""
+    e = shard.get("files", {}).get(SUMMARY_TABLE)
+    return isinstance(e, dict) and e.get("version") == SUMMARY_VERSION
+
+
+def summarized(info: Any) -> bool:
+    """Whether a scanned run (:class:`~replay.store.scan.RunInfo`) has a checked summary file
+    for every listed shard."""
+    n_hands = sum(1 for t, _ in info.files if t == "hands")
+    n_sum = sum(1 for t, _ in info.files if t == SUMMARY_TABLE)
+    return info.usable and n_hands > 0 and n_sum == n_hands
+
+
+def duck_type(t: pa.DataType) -> str:
+    """The DuckDB type of an Arrow column type of the store's files (``BLOB`` for binary)."""
+    return _DUCK_TYPES.get(t, "BLOB")
+
+
+_DUCK_TYPES = {
+    pa.string(): "VARCHAR",
+    pa.uint8(): "UTINYINT",
+    pa.uint16(): "USMALLINT",
+    pa.uint32(): "UINTEGER",
+    pa.int16(): "SMALLINT",
+    pa.int32(): "INTEGER",
+    pa.int64(): "BIGINT",
+    pa.float64(): "DOUBLE",
+    pa.bool_(): "BOOLEAN",
+}

@@ -1,0 +1,218 @@
+"""The statistics layer over its two sources: every statement of :mod:`replay.analysis.figures`
+gives the same rows from the summary tables as from the hands, and so do the figures shaped
+from them (rates, Wilson and cluster-robust intervals, paired differences, quantiles), over
+runs of 3 and 4 players, Luzhou, ``--duplicate`` (3 and 4 seats) and ``--set min_huxi=10``,
+for many seat and policy selections."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from replay.analysis.figures import drill, groups, huang, outcomes, results, values
+from replay.analysis.figures.selection import Plan, Selection, plan
+from replay.cli.main import main
+from replay.store import summary_schema as summary
+from replay.store.catalog import open_catalog
+from replay.store.scan import scan_store
+
+RUNS: list[tuple[str, list[str]]] = [
+    ("base", ["-n", "90", "--seed", "21", "--policies", "greedy,random,greedy"]),
+    ("dup", ["-n", "30", "--seed", "22", "--policies", "greedy,random,random", "--duplicate"]),
+    ("dup4", ["-n", "16", "--seed", "23", "--rules", "hunan-4p", "--duplicate",
+              "--policies", "greedy,random,greedy,heuristic"]),
+    ("four", ["-n", "60", "--seed", "24", "--rules", "hunan-4p", "--policies", "random"]),
+    ("luzhou", ["-n", "60", "--seed", "25", "--rules", "luzhou", "--policies", "greedy"]),
+    ("min10", ["-n", "60", "--seed", "26", "--set", "min_huxi=10", "--policies", "greedy"]),
+]  # fmt: skip
+
+
+def _cli(args: list[str]) -> None:
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 0, r.output
+
+
+@pytest.fixture(scope="module")
+def summary_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    data = tmp_path_factory.mktemp("summary") / "data"
+    for name, args in RUNS:
+        _cli(["simulate", "--data", str(data), "-w", "1", "-q", "--run", name,
+              "--shard-hands", "64", *args])  # fmt: skip
+    _cli(["index", "--data", str(data), "-q"])
+    return data
+
+
+def _frame(con: Any, q: tuple[str, dict[str, Any]]) -> pd.DataFrame:
+    return con.cursor().execute(q[0], q[1]).df()
+
+
+def _same(a: pd.DataFrame, b: pd.DataFrame, what: str) -> None:
+    assert list(a.columns) == list(b.columns), what
+    assert len(a) == len(b), f"{what}: {len(a)} rows from hands, {len(b)} from summaries\n{a}\n{b}"
+    for col in a.columns:
+        for i, (x, y) in enumerate(zip(a[col], b[col])):
+            if isinstance(x, str) or isinstance(y, str):
+                assert x == y, f"{what} row {i} {col}: {x!r} != {y!r}"
+                continue
+            # a sum over no rows is NULL on one side, 0 on the other: the same for the pages
+            fx = 0.0 if x is None or pd.isna(x) else float(x)
+            fy = 0.0 if y is None or pd.isna(y) else float(y)
+            if math.isnan(fx) or math.isnan(fy):
+                assert math.isnan(fx) and math.isnan(fy), f"{what} row {i} {col}: {x!r} != {y!r}"
+            else:
+                assert fx == pytest.approx(fy, rel=1e-9, abs=1e-9), f"{what} row {i} {col}"
+
+
+def _selection(
+    state: Any, runs: list[str], seats: tuple[int, ...], pols: tuple[str, ...]
+) -> Selection:
+    """A selection as a front end makes it: the runs' duplicate flags known, policies and
+    seats those the runs have."""
+    picked = [r for r in state.usable_runs if r.name in runs]
+    known = {p for r in picked for p in r.policies}
+    players = max(r.players for r in picked)
+    return Selection(
+        runs=tuple(r.name for r in picked),
+        seats=tuple(s for s in seats if s < players),
+        policies=tuple(sorted(p for p in pols if p in known)),
+        duplicate=tuple(r.name for r in picked if r.duplicate),
+    )
+
+
+def _width(state: Any, sel: Selection, bins: int = 100) -> int:
+    """The convergence bin width of a selection: a power of two near 1/100 of its longest run
+    (so the summaries' bins, powers of two too, nest in it)."""
+    longest = max(r.hands for r in state.usable_runs if r.name in sel.runs)
+    want = max(1, -(-longest // bins))
+    return 1 << (want - 1).bit_length()
+
+
+def _filters(state: Any) -> list[Selection]:
+    names = [r.name for r in state.usable_runs]
+    runs_sets = [names, ["dup"], ["dup4"], ["base", "dup"], ["four", "luzhou", "min10"]]
+    seat_sets: list[tuple[int, ...]] = [(), (1, 2), (3,)]
+    pol_sets: list[tuple[str, ...]] = [(), ("random",)]
+    choices = [*itertools.product(runs_sets, seat_sets, pol_sets)]
+    choices += [(["dup4"], (0, 3), ("greedy", "heuristic")), (names, (0,), ("greedy",))]
+    out = []
+    for runs, seats, pols in choices:
+        f = _selection(state, runs, seats, pols)
+        if f not in out:
+            out.append(f)
+    return out
+
+
+#: Every statement of the layer that has two sources, as ``name: build(selection, plan)``.
+KEYS = ("seat", "dealer", "policy", "all", "run")
+HAND_KEYS = ("all", "rules", "policies", "players", "run")
+STATEMENTS: dict[str, Any] = {
+    "headline": outcomes.headline,
+    "winning_moments": outcomes.winning_moments,
+    "auto_tianhu": outcomes.auto_tianhu,
+    "groups": lambda f, p: groups.group_rates_by(f, p, KEYS),
+    "paired": groups.paired,
+    "value_counts": values.value_counts,
+    "by_source": values.by_source,
+    "by_mingtang": values.by_mingtang,
+    "huang_by": lambda f, p: huang.huang_by_keys(f, p, HAND_KEYS),
+    "retention": huang.retention,
+    "survival rules": lambda f, p: huang.survival(f, p, "rules"),
+    "survival policies": lambda f, p: huang.survival(f, p, "policies"),
+    "survival run": lambda f, p: huang.survival(f, p, "run"),
+}
+
+COUNTED = [
+    ("huxi_ge", 20), ("huxi_eq", 15), ("deng_eq", 2), ("fan_eq", 0), ("score_ge", 4),
+    ("score_eq", 2), ("mingtang", 0), ("mingtang", 10), ("pinghu", None),
+    ("source", 0), ("source", 255), ("zimo", None), ("dealer_win", None),
+    ("tianhu_auto", None), ("huang", None), ("huang_retained", None),
+    ("stock_left", 0), ("retained_dealer", None),
+]  # fmt: skip
+
+
+def test_every_statement_equal(summary_store: Path) -> None:
+    state = scan_store(summary_store)
+    assert all(summary.summarized(r) for r in state.usable_runs)
+    assert {c for c, _ in COUNTED} == set(drill.SUMMARY_CONDITIONS)
+    con = open_catalog(state)
+    n = 0
+    for f in _filters(state):
+        p: Plan | None = plan(state, f)
+        assert p is not None
+        pairs = {name: (build(f, None), build(f, p)) for name, build in STATEMENTS.items()}
+        width = _width(state, f)
+        for key in ("seat", "policy"):
+            assert groups.convergence_plan(state, p, key, width) == p
+            pairs[f"convergence {key}"] = (
+                groups.convergence(f, None, key, width),
+                groups.convergence(f, p, key, width),
+            )
+        for cond, value in COUNTED:
+            pairs[f"hand_count {cond}"] = (
+                drill.hand_count(f, None, cond, value),
+                drill.hand_count(f, p, cond, value),
+            )
+        frames = {k: (_frame(con, a), _frame(con, b)) for k, (a, b) in pairs.items()}
+        for k, (a, b) in frames.items():
+            _same(a, b, f"{k} {f}")
+            n += 1
+        # and the figures shaped from them
+        rec = {k: tuple(fr.to_dict("records") for fr in v) for k, v in frames.items()}
+        for col in values.VALUE_COLS:
+            m0, m1 = (results.cluster_mean(rec["winning_moments"][i][0], col) for i in (0, 1))
+            _same_mean(m0, m1, f"mean {col} {f}")
+            d0, d1 = (results.distribution(rec["value_counts"][i], col) for i in (0, 1))
+            assert (d0.quantiles, d0.n, d0.min, d0.max) == (d1.quantiles, d1.n, d1.min, d1.max)
+        g0, g1 = (results.group_rows(rec["groups"][i]) for i in (0, 1))
+        assert [g.win for g in g0] == [g.win for g in g1], f"groups {f}"
+        for a, b in zip(g0, g1):
+            _same_mean(a.score, b.score, f"group {a.key} {f}")
+        p0, p1 = (results.paired_rows(rec["paired"][i]) for i in (0, 1))
+        assert [(r.a, r.b, r.deals) for r in p0] == [(r.a, r.b, r.deals) for r in p1]
+        for a, b in zip(p0, p1):
+            _same_mean(a.win_diff, b.win_diff, f"paired {f}")
+            _same_mean(a.score_diff, b.score_diff, f"paired {f}")
+    assert n > 300
+
+
+def _same_mean(a: results.Mean, b: results.Mean, what: str) -> None:
+    assert a.n == b.n, what
+    for x, y in ((a.mean, b.mean), (a.lo, b.lo), (a.hi, b.hi)):
+        assert (math.isnan(x) and math.isnan(y)) or x == pytest.approx(y, rel=1e-9), what
+
+
+def test_duplicate_intervals_are_cluster_robust(summary_store: Path) -> None:
+    """The duplicate run's mean intervals rest on deals, not hands, on both paths."""
+    state = scan_store(summary_store)
+    con = open_catalog(state)
+    f = _selection(state, ["dup"], (), ())
+    p = plan(state, f)
+    assert p is not None
+    wm = _frame(con, outcomes.winning_moments(f, p)).to_dict("records")[0]
+    hl = _frame(con, outcomes.headline(f, p)).to_dict("records")[0]
+    assert int(hl["clusters"]) == 30 and int(hl["n"]) == 90
+    assert int(wm["clusters"]) < int(wm["wins"])
+    assert not math.isnan(results.cluster_mean(wm, "huxi").lo)
+
+
+def test_unindexed_run_falls_back(summary_store: Path, tmp_path: Path) -> None:
+    """A run without summaries: the plan is None and the pages read the hands."""
+    data = tmp_path / "data"
+    _cli(["simulate", "--data", str(data), "-w", "1", "-q", "--run", "x", "-n", "16",
+          "--seed", "1", "--policies", "greedy"])  # fmt: skip
+    # A run recorded before summaries existed: its manifest lists no summary files.
+    mpath = data / "runs" / "run=x" / "manifest.json"
+    m = json.loads(mpath.read_text())
+    for shard in m["shards"]:
+        shard["files"].pop("summary", None)
+    mpath.write_text(json.dumps(m))
+    state = scan_store(data)
+    assert state.run("x") is not None and state.run("x").problem is None
+    assert plan(state, _selection(state, ["x"], (), ())) is None
