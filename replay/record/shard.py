@@ -12,9 +12,9 @@ from typing import Any
 from engine.policies import load_policies
 from engine.session import DealerState, next_dealer
 from replay import store
-from replay.analysis import summary
 from replay.record.recorder import ShardRecorder
 from replay.record.spec import RunError, RunSpec
+from replay.store import summaries as summary
 
 __all__ = ["play_sessions", "play_shard"]
 
