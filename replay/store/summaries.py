@@ -134,11 +134,10 @@ def _summarise(run: Any, todo: list[dict[str, Any]], manifest: dict[str, Any], w
         for shard in todo:
             yield shard, _summarise_one(run.name, run.path, shard, shape)
         return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from replay.pool import process_pool
 
-    ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=ctx) as pool:
+    # a worker interrupted mid-file would leave its temporary file behind: let it finish
+    with process_pool(min(workers, len(todo)), terminate=False) as pool:
         # at most 2 shards per worker in flight, collected in order (bounded memory)
         waiting: collections.deque[tuple[dict[str, Any], Any]] = collections.deque()
         for shard in todo:
