@@ -377,6 +377,36 @@ def _valid_string(d: Any, p: int, q: int) -> bool:
 
 
 @njit(cache=True)
+def _word(d: Any, a: int, n: int, words: Any, wlen: Any, lo: int, hi: int) -> int:
+    """The word ``lo <= w < hi`` that the bytes ``d[a:a+n]`` spell exactly, or -1."""
+    for w in range(lo, hi):
+        if wlen[w] != n:
+            continue
+        ok = True
+        for j in range(n):
+            if d[a + j] != words[w, j]:
+                ok = False
+                break
+        if ok:
+            return w
+    return -1
+
+
+@njit(cache=True)
+def _card_at(d: Any, p: int, e: int, cp_kind: Any) -> int:
+    """The card kind of the plain 3-byte UTF-8 character at ``p`` (< ``e``), or -1 (the
+    common spelling, read inline; anything else goes to :func:`_cards`)."""
+    if p + 3 > e:
+        return -1
+    b0 = d[p]
+    b1 = d[p + 1]
+    b2 = d[p + 2]
+    if b0 < 0xE0 or b0 > 0xEF or b1 < 0x80 or b1 > 0xBF or b2 < 0x80 or b2 > 0xBF:
+        return -1
+    return cp_kind[((b0 & 0x0F) << 12) | ((b1 & 0x3F) << 6) | (b2 & 0x3F)]
+
+
+@njit(cache=True)
 def _decoded_word(
     d: Any, i: int, q: int, stop: int, words: Any, wlen: Any, lo: int, hi: int, cb: Any
 ) -> tuple[int, int]:
@@ -386,10 +416,14 @@ def _decoded_word(
     n = 0
     found = stop < 0
     while i < q:
-        c, j = _next_cp(d, i, q)
-        if c < 0:
-            return -1, i
-        i = j
+        c = d[i]
+        if 32 <= c < 128 and c != 92:  # plain ASCII, inline
+            i += 1
+        else:
+            c, j = _next_cp(d, i, q)
+            if c < 0:
+                return -1, i
+            i = j
         if c == stop:
             found = True
             break
@@ -412,7 +446,7 @@ def _decoded_word(
     return -1, i
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _cards(
     d: Any, i: int, q: int, cp_kind: Any, sep: Any, code_kind: Any, seps: bool, kb: Any
 ) -> int:
@@ -420,6 +454,21 @@ def _cards(
     (``seps``: separators allowed): their number (possibly more than ``kb`` holds), or -1."""
     n = 0
     while i < q:
+        b0 = d[i]
+        if 32 <= b0 < 128 and b0 != 92 and sep[b0]:  # an ASCII separator, inline
+            if not seps:
+                return -1
+            i += 1
+            continue
+        if 0xE0 <= b0 <= 0xEF and i + 3 <= q:  # the plain UTF-8 of a card, inline
+            c = ((b0 & 0x0F) << 12) | ((d[i + 1] & 0x3F) << 6) | (d[i + 2] & 0x3F)
+            k = cp_kind[c]
+            if k >= 0 and d[i + 1] & 0xC0 == 0x80 and d[i + 2] & 0xC0 == 0x80:
+                if n < kb.shape[0]:
+                    kb[n] = k
+                n += 1
+                i += 3
+                continue
         c, j = _next_cp(d, i, q)
         if c < 0:
             return -1
@@ -586,12 +635,15 @@ def _parse_line(
     for k in range(20):
         hc[k] = 0
         tot[k] = 0
-    for j in range(_R_SIZE):
-        req[j] = 0
+    req[_R_MELDS] = 0
     req[_R_CARD] = -1
     req[_R_SOURCE] = -1
+    req[_R_TIANHU] = 0
+    req[_R_HAIDI] = 0
+    req[_R_DIHU] = 0
     req[_R_ID_START] = -1
     req[_R_ID_END] = -1
+    req[_R_ID_STRING] = 0
     if d[p] != 123:  # '{'
         return False
     p = _skip_ws(d, p + 1, e)
@@ -604,7 +656,9 @@ def _parse_line(
         q = _string_end(d, p, e)
         if q < 0:
             return False
-        key, _ = _decoded_word(d, p + 1, q, -1, words, wlen, _W_KEYS, _W_MELDS, cb)
+        key = _word(d, p + 1, q - p - 1, words, wlen, _W_KEYS, _W_MELDS)
+        if key < 0:
+            key, _ = _decoded_word(d, p + 1, q, -1, words, wlen, _W_KEYS, _W_MELDS, cb)
         if key < 0 or (seen >> key) & 1:
             return False
         seen |= 1 << key
@@ -621,7 +675,17 @@ def _parse_line(
             q = _string_end(d, p, e)
             if q < 0:
                 return False
-            n = _cards(d, p + 1, q, cp_kind, sep, code_kind, True, kb)
+            n = 0
+            i = p + 1
+            while i < q and n < kb.shape[0]:  # the plain spelling, inline
+                k = _card_at(d, i, q, cp_kind)
+                if k < 0:
+                    break
+                kb[n] = k
+                n += 1
+                i += 3
+            if i < q:
+                n = _cards(d, p + 1, q, cp_kind, sep, code_kind, True, kb)
             if n < 0 or n > kb.shape[0]:
                 return False
             for j in range(n):
@@ -641,7 +705,15 @@ def _parse_line(
                     q = _string_end(d, p, e)
                     if q < 0:
                         return False
-                    w, b = _decoded_word(d, p + 1, q, 58, words, wlen, _W_MELDS, _W_SOURCES, cb)
+                    b = p + 1  # the plain spelling first: the name, then ':'
+                    while b < q and d[b] != 58:
+                        b += 1
+                    w = -1
+                    if b < q:
+                        w = _word(d, p + 1, b - p - 1, words, wlen, _W_MELDS, _W_SOURCES)
+                    b += 1
+                    if w < 0:
+                        w, b = _decoded_word(d, p + 1, q, 58, words, wlen, _W_MELDS, _W_SOURCES, cb)
                     if w < 0:
                         return False
                     kind = meld_kind_t[w - _W_MELDS]
@@ -650,7 +722,19 @@ def _parse_line(
                     nm = req[_R_MELDS]
                     if nm >= mk.shape[0]:
                         return False
-                    n = _cards(d, b, q, cp_kind, sep, code_kind, True, kb)
+                    n = -1
+                    if q - b == 11 and d[b + 3] == 44 and d[b + 7] == 44:  # A,B,C inline
+                        kb[0] = _card_at(d, b, q, cp_kind)
+                        kb[1] = _card_at(d, b + 4, q, cp_kind)
+                        kb[2] = _card_at(d, b + 8, q, cp_kind)
+                        if kb[0] >= 0 and kb[1] >= 0 and kb[2] >= 0:
+                            n = 3
+                    elif q - b == 3:
+                        kb[0] = _card_at(d, b, q, cp_kind)
+                        if kb[0] >= 0:
+                            n = 1
+                    if n < 0:
+                        n = _cards(d, b, q, cp_kind, sep, code_kind, True, kb)
                     if w == _W_CHI:
                         if n != 3:
                             return False
@@ -700,9 +784,14 @@ def _parse_line(
                 if c != 34:
                     return False
                 q = _string_end(d, p, e)
-                if q < 0 or _cards(d, p + 1, q, cp_kind, sep, code_kind, False, kb) != 1:
+                if q < 0:
                     return False
-                req[_R_CARD] = kb[0]
+                k = _card_at(d, p + 1, q, cp_kind) if q == p + 4 else -1
+                if k < 0:
+                    if _cards(d, p + 1, q, cp_kind, sep, code_kind, False, kb) != 1:
+                        return False
+                    k = kb[0]
+                req[_R_CARD] = k
                 p = q + 1
         elif key == 3:  # source
             if c == 110:
@@ -715,7 +804,11 @@ def _parse_line(
                 q = _string_end(d, p, e)
                 if q < 0:
                     return False
-                w, _ = _decoded_word(d, p + 1, q, -1, words, wlen, _W_SOURCES, words.shape[0], cb)
+                w = _word(d, p + 1, q - p - 1, words, wlen, _W_SOURCES, words.shape[0])
+                if w < 0:
+                    w, _ = _decoded_word(
+                        d, p + 1, q, -1, words, wlen, _W_SOURCES, words.shape[0], cb
+                    )
                 if w < 0:
                     return False
                 req[_R_SOURCE] = w - _W_SOURCES
