@@ -81,6 +81,8 @@ class MingTang:
     * ``card_count``: depends on the card counts only, so it is kept on a 3提/5坎 天胡 (C7).
     * ``needs_other``: counts only next to another counting 名堂 (海底, §11.3).
     * ``combo``: extra 番 when present together with the named patterns (C20).
+    * ``bit``: the pattern's bit in the logs' 名堂 bitmask (``hands.mingtang``); stable: a new
+      pattern takes a new bit, none is ever renumbered.
     """
 
     name: ClassVar[str]
@@ -90,6 +92,7 @@ class MingTang:
     card_count: ClassVar[bool] = False
     needs_other: ClassVar[bool] = False
     combo: ClassVar[dict[str, int]] = {}
+    bit: ClassVar[int]
 
     @classmethod
     def applies(cls, ctx: MingTangContext) -> bool:
@@ -104,6 +107,7 @@ class HongHu(MingTang):
     """红胡 (hong hu): 10 to 12 red cards."""
 
     name, pinyin, level, fan, card_count = "红胡", "honghu", "basic", 2, True
+    bit = 0
 
     @classmethod
     def applies(cls, ctx: MingTangContext) -> bool:
@@ -114,6 +118,7 @@ class DianHu(MingTang):
     """点胡 (dian hu): exactly one red card."""
 
     name, pinyin, level, fan, card_count = "点胡", "dianhu", "basic", 3, True
+    bit = 1
 
     @classmethod
     def applies(cls, ctx: MingTangContext) -> bool:
@@ -124,6 +129,7 @@ class HongWu(MingTang):
     """红乌 (hong wu): 13 or more red cards."""
 
     name, pinyin, level, fan, card_count = "红乌", "hongwu", "basic", 4, True
+    bit = 2
 
     @classmethod
     def applies(cls, ctx: MingTangContext) -> bool:
@@ -134,6 +140,7 @@ class WuHu(MingTang):
     """乌胡 (wu hu): no red card."""
 
     name, pinyin, level, fan, card_count = "乌胡", "wuhu", "basic", 5, True
+    bit = 3
 
     @classmethod
     def applies(cls, ctx: MingTangContext) -> bool:
@@ -147,6 +154,7 @@ class DuiDuiHu(MingTang):
     """
 
     name, pinyin, level, fan = "对对胡", "duiduihu", "half", 4
+    bit = 4
     combo = {"wuhu": 1}
 
     @classmethod
@@ -162,6 +170,7 @@ class HaiDi(MingTang):
     """海底 (hai di): the hu card is the last stock card; alone it is 平胡 (平胡海底 = 1)."""
 
     name, pinyin, level, fan = "海底", "haidi", "half", 2
+    bit = 5
     needs_other = True
 
     @classmethod
@@ -173,6 +182,7 @@ class DaZiHu(MingTang):
     """大字胡 (da zi hu): 18 or more big cards, 6 番 plus 1 per card above 18 (C19)."""
 
     name, pinyin, level, card_count = "大字胡", "dazihu", "full", True
+    bit = 6
 
     @classmethod
     def applies(cls, ctx: MingTangContext) -> bool:
@@ -187,6 +197,7 @@ class XiaoZiHu(MingTang):
     """小字胡 (xiao zi hu): 16 or more small cards, 8 番 plus 1 per card above 16 (C19)."""
 
     name, pinyin, level, card_count = "小字胡", "xiaozihu", "full", True
+    bit = 7
 
     @classmethod
     def applies(cls, ctx: MingTangContext) -> bool:
@@ -201,6 +212,7 @@ class DiHu(MingTang):
     """地胡 (di hu): a non-dealer wins on the first stock card (C17)."""
 
     name, pinyin, level, fan = "地胡", "dihu", "full", 4
+    bit = 8
 
     @classmethod
     def applies(cls, ctx: MingTangContext) -> bool:
@@ -211,6 +223,7 @@ class ShuaHou(MingTang):
     """耍猴 (shua hou): one hand card before the hu card, which makes the 将 (单钓)."""
 
     name, pinyin, level, fan = "耍猴", "shuahou", "full", 6
+    bit = 9
 
     @classmethod
     def applies(cls, ctx: MingTangContext) -> bool:
@@ -236,6 +249,7 @@ class LuzhouHongHu(MingTang):
     """红胡 (hong hu), Luzhou mode (b): 10 or more red cards, ×2."""
 
     name, pinyin, level, fan, card_count = "红胡", "lz_honghu", "b", 2, True
+    bit = 10
 
     @classmethod
     def applies(cls, ctx: MingTangContext) -> bool:
@@ -246,6 +260,7 @@ class LuzhouWu(MingTang):
     """乌 (wu), Luzhou mode (b): no red card, ×4."""
 
     name, pinyin, level, fan, card_count = "乌", "lz_wu", "b", 4, True
+    bit = 11
 
     @classmethod
     def applies(cls, ctx: MingTangContext) -> bool:
@@ -256,6 +271,7 @@ class LuzhouTianHu(MingTang):
     """天胡 (tian hu), Luzhou: the dealer's 七列 before his first discard, ×2."""
 
     name, pinyin, level, fan, card_count = "天胡", "lz_tianhu", "a", 2, True
+    bit = 12
 
     @classmethod
     def applies(cls, ctx: MingTangContext) -> bool:
@@ -266,6 +282,7 @@ class LuzhouDiHu(MingTang):
     """地胡 (di hu), Luzhou: the 下家 wins on the dealer's first discard, ×2."""
 
     name, pinyin, level, fan = "地胡", "lz_dihu", "a", 2
+    bit = 13
 
     @classmethod
     def applies(cls, ctx: MingTangContext) -> bool:
@@ -275,6 +292,9 @@ class LuzhouDiHu(MingTang):
 LUZHOU_MINGTANG: tuple[type[MingTang], ...] = (LuzhouHongHu, LuzhouWu, LuzhouTianHu, LuzhouDiHu)
 
 REGISTRY: dict[str, type[MingTang]] = {m.pinyin: m for m in HUNAN_MINGTANG + LUZHOU_MINGTANG}
+
+#: The 名堂 bitmask's bit of each pattern, by pinyin id (the ``bit`` attributes).
+MINGTANG_BITS: dict[str, int] = {p: m.bit for p, m in REGISTRY.items()}
 
 
 _HUNAN_BY_LEVEL = {

@@ -12,7 +12,8 @@ Plain Python, no numba import: safe to call first thing in a module that compile
 * :func:`is_cached` — whether the cache holds loadable code for every given dispatcher (used
   to say once on stderr that a first compile is coming).
 * :func:`drop_stale` — delete a module's cached code when another file its kernels inline
-  (numba watches only the module's own source) has changed.
+  (numba watches only the module's own source) or the rule tables they hold
+  (``engine.fast.codes.DIGEST``) have changed.
 """
 
 from __future__ import annotations
@@ -88,7 +89,11 @@ def is_cached(dispatchers: Iterable[Any]) -> bool:
 
 
 def _digest(paths: Iterable[Path]) -> str:
-    h = hashlib.sha256()
+    """The stamp of a module's cache: the digest of the rule tables every kernel holds
+    (``engine.fast.codes.DIGEST``) and of the files in ``paths``."""
+    from engine.fast.codes import DIGEST
+
+    h = hashlib.sha256(DIGEST.encode())
     for p in paths:
         h.update(p.name.encode())
         with contextlib.suppress(OSError):
@@ -98,8 +103,8 @@ def _digest(paths: Iterable[Path]) -> str:
 
 def drop_stale(name: str, dispatchers: Iterable[Any], depends: Iterable[Path]) -> bool:
     """Delete the cached code of module ``name`` (whose entry points are ``dispatchers``; they
-    locate the cache) when the files in ``depends`` changed since it was compiled; True if
-    anything was dropped. Call it before the first call of any of them."""
+    locate the cache) when the files in ``depends`` or the rule tables changed since it was
+    compiled; True if anything was dropped. Call it before the first call of any of them."""
     ds = list(dispatchers)
     files = [f for f in map(_index_file, ds) if f is not None]
     if not files:

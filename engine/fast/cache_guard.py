@@ -1,13 +1,20 @@
-"""Keep the numba disk cache of the state machine consistent with the code it inlines.
+"""Keep the numba disk cache of each compiled module consistent with what it compiled in.
 
-numba invalidates a cached kernel only when *its own* source file changes; the state machine,
-the policies and the play loop compile in kernels and constant tables of other files
-(engine.fast.hu, the tables built from engine.groups / engine.policies.features …). Each of
-those modules ends with :func:`guard`, which hands its dispatchers and the files listed in
-:data:`DEPENDS` to :func:`engine.fast.cache.drop_stale` (the package's one cache utility:
-it finds the cache directory numba really uses, also under ``NUMBA_CACHE_DIR``). Importing
-this module first also runs :func:`engine.fast.cache.configure` before any kernel is
-decorated.
+numba invalidates a cached kernel only when *its own* source file changes; the kernels also
+compile in two other things:
+
+* **constant tables and codes** derived from the reference (engine.groups, engine.mingtang,
+  engine.scoring, the enums …), all in :mod:`engine.fast.codes`: their one digest,
+  ``codes.DIGEST``, is part of every module's cache stamp (:func:`engine.fast.cache.drop_stale`
+  adds it), so a change of the reference's rules recompiles every kernel, and only that;
+* **the code of other modules** they call (numba inlines it): the files listed in
+  :data:`DEPENDS`, with the reference policies whose parameters the compiled policies hold.
+
+Each guarded module ends with :func:`guard`, which hands its dispatchers and its
+:data:`DEPENDS` files to :func:`engine.fast.cache.drop_stale` (the package's one cache
+utility: it finds the cache directory numba really uses, also under ``NUMBA_CACHE_DIR``).
+Importing this module first also runs :func:`engine.fast.cache.configure` before any kernel
+is decorated.
 """
 
 from __future__ import annotations
@@ -23,31 +30,31 @@ _cache.configure()
 _HERE = Path(__file__).resolve().parent
 _ENGINE = _HERE.parent
 
-# The reference modules the tables are built from (rarely edited; all of them, to be safe).
-_REFERENCE = tuple(sorted(_ENGINE.glob("*.py"))) + (
+# The reference policies whose parameters (weights, flags) the compiled policies hold.
+_POLICIES = (
     _ENGINE / "policies" / "features.py",
     _ENGINE / "policies" / "greedy.py",
     _ENGINE / "policies" / "heuristic.py",
 )
-_HU = (_HERE / "hu.py", _HERE / "scoring.py")
 
 
 def _f(*names: str) -> tuple[Path, ...]:
     return tuple(_HERE / f"{n}.py" for n in names)
 
 
-#: Per guarded module: the other files whose code or tables its kernels inline.
+#: Per guarded module: the other files whose code (or, for the policies, parameters) its
+#: kernels compile in. The rule tables and codes are covered by ``codes.DIGEST``.
 DEPENDS: dict[str, tuple[Path, ...]] = {
     "pyrandom": (),
     "deck": (_ENGINE / "deck.py",),
-    "hu_bridge": _HU + _REFERENCE,
-    "state": _f("hu_bridge") + _HU + _REFERENCE,
-    "features": _f("state") + _REFERENCE,
-    "policies": _f("state", "features", "pyrandom") + _REFERENCE,
-    "play": _f("state", "features", "policies", "pyrandom", "hu_bridge") + _HU + _REFERENCE,
-    "replay": _f("state", "play", "features", "policies", "pyrandom", "hu_bridge")
-    + _HU
-    + _REFERENCE,
+    "hu": (),
+    "hu_bridge": _f("hu"),
+    "state": _f("hu_bridge", "hu"),
+    "features": _f("state") + _POLICIES,
+    "policies": _f("state", "features", "pyrandom") + _POLICIES,
+    "play": _f("state", "features", "policies", "pyrandom", "hu_bridge", "hu") + _POLICIES,
+    "replay": _f("state", "play", "features", "policies", "pyrandom", "hu_bridge", "hu")
+    + _POLICIES,
 }
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.fast import codes as C
 from engine.fast import state as S
 from engine.fast.cache_guard import guard
 from engine.groups import EAT_SHAPE_ID
@@ -204,7 +205,7 @@ def read_view(rp, st, seat, claim, h, f, un):
     if claim:
         c = st[S.CARD]
         # the card on offer (a drawn card is visible to others once revealed)
-        if c >= 0 and not (st[S.PHASE] == S.PH_DRAW_TAKE and st[S.OWNER] != seat):
+        if c >= 0 and not (st[S.PHASE] == C.PH_DRAW_TAKE and st[S.OWNER] != seat):
             un[c] += 1
     liang = st[S.LIANG]
     if st[S.LIANG_KNOWN] and liang >= 0 and seat != st[S.DEALER]:
@@ -214,13 +215,13 @@ def read_view(rp, st, seat, claim, h, f, un):
         for m in range(st[S.MELD_N + s]):
             kind = st[S.MELD_KIND + s * S.MAXM + m]
             mid = st[S.MELD_ID + s * S.MAXM + m]
-            if kind == S.GK_WEI and s != seat:
+            if kind == C.GK_WEI and s != seat:
                 continue  # a face-down 偎 of another seat
-            if kind == S.GK_CHI:
+            if kind == C.GK_CHI:
                 for q in range(3):
-                    un[S.SHAPES[mid, q]] += 1
+                    un[C.SHAPES[mid, q]] += 1
             else:
-                un[mid] += 4 if kind in (S.GK_PAO, S.GK_TI) else 3
+                un[mid] += 4 if kind in (C.GK_PAO, C.GK_TI) else 3
         for j in range(st[S.RIGHT_N + s]):
             un[st[S.RIGHT + s * S.MAXD + j]] += 1
     for k in range(20):
@@ -428,7 +429,7 @@ def _split(rp, free, jiang0, budget0, keys, vals, nout):
             p2 = pool
             ok = True
             for q in range(3):
-                x = S.SHAPES[sid, q]
+                x = C.SHAPES[sid, q]
                 if (p2 >> (3 * x)) & 7 == 0:
                     ok = False
                     break

@@ -10,30 +10,15 @@ Interface (stable; the compiled state machine calls it from numba code)
 
 ``params = rule_params(rules, size=PARAMS_SIZE)``
     plain Python; an int64 array with every switch of a :class:`~engine.rules.RuleSet` at
-    the indices ``P_*`` below. Indices 0..31 belong to this module (``HU_PARAMS_END = 32``);
-    indices 32.. are free for the state machine (pass ``size`` > 32 to get room for them).
-
-    =====================  ==============================================================
-    ``P_LUZHOU = 0``       1: ruleset luzhou
-    ``P_ONE_FIVE_TEN = 1`` 1: 1-5-10 is a 一句话
-    ``P_VARIANT = 2``      table index 2·luzhou + one_five_ten (as ``engine.hu._variant``)
-    ``P_MIN_HUXI = 3``     the 胡息 threshold
-    ``P_HU_ON_DISCARDS=4`` 1: a discard may be hu'd
-    ``P_HUAYANG = 5``      0 basic, 1 half, 2 full
-    ``P_TIANHU_DOUBLE=6``  1: tianhu_formula 'double', 0: 'plain'
-    ``P_LUZHOU_DI_B = 7``  1: luzhou_di_mode 'b', 0: 'a'
-    ``P_PLAYERS = 8``      3 or 4 (not used here; packed for the state machine)
-    ``P_CHOUHU = 9``       1: the 臭胡 block (not used here)
-    ``P_PENG_COMPULSORY=10`` 1: compulsory 碰 (not used here)
-    ``P_HUANGZHUANG_ROTATE=11`` (not used here)
-    =====================  ==============================================================
+    the indices ``P_*`` (layout: :mod:`engine.fast`). Indices 0..31 belong to this module
+    (``HU_PARAMS_END = 32``); 32.. are free for the state machine (``size`` > 32).
 
 ``hu_eval(params, meld_kind, meld_card, n_melds, hand_counts, card, source, tianhu, haidi,
 dihu, out) -> int``
     :func:`engine.hu.evaluate_hu_counts`. Returns ``out[O_WIN]``.
 
     * ``meld_kind[i]``: the :class:`~engine.groups.GroupKind` value of table meld i (only the
-      table kinds CHI=0, PENG=1, WEI=2, CHOUWEI=3, PAO=4, TI=5); ``meld_card[i]``: its face
+      table kinds ``GK_CHI`` … ``GK_TI``); ``meld_card[i]``: its face
       (0..19) for the same-face kinds, its eat-shape id (``engine.groups.EAT_SHAPE_ID``,
       0..39) for CHI. Only the first ``n_melds`` entries are read; any integer dtype.
     * ``hand_counts``: [20], the concealed hand before the hu card (not modified). Any
@@ -42,22 +27,8 @@ dihu, out) -> int``
     * ``card``: the hu card kind 0..19, or -1 (Python ``None``: a dealt-hand evaluation).
     * ``source``: :class:`engine.hu.Source` value (``SRC_*``); ``tianhu``/``haidi``/``dihu``:
       0/1, the :class:`~engine.hu.HuContext` flags.
-    * ``out``: int64 array of at least ``OUT_SIZE`` entries, filled as:
-
-    ==================  =================================================================
-    ``O_WIN = 0``       1 win, 0 not
-    ``O_REASON = 1``    :class:`engine.hu.NoWin` value, 0 for a win, ``R_INVALID = -1`` where
-                        the Python raises InvalidNotation (5 copies of a face)
-    ``O_OPTION = 2``    ``OPT_*``: -1 none, 0 'F', 1 'K', 2 'P', 3 'W', 4 '0', 5 'A'
-    ``O_HUXI = 3``      胡息 of the chosen reading; -1 where the Python has None
-    ``O_DENG = 4``      等 (0 unless a win)
-    ``O_FAN = 5``       番 (Luzhou: the multiplier; 0 unless a win)
-    ``O_SCORE = 6``     等 × 番 (0 unless a win)
-    ``O_MINGTANG = 7``  bitmask of the 名堂 items reported, bits ``MT_*`` = replay
-                        ``MINGTANG_BITS`` (honghu 0 … lz_dihu 13)
-    ``O_ZIMO = 8``      0/1 (0 unless a win)
-    ``O_TIANHU = 9``    0/1 (0 unless a win)
-    ==================  =================================================================
+    * ``out``: int64 array of at least ``OUT_SIZE`` entries, filled as the ``out`` layout
+      of :mod:`engine.fast` (``O_*``).
 
 ``hu_eval_ws(params, meld_kind, meld_card, n_melds, hand_counts, card, source, tianhu, haidi,
 dihu, out, ws) -> int``
@@ -79,39 +50,119 @@ tianhu, haidi, dihu, out, o, ws, w) -> int``
     ``hu_auto_tianhu_at(params, counts, h0, out, o)``: of ``counts[h0 : h0 + 20]`` into
     ``out[o:]``.
 
-``out[10:16]`` are reserved (0). Speed: ``python -m engine.fast.hu_bench`` (kernel against
-the Python on the inputs of recorded reference play).
+Speed: ``python -m engine.fast.hu_bench`` (kernel against the Python on the inputs of
+recorded reference play).
 
 Plain-Python helpers: :func:`meld_arrays` (table groups → the two arrays),
 :func:`evaluate` (the kernel with Python arguments) and :func:`reference_vector` (a Python
 :class:`~engine.hu.HuResult` as the same ``out`` vector; used by the differential tests).
 
-Tables (胡息 by group, eat shapes) are module-level arrays built from :mod:`engine.groups`
-at import; numba freezes them into the compiled (and cached) code. Their digest is checked
-at import against ``_TABLES_DIGEST``, so a change in engine/groups.py fails loudly instead
-of running stale cached code.
+Every table and code (胡息 by group, eat shapes, the 名堂 and 等 tables, ``SRC_*``, ``R_*``,
+``OPT_*``) comes from :mod:`engine.fast.codes`, derived from the reference at import; numba
+freezes them into the compiled (and cached) code, and the cache is dropped when their digest
+changes (:mod:`engine.fast.cache_guard`).
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from numba import njit
 
-from engine.groups import (
-    EAT_SHAPE_ID,
-    EAT_SHAPES,
-    Group,
-    GroupKind,
-    eat_shapes_for,
-    huxi,
-    is_sentence,
-    same_face_huxi,
+from engine.fast.cache_guard import guard
+from engine.fast.codes import (
+    BIG,
+    DENG,
+    F_BIG,
+    F_DIHU,
+    F_DUIDUI,
+    F_HAIDI,
+    F_RED,
+    F_SHUAHOU,
+    F_SMALL,
+    F_TIANHU,
+    F_ZIMO,
+    GK_CHI,
+    GK_KAN,
+    GK_PAO,
+    GK_PENG,
+    GK_PENG_HU,
+    GK_TI,
+    HUAYANG_LEVELS,
+    HX_CHI,
+    HX_KEY2,
+    HX_KEY3,
+    HX_KEY4,
+    HX_MAX_GROUPS,
+    HX_SAME,
+    HX_SH,
+    HX_SH_N,
+    HX_SHAPE_KEY,
+    MINGTANG_BITS,
+    MT_BIT,
+    MT_COMBO,
+    MT_FAN,
+    MT_FIELD,
+    MT_HI,
+    MT_LO,
+    MT_MULT,
+    MT_NEEDS_OTHER,
+    MT_ON,
+    MT_ROWS,
+    MT_SLOPE,
+    NUM_KINDS,
+    OPT_A,
+    OPT_DEALT,
+    OPT_F,
+    OPT_K,
+    OPT_NONE,
+    OPT_P,
+    OPT_W,
+    OPTION_CODES,
+    R_BELOW_MIN,
+    R_CARD_COUNT,
+    R_DISCARD,
+    R_INVALID,
+    R_NO_SPLIT,
+    R_OWN_PAIR,
+    RED,
+    SHAPES,
+    SRC_DISCARD,
+    SRC_LIANG_DEALER,
+    SRC_LIANG_OTHER,
+    SRC_OTHER_DRAW,
+    SRC_OWN_DRAW,
+    deng_variant,
+    hx_variant,
+    mingtang_variant,
 )
+from engine.groups import EAT_SHAPE_ID, Group, GroupKind
 from engine.rules import RuleSet
+
+__all__ = [  # the codes this module's interface speaks in (defined in engine.fast.codes)
+    "MINGTANG_BITS",
+    "OPTION_CODES",
+    "OPT_A",
+    "OPT_DEALT",
+    "OPT_F",
+    "OPT_K",
+    "OPT_NONE",
+    "OPT_P",
+    "OPT_W",
+    "R_BELOW_MIN",
+    "R_CARD_COUNT",
+    "R_DISCARD",
+    "R_INVALID",
+    "R_NO_SPLIT",
+    "R_OWN_PAIR",
+    "SRC_DISCARD",
+    "SRC_LIANG_DEALER",
+    "SRC_LIANG_OTHER",
+    "SRC_OTHER_DRAW",
+    "SRC_OWN_DRAW",
+]
 
 # ---------------------------------------------------------------------------------------------
 # Params
@@ -129,10 +180,10 @@ P_PLAYERS = 8
 P_CHOUHU = 9
 P_PENG_COMPULSORY = 10
 P_HUANGZHUANG_ROTATE = 11
+P_MT_VARIANT = 12
+P_DENG_VARIANT = 13
 HU_PARAMS_END = 32  # indices >= 32 belong to the state machine
 PARAMS_SIZE = 32
-
-_HUAYANG = {"basic": 0, "half": 1, "full": 2}
 
 
 def rule_params(rules: RuleSet, size: int = PARAMS_SIZE) -> np.ndarray:
@@ -142,44 +193,20 @@ def rule_params(rules: RuleSet, size: int = PARAMS_SIZE) -> np.ndarray:
     p = np.zeros(size, dtype=np.int64)
     p[P_LUZHOU] = int(rules.luzhou)
     p[P_ONE_FIVE_TEN] = int(rules.one_five_ten)
-    p[P_VARIANT] = 2 * int(rules.luzhou) + int(rules.one_five_ten)
+    p[P_VARIANT] = hx_variant(rules)
     p[P_MIN_HUXI] = rules.min_huxi
     p[P_HU_ON_DISCARDS] = int(rules.hu_on_discards)
-    p[P_HUAYANG] = _HUAYANG[rules.huayang]
+    p[P_HUAYANG] = HUAYANG_LEVELS[rules.huayang]
     p[P_TIANHU_DOUBLE] = int(rules.tianhu_formula == "double")
     p[P_LUZHOU_DI_B] = int(rules.luzhou_di_mode == "b")
     p[P_PLAYERS] = rules.players
     p[P_CHOUHU] = int(rules.chouhu)
     p[P_PENG_COMPULSORY] = int(rules.peng_compulsory)
     p[P_HUANGZHUANG_ROTATE] = rules.huangzhuang_rotate
+    p[P_MT_VARIANT] = mingtang_variant(rules)
+    p[P_DENG_VARIANT] = deng_variant(rules)
     return p
 
-
-# ---------------------------------------------------------------------------------------------
-# Codes
-# ---------------------------------------------------------------------------------------------
-
-SRC_OWN_DRAW = 0
-SRC_OTHER_DRAW = 1
-SRC_LIANG_DEALER = 2
-SRC_LIANG_OTHER = 3
-SRC_DISCARD = 4
-
-R_INVALID = -1
-R_CARD_COUNT = 1
-R_NO_SPLIT = 2
-R_BELOW_MIN = 3
-R_OWN_PAIR = 4
-R_DISCARD = 5
-
-OPT_NONE = -1
-OPT_F = 0
-OPT_K = 1
-OPT_P = 2
-OPT_W = 3
-OPT_DEALT = 4
-OPT_A = 5
-OPTION_CODES = {"F": OPT_F, "K": OPT_K, "P": OPT_P, "W": OPT_W, "0": OPT_DEALT, "A": OPT_A}
 
 O_WIN = 0
 O_REASON = 1
@@ -193,156 +220,16 @@ O_ZIMO = 8
 O_TIANHU = 9
 OUT_SIZE = 16
 
-MT_HONGHU = 0
-MT_DIANHU = 1
-MT_HONGWU = 2
-MT_WUHU = 3
-MT_DUIDUIHU = 4
-MT_HAIDI = 5
-MT_DAZIHU = 6
-MT_XIAOZIHU = 7
-MT_DIHU = 8
-MT_SHUAHOU = 9
-MT_LZ_HONGHU = 10
-MT_LZ_WU = 11
-MT_LZ_TIANHU = 12
-MT_LZ_DIHU = 13
-MINGTANG_BITS = {
-    "honghu": MT_HONGHU,
-    "dianhu": MT_DIANHU,
-    "hongwu": MT_HONGWU,
-    "wuhu": MT_WUHU,
-    "duiduihu": MT_DUIDUIHU,
-    "haidi": MT_HAIDI,
-    "dazihu": MT_DAZIHU,
-    "xiaozihu": MT_XIAOZIHU,
-    "dihu": MT_DIHU,
-    "shuahou": MT_SHUAHOU,
-    "lz_honghu": MT_LZ_HONGHU,
-    "lz_wu": MT_LZ_WU,
-    "lz_tianhu": MT_LZ_TIANHU,
-    "lz_dihu": MT_LZ_DIHU,
-}
-
-# ---------------------------------------------------------------------------------------------
-# Tables (from engine.groups; frozen into the compiled code)
-# ---------------------------------------------------------------------------------------------
-
-_NUM = 20
-_NSHAPES = len(EAT_SHAPES)
-_VARIANT_RULES = (
-    RuleSet(),
-    RuleSet(one_five_ten=True),
-    RuleSet(ruleset="luzhou"),
-    RuleSet(ruleset="luzhou", one_five_ten=True),
-)
-_MAXSH = 8  # eat shapes per lowest card (at most 6)
-
-
-def _key_of(cards: Sequence[int]) -> int:
-    """An int that orders groups as Python orders their card tuples (a prefix is smaller)."""
-    key = 0
-    for i in range(4):
-        key = key * 21 + (cards[i] + 1 if i < len(cards) else 0)
-    return key
-
-
-def _build_tables() -> dict[str, np.ndarray]:
-    sh_n = np.zeros((4, _NUM), dtype=np.int64)
-    sh = np.zeros((4, _NUM, _MAXSH, 5), dtype=np.int64)  # a, b, c, 胡息, key
-    same = np.zeros((4, 11, _NUM), dtype=np.int64)
-    chi = np.zeros((4, _NSHAPES), dtype=np.int64)
-    for v, rules in enumerate(_VARIANT_RULES):
-        for cards in eat_shapes_for(rules):
-            kind = GroupKind.SENTENCE if is_sentence(cards, rules) else GroupKind.JIAO
-            a, b, c = cards
-            j = sh_n[v, a]
-            sh[v, a, j] = (a, b, c, huxi(Group(kind, cards), rules), _key_of(cards))
-            sh_n[v, a] = j + 1
-        for kind in (
-            GroupKind.PENG,
-            GroupKind.WEI,
-            GroupKind.CHOUWEI,
-            GroupKind.PAO,
-            GroupKind.TI,
-            GroupKind.KAN,
-            GroupKind.PENG_HU,
-        ):
-            for k in range(_NUM):
-                same[v, kind, k] = same_face_huxi(kind, k, rules)
-        for i, cards in enumerate(EAT_SHAPES):
-            chi[v, i] = huxi(Group(GroupKind.CHI, cards), rules)
-    shape_cards = np.array(EAT_SHAPES, dtype=np.int64)
-    shape_key = np.array([_key_of(s) for s in EAT_SHAPES], dtype=np.int64)
-    red = np.array([1 if k % 10 in (1, 6, 9) else 0 for k in range(_NUM)], dtype=np.int64)
-    key3 = np.array([_key_of((k, k, k)) for k in range(_NUM)], dtype=np.int64)
-    key4 = np.array([_key_of((k, k, k, k)) for k in range(_NUM)], dtype=np.int64)
-    key2 = np.array([_key_of((k, k)) for k in range(_NUM)], dtype=np.int64)
-    return {
-        "sh_n": sh_n,
-        "sh": sh,
-        "same": same,
-        "chi": chi,
-        "shape_cards": shape_cards,
-        "shape_key": shape_key,
-        "red": red,
-        "key2": key2,
-        "key3": key3,
-        "key4": key4,
-    }
-
-
-_T = _build_tables()
-
-
-def tables_digest() -> str:
-    """A digest of the tables, which the compiled code holds as constants."""
-    h = hashlib.sha256()
-    for name in sorted(_T):
-        h.update(name.encode())
-        h.update(_T[name].tobytes())
-    return h.hexdigest()[:16]
-
-
-# numba's cache keys on this file only: if the tables built from engine.groups ever change,
-# stale compiled code must not run. Update the digest (which edits this file, so the cache is
-# rebuilt) after checking the change.
-_TABLES_DIGEST = "b4ac2e3f8964d225"
-if tables_digest() != _TABLES_DIGEST:
-    raise RuntimeError(
-        f"engine.fast.hu: the 胡息/shape tables changed (digest {tables_digest()}, expected "
-        f"{_TABLES_DIGEST}); update _TABLES_DIGEST in engine/fast/hu.py to rebuild the cache"
-    )
-_SH_N = _T["sh_n"]
-_SH = _T["sh"]
-_SAME = _T["same"]
-_CHI = _T["chi"]
-_SHAPE_CARDS = _T["shape_cards"]
-_SHAPE_KEY = _T["shape_key"]
-_RED = _T["red"]
-_KEY2 = _T["key2"]
-_KEY3 = _T["key3"]
-_KEY4 = _T["key4"]
-
-_K_CHI = 0
-_K_PENG = 1
-_K_WEI = 2
-_K_CHOUWEI = 3
-_K_PAO = 4
-_K_TI = 5
-_K_KAN = 8
-_K_PENG_HU = 9
-
 _MAXD = 16  # DFS depth (groups in a split; 8 at most for 22 cards)
-_MAXG = 24  # groups in a full reading (table melds + hand)
+_MAXG = HX_MAX_GROUPS  # groups in a full reading (table melds + hand)
 _MAXC = 8  # candidates (F + up to 3 run options, each with its 对对 alternative)
 
 # One scratch array per call, indexed at offsets (a view or an array argument per part would
 # cost numba reference-count calls on every call; no other allocation on the hot path). The
 # kernels take the scratch as (ws, w): its parts start at w + _W_*.
 _W_HC = 0
-_W_POOL = _W_HC + _NUM
-_W_COPT = _W_POOL + _NUM
+_W_POOL = _W_HC + NUM_KINDS
+_W_COPT = _W_POOL + NUM_KINDS
 _W_CHX = _W_COPT + _MAXC
 _W_CDD = _W_CHX + _MAXC
 _W_CSH = _W_CDD + _MAXC
@@ -396,7 +283,7 @@ def _best_split(ws: Any, w: int, jiang: bool, peng: int, v: int, need_lex: bool,
     cnt = w + _W_POOL
     inf = w + _W_INFO
     total = 0
-    for i in range(_NUM):
+    for i in range(NUM_KINDS):
         total += ws[cnt + i]
     ws[inf] = 0
     ws[inf + 1] = 0
@@ -433,12 +320,12 @@ def _best_split(ws: Any, w: int, jiang: bool, peng: int, v: int, need_lex: bool,
                 ws[cnt + k] += 3
             else:
                 j = t - 2
-                ws[cnt + _SH[v, k, j, 0]] += 1
-                ws[cnt + _SH[v, k, j, 1]] += 1
-                ws[cnt + _SH[v, k, j, 2]] += 1
+                ws[cnt + HX_SH[v, k, j, 0]] += 1
+                ws[cnt + HX_SH[v, k, j, 1]] += 1
+                ws[cnt + HX_SH[v, k, j, 2]] += 1
             hx -= ws[ghx + d]
             ws[ga + d] = -1
-        nsh = _SH_N[v, k]
+        nsh = HX_SH_N[v, k]
         if c >= 2 + nsh:
             d -= 1
             continue
@@ -449,19 +336,19 @@ def _best_split(ws: Any, w: int, jiang: bool, peng: int, v: int, need_lex: bool,
             jl = False
             ws[ga + d] = 0
             ws[ghx + d] = 0
-            ws[gkey + d] = _KEY2[k]
+            ws[gkey + d] = HX_KEY2[k]
         elif c == 1:
             if peng != k or ws[cnt + k] < 3:
                 continue
             ws[cnt + k] -= 3
             ws[ga + d] = 1
-            ws[ghx + d] = _SAME[v, _K_PENG_HU, k]
-            ws[gkey + d] = _KEY3[k]
+            ws[ghx + d] = HX_SAME[v, GK_PENG_HU, k]
+            ws[gkey + d] = HX_KEY3[k]
         else:
             j = c - 2
-            a = cnt + _SH[v, k, j, 0]
-            b = cnt + _SH[v, k, j, 1]
-            e = cnt + _SH[v, k, j, 2]
+            a = cnt + HX_SH[v, k, j, 0]
+            b = cnt + HX_SH[v, k, j, 1]
+            e = cnt + HX_SH[v, k, j, 2]
             if ws[b] == 0 or ws[e] == 0:
                 continue
             ws[a] -= 1
@@ -473,13 +360,13 @@ def _best_split(ws: Any, w: int, jiang: bool, peng: int, v: int, need_lex: bool,
                 ws[e] += 1
                 continue
             ws[ga + d] = c
-            ws[ghx + d] = _SH[v, k, j, 3]
-            ws[gkey + d] = _SH[v, k, j, 4]
+            ws[ghx + d] = HX_SH[v, k, j, 3]
+            ws[gkey + d] = HX_SH[v, k, j, 4]
         hx += ws[ghx + d]
         nk = k
-        while nk < _NUM and ws[cnt + nk] == 0:
+        while nk < NUM_KINDS and ws[cnt + nk] == 0:
             nk += 1
-        if nk < _NUM:
+        if nk < NUM_KINDS:
             d += 1
             ws[lo + d] = nk
             # groups of one lowest card in option order: no repeats
@@ -518,16 +405,16 @@ def _duidui_split(ws: Any, w: int, jiang: bool, peng: int, v: int, keys: int) ->
     hx = 0
     ng = 0
     has_j = False
-    for k in range(_NUM):
+    for k in range(NUM_KINDS):
         n = ws[cnt + k]
         if n == 0:
             continue
         if n == 3 and k == peng:
-            hx += _SAME[v, _K_PENG_HU, k]
-            ws[keys + ng] = _KEY3[k]
+            hx += HX_SAME[v, GK_PENG_HU, k]
+            ws[keys + ng] = HX_KEY3[k]
         elif n == 2 and jiang and not has_j:
             has_j = True
-            ws[keys + ng] = _KEY2[k]
+            ws[keys + ng] = HX_KEY2[k]
         else:
             return -1
         ng += 1
@@ -542,14 +429,14 @@ def _duidui_split(ws: Any, w: int, jiang: bool, peng: int, v: int, keys: int) ->
 def _best_packing(cnt: Any, v: int) -> int:
     """``engine.hu.best_packing``'s 胡息: disjoint 一句话/绞 of ``cnt``, leftovers ignored."""
     total = 0
-    for i in range(_NUM):
+    for i in range(NUM_KINDS):
         total += cnt[i]
     if total == 0:
         return 0
-    lo = np.empty(_NUM + 2, dtype=np.int64)
-    ch = np.empty(_NUM + 2, dtype=np.int64)
-    ga = np.empty(_NUM + 2, dtype=np.int64)  # -1 none, 0 leftover, 1+j shape
-    ghx = np.empty(_NUM + 2, dtype=np.int64)
+    lo = np.empty(NUM_KINDS + 2, dtype=np.int64)
+    ch = np.empty(NUM_KINDS + 2, dtype=np.int64)
+    ga = np.empty(NUM_KINDS + 2, dtype=np.int64)  # -1 none, 0 leftover, 1+j shape
+    ghx = np.empty(NUM_KINDS + 2, dtype=np.int64)
     k0 = 0
     while cnt[k0] == 0:
         k0 += 1
@@ -569,12 +456,12 @@ def _best_packing(cnt: Any, v: int) -> int:
                 cnt[k] += 1
             else:
                 j = t - 1
-                cnt[_SH[v, k, j, 0]] += 1
-                cnt[_SH[v, k, j, 1]] += 1
-                cnt[_SH[v, k, j, 2]] += 1
+                cnt[HX_SH[v, k, j, 0]] += 1
+                cnt[HX_SH[v, k, j, 1]] += 1
+                cnt[HX_SH[v, k, j, 2]] += 1
             hx -= ghx[d]
             ga[d] = -1
-        if c >= 1 + _SH_N[v, k]:
+        if c >= 1 + HX_SH_N[v, k]:
             d -= 1
             continue
         if c == 0:
@@ -583,9 +470,9 @@ def _best_packing(cnt: Any, v: int) -> int:
             ghx[d] = 0
         else:
             j = c - 1
-            a = _SH[v, k, j, 0]
-            b = _SH[v, k, j, 1]
-            e = _SH[v, k, j, 2]
+            a = HX_SH[v, k, j, 0]
+            b = HX_SH[v, k, j, 1]
+            e = HX_SH[v, k, j, 2]
             cnt[a] -= 1
             cnt[b] -= 1
             cnt[e] -= 1
@@ -595,12 +482,12 @@ def _best_packing(cnt: Any, v: int) -> int:
                 cnt[e] += 1
                 continue
             ga[d] = c
-            ghx[d] = _SH[v, k, j, 3]
+            ghx[d] = HX_SH[v, k, j, 3]
         hx += ghx[d]
         nk = k
-        while nk < _NUM and cnt[nk] == 0:
+        while nk < NUM_KINDS and cnt[nk] == 0:
             nk += 1
-        if nk < _NUM:
+        if nk < NUM_KINDS:
             d += 1
             lo[d] = nk
             ch[d] = c if nk == k else 0  # groups of one lowest card in option order: no repeats
@@ -614,6 +501,43 @@ def _best_packing(cnt: Any, v: int) -> int:
 # ---------------------------------------------------------------------------------------------
 # 等, 名堂, 番, score
 # ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _field(
+    f: int,
+    red: int,
+    big: int,
+    small: int,
+    duidui: bool,
+    shuahou: bool,
+    haidi: bool,
+    dihu: bool,
+    zimo: bool,
+    tianhu: bool,
+) -> int:
+    """The value of field ``f`` (``engine.fast.codes.FIELDS``) of a reading."""
+    if f == F_RED:
+        return red
+    if f == F_BIG:
+        return big
+    if f == F_SMALL:
+        return small
+    if f == F_DUIDUI:
+        v = duidui
+    elif f == F_SHUAHOU:
+        v = shuahou
+    elif f == F_HAIDI:
+        v = haidi
+    elif f == F_DIHU:
+        v = dihu
+    elif f == F_ZIMO:
+        v = zimo
+    elif f == F_TIANHU:
+        v = tianhu
+    else:
+        v = False
+    return 1 if v else 0
 
 
 @njit(cache=True)
@@ -631,91 +555,41 @@ def _score(
     tianhu: bool,
     auto: bool,
 ) -> tuple[int, int, int, int]:
-    """``engine.scoring.score_hu``: (等, 番, score, 名堂 mask)."""
-    zimo = zimo or tianhu
-    if params[P_LUZHOU]:
-        deng = hx - 9
-        if deng < 1:
-            deng = 1
-        if zimo:
-            deng += 1
-        mode_b = params[P_LUZHOU_DI_B] != 0
-        mult = 1
-        mask = 0
-        if mode_b and red >= 10:
-            mult *= 2
-            mask |= 1 << MT_LZ_HONGHU
-        if mode_b and red == 0:
-            mult *= 4
-            mask |= 1 << MT_LZ_WU
-        if tianhu:
-            mult *= 2
-            mask |= 1 << MT_LZ_TIANHU
-        if dihu:
-            mult *= 2
-            mask |= 1 << MT_LZ_DIHU
-        return deng, mult, deng * mult, mask
-    if tianhu:
-        base = 2 * hx - 12 if params[P_TIANHU_DOUBLE] else hx - 12
-        deng = base // 3
-        if deng < 1:
-            deng = 1
-        deng += 1
-    else:
-        deng = (hx - 12) // 3
-        if deng < 1:
-            deng = 1
-        if zimo:
-            deng += 1
-    level = params[P_HUAYANG]
-    fan = 0
+    """``engine.scoring.score_hu``: (等, 番, score, 名堂 mask) of a reading of ``hx`` 胡息,
+    over the 等 and 名堂 tables of :mod:`engine.fast.codes` (a row per registered 名堂;
+    ``auto``: the 3提/5坎 天胡)."""
+    deng = DENG[params[P_DENG_VARIANT], 1 if zimo else 0, 1 if tianhu else 0, hx]
+    on = params[P_MT_VARIANT]
+    a = 1 if auto else 0
+    found = 0  # bit i: row i is present
+    for i in range(MT_ROWS):
+        if MT_ON[on, a, i]:
+            x = _field(MT_FIELD[i], red, big, small, duidui, shuahou, haidi, dihu, zimo, tianhu)
+            if MT_LO[i] <= x <= MT_HI[i]:
+                found |= 1 << i
     mask = 0
-    counting = False  # a found pattern that is not needs_other
-    wuhu = red == 0
-    if 10 <= red <= 12:
-        fan += 2
-        mask |= 1 << MT_HONGHU
-        counting = True
-    if red == 1:
-        fan += 3
-        mask |= 1 << MT_DIANHU
-        counting = True
-    if red >= 13:
-        fan += 4
-        mask |= 1 << MT_HONGWU
-        counting = True
-    if wuhu:
-        fan += 5
-        mask |= 1 << MT_WUHU
-        counting = True
-    if level >= 1:
-        if duidui and not auto:
-            fan += 5 if wuhu else 4
-            mask |= 1 << MT_DUIDUIHU
-            counting = True
-        if haidi and not auto:
-            fan += 2
-            mask |= 1 << MT_HAIDI
-    if level >= 2:
-        if big >= 18:
-            fan += 6 + big - 18
-            mask |= 1 << MT_DAZIHU
-            counting = True
-        if small >= 16:
-            fan += 8 + small - 16
-            mask |= 1 << MT_XIAOZIHU
-            counting = True
-        if dihu and not auto:
-            fan += 4
-            mask |= 1 << MT_DIHU
-            counting = True
-        if shuahou and not auto:
-            fan += 6
-            mask |= 1 << MT_SHUAHOU
-            counting = True
+    if params[P_LUZHOU]:  # engine.scoring.luzhou_multiplier
+        mult = 1
+        for i in range(MT_ROWS):
+            if found >> i & 1:
+                mult *= MT_MULT[i]
+                mask |= 1 << MT_BIT[i]
+        return deng, mult, deng * mult, mask
+    # engine.scoring.combine_fan: 平胡 (1) unless a pattern that is not needs_other is present
+    fan = 0
+    counting = False
+    for i in range(MT_ROWS):
+        if found >> i & 1:
+            if not MT_NEEDS_OTHER[i]:
+                counting = True
+            x = _field(MT_FIELD[i], red, big, small, duidui, shuahou, haidi, dihu, zimo, tianhu)
+            fan += MT_FAN[i] + MT_SLOPE[i] * (x - MT_LO[i])
+            for j in range(MT_ROWS):
+                if found >> j & 1:
+                    fan += MT_COMBO[i, j]
+            mask |= 1 << MT_BIT[i]
     if not counting:
-        fan = 1
-        mask = 0
+        return deng, 1, deng, 0
     return deng, fan, deng * fan, mask
 
 
@@ -742,16 +616,16 @@ def _nowin(out: Any, o: int, reason: int) -> int:
 @njit(cache=True)
 def _meld_hx_key(v: int, kind: int, mc: int) -> tuple[int, int, int, int, int]:
     """(胡息, key, cards, red cards, big cards) of a table meld."""
-    if kind == _K_CHI:
-        a = _SHAPE_CARDS[mc, 0]
-        b = _SHAPE_CARDS[mc, 1]
-        c = _SHAPE_CARDS[mc, 2]
-        red = _RED[a] + _RED[b] + _RED[c]
-        big = (1 if a >= 10 else 0) + (1 if b >= 10 else 0) + (1 if c >= 10 else 0)
-        return _CHI[v, mc], _SHAPE_KEY[mc], 3, red, big
-    n = 4 if kind >= _K_PAO else 3
-    big = n if mc >= 10 else 0
-    return _SAME[v, kind, mc], (_KEY4[mc] if n == 4 else _KEY3[mc]), n, _RED[mc] * n, big
+    if kind == GK_CHI:
+        a = SHAPES[mc, 0]
+        b = SHAPES[mc, 1]
+        c = SHAPES[mc, 2]
+        red = RED[a] + RED[b] + RED[c]
+        big = BIG[a] + BIG[b] + BIG[c]
+        return HX_CHI[v, mc], HX_SHAPE_KEY[mc], 3, red, big
+    n = 4 if kind >= GK_PAO else 3
+    big = BIG[mc] * n
+    return HX_SAME[v, kind, mc], (HX_KEY4[mc] if n == 4 else HX_KEY3[mc]), n, RED[mc] * n, big
 
 
 @njit(cache=True)
@@ -930,7 +804,7 @@ def hu_eval_at(
     hc = hand_counts  # read only, at h0
     hand_size = 0
     mx = 0
-    for k in range(_NUM):
+    for k in range(NUM_KINDS):
         x = hc[h0 + k]
         hand_size += x
         if x > mx:
@@ -949,8 +823,8 @@ def hu_eval_at(
     run_i = -1
     run_w = False  # the run meld is a 偎/臭偎 (option W), else a 碰 (P)
     melds_hx = 0
-    red = _RED[card]
-    big = 1 if card >= 10 else 0
+    red = RED[card]
+    big = BIG[card]
     has_chi = False
     for i in range(n_melds):
         kind = meld_kind[k0 + i]
@@ -960,13 +834,13 @@ def hu_eval_at(
         melds_hx += mhx
         red += m_red
         big += m_big
-        if kind >= _K_PAO:
+        if kind >= GK_PAO:
             q0 += 1
-        elif kind == _K_CHI:
+        elif kind == GK_CHI:
             has_chi = True
         elif mc == card:
             run_i = i
-            run_w = kind != _K_PENG
+            run_w = kind != GK_PENG
     nc = hc[h0 + card]
     if source == SRC_OWN_DRAW and (nc >= 2 or (run_i >= 0 and run_w)):
         return _nowin(out, o, R_OWN_PAIR)
@@ -977,14 +851,13 @@ def hu_eval_at(
     foreign = source == SRC_OTHER_DRAW or source == SRC_LIANG_OTHER or source == SRC_DISCARD  # noqa: SIM109
     pool = w + _W_POOL
     kan_hx = 0
-    for k in range(_NUM):
+    for k in range(NUM_KINDS):
         x = hc[h0 + k]
-        red += _RED[k] * x
-        if k >= 10:
-            big += x
+        red += RED[k] * x
+        big += BIG[k] * x
         if x == 3:
             ws[pool + k] = 0
-            kan_hx += _SAME[v, _K_KAN, k]
+            kan_hx += HX_SAME[v, GK_KAN, k]
         else:
             ws[pool + k] = x
     small = n - big
@@ -1051,7 +924,7 @@ def hu_eval_at(
                     if not run_k:
                         continue
                     opt = OPT_K
-                    fx = fixed_base - _SAME[v, _K_KAN, card] + _SAME[v, _K_PAO, card]
+                    fx = fixed_base - HX_SAME[v, GK_KAN, card] + HX_SAME[v, GK_PAO, card]
                     ri = -1
                     kq = card
                 elif q == 1:
@@ -1061,7 +934,7 @@ def hu_eval_at(
                     mhx, _key, _n, _r, _b = _meld_hx_key(
                         v, meld_kind[k0 + run_i], meld_card[c0 + run_i]
                     )
-                    fx = fixed_base - mhx + _SAME[v, _K_PAO, card]
+                    fx = fixed_base - mhx + HX_SAME[v, GK_PAO, card]
                     ri = run_i
                     kq = -1
                 else:
@@ -1071,7 +944,7 @@ def hu_eval_at(
                     mhx, _key, _n, _r, _b = _meld_hx_key(
                         v, meld_kind[k0 + run_i], meld_card[c0 + run_i]
                     )
-                    fx = fixed_base - mhx + _SAME[v, _K_PAO, card]
+                    fx = fixed_base - mhx + HX_SAME[v, GK_PAO, card]
                     ri = run_i
                     kq = -1
                 _candidate(ws, w, ncand, opt, fx + r, 0 if (has_chi or has_shape) else 1, sh)
@@ -1120,20 +993,20 @@ def _fill_keys(
     m = dst
     for i in range(n_melds):
         if i == run_i:
-            ws[m] = _KEY4[card]
+            ws[m] = HX_KEY4[card]
         else:
             kind = meld_kind[k0 + i]
             mc = meld_card[c0 + i]
-            if kind == _K_CHI:
-                ws[m] = _SHAPE_KEY[mc]
-            elif kind >= _K_PAO:
-                ws[m] = _KEY4[mc]
+            if kind == GK_CHI:
+                ws[m] = HX_SHAPE_KEY[mc]
+            elif kind >= GK_PAO:
+                ws[m] = HX_KEY4[mc]
             else:
-                ws[m] = _KEY3[mc]
+                ws[m] = HX_KEY3[mc]
         m += 1
-    for k in range(_NUM):
+    for k in range(NUM_KINDS):
         if hc[h0 + k] == 3:
-            ws[m] = _KEY4[k] if k == pao_kan else _KEY3[k]
+            ws[m] = HX_KEY4[k] if k == pao_kan else HX_KEY3[k]
             m += 1
     for i in range(ns):
         ws[m] = ws[skeys + i]
@@ -1166,7 +1039,7 @@ def _eval_dealt(
 ) -> int:
     """``engine.hu._evaluate_dealt``: §10.3 step 0 (``hand_counts`` is not modified)."""
     hc = w + _W_HC
-    for k in range(_NUM):
+    for k in range(NUM_KINDS):
         ws[hc + k] = hand_counts[h0 + k]
     q = 0
     n = 0
@@ -1183,30 +1056,29 @@ def _eval_dealt(
         melds_hx += mhx
         red += m_red
         big += m_big
-        if kind >= _K_PAO:
+        if kind >= GK_PAO:
             q += 1
-            if kind == _K_TI and mc == card:
+            if kind == GK_TI and mc == card:
                 in_ti = True
-        elif kind == _K_CHI:
+        elif kind == GK_CHI:
             has_chi = True
     if card >= 0 and not in_ti:
         ws[hc + card] += 1
     pool = w + _W_POOL
     fixed_hx = melds_hx
-    for k in range(_NUM):
+    for k in range(NUM_KINDS):
         x = ws[hc + k]
         if x > 4:
             return _nowin(out, o, R_INVALID)
         n += x
-        red += _RED[k] * x
-        if k >= 10:
-            big += x
+        red += RED[k] * x
+        big += BIG[k] * x
         if x == 4:
             q += 1
-            fixed_hx += _SAME[v, _K_TI, k]
+            fixed_hx += HX_SAME[v, GK_TI, k]
             ws[pool + k] = 0
         elif x == 3:
-            fixed_hx += _SAME[v, _K_KAN, k]
+            fixed_hx += HX_SAME[v, GK_KAN, k]
             ws[pool + k] = 0
         else:
             ws[pool + k] = x
@@ -1247,30 +1119,29 @@ def hu_auto_tianhu_at(params: Any, counts: Any, h0: int, out: Any, o: int) -> in
     red = 0
     big = 0
     n = 0
-    for k in range(_NUM):
+    for k in range(NUM_KINDS):
         x = counts[h0 + k]
         if x > 4:
             out[o + O_REASON] = R_INVALID
             return 0
         n += x
-        red += _RED[k] * x
-        if k >= 10:
-            big += x
+        red += RED[k] * x
+        big += BIG[k] * x
         if x == 4:
             n_ti += 1
         elif x == 3:
             n_kan += 1
     if n_ti < 3 and n_ti + n_kan < 5:
         return 0
-    c = np.empty(_NUM, dtype=np.int64)
+    c = np.empty(NUM_KINDS, dtype=np.int64)
     total = 0
-    for k in range(_NUM):
+    for k in range(NUM_KINDS):
         x = counts[h0 + k]
         if x == 4:
-            total += _SAME[v, _K_TI, k]
+            total += HX_SAME[v, GK_TI, k]
             c[k] = 0
         elif x == 3:
-            total += _SAME[v, _K_KAN, k]
+            total += HX_SAME[v, GK_KAN, k]
             c[k] = 0
         else:
             c[k] = x
@@ -1366,3 +1237,6 @@ def reference_vector(rules: RuleSet, res: Any) -> np.ndarray:
     out[O_ZIMO] = int(res.zimo)
     out[O_TIANHU] = int(res.tianhu)
     return out
+
+
+guard("hu", globals())

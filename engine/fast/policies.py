@@ -17,10 +17,11 @@ import math
 import numpy as np
 from numba import njit
 
-from engine.actions import CHI_BASE, DISCARD_BASE, HU, PASS, PENG, TI_BASE
+from engine.fast import codes as C
 from engine.fast import features as FE
 from engine.fast import state as S
 from engine.fast.cache_guard import guard
+from engine.fast.codes import CHI_BASE, DISCARD_BASE, HU, PASS, PENG, TI_BASE
 from engine.fast.pyrandom import randbelow
 from engine.policies.greedy import GreedyPolicy
 from engine.policies.heuristic import HeuristicPolicy as _H
@@ -233,9 +234,9 @@ def _greedy_claim(rp, st, seat, mt, base, n, heur):
             table = group + G_HX * table_hx
         elif a >= CHI_BASE:
             v = a - CHI_BASE
-            d2 = v % S.RADIX
-            d1 = (v // S.RADIX) % S.RADIX
-            d0 = v // (S.RADIX * S.RADIX)
+            d2 = v % C.RADIX
+            d1 = (v // C.RADIX) % C.RADIX
+            d0 = v // (C.RADIX * C.RADIX)
             n_used = 0
             skipped = False
             table_hx = 0
@@ -247,7 +248,7 @@ def _greedy_claim(rp, st, seat, mt, base, n, heur):
                 ng += 1
                 table_hx += rp[FE.FT_SHAPE_HX + sid]
                 for q in range(3):
-                    k = S.SHAPES[sid, q]
+                    k = C.SHAPES[sid, q]
                     if k == c and not skipped:
                         skipped = True
                         continue
@@ -325,9 +326,9 @@ def _visible_meld_huxi(rp, st, o):
     for m in range(st[S.MELD_N + o]):
         kind = st[S.MELD_KIND + o * S.MAXM + m]
         mid = st[S.MELD_ID + o * S.MAXM + m]
-        if kind == S.GK_WEI:
+        if kind == C.GK_WEI:
             hx += rp[FE.FT_HIDDEN_WEI]
-        elif kind == S.GK_CHI:
+        elif kind == C.GK_CHI:
             hx += rp[FE.FT_SHAPE_HX + mid]
         else:
             hx += rp[S.RP_MHX + kind * 40 + mid]

@@ -8,7 +8,7 @@ seat is one asked to decide and the action is in its legal set (``apply_checked`
 the recorded kind, card, from_seat, forced, n_legal and options are what
 :func:`engine.fast.play.event_fields` derives (the function the recorder itself uses); that
 the hand ends exactly after its last event; and that the recorded outcome columns equal
-:func:`engine.fast.play.outcome_fields` of the final state. No recursion (REQUESTS.md).
+:func:`engine.fast.play.outcome_fields` of the final state. No recursion (see :mod:`engine.fast`).
 
 Encodings: every input is int64; a null is :data:`NULL` (outside every column's range).
 Recorded event columns ``cols`` are (6, m) in :data:`EVENT_CHECKED` order; outcome columns

@@ -4,57 +4,23 @@ Every kernel is ``@njit(cache=True)`` over integer arrays. A hand is ``(rules, d
 decisions)`` exactly as in :mod:`engine.state`; the kernels take the same decisions, offer the
 same sorted legal action codes (``engine.actions``) and record the same outcome.
 
-Arrays
-------
-``rp`` (int64, :func:`rule_table`): the rule switches the state machine reads, the 吃 shape
-tables of the rule set and the 胡息 of every table meld (offsets ``RP_*``).
-
-``hp`` (int64): the hu kernel's parameters, ``engine.fast.hu.rule_params(rules)``.
-
-``st`` (int32, ``STATE_SIZE``): the state. Per-seat blocks are indexed ``OFF + seat`` (or
-``OFF + seat * width + i``); ``-1`` means "none" in every optional scalar.
-
-=================  ==========  ===========================================================
-offset             width       meaning (the engine.state attribute)
-=================  ==========  ===========================================================
-HANDS              4 × 20      hand count vectors (``hands``)
-HAND_SIZE          4           ``hand_size``
-MELD_N             4           number of table melds per seat
-MELD_KIND          4 × 16      ``GroupKind`` of each meld, in table order (``melds``)
-MELD_ID            4 × 16      its face (same-face kinds) or its eat shape id (CHI)
-TABLE_CARDS        4           ``table_cards``
-QUADS              4           ``quads`` (跑 + 提)
-DISCARDED          4           bitmask of faces discarded (``discarded``, §6.2)
-STINKY             4           臭牌 bitmask (``stinky``, §6.1)
-RENPENG            4           忍碰 bitmask (``renpeng``)
-CHOUHU             4 × 20      臭胡 memory: meldHuxi at the pass, -1 if none (``chouhu``)
-DISCARDS           4 × 48      every card discarded, in order; DISCARDS_N the counts
-RIGHT              4 × 48      dead cards to the right (``right``); RIGHT_N the counts
-STOCK              19          the stock in draw order; STOCK_POS the next card to draw
-QUEUE              16          remaining dealt 提s, seat·20 + face; QUEUE_N, QUEUE_POS
-PEND_SEATS         3           seats asked, in ``pending`` order; PEND_NS how many
-PEND_N             4           number of legal actions of each seat
-PEND_A             4 × 96      the sorted legal action codes of each seat
-DECL               4           declared action, -1 if not yet (``declared``)
-HURES              4 × 8       the hu result of each eligible seat (``_hu``): win, huxi,
-                               deng, fan, score, mingtang mask, zimo
-BEST_RANK          4           claim rank offered (``_best_rank``); PENG_SEAT
-OUT_*              …           the outcome (kind -1 while playing), OUT_DELTA 4 deltas
-scalars                        N_SEATS DEALER SITTER ACTIVE[3] XIA[4] SHANG[4] N_DRAWS
-                               DEALER_DISCARDS CARD CARD_KIND OWNER PHASE FORCED LIANG
-                               LIANG_KNOWN BOTTOM N_SHOWN BOTTOM_SWAPS N_HIST
-SCRATCH            24          work space of the 吃 search
-=================  ==========  ===========================================================
+Arrays (their layout: :mod:`engine.fast`): ``rp`` (int64, :func:`rule_table`), the rule
+switches the state machine reads, the 吃 shape tables of the rule set and the 胡息 of every
+table meld (offsets ``RP_*``); ``hp`` (int64), the hu kernels' parameters and scratch
+(:func:`engine.fast.hu_bridge.hu_params`); ``st`` (int32, ``STATE_SIZE``), the state (offsets
+from :data:`OFFSETS`).
 
 Kernels
 -------
 ``new_state(rp, hp, deck, dealer, st)`` (State()), ``current_player(st)``,
 ``legal_actions(st, seat, out) -> n``, ``apply(rp, hp, st, seat, action)`` (trusted),
 ``apply_checked(...) -> bool`` (refuses an illegal action, state untouched), ``stock_left``,
-``n_cards``, ``target``, ``meld_huxi``, ``chi_options``. Codes: ``PH_*`` = engine.state.Phase,
-``CK_*`` = CardKind, ``OK_*`` = OutcomeKind, ``SRC_*`` = engine.hu.Source, ``GK_*`` =
-GroupKind. A policy kernel reads the state directly (engine.fast.features.read_view builds
-the reference policies' View from it).
+``n_cards``, ``target``, ``meld_huxi``, ``chi_options``. The reference's private methods are
+kernels of the same name (``_deal``, ``_draw``, ``_claim_hu``, ``_take_pao`` …): where one
+method calls the next, its kernel returns the continuation and :func:`_run` loops (cached
+kernels may not recurse). Codes (``PH_*``, ``CK_*``, ``OK_*``, ``SRC_*``, ``GK_*``, the action
+codes) come from :mod:`engine.fast.codes`. A policy kernel reads the state directly
+(engine.fast.features.read_view builds the reference policies' View from it).
 """
 
 from __future__ import annotations
@@ -62,43 +28,58 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.actions import (  # noqa: E402
+from engine.fast.cache_guard import guard
+from engine.fast.codes import (
     CHI_BASE,
+    CK_DISCARDED,
+    CK_DRAWN,
+    CK_LIANG,
     DISCARD_BASE,
+    GK_CHI,
+    GK_CHOUWEI,
+    GK_PAO,
+    GK_PENG,
+    GK_TI,
+    GK_WEI,
     HU,
+    LONELY_ANY,
+    LONELY_NONE,
+    OK_HU,
+    OK_HUANGZHUANG,
+    OK_TIANHU,
+    OK_TIANHU_AUTO,
     PAO_BASE,
     PASS,
     PENG,
+    PH_CLAIM_HU,
+    PH_CLAIM_PAO,
+    PH_CLAIM_TAKE,
+    PH_DISCARD,
+    PH_DRAW_TAKE,
+    PH_END,
+    PH_INIT_TI,
+    PH_LIANG_HU,
+    RADIX,
+    RANK_OWNER_CHI,
+    RANK_PENG,
+    RANK_XIA_CHI,
+    RED,
+    SHAPES,
+    SRC_DISCARD,
+    SRC_LIANG_DEALER,
+    SRC_LIANG_OTHER,
+    SRC_OTHER_DRAW,
+    SRC_OWN_DRAW,
     TI_BASE,
     WEI_BASE,
 )
-from engine.fast.cache_guard import guard
-from engine.groups import EAT_SHAPES, Group, GroupKind, huxi, is_one_five_ten  # noqa: E402
-from engine.rules import RuleSet  # noqa: E402
-
-# ---------------------------------------------------------------------------------------------
-# Constants (mirrors of engine.state enums)
-# ---------------------------------------------------------------------------------------------
-
-PH_INIT_TI, PH_LIANG_HU, PH_DISCARD, PH_DRAW_TAKE = 0, 1, 2, 3
-PH_CLAIM_HU, PH_CLAIM_PAO, PH_CLAIM_TAKE, PH_END = 4, 5, 6, 7
-CK_DRAWN, CK_DISCARDED, CK_LIANG = 0, 1, 2
-OK_HU, OK_HUANGZHUANG, OK_TIANHU_AUTO, OK_TIANHU = 0, 1, 2, 3
-SRC_OWN_DRAW, SRC_OTHER_DRAW, SRC_LIANG_DEALER, SRC_LIANG_OTHER, SRC_DISCARD = 0, 1, 2, 3, 4
-GK_CHI, GK_PENG, GK_WEI, GK_CHOUWEI, GK_PAO, GK_TI = 0, 1, 2, 3, 4, 5
-RANK_PENG, RANK_OWNER_CHI, RANK_XIA_CHI = 3, 2, 1
-_ANY, _NONE = -1, -2
-RADIX = len(EAT_SHAPES) + 1
-N_SHAPES = len(EAT_SHAPES)
+from engine.groups import EAT_SHAPES, Group, GroupKind, huxi
+from engine.rules import RuleSet
 
 MAXM = 16  # table melds per seat (a seat holds at most 7 groups + 4-card melds; 16 is ample)
 MAXA = 96  # legal actions per seat
 MAXD = 48  # discards / right cards per seat (≤ 21 discards, ≤ 19 + 21 dead cards)
 HR_W = 8  # hu result width
-
-# The eat shapes (engine.groups.EAT_SHAPES) as an array, and which are 1-5-10.
-SHAPES = np.array(EAT_SHAPES, dtype=np.int64)
-SHAPE_1510 = np.array([is_one_five_ten(s) for s in EAT_SHAPES], dtype=np.int64)
 
 # ---------------------------------------------------------------------------------------------
 # State layout
@@ -411,12 +392,6 @@ def _finish(st, kind, winner, source, res_seat, card, from_seat):
 
 
 @njit(cache=True)
-def _is_red(k):
-    m = k % 10
-    return m == 1 or m == 6 or m == 9
-
-
-@njit(cache=True)
 def _from_hand(st, seat, k, n):
     st[HANDS + seat * 20 + k] -= n
     st[HAND_SIZE + seat] -= n
@@ -444,12 +419,14 @@ def _replace_meld(st, seat, i, kind):
 
 
 # ---------------------------------------------------------------------------------------------
-# Deal
+# Deal and the automatic part of the hand
 # ---------------------------------------------------------------------------------------------
 
-# Continuations of the reference's call chain (its methods call each other; here a loop).
+# The reference's methods call each other until a decision is asked; here each kernel of the
+# same name returns the continuation (the next method, and its seat) and _run loops over them
+# (cached kernels may not recurse).
 C_DONE, C_DRAW, C_CLAIM_HU, C_CLAIM_PAO, C_CLAIM_TAKE = 0, 1, 2, 3, 4
-C_NOBODY, C_POST_TAKE, C_NEXT_INIT_TI, C_LIANG_HU, C_DEALER_TURN = 5, 6, 7, 8, 9
+C_NOBODY_TAKES, C_POST_TAKE, C_NEXT_INIT_TI, C_LIANG_HU, C_DEALER_TURN = 5, 6, 7, 8, 9
 
 
 @njit(cache=True)
@@ -484,7 +461,14 @@ def new_state(rp, hp, deck, dealer, st):
     st[OUT_KIND] = -1
     st[OUT_WINNER] = -1
     st[PHASE] = PH_END
-    # _deal
+    cont, seat = _deal(rp, hp, deck, st)
+    _run(rp, hp, st, cont, seat)
+
+
+@njit(cache=True)
+def _deal(rp, hp, deck, st):
+    """The hands, the stock (4 players: the shown bottom card, §13), the automatic 3提/5坎
+    天胡 (§9 step 2) and the queue of dealt 提s (§9 step 3)."""
     for i in range(3):
         seat = st[ACTIVE + i]
         lo = 20 * i
@@ -498,12 +482,12 @@ def new_state(rp, hp, deck, dealer, st):
     for i in range(19):
         stock[i] = deck[61 + i]
     swaps = 0
-    if n == 4:
+    if st[N_SEATS] == 4:
         shown = 2 if rp[RP_LUZHOU] else 1
         while swaps < 19:
             red = -1
             for i in range(18, 18 - shown, -1):
-                if _is_red(stock[i]):
+                if RED[stock[i]]:
                     red = i
                     break
             if red < 0:
@@ -525,12 +509,11 @@ def new_state(rp, hp, deck, dealer, st):
     for i in range(19):
         st[STOCK + i] = stock[i]
     st[STOCK_POS] = 0
-    # §9 step 2: automatic 3提/5坎 天胡
     for i in range(3):
         seat = st[ACTIVE + i]
         if auto_tianhu(hp, st, HANDS + seat * 20, HURES + seat * HR_W):
             _finish(st, OK_TIANHU_AUTO, seat, -1, seat, -1, -1)
-            return
+            return C_DONE, 0
     qn = 0
     for i in range(3):
         seat = st[ACTIVE + i]
@@ -540,27 +523,200 @@ def new_state(rp, hp, deck, dealer, st):
                 qn += 1
     st[QUEUE_N] = qn
     st[QUEUE_POS] = 0
-    _run(rp, hp, st, C_NEXT_INIT_TI, 0)
+    return C_NEXT_INIT_TI, 0
 
 
-# ---------------------------------------------------------------------------------------------
-# The continuation loop
-# ---------------------------------------------------------------------------------------------
+@njit(cache=True)
+def _run(rp, hp, st, cont, seat):
+    """Run the automatic part of the hand from continuation ``cont`` (its seat ``seat``) to
+    the next decision or the end."""
+    while cont != C_DONE:
+        if cont == C_NEXT_INIT_TI:
+            cont, seat = _next_init_ti(st)
+        elif cont == C_LIANG_HU:
+            cont, seat = _liang_hu(rp, hp, st)
+        elif cont == C_DEALER_TURN:
+            cont, seat = _dealer_turn(st)
+        elif cont == C_POST_TAKE:
+            cont, seat = _post_take(st, seat)
+        elif cont == C_DRAW:
+            cont, seat = _draw(st, seat)
+        elif cont == C_CLAIM_HU:
+            cont, seat = _claim_hu(rp, hp, st)
+        elif cont == C_CLAIM_PAO:
+            cont, seat = _claim_pao(st)
+        elif cont == C_CLAIM_TAKE:
+            cont, seat = _claim_take(rp, st)
+        else:
+            cont, seat = _nobody_takes(st)
+
+
+@njit(cache=True)
+def _next_init_ti(st):
+    """The next dealt 提, a forced decision (§9 step 3); then the 天胡 chance."""
+    if st[QUEUE_POS] < st[QUEUE_N]:
+        e = st[QUEUE + st[QUEUE_POS]]
+        st[QUEUE_POS] += 1
+        _ask1(st, PH_INIT_TI, e // 20, TI_BASE + e % 20, 1)
+        return C_DONE, 0
+    return C_LIANG_HU, 0
+
+
+@njit(cache=True)
+def _liang_hu(rp, hp, st):
+    """§9 step 4 (3 players) / §13 C21 (4 players): the optional 天胡."""
+    _clear_pending(st)
+    d = st[DEALER]
+    if st[QUADS + d] < 2 and _hu_for(rp, hp, st, d, -1, SRC_LIANG_DEALER, 1, 0, 0):
+        _set_pass_hu(st, d)
+    liang = st[LIANG]
+    if liang >= 0:
+        st[CARD] = liang
+        st[CARD_KIND] = CK_LIANG
+        st[OWNER] = d
+        for i in range(1, 3):
+            seat = st[ACTIVE + i]
+            if st[QUADS + seat] >= 2:
+                continue
+            if _hu_for(rp, hp, st, seat, liang, SRC_LIANG_OTHER, 1, 0, 0):
+                _set_pass_hu(st, seat)
+    if st[PEND_NS] > 0:
+        st[PHASE] = PH_LIANG_HU
+        st[FORCED] = 0
+        return C_DONE, 0
+    return C_DEALER_TURN, 0
+
+
+@njit(cache=True)
+def _dealer_turn(st):
+    st[CARD] = -1
+    st[CARD_KIND] = -1
+    st[OWNER] = -1
+    return C_POST_TAKE, st[DEALER]
+
+
+@njit(cache=True)
+def _post_take(st, seat):
+    """§7: discard if N > T and a hand card is left, else the 下家 draws."""
+    if n_cards(st, seat) > target(st, seat) and st[HAND_SIZE + seat] > 0:
+        _clear_pending(st)
+        st[PEND_N + seat] = _discard_options(st, seat)
+        _add_pending_seat(st, seat)
+        st[PHASE] = PH_DISCARD
+        st[FORCED] = 0
+        return C_DONE, 0
+    return C_DRAW, st[XIA + seat]
+
+
+@njit(cache=True)
+def _discard_options(st, seat):
+    """The discard codes of ``seat`` into its legal actions; their number."""
+    h = HANDS + seat * 20
+    b = PEND_A + seat * MAXA
+    m = 0
+    for k in range(20):
+        v = st[h + k]
+        if 0 < v < 3:
+            st[b + m] = DISCARD_BASE + k
+            m += 1
+    if m == 0:  # C13: every hand card is in a 坎
+        for k in range(20):
+            if st[h + k]:
+                st[b + m] = DISCARD_BASE + k
+                m += 1
+    return m
+
+
+@njit(cache=True)
+def _draw(st, seat):
+    """DRAW(P), §8.2."""
+    if st[STOCK_POS] >= 19:
+        _finish(st, OK_HUANGZHUANG, -1, -1, -1, -1, -1)
+        return C_DONE, 0
+    c = st[STOCK + st[STOCK_POS]]
+    st[STOCK_POS] += 1
+    st[N_DRAWS] += 1
+    st[CARD] = c
+    st[CARD_KIND] = CK_DRAWN
+    st[OWNER] = seat
+    v = st[HANDS + seat * 20 + c]
+    if v == 3 or v == 2 or _has_wei(st, seat, c):
+        code = WEI_BASE + c if v == 2 else TI_BASE + c
+        _ask1(st, PH_DRAW_TAKE, seat, code, 1)
+        return C_DONE, 0
+    return C_CLAIM_HU, 0
+
+
+@njit(cache=True)
+def _claim_hu(rp, hp, st):
+    """§8.4 H: offer HU to every eligible player."""
+    c = st[CARD]
+    owner = st[OWNER]
+    kind = st[CARD_KIND]
+    no = 0
+    o0 = owner
+    o1 = st[XIA + owner]
+    o2 = st[SHANG + owner]
+    if kind == CK_DRAWN:
+        if stock_left(st) >= st[N_SHOWN]:  # §13: nobody may hu a shown bottom card
+            no = 3
+    elif rp[RP_HU_ON_DISCARDS]:
+        o0 = o1
+        o1 = o2
+        no = 2
+    _clear_pending(st)
+    haidi = 1 if (kind == CK_DRAWN and stock_left(st) == 0 and st[BOTTOM] < 0) else 0
+    for i in range(no):
+        seat = o0 if i == 0 else (o1 if i == 1 else o2)
+        if st[HAND_SIZE + seat] == 0:
+            continue  # dead hand (§6.5)
+        if rp[RP_CHOUHU]:
+            blocked = st[CHOUHU + seat * 20 + c]
+            if blocked >= 0 and blocked == meld_huxi(rp, st, seat):
+                continue
+        if n_cards(st, seat) != target(st, seat):
+            continue  # N + 1 = T + 1 is needed for 7 门子 (§7)
+        only = _lonely_card(rp, st, seat)
+        if only != LONELY_ANY and (only != c or st[QUADS + seat] == 0):
+            continue
+        if kind == CK_DRAWN:
+            src = SRC_OWN_DRAW if seat == owner else SRC_OTHER_DRAW
+            dihu = 1 if (st[N_DRAWS] == 1 and seat != st[DEALER] and not rp[RP_LUZHOU]) else 0
+        else:
+            src = SRC_DISCARD
+            dihu = (
+                1
+                if (
+                    rp[RP_LUZHOU]
+                    and owner == st[DEALER]
+                    and st[DEALER_DISCARDS] == 1
+                    and seat == st[XIA + owner]
+                )
+                else 0
+            )
+        if _hu_for(rp, hp, st, seat, c, src, 0, haidi, dihu):
+            _set_pass_hu(st, seat)
+    if st[PEND_NS] > 0:
+        st[PHASE] = PH_CLAIM_HU
+        st[FORCED] = 0
+        return C_DONE, 0
+    return C_CLAIM_PAO, 0
 
 
 @njit(cache=True)
 def _lonely_card(rp, st, seat):
+    """``State._lonely_card``: the hu search's pre-filter (LONELY_ANY / the card / LONELY_NONE)."""
     h = HANDS + seat * 20
     mask = 0
     for k in range(20):
         v = st[h + k]
         if 0 < v < 3:
             mask |= 1 << k
-    found = _ANY
+    found = LONELY_ANY
     for k in range(20):
         if st[h + k] == 1 and not (rp[RP_PARTNERS + k] & mask):
-            if found != _ANY:
-                return _NONE
+            if found != LONELY_ANY:
+                return LONELY_NONE
             found = k
     return found
 
@@ -593,8 +749,101 @@ def _set_pass_hu(st, seat):
 
 
 @njit(cache=True)
+def _claim_pao(st):
+    """§8.4 R: a forced 跑 (5.3)."""
+    c = st[CARD]
+    owner = st[OWNER]
+    drawn = st[CARD_KIND] == CK_DRAWN
+    for i in range(3):
+        seat = st[ACTIVE + i]
+        if (seat != owner and (st[HANDS + seat * 20 + c] == 3 or _has_wei(st, seat, c))) or (
+            drawn and _meld_index(st, seat, c, 1 << GK_PENG) >= 0
+        ):
+            _ask1(st, PH_CLAIM_PAO, seat, PAO_BASE + c, 1)
+            return C_DONE, 0
+    return C_CLAIM_TAKE, 0
+
+
+@njit(cache=True)
 def _must_discard_after(st, seat, hand_after):
+    """Would a 碰/吃 leave ``seat`` owing a discard with no hand card (C14)?"""
     return n_cards(st, seat) + 1 > target(st, seat) and hand_after == 0
+
+
+@njit(cache=True)
+def _claim_take(rp, st):
+    """§8.4 C: offer 碰 and 吃 simultaneously."""
+    c = st[CARD]
+    owner = st[OWNER]
+    bit = 1 << c
+    _clear_pending(st)
+    for s in range(4):
+        st[BEST_RANK + s] = 0
+    st[PENG_SEAT] = -1
+    for i in range(3):
+        seat = st[ACTIVE + i]
+        if seat == owner:
+            continue
+        if st[HANDS + seat * 20 + c] == 2:
+            if (st[STINKY + seat] | st[DISCARDED + seat]) & bit:
+                break
+            if _must_discard_after(st, seat, st[HAND_SIZE + seat] - 2):
+                break
+            st[PENG_SEAT] = seat
+            if rp[RP_PENG_COMPULSORY]:
+                _ask1(st, PH_CLAIM_TAKE, seat, PENG, 1)
+                return C_DONE, 0
+            st[PEND_A + seat * MAXA] = PENG
+            st[PEND_N + seat] = 1
+            _add_pending_seat(st, seat)
+            st[BEST_RANK + seat] = RANK_PENG
+            break
+    xo = st[XIA + owner]
+    ne = 2 if st[CARD_KIND] == CK_DRAWN else 1
+    for e in range(ne):
+        if ne == 2 and e == 0:
+            seat = owner
+            rank = RANK_OWNER_CHI
+        else:
+            seat = xo
+            rank = RANK_XIA_CHI
+        if (st[STINKY + seat] | st[DISCARDED + seat]) & bit:
+            continue
+        b = PEND_A + seat * MAXA
+        p = st[PEND_N + seat]
+        m = chi_options(rp, st, seat, c, st[b + p : b + MAXA])
+        if m:
+            st[PEND_N + seat] = p + m
+            _add_pending_seat(st, seat)
+            if st[BEST_RANK + seat] == 0:
+                st[BEST_RANK + seat] = rank
+    if st[PEND_NS] == 0:
+        return C_NOBODY_TAKES, 0
+    for i in range(st[PEND_NS]):
+        seat = st[PEND_SEATS + i]
+        b = PEND_A + seat * MAXA
+        p = st[PEND_N + seat]
+        _sort_small(st[b : b + p], p)
+        for j in range(p, 0, -1):
+            st[b + j] = st[b + j - 1]
+        st[b] = PASS
+        st[PEND_N + seat] = p + 1
+    st[PHASE] = PH_CLAIM_TAKE
+    st[FORCED] = 0
+    return C_DONE, 0
+
+
+@njit(cache=True)
+def _nobody_takes(st):
+    """§8.4 E: the card goes to the owner's right; his 下家 draws."""
+    c = st[CARD]
+    owner = st[OWNER]
+    st[RIGHT + owner * MAXD + st[RIGHT_N + owner]] = c
+    st[RIGHT_N + owner] += 1
+    st[CARD] = -1
+    st[CARD_KIND] = -1
+    st[OWNER] = -1
+    return C_DRAW, st[XIA + owner]
 
 
 @njit(cache=True)
@@ -707,230 +956,6 @@ def chi_options(rp, st, seat, c, out):
     return m
 
 
-@njit(cache=True)
-def _run(rp, hp, st, cont, arg):
-    """Run the automatic part of the hand from continuation ``cont`` to the next decision."""
-    while True:
-        if cont == C_DONE:
-            return
-        if cont == C_NEXT_INIT_TI:
-            if st[QUEUE_POS] < st[QUEUE_N]:
-                e = st[QUEUE + st[QUEUE_POS]]
-                st[QUEUE_POS] += 1
-                _ask1(st, PH_INIT_TI, e // 20, TI_BASE + e % 20, 1)
-                return
-            cont = C_LIANG_HU
-        elif cont == C_LIANG_HU:
-            _clear_pending(st)
-            d = st[DEALER]
-            if st[QUADS + d] < 2 and _hu_for(rp, hp, st, d, -1, SRC_LIANG_DEALER, 1, 0, 0):
-                _set_pass_hu(st, d)
-            liang = st[LIANG]
-            if liang >= 0:
-                st[CARD] = liang
-                st[CARD_KIND] = CK_LIANG
-                st[OWNER] = d
-                for i in range(1, 3):
-                    seat = st[ACTIVE + i]
-                    if st[QUADS + seat] >= 2:
-                        continue
-                    if _hu_for(rp, hp, st, seat, liang, SRC_LIANG_OTHER, 1, 0, 0):
-                        _set_pass_hu(st, seat)
-            if st[PEND_NS] > 0:
-                st[PHASE] = PH_LIANG_HU
-                st[FORCED] = 0
-                return
-            cont = C_DEALER_TURN
-        elif cont == C_DEALER_TURN:
-            st[CARD] = -1
-            st[CARD_KIND] = -1
-            st[OWNER] = -1
-            cont = C_POST_TAKE
-            arg = st[DEALER]
-        elif cont == C_POST_TAKE:
-            seat = arg
-            if n_cards(st, seat) > target(st, seat) and st[HAND_SIZE + seat] > 0:
-                _clear_pending(st)
-                h = HANDS + seat * 20
-                b = PEND_A + seat * MAXA
-                m = 0
-                for k in range(20):
-                    v = st[h + k]
-                    if 0 < v < 3:
-                        st[b + m] = DISCARD_BASE + k
-                        m += 1
-                if m == 0:
-                    for k in range(20):
-                        if st[h + k]:
-                            st[b + m] = DISCARD_BASE + k
-                            m += 1
-                st[PEND_N + seat] = m
-                _add_pending_seat(st, seat)
-                st[PHASE] = PH_DISCARD
-                st[FORCED] = 0
-                return
-            cont = C_DRAW
-            arg = st[XIA + seat]
-        elif cont == C_DRAW:
-            seat = arg
-            if st[STOCK_POS] >= 19:
-                _finish(st, OK_HUANGZHUANG, -1, -1, -1, -1, -1)
-                return
-            c = st[STOCK + st[STOCK_POS]]
-            st[STOCK_POS] += 1
-            st[N_DRAWS] += 1
-            st[CARD] = c
-            st[CARD_KIND] = CK_DRAWN
-            st[OWNER] = seat
-            v = st[HANDS + seat * 20 + c]
-            if v == 3 or v == 2 or _has_wei(st, seat, c):
-                code = WEI_BASE + c if v == 2 else TI_BASE + c
-                _ask1(st, PH_DRAW_TAKE, seat, code, 1)
-                return
-            cont = C_CLAIM_HU
-        elif cont == C_CLAIM_HU:
-            c = st[CARD]
-            owner = st[OWNER]
-            kind = st[CARD_KIND]
-            no = 0
-            o0 = owner
-            o1 = st[XIA + owner]
-            o2 = st[SHANG + owner]
-            if kind == CK_DRAWN:
-                if stock_left(st) >= st[N_SHOWN]:
-                    no = 3
-            elif rp[RP_HU_ON_DISCARDS]:
-                o0 = o1
-                o1 = o2
-                no = 2
-            _clear_pending(st)
-            haidi = 1 if (kind == CK_DRAWN and stock_left(st) == 0 and st[BOTTOM] < 0) else 0
-            for i in range(no):
-                seat = o0 if i == 0 else (o1 if i == 1 else o2)
-                if st[HAND_SIZE + seat] == 0:
-                    continue
-                if rp[RP_CHOUHU]:
-                    blocked = st[CHOUHU + seat * 20 + c]
-                    if blocked >= 0 and blocked == meld_huxi(rp, st, seat):
-                        continue
-                if n_cards(st, seat) != target(st, seat):
-                    continue
-                only = _lonely_card(rp, st, seat)
-                if only != _ANY and (only != c or st[QUADS + seat] == 0):
-                    continue
-                if kind == CK_DRAWN:
-                    src = SRC_OWN_DRAW if seat == owner else SRC_OTHER_DRAW
-                    dihu = (
-                        1 if (st[N_DRAWS] == 1 and seat != st[DEALER] and not rp[RP_LUZHOU]) else 0
-                    )
-                else:
-                    src = SRC_DISCARD
-                    dihu = (
-                        1
-                        if (
-                            rp[RP_LUZHOU]
-                            and owner == st[DEALER]
-                            and st[DEALER_DISCARDS] == 1
-                            and seat == st[XIA + owner]
-                        )
-                        else 0
-                    )
-                if _hu_for(rp, hp, st, seat, c, src, 0, haidi, dihu):
-                    _set_pass_hu(st, seat)
-            if st[PEND_NS] > 0:
-                st[PHASE] = PH_CLAIM_HU
-                st[FORCED] = 0
-                return
-            cont = C_CLAIM_PAO
-        elif cont == C_CLAIM_PAO:
-            c = st[CARD]
-            owner = st[OWNER]
-            drawn = st[CARD_KIND] == CK_DRAWN
-            found = -1
-            for i in range(3):
-                seat = st[ACTIVE + i]
-                if seat != owner and (st[HANDS + seat * 20 + c] == 3 or _has_wei(st, seat, c)):
-                    found = seat
-                    break
-                if drawn and _meld_index(st, seat, c, 1 << GK_PENG) >= 0:
-                    found = seat
-                    break
-            if found >= 0:
-                _ask1(st, PH_CLAIM_PAO, found, PAO_BASE + c, 1)
-                return
-            cont = C_CLAIM_TAKE
-        elif cont == C_CLAIM_TAKE:
-            c = st[CARD]
-            owner = st[OWNER]
-            bit = 1 << c
-            _clear_pending(st)
-            for s in range(4):
-                st[BEST_RANK + s] = 0
-            st[PENG_SEAT] = -1
-            for i in range(3):
-                seat = st[ACTIVE + i]
-                if seat == owner:
-                    continue
-                if st[HANDS + seat * 20 + c] == 2:
-                    if (st[STINKY + seat] | st[DISCARDED + seat]) & bit:
-                        break
-                    if _must_discard_after(st, seat, st[HAND_SIZE + seat] - 2):
-                        break
-                    st[PENG_SEAT] = seat
-                    if rp[RP_PENG_COMPULSORY]:
-                        _ask1(st, PH_CLAIM_TAKE, seat, PENG, 1)
-                        return
-                    st[PEND_A + seat * MAXA] = PENG
-                    st[PEND_N + seat] = 1
-                    _add_pending_seat(st, seat)
-                    st[BEST_RANK + seat] = RANK_PENG
-                    break
-            xo = st[XIA + owner]
-            ne = 2 if st[CARD_KIND] == CK_DRAWN else 1
-            for e in range(ne):
-                if ne == 2 and e == 0:
-                    seat = owner
-                    rank = RANK_OWNER_CHI
-                else:
-                    seat = xo
-                    rank = RANK_XIA_CHI
-                if (st[STINKY + seat] | st[DISCARDED + seat]) & bit:
-                    continue
-                b = PEND_A + seat * MAXA
-                p = st[PEND_N + seat]
-                m = chi_options(rp, st, seat, c, st[b + p : b + MAXA])
-                if m:
-                    st[PEND_N + seat] = p + m
-                    _add_pending_seat(st, seat)
-                    if st[BEST_RANK + seat] == 0:
-                        st[BEST_RANK + seat] = rank
-            if st[PEND_NS] == 0:
-                cont = C_NOBODY
-                continue
-            for i in range(st[PEND_NS]):
-                seat = st[PEND_SEATS + i]
-                b = PEND_A + seat * MAXA
-                p = st[PEND_N + seat]
-                _sort_small(st[b : b + p], p)
-                for j in range(p, 0, -1):
-                    st[b + j] = st[b + j - 1]
-                st[b] = PASS
-                st[PEND_N + seat] = p + 1
-            st[PHASE] = PH_CLAIM_TAKE
-            st[FORCED] = 0
-            return
-        elif cont == C_NOBODY:
-            c = st[CARD]
-            owner = st[OWNER]
-            st[RIGHT + owner * MAXD + st[RIGHT_N + owner]] = c
-            st[RIGHT_N + owner] += 1
-            st[CARD] = -1
-            st[CARD_KIND] = -1
-            st[OWNER] = -1
-            cont = C_DRAW
-            arg = st[XIA + owner]
-
-
 # ---------------------------------------------------------------------------------------------
 # Resolution
 # ---------------------------------------------------------------------------------------------
@@ -965,7 +990,8 @@ def _resolve_hu(rp, st, o0, o1, o2, no, card):
 
 
 @njit(cache=True)
-def _resolve_take(rp, hp, st):
+def _resolve_take(rp, st):
+    """碰 over 吃 (the owner's over his 下家's, C29); 臭牌 and 忍碰 of the seats that passed."""
     c = st[CARD]
     owner = st[OWNER]
     drawn = st[CARD_KIND] == CK_DRAWN
@@ -998,97 +1024,37 @@ def _resolve_take(rp, hp, st):
             if seat == ps and a != PENG:
                 st[RENPENG + seat] |= bit
     if winner < 0:
-        _run(rp, hp, st, C_NOBODY, 0)
-        return
+        return C_NOBODY_TAKES, 0
     if code == PENG:
-        _from_hand(st, winner, c, 2)
-        _add_meld(st, winner, GK_PENG, c, 3)
+        _take_peng(st, winner, c)
     else:
-        v = code - CHI_BASE
-        ids = np.empty(3, dtype=np.int64)
-        ng = 0
-        for _ in range(3):
-            dgt = v % RADIX
-            v //= RADIX
-            if dgt:
-                ids[ng] = dgt - 1
-                ng += 1
-        # digits came out least significant first: reverse to ascending shape ids
-        for i in range(ng // 2):
-            t = ids[i]
-            ids[i] = ids[ng - 1 - i]
-            ids[ng - 1 - i] = t
-        skipped = False
-        for g in range(ng):
-            for q in range(3):
-                k = SHAPES[ids[g], q]
-                if k == c and not skipped:
-                    skipped = True
-                    continue
-                _from_hand(st, winner, k, 1)
-        for g in range(ng):
-            _add_meld(st, winner, GK_CHI, ids[g], 3)
-    st[CARD] = -1
-    st[CARD_KIND] = -1
-    st[OWNER] = -1
-    _run(rp, hp, st, C_POST_TAKE, winner)
+        _take_chi(st, winner, c, code)
+    _clear_card(st)
+    return C_POST_TAKE, winner
 
 
 @njit(cache=True)
 def _resolve(rp, hp, st):
+    """Carry out the declared decision, then run to the next one."""
     phase = st[PHASE]
-    if phase in (PH_INIT_TI, PH_DISCARD, PH_DRAW_TAKE, PH_CLAIM_PAO):
-        seat = st[PEND_SEATS]
-        action = st[DECL + seat]
-        if phase == PH_INIT_TI:
-            k = action - TI_BASE
-            _from_hand(st, seat, k, 4)
-            _add_meld(st, seat, GK_TI, k, 4)
-            _run(rp, hp, st, C_NEXT_INIT_TI, 0)
-        elif phase == PH_DISCARD:
-            k = action - DISCARD_BASE
-            _from_hand(st, seat, k, 1)
-            st[DISCARDED + seat] |= 1 << k
-            st[DISCARDS + seat * MAXD + st[DISCARDS_N + seat]] = k
-            st[DISCARDS_N + seat] += 1
-            if seat == st[DEALER]:
-                st[DEALER_DISCARDS] += 1
-            st[CARD] = k
-            st[CARD_KIND] = CK_DISCARDED
-            st[OWNER] = seat
-            _run(rp, hp, st, C_CLAIM_HU, 0)
-        elif phase == PH_DRAW_TAKE:
-            k = st[CARD]
-            if action >= WEI_BASE:
-                _from_hand(st, seat, k, 2)
-                kind = GK_CHOUWEI if st[RENPENG + seat] >> k & 1 else GK_WEI
-                _add_meld(st, seat, kind, k, 3)
-            elif st[HANDS + seat * 20 + k] == 3:
-                _from_hand(st, seat, k, 3)
-                _add_meld(st, seat, GK_TI, k, 4)
-            else:
-                i = _meld_index(st, seat, k, (1 << GK_WEI) | (1 << GK_CHOUWEI))
-                _replace_meld(st, seat, i, GK_TI)
-            st[CARD] = -1
-            st[CARD_KIND] = -1
-            st[OWNER] = -1
-            _run(rp, hp, st, C_POST_TAKE, seat)
-        else:  # CLAIM_PAO
-            k = action - PAO_BASE
-            if st[HANDS + seat * 20 + k] == 3:
-                _from_hand(st, seat, k, 3)
-                _add_meld(st, seat, GK_PAO, k, 4)
-            else:
-                mask = (1 << GK_WEI) | (1 << GK_CHOUWEI) | (1 << GK_PENG)
-                i = _meld_index(st, seat, k, mask)
-                _replace_meld(st, seat, i, GK_PAO)
-            st[CARD] = -1
-            st[CARD_KIND] = -1
-            st[OWNER] = -1
-            _run(rp, hp, st, C_POST_TAKE, seat)
+    seat = st[PEND_SEATS]
+    action = st[DECL + seat]  # the decider's, in the phases with one decider
+    cont = C_DONE
+    if phase == PH_INIT_TI:
+        _take_ti_from_hand(st, seat, action - TI_BASE)
+        cont = C_NEXT_INIT_TI
     elif phase == PH_LIANG_HU:
         if not _resolve_hu(rp, st, st[ACTIVE], st[ACTIVE + 1], st[ACTIVE + 2], 3, st[LIANG]):
-            _run(rp, hp, st, C_DEALER_TURN, 0)
+            cont = C_DEALER_TURN
+    elif phase == PH_DISCARD:
+        cont, seat = _discard(st, seat, action - DISCARD_BASE)
+    elif phase == PH_DRAW_TAKE:
+        if action >= WEI_BASE:
+            _take_wei(st, seat, st[CARD])
+        else:
+            _take_ti_on_draw(st, seat, st[CARD])
+        _clear_card(st)
+        cont = C_POST_TAKE
     elif phase == PH_CLAIM_HU:
         owner = st[OWNER]
         if st[CARD_KIND] == CK_DRAWN:
@@ -1096,9 +1062,108 @@ def _resolve(rp, hp, st):
         else:
             won = _resolve_hu(rp, st, st[XIA + owner], st[SHANG + owner], -1, 2, st[CARD])
         if not won:
-            _run(rp, hp, st, C_CLAIM_PAO, 0)
+            cont = C_CLAIM_PAO
+    elif phase == PH_CLAIM_PAO:
+        _take_pao(st, seat, action - PAO_BASE)
+        _clear_card(st)
+        cont = C_POST_TAKE
     elif phase == PH_CLAIM_TAKE:
-        _resolve_take(rp, hp, st)
+        cont, seat = _resolve_take(rp, st)
+    _run(rp, hp, st, cont, seat)
+
+
+# ---------------------------------------------------------------------------------------------
+# Takes and the discard
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _clear_card(st):
+    st[CARD] = -1
+    st[CARD_KIND] = -1
+    st[OWNER] = -1
+
+
+@njit(cache=True)
+def _take_ti_from_hand(st, seat, k):
+    _from_hand(st, seat, k, 4)
+    _add_meld(st, seat, GK_TI, k, 4)
+
+
+@njit(cache=True)
+def _take_ti_on_draw(st, seat, k):
+    if st[HANDS + seat * 20 + k] == 3:
+        _from_hand(st, seat, k, 3)
+        _add_meld(st, seat, GK_TI, k, 4)
+    else:
+        i = _meld_index(st, seat, k, (1 << GK_WEI) | (1 << GK_CHOUWEI))
+        _replace_meld(st, seat, i, GK_TI)
+
+
+@njit(cache=True)
+def _take_wei(st, seat, k):
+    _from_hand(st, seat, k, 2)
+    kind = GK_CHOUWEI if st[RENPENG + seat] >> k & 1 else GK_WEI
+    _add_meld(st, seat, kind, k, 3)
+
+
+@njit(cache=True)
+def _take_pao(st, seat, k):
+    if st[HANDS + seat * 20 + k] == 3:
+        _from_hand(st, seat, k, 3)
+        _add_meld(st, seat, GK_PAO, k, 4)
+    else:
+        i = _meld_index(st, seat, k, (1 << GK_WEI) | (1 << GK_CHOUWEI) | (1 << GK_PENG))
+        _replace_meld(st, seat, i, GK_PAO)
+
+
+@njit(cache=True)
+def _take_peng(st, seat, k):
+    _from_hand(st, seat, k, 2)
+    _add_meld(st, seat, GK_PENG, k, 3)
+
+
+@njit(cache=True)
+def _take_chi(st, seat, c, code):
+    """The groups of 吃 ``code`` (ascending shape ids) from the hand but the card ``c``."""
+    v = code - CHI_BASE
+    ids = np.empty(3, dtype=np.int64)
+    ng = 0
+    for _ in range(3):
+        dgt = v % RADIX
+        v //= RADIX
+        if dgt:
+            ids[ng] = dgt - 1
+            ng += 1
+    # digits came out least significant first: reverse to ascending shape ids
+    for i in range(ng // 2):
+        t = ids[i]
+        ids[i] = ids[ng - 1 - i]
+        ids[ng - 1 - i] = t
+    skipped = False
+    for g in range(ng):
+        for q in range(3):
+            k = SHAPES[ids[g], q]
+            if k == c and not skipped:
+                skipped = True
+                continue
+            _from_hand(st, seat, k, 1)
+    for g in range(ng):
+        _add_meld(st, seat, GK_CHI, ids[g], 3)
+
+
+@njit(cache=True)
+def _discard(st, seat, k):
+    _from_hand(st, seat, k, 1)
+    st[DISCARDED + seat] |= 1 << k
+    st[DISCARDS + seat * MAXD + st[DISCARDS_N + seat]] = k
+    st[DISCARDS_N + seat] += 1
+    if seat == st[DEALER]:
+        st[DEALER_DISCARDS] += 1
+    st[CARD] = k
+    st[CARD_KIND] = CK_DISCARDED
+    st[OWNER] = seat
+    return C_CLAIM_HU, 0
 
 
 # ---------------------------------------------------------------------------------------------
