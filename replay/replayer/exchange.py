@@ -60,6 +60,7 @@ from replay import store
 from replay.record import schema
 from replay.replayer.hand import HandLog, Replayer, game_for, load_hand
 from replay.replayer.verify import check_log, deck_problem, expected_event, expected_hand
+from replay.store.manifest import Manifest, now
 
 FORMAT = "paohuzi-replay"
 VERSION = 1
@@ -893,40 +894,19 @@ def _rows(
     return row, ev
 
 
-def _new_manifest(name: str, rules: RuleSet, command: list[str]) -> dict[str, Any]:
-    from replay.record.runner import _code_info, _now
-
+def _imported_params() -> dict[str, Any]:
+    """The ``params`` of a new run of imported hands: none of them played here."""
     return {
-        "format": store.MANIFEST_FORMAT,
-        "schema_version": schema.SCHEMA_VERSION,
-        "run": name,
-        "status": "complete",
-        "created": _now(),
-        "updated": _now(),
-        "code": _code_info(),
-        "command": command,
-        "identity": {"imported": True},
-        "params": {
-            "seed": None,
-            "deals": 0,
-            "hands_total": 0,
-            "session_length": None,
-            "duplicate": False,
-            "rotations": 1,
-            "policies": [],
-            "policies_text": "import",
-            "seat_policies": [],
-            "shard_hands": None,
-        },
-        "rules": rules.to_dict(),
-        "rules_preset": rules.preset_name(),
-        "rules_fingerprint": rules.fingerprint(),
-        "seeds": None,
-        "codes": schema.codes(),
-        "tables": {t: schema.describe(t) for t in schema.TABLES},
-        "shards": [],
-        "progress": {"shards": 0, "hands": 0, "events": 0, "bytes": 0},
-        "imported": [],
+        "seed": None,
+        "deals": 0,
+        "hands_total": 0,
+        "session_length": None,
+        "duplicate": False,
+        "rotations": 1,
+        "policies": [],
+        "policies_text": "import",
+        "seat_policies": [],
+        "shard_hands": None,
     }
 
 
@@ -978,7 +958,16 @@ def import_files(
                     " import into another --run"
                 )
         else:
-            manifest = _new_manifest(name, rules, command or [])
+            manifest = Manifest.new(
+                name,
+                rules,
+                status="complete",
+                command=command or [],
+                identity={"imported": True},
+                params=_imported_params(),
+                seeds=None,
+                history="imported",
+            ).doc
         store.cleanup_temp(path)
         shards = manifest["shards"]
         index = max((s["index"] for s in shards), default=-1) + 1
@@ -1028,7 +1017,7 @@ def import_files(
             "events": sum(s["events"] for s in shards),
             "bytes": sum(f["bytes"] for s in shards for f in s["files"].values()),
         }
-        manifest["updated"] = datetime.now(UTC).isoformat(timespec="seconds")
+        manifest["updated"] = now()
         store.write_manifest(path, manifest)
     store.refresh_catalog(root)
     return ImportResult(name, ids, index, path)

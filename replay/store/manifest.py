@@ -1,17 +1,190 @@
-"""A run's manifest (what the run is, which shards are finished) and the writer's lock."""
+"""A run's manifest (what the run is, which shards are finished) and the writer's lock.
+
+:class:`Manifest` is the one model of the document (docs/LOG_FORMAT.md §4): a simulated run
+and a run of imported hands are both made by :meth:`Manifest.new`, and readers take the run's
+parameters from :attr:`Manifest.params` (a :class:`RunParams`) instead of chains of
+``dict.get``. The JSON document itself is :attr:`Manifest.doc`, written as it is.
+
+>>> from engine.rules import find_rules
+>>> m = Manifest.new("r", find_rules("hunan"), status="complete", command=[],
+...                  identity={"imported": True}, params={"duplicate": False}, seeds=None,
+...                  history="imported")
+>>> m.params.duplicate, m.params.rotations, m.params.policies, m.imported
+(False, 1, (), True)
+"""
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
+import platform
+import socket
+import subprocess
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from engine.errors import CorruptLog
+from engine.rules import RuleSet
 from replay.record import schema
 from replay.store.files import write_json
 from replay.store.layout import MANIFEST_FORMAT, MANIFEST_NAME, StoreError
+
+
+def now() -> str:
+    """The time a manifest records: UTC, to the second, ISO 8601."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def code_info() -> dict[str, Any]:
+    """The code that wrote a run: package version, git description, Python, pyarrow."""
+    try:
+        version = metadata.version("paohuzi")
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    info: dict[str, Any] = {"package": "paohuzi", "version": version}
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        here = Path(__file__).resolve().parent
+        out = subprocess.run(
+            ["git", "-C", str(here), "describe", "--always", "--dirty", "--abbrev=12"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+        )
+        if out.returncode == 0:
+            info["git"] = out.stdout.strip()
+    info["python"] = platform.python_version()
+    import pyarrow
+
+    info["pyarrow"] = pyarrow.__version__
+    return info
+
+
+def writer_info() -> dict[str, Any]:
+    """Who writes a run: host, user, process."""
+    try:
+        import getpass
+
+        user = getpass.getuser()
+    except Exception:
+        user = "?"
+    return {"host": socket.gethostname(), "user": user, "pid": os.getpid()}
+
+
+@dataclass(frozen=True)
+class RunParams:
+    """A run's ``params``: how it was played (defaults for what an imported run lacks)."""
+
+    seed: int | None
+    deals: int
+    hands_total: int
+    session_length: int | None
+    duplicate: bool
+    rotations: int
+    policies: tuple[str, ...]
+    shard_hands: int | None
+
+    @classmethod
+    def of(cls, params: Any) -> RunParams:
+        p = params if isinstance(params, dict) else {}
+        return cls(
+            seed=p.get("seed"),
+            deals=int(p.get("deals") or 0),
+            hands_total=int(p.get("hands_total") or 0),
+            session_length=p.get("session_length"),
+            duplicate=bool(p.get("duplicate")),
+            rotations=int(p.get("rotations") or 1),
+            policies=tuple(p.get("policies") or ()),
+            shard_hands=p.get("shard_hands"),
+        )
+
+
+class Manifest:
+    """A run's manifest document and typed views of it."""
+
+    def __init__(self, doc: dict[str, Any]) -> None:
+        self.doc = doc
+
+    @classmethod
+    def new(
+        cls,
+        name: str,
+        rules: RuleSet,
+        *,
+        status: str,
+        command: list[str],
+        identity: dict[str, Any],
+        params: dict[str, Any],
+        seeds: Any,
+        history: str,
+        writer: bool = False,
+    ) -> Manifest:
+        """A new run's manifest, no shard yet: a simulated run (``status`` running, its
+        ``writer``, ``history`` "resumed") or a run of imported hands (complete, "imported")."""
+        doc: dict[str, Any] = {
+            "format": MANIFEST_FORMAT,
+            "schema_version": schema.SCHEMA_VERSION,
+            "run": name,
+            "status": status,
+            "created": now(),
+            "updated": now(),
+            "code": code_info(),
+            "command": command,
+        }
+        if writer:
+            doc["writer"] = writer_info()
+        doc.update(
+            {
+                "identity": identity,
+                "params": params,
+                "rules": rules.to_dict(),
+                "rules_preset": rules.preset_name(),
+                "rules_fingerprint": rules.fingerprint(),
+                "seeds": seeds,
+                "codes": schema.codes(),
+                "tables": {t: schema.describe(t) for t in schema.TABLES},
+                "shards": [],
+                "progress": {"shards": 0, "hands": 0, "events": 0, "bytes": 0},
+                history: [],
+            }
+        )
+        return cls(doc)
+
+    @classmethod
+    def read(cls, run_path: Path) -> Manifest:
+        return cls(read_manifest(run_path))
+
+    @property
+    def params(self) -> RunParams:
+        return RunParams.of(self.doc.get("params"))
+
+    @property
+    def rules_dict(self) -> dict[str, Any]:
+        r = self.doc.get("rules")
+        return r if isinstance(r, dict) else {}
+
+    @property
+    def rules(self) -> RuleSet:
+        return RuleSet.from_dict(self.doc["rules"])
+
+    @property
+    def imported(self) -> bool:
+        """A run of imported hands (``paohuzi import``), not a simulated one."""
+        identity = self.doc.get("identity")
+        return isinstance(identity, dict) and bool(identity.get("imported"))
+
+    @property
+    def status(self) -> str:
+        return str(self.doc.get("status"))
+
+    @property
+    def shards(self) -> list[dict[str, Any]]:
+        shards = self.doc.get("shards")
+        return shards if isinstance(shards, list) else []
 
 
 def read_manifest(run_path: Path) -> dict[str, Any]:
