@@ -49,6 +49,7 @@ DEPENDS: dict[str, tuple[Path, ...]] = {
     "deck": (_ENGINE / "deck.py",),
     "hu": (),
     "hu_bridge": _f("hu"),
+    "hu_bench": _f("hu"),
     "state": _f("hu_bridge", "hu"),
     "features": _f("state") + _POLICIES,
     "policies": _f("state", "features", "pyrandom") + _POLICIES,

@@ -18,6 +18,7 @@ import numpy as np
 from numba import njit
 
 from engine.fast import hu as F
+from engine.fast.cache_guard import guard
 
 
 def record(n_hands: int = 200) -> list[tuple[Any, Any, tuple[int, ...], int | None, Any]]:
@@ -138,6 +139,9 @@ def bench(n_hands: int = 200, repeat: int = 5) -> dict[str, float]:
         f"{res['python_warm_per_s']:,.0f}/s warm ({res['ratio_warm']:.0f}×)"
     )
     return res
+
+
+guard("hu_bench", globals())
 
 
 if __name__ == "__main__":
