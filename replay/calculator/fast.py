@@ -20,7 +20,7 @@ from engine.errors import PaohuziError
 from engine.groups import EAT_SHAPE_ID, TABLE_KINDS, Group, GroupKind
 from engine.hu import HuContext, NoWin
 from engine.rules import RuleSet
-from replay.calculator.batch import (
+from replay.calculator.protocol import (
     _SCAN,
     BatchStats,
     LineTooLong,
@@ -29,7 +29,7 @@ from replay.calculator.batch import (
     _batch_parse,
     _json_error,
     _strip,
-    run_batch,
+    run_reference,
 )
 from replay.calculator.request import SOURCES, load_rules
 
@@ -254,7 +254,7 @@ def run_batch_fast(
     overrides: tuple[str, ...],
     engine: str = "fast",
 ) -> BatchStats:
-    """:func:`run_batch` with ``engine="fast"``: chunks of lines through the compiled scorer.
+    """:func:`replay.calculator.batch.run_batch` with ``engine="fast"``: chunks of lines through the compiled scorer.
 
     The scorer is built (compiled, or loaded from numba's cache) at the first line, so an
     empty input or a first line that is too long costs nothing. With ``engine="auto"`` a
@@ -279,9 +279,7 @@ def run_batch_fast(
             f"note: the fast scorer is unavailable ({type(e).__name__}: {e}); using the reference",
             file=sys.stderr,
         )
-        return run_batch(
-            itertools.chain([first], it), out, rules=rules, overrides=overrides, engine="reference"
-        )
+        return run_reference(itertools.chain([first], it), out, rules, overrides)
     pending: list[Any] = [first]
     n = 1
     results = errors = 0

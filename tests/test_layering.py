@@ -1,0 +1,137 @@
+"""The house's layering, read from the code: imports flow only ``dashboard → replay →
+engine``, and no modules of ``replay/`` or of ``engine/`` import each other in a circle —
+imports inside functions (lazy ones) included, since they only hide a circle, they do not
+remove it.
+
+An edge goes from a module to the module it names: ``from a.b import c`` is an edge to
+``a.b.c`` when that is a module of the project, else to ``a.b``.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("engine", "replay", "dashboard")
+#: Who may import whom: a package imports itself and the ones below it.
+BELOW = {"engine": {"engine"}, "replay": {"replay", "engine"}, "dashboard": set(PACKAGES)}
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for pkg in PACKAGES:
+        for path in sorted((ROOT / pkg).rglob("*.py")):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            out[".".join(parts)] = path
+    return out
+
+
+def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The project modules ``name`` imports, anywhere in its file."""
+    is_pkg = path.name == "__init__.py"
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                pkg = name.split(".") if is_pkg else name.split(".")[:-1]
+                pkg = pkg[: len(pkg) - (node.level - 1)]
+                base = ".".join([*pkg, base] if base else pkg)
+            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+        for t in targets:
+            while t and t not in modules:
+                t = t.rpartition(".")[0]
+            if t and t != name:
+                out.add(t)
+    return out
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    return {name: _imports(name, path, modules) for name, path in modules.items()}
+
+
+def test_imports_flow_downward() -> None:
+    upward = [
+        f"{a} imports {b}"
+        for a, targets in _graph().items()
+        for b in sorted(targets)
+        if b.split(".")[0] not in BELOW[a.split(".")[0]]
+    ]
+    assert not upward, "\n".join(upward)
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in graph:
+                    continue
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(comp))
+    return out
+
+
+def test_no_import_circles_in_replay_or_engine() -> None:
+    graph = _graph()
+    for pkg in ("replay", "engine"):
+        inner = {
+            a: {b for b in bs if b.split(".")[0] == pkg}
+            for a, bs in graph.items()
+            if a.split(".")[0] == pkg
+        }
+        circles = _circles(inner)
+        assert not circles, f"import circles in {pkg}/: " + "; ".join(
+            " ↔ ".join(c) for c in circles
+        )
+
+
+def test_the_reader_sees_lazy_imports_and_circles() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _circles(graph) == [["a", "b", "c"]]
+    modules = _modules()
+    # a lazy import (inside a function) is an edge like any other
+    lazy = _imports("replay.store.summaries", modules["replay.store.summaries"], modules)
+    assert "replay.pool" in lazy and "replay.analysis.summarize" in lazy
