@@ -48,6 +48,7 @@ from replay.analysis.figures.results import (
 from replay.analysis.figures.selection import Plan, Selection, plan
 from replay.record import schema
 from replay.store.layout import StoreError
+from replay.store.manifest import Manifest
 from replay.store.runs import Run, Store
 from replay.store.scan import rules_label
 
@@ -206,7 +207,7 @@ def run_stats(
 
 
 def _selection(run: Run) -> Selection:
-    duplicate = bool(run.manifest.get("params", {}).get("duplicate"))
+    duplicate = Manifest(run.manifest).params.duplicate
     return Selection(runs=(run.name,), duplicate=(run.name,) if duplicate else ())
 
 
@@ -214,10 +215,9 @@ def summarize(con: Any, run: Run, pl: Plan | None = None) -> RunStats:
     """One run's statistics from the catalog on ``con`` (the run already checked): from its
     hands, or from its summary tables when ``pl`` is its summary plan."""
     m = run.manifest
-    params = m.get("params", {})
+    params = Manifest(m).params
     rules = run.rules
-    duplicate = bool(params.get("duplicate"))
-    rotations = int(params.get("rotations") or 1)
+    duplicate, rotations = params.duplicate, params.rotations
     sel = _selection(run)
     (hl,) = fetch(con, outcomes.headline(sel, pl))
     hands, deals = count(hl["n"]), count(hl["clusters"])
@@ -234,7 +234,7 @@ def summarize(con: Any, run: Run, pl: Plan | None = None) -> RunStats:
         status=run.status,
         rules=rules_label(m.get("rules", {}), m.get("rules_preset")),
         players=rules.players,
-        policies=tuple(params.get("policies") or ()),
+        policies=params.policies,
         duplicate=duplicate,
         rotations=rotations,
         cluster="deal" if duplicate else "hand",

@@ -90,7 +90,13 @@ class RunParams:
 
     @classmethod
     def of(cls, params: Any) -> RunParams:
-        p = params if isinstance(params, dict) else {}
+        """From a manifest's ``params`` (missing: an empty one); ``ValueError`` if it is not
+        an object or a value has the wrong type."""
+        if params is None:
+            params = {}
+        if not isinstance(params, dict):
+            raise ValueError(f"params is {type(params).__name__}, not an object")
+        p = params
         return cls(
             seed=p.get("seed"),
             deals=int(p.get("deals") or 0),
@@ -160,6 +166,7 @@ class Manifest:
 
     @property
     def params(self) -> RunParams:
+        """The run's parameters (``ValueError`` for a malformed ``params``)."""
         return RunParams.of(self.doc.get("params"))
 
     @property

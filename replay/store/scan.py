@@ -33,7 +33,7 @@ import pyarrow.parquet as pq
 from engine.errors import CorruptLog, PaohuziError
 from engine.rules import PRESETS, RuleSet
 from replay.store.layout import MANIFEST_NAME
-from replay.store.manifest import read_manifest
+from replay.store.manifest import Manifest, read_manifest
 
 TABLES = ("hands", "events")
 
@@ -508,7 +508,7 @@ def _run_info(run_path: Path, cache: ChecksumCache) -> RunInfo:
     except PaohuziError as e:
         return _broken(name, str(e))
     try:
-        params = m.get("params", {})
+        params = Manifest(m).params
         rules = m.get("rules", {})
         RuleSet.from_dict(rules)
         shards = m.get("shards", [])
@@ -519,7 +519,7 @@ def _run_info(run_path: Path, cache: ChecksumCache) -> RunInfo:
             status=status,
             writing=status == "running" and _writer_alive(run_path),
             hands=sum(int(s["hands"]) for s in shards),
-            hands_target=int(params.get("hands_total") or 0),
+            hands_target=params.hands_total,
             events=sum(int(s["events"]) for s in shards),
             rules=rules_label(rules, m.get("rules_preset")),
             rules_preset=m.get("rules_preset"),
@@ -533,16 +533,16 @@ def _run_info(run_path: Path, cache: ChecksumCache) -> RunInfo:
             ),
             huangzhuang_rotate=int(rules.get("huangzhuang_rotate", 3)),
             min_huxi=int(rules.get("min_huxi", 15)),
-            policies=tuple(params.get("policies") or ()),
-            duplicate=bool(params.get("duplicate")),
-            rotations=int(params.get("rotations") or 1),
-            seed=params.get("seed"),
+            policies=params.policies,
+            duplicate=params.duplicate,
+            rotations=params.rotations,
+            seed=params.seed,
             created=str(m.get("created", "")),
             updated=str(m.get("updated", "")),
             schema_version=m.get("schema_version"),
             code_version=(m.get("code") or {}).get("version"),
             rules_fingerprint=m.get("rules_fingerprint"),
-            session_length=params.get("session_length"),
+            session_length=params.session_length,
             bytes=sum(int(f.get("bytes") or 0) for sh in shards for f in sh["files"].values()),
             rules_items=tuple(sorted(rules.items())),
             files=tuple(files),

@@ -189,13 +189,16 @@ def granule(hands_total: int) -> int:
 def run_shape(manifest: dict[str, Any]) -> tuple[int, list[tuple[str, ...]], bool, int]:
     """Players, who plays each seat in each rotation, --duplicate, and the hands planned, of
     a manifest's ``rules`` and ``params``."""
+    from replay.store.manifest import RunParams
+
     rules = manifest.get("rules", {})
-    params = manifest.get("params", {})
+    raw = manifest.get("params")
+    params = RunParams.of(raw)
     players = int(rules.get("players", 3))
-    duplicate = bool(params.get("duplicate"))
-    rotations = int(params.get("rotations") or (players if duplicate else 1))
-    per = seat_policies(list(params.get("policies") or ()), players, rotations)
-    return players, per, duplicate, int(params.get("hands_total") or 0)
+    duplicate = params.duplicate
+    rotations = params.rotations if (raw or {}).get("rotations") else (players if duplicate else 1)
+    per = seat_policies(list(params.policies), players, rotations)
+    return players, per, duplicate, params.hands_total
 
 
 # ---------------------------------------------------------------------------------------------
