@@ -18,23 +18,15 @@ from __future__ import annotations
 
 import bisect
 import contextlib
-import getpass
-import os
-import platform
 import signal
-import socket
-import subprocess
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from engine.errors import PaohuziError
 from replay import store
-from replay.record import schema
 from replay.record.backend import Backend, LocalBackend, Work, cap_workers
 from replay.record.shard import play_sessions, play_shard
 from replay.record.spec import (
@@ -45,7 +37,7 @@ from replay.record.spec import (
     RunSpec,
     find_rules,
 )
-from replay.store.manifest import ManifestWriter
+from replay.store.manifest import Manifest, ManifestWriter, now, writer_info
 
 __all__ = [
     "DEFAULT_POLICIES",
@@ -78,46 +70,15 @@ class RunResult:
     already_complete: bool
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def _code_info() -> dict[str, Any]:
-    try:
-        version = metadata.version("paohuzi")
-    except metadata.PackageNotFoundError:
-        version = "unknown"
-    info: dict[str, Any] = {"package": "paohuzi", "version": version}
-    with contextlib.suppress(OSError, subprocess.SubprocessError):
-        here = Path(__file__).resolve().parent
-        out = subprocess.run(
-            ["git", "-C", str(here), "describe", "--always", "--dirty", "--abbrev=12"],
-            capture_output=True,
-            text=True,
-            timeout=5,
-        )
-        if out.returncode == 0:
-            info["git"] = out.stdout.strip()
-    info["python"] = platform.python_version()
-    import pyarrow
-
-    info["pyarrow"] = pyarrow.__version__
-    return info
-
-
 def new_manifest(spec: RunSpec, name: str, command: list[str]) -> dict[str, Any]:
-    return {
-        "format": store.MANIFEST_FORMAT,
-        "schema_version": schema.SCHEMA_VERSION,
-        "run": name,
-        "status": "running",
-        "created": _now(),
-        "updated": _now(),
-        "code": _code_info(),
-        "command": command,
-        "writer": {"host": socket.gethostname(), "user": _user(), "pid": os.getpid()},
-        "identity": spec.identity(),
-        "params": {
+    """A new simulated run's manifest document (:meth:`replay.store.manifest.Manifest.new`)."""
+    return Manifest.new(
+        name,
+        spec.rules,
+        status="running",
+        command=command,
+        identity=spec.identity(),
+        params={
             "seed": spec.seed,
             "deals": spec.deals,
             "hands_total": spec.hands_total,
@@ -132,23 +93,10 @@ def new_manifest(spec: RunSpec, name: str, command: list[str]) -> dict[str, Any]
             "n_sessions": spec.n_sessions,
             "n_shards": spec.n_shards,
         },
-        "rules": spec.rules.to_dict(),
-        "rules_preset": spec.rules.preset_name(),
-        "rules_fingerprint": spec.rules.fingerprint(),
-        "seeds": spec.seeds_manifest(),
-        "codes": schema.codes(),
-        "tables": {t: schema.describe(t) for t in schema.TABLES},
-        "shards": [],
-        "progress": {"shards": 0, "hands": 0, "events": 0, "bytes": 0},
-        "resumed": [],
-    }
-
-
-def _user() -> str:
-    try:
-        return getpass.getuser()
-    except Exception:
-        return "?"
+        seeds=spec.seeds_manifest(),
+        history="resumed",
+        writer=True,
+    ).doc
 
 
 def _check_identity(name: str, manifest: dict[str, Any], spec: RunSpec) -> None:
@@ -181,7 +129,7 @@ def _set_progress(manifest: dict[str, Any]) -> None:
         "events": sum(s["events"] for s in shards),
         "bytes": sum(_shard_bytes(s) for s in shards),
     }
-    manifest["updated"] = _now()
+    manifest["updated"] = now()
 
 
 def _add_progress(manifest: dict[str, Any], entry: dict[str, Any]) -> None:
@@ -192,7 +140,7 @@ def _add_progress(manifest: dict[str, Any], entry: dict[str, Any]) -> None:
     p["hands"] += entry["hands"]
     p["events"] += entry["events"]
     p["bytes"] += _shard_bytes(entry)
-    manifest["updated"] = _now()
+    manifest["updated"] = now()
 
 
 class _Terminated(BaseException):
@@ -241,52 +189,20 @@ def simulate(
     path = store.run_dir(root, name)
     start = time.perf_counter()
     with store.RunLock(path):
-        mpath = path / store.MANIFEST_NAME
-        if mpath.exists():
-            manifest = store.read_manifest(path)
-            _check_identity(name, manifest, spec)
-            manifest.setdefault("resumed", []).append({"at": _now(), "command": command or []})
-        else:
-            manifest = new_manifest(spec, name, command or [])
-            if labels:
-                manifest["labels"] = labels
+        manifest = _open_manifest(path, name, spec, command or [], labels)
         store.cleanup_temp(path)
-        done_idx = {s["index"] for s in manifest["shards"]}
-        todo = [i for i in range(spec.n_shards) if i not in done_idx]
-        total = spec.hands_total
-        already = not todo
+        done = {s["index"] for s in manifest["shards"]}
+        todo = [i for i in range(spec.n_shards) if i not in done]
         before = manifest["progress"]["hands"] if "progress" in manifest else 0
         manifest["status"] = "running" if todo else "complete"
-        manifest["writer"] = {"host": socket.gethostname(), "user": _user(), "pid": os.getpid()}
+        manifest["writer"] = writer_info()
         _set_progress(manifest)
         store.write_manifest(path, manifest)
-        writer = ManifestWriter(path, manifest)
-
-        def commit(entry: dict[str, Any]) -> bool:
-            """Record a finished shard in the manifest, once per index (a retried task may
-            report a shard twice; its files are the same bytes), the file rewritten at a
-            paced rate (:class:`~replay.store.manifest.ManifestWriter`). True if new."""
-            if entry["index"] in done_idx:
-                return False
-            done_idx.add(entry["index"])
-            bisect.insort(manifest["shards"], entry, key=lambda s: s["index"])
-            _add_progress(manifest, entry)
-            writer.due()
-            return True
-
+        commit = _Commits(manifest, done, ManifestWriter(path, manifest))
         try:
             with _sigterm_as_interrupt():
                 if todo:
-                    if progress is not None:
-                        progress(manifest["progress"]["hands"], total)
-
-                    def running(hands: int) -> None:
-                        if progress is not None:
-                            progress(manifest["progress"]["hands"] + hands, total)
-
-                    work = Work(spec, todo, path, commit, running)
-                    (backend or LocalBackend()).run(work, workers)
-                    store.cleanup_temp(path)  # what killed (and retried) workers left
+                    _play(spec, todo, path, commit, workers, progress, backend)
             manifest["status"] = "complete"
             manifest.pop("error", None)
         except (KeyboardInterrupt, _Terminated):
@@ -305,8 +221,65 @@ def simulate(
     p = manifest["progress"]
     return RunResult(
         name, path, p["hands"], p["events"], p["bytes"], p["hands"] - before,
-        time.perf_counter() - start, already,
+        time.perf_counter() - start, not todo,
     )  # fmt: skip
+
+
+def _open_manifest(
+    path: Path, name: str, spec: RunSpec, command: list[str], labels: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The manifest of run ``name``: the one on disk (which must be of ``spec``), noting this
+    resumption, or a new one."""
+    if (path / store.MANIFEST_NAME).exists():
+        manifest = store.read_manifest(path)
+        _check_identity(name, manifest, spec)
+        manifest.setdefault("resumed", []).append({"at": now(), "command": command})
+    else:
+        manifest = new_manifest(spec, name, command)
+        if labels:
+            manifest["labels"] = labels
+    return manifest
+
+
+class _Commits:
+    """Finished shards into the manifest, once per index (a retried task may report a shard
+    twice; its files are the same bytes), the file rewritten at a paced rate
+    (``writer``). ``done``: the indices it already lists."""
+
+    def __init__(self, manifest: dict[str, Any], done: set[int], writer: ManifestWriter) -> None:
+        self.manifest, self.done, self.writer = manifest, done, writer
+
+    def __call__(self, entry: dict[str, Any]) -> bool:
+        """Record ``entry``; True if its index is new."""
+        if entry["index"] in self.done:
+            return False
+        self.done.add(entry["index"])
+        bisect.insort(self.manifest["shards"], entry, key=lambda s: s["index"])
+        _add_progress(self.manifest, entry)
+        self.writer.due()
+        return True
+
+
+def _play(
+    spec: RunSpec,
+    todo: list[int],
+    path: Path,
+    commit: _Commits,
+    workers: int,
+    progress: Callable[[int, int], None] | None,
+    backend: Backend | None,
+) -> None:
+    """Have ``backend`` play the shards ``todo``, reporting ``progress(done, total)``."""
+    manifest, total = commit.manifest, spec.hands_total
+    if progress is not None:
+        progress(manifest["progress"]["hands"], total)
+
+    def running(hands: int) -> None:
+        if progress is not None:
+            progress(manifest["progress"]["hands"] + hands, total)
+
+    (backend or LocalBackend()).run(Work(spec, todo, path, commit, running), workers)
+    store.cleanup_temp(path)  # what killed (and retried) workers left
 
 
 def make_backend(name: str, address: str | None = None) -> Backend:

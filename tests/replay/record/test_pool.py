@@ -1,0 +1,83 @@
+"""The one process pool (replay/pool.py) behind simulate, verify and index: its start-method
+policy, how its workers are prepared, and how it stops on an error or a dead worker."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from concurrent.futures.process import BrokenProcessPool
+
+import pytest
+
+from replay import pool
+
+_SET: list[str] = []
+
+
+def _remember(word: str) -> None:
+    _SET.append(word)
+
+
+def _what_was_set() -> list[str]:
+    return list(_SET)
+
+
+def _sigint_handler() -> object:
+    return signal.getsignal(signal.SIGINT)
+
+
+def _die() -> None:
+    os._exit(3)
+
+
+def _sleep(seconds: float) -> float:
+    time.sleep(seconds)
+    return seconds
+
+
+class Stop(Exception):
+    pass
+
+
+def test_start_method_forks_only_when_asked_and_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert pool.start_method() == "spawn"
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    assert pool.start_method(fork=True) == "fork"
+    monkeypatch.setattr(threading, "active_count", lambda: 2)
+    assert pool.start_method(fork=True) == "spawn"
+
+
+def test_workers_ignore_ctrl_c_and_run_the_initializer() -> None:
+    with pool.process_pool(1, initializer=_remember, initargs=("ready",)) as ex:
+        assert ex.submit(_what_was_set).result() == ["ready"]
+        assert ex.submit(_sigint_handler).result() == signal.SIG_IGN
+
+
+def test_a_dead_worker_becomes_the_callers_error() -> None:
+    with pytest.raises(Stop, match="a worker died") as got:  # noqa: SIM117
+        with pool.process_pool(1, broken=lambda: Stop("a worker died")) as ex:
+            ex.submit(_die).result()
+    assert got.value.__cause__ is None and got.value.__suppress_context__
+    with pytest.raises(BrokenProcessPool), pool.process_pool(1) as ex:
+        ex.submit(_die).result()
+
+
+@pytest.mark.parametrize("terminate", [True, False])
+def test_an_error_stops_the_running_work_or_lets_it_finish(terminate: bool) -> None:
+    with pytest.raises(Stop), pool.process_pool(1, terminate=terminate) as ex:
+        ex.submit(abs, 1).result()  # the worker is up: the times below are the tasks'
+        start = time.monotonic()
+        # one worker: the first two are handed to it at once, the third waits its turn
+        tasks = [ex.submit(_sleep, 2.0) for _ in range(3)]
+        while not tasks[1].running():
+            time.sleep(0.01)
+        raise Stop
+    took = time.monotonic() - start
+    assert all(f.done() for f in tasks)
+    if terminate:
+        assert took < 1.5, took
+    else:  # the two it was given run to the end; the third is never started
+        assert took >= 3.0, took
+        assert [f.cancelled() for f in tasks] == [False, False, True]
