@@ -151,7 +151,7 @@ def _u8(v):
 def event_fields(st, seat, a):
     """The derived event columns of ``seat`` declaring ``a`` in ``st`` (before it is applied):
     (kind, card, from_seat, forced, n_legal, options), nullable ones NULL8 for null; what
-    :func:`play_one` records and engine.fast.replay checks (docs/LOG_FORMAT.md §4)."""
+    :func:`play_one` records and engine.fast.verify checks (docs/LOG_FORMAT.md §4)."""
     nl = st[S.PEND_N + seat]
     kind = action_kind(a)
     if DISCARD_BASE <= a < PAO_BASE + 20:

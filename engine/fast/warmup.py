@@ -20,7 +20,7 @@ from engine.rules import RuleSet, find_rules
 @dataclass(frozen=True)
 class SessionSpec:
     """The fields of a run that :func:`engine.fast.play.play_sessions` reads (a stand-in for
-    replay.record.runner.RunSpec where no run is recorded: the warm-up, tests)."""
+    verify.record.runner.RunSpec where no run is recorded: the warm-up, tests)."""
 
     rules: RuleSet
     policies: tuple[str, ...]
@@ -31,31 +31,31 @@ class SessionSpec:
 
 
 def _entry_points() -> list[Any]:
-    from engine.fast import play, replay, state
+    from engine.fast import play, state, verify
 
     return [play.sessions_kernel, play.play_kernel, state.new_state, state.legal_actions,
-            state.apply_checked, replay.verify_kernel, replay.replay_prefix,
-            replay.expected_outcome, play.event_fields]  # fmt: skip
+            state.apply_checked, verify.verify_kernel, verify.replay_prefix,
+            verify.expected_outcome, play.event_fields]  # fmt: skip
 
 
-def warm_replay() -> None:
-    """Call the verifier's kernels once (engine.fast.replay; replay.replayer.verify's fast
+def warm_verify() -> None:
+    """Call the verifier's kernels once (engine.fast.verify; replay.replayer.verify's fast
     path, and its one-by-one re-check on engine.fast.state)."""
     import numpy as np
 
     from engine.deck import shuffle_deck
-    from engine.fast import replay, state
+    from engine.fast import state, verify
     from engine.fast.play import event_fields
 
     rules = find_rules("hunan")
-    rp, hp = replay.rule_arrays(rules)
+    rp, hp = verify.rule_arrays(rules)
     deck = np.array([shuffle_deck(1)], dtype=np.int64)
     z = np.zeros(1, dtype=np.int64)
-    replay.run_kernel(rules, deck, z, z, z, z, z, np.zeros((6, 1), np.int64), np.zeros((1, 17)))
+    verify.run_kernel(rules, deck, z, z, z, z, z, np.zeros((6, 1), np.int64), np.zeros((1, 17)))
     st = np.zeros(state.STATE_SIZE, dtype=np.int32)
-    replay.replay_prefix(rp, hp, deck[0], 0, z[:0], z[:0], st)
+    verify.replay_prefix(rp, hp, deck[0], 0, z[:0], z[:0], st)
     event_fields(st, 0, int(st[state.PEND_A]))
-    replay.expected_outcome(st, 3, 0, np.zeros(16, np.int64), np.zeros(17, np.int64))
+    verify.expected_outcome(st, 3, 0, np.zeros(16, np.int64), np.zeros(17, np.int64))
     state.apply_checked(rp, hp, st, 0, int(st[state.PEND_A]))
 
 
@@ -84,7 +84,7 @@ def warm_up(say: bool = True) -> float:
 
         decks = np.array([shuffle_deck(1)], dtype=np.uint8)
         play.play_batch(rules, decks, [0], [1], ["random"] * 3)
-        warm_replay()
+        warm_verify()
     return time.perf_counter() - start
 
 

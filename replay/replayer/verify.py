@@ -289,7 +289,7 @@ class FastState:
         )
 
     def expected_hand(self, n_events: int) -> dict[str, Any]:
-        from engine.fast.replay import NULL, OUTCOME_CHECKED, expected_outcome
+        from engine.fast.verify import NULL, OUTCOME_CHECKED, expected_outcome
 
         x = np.zeros(len(OUTCOME_CHECKED), dtype=np.int64)
         expected_outcome(self.st, self.n_seats, n_events, np.zeros(16, dtype=np.int64), x)
@@ -628,11 +628,11 @@ def _ints(col: pa.ChunkedArray | pa.Array, null: int) -> np.ndarray:
 
 class _FastCheck:
     """Re-apply hands through the compiled engine: one kernel call over every hand of the
-    shard (engine.fast.replay.verify_kernel); the few hands it flags are re-checked one by one
+    shard (engine.fast.verify.verify_kernel); the few hands it flags are re-checked one by one
     through :func:`check_log` on :class:`FastState`, which writes the messages."""
 
     def __init__(self, run: str, ruleset: RuleSet, hands_t: pa.Table, events_t: pa.Table):
-        from engine.fast.replay import NULL, OUTCOME_CHECKED
+        from engine.fast.verify import NULL, OUTCOME_CHECKED
 
         self.run, self.ruleset = run, ruleset
         self.hands_t, self.events_t = hands_t, events_t
@@ -655,7 +655,7 @@ class _FastCheck:
 
     def check(self, rows: np.ndarray, los: np.ndarray, his: np.ndarray) -> dict[int, list[Problem]]:
         """As :meth:`_ReferenceCheck.check`, in one kernel call."""
-        from engine.fast.replay import STATUS_NAMES, run_kernel
+        from engine.fast.verify import STATUS_NAMES, run_kernel
 
         if not len(rows):
             return {}
@@ -940,11 +940,11 @@ def _warm_fast() -> None:
     """Compile (or load) the verifier's kernels in this process before its first shard (under
     the compile lock, so processes starting together compile them once)."""
     from engine.fast.cache import compile_lock
-    from engine.fast.replay import verify_kernel
-    from engine.fast.warmup import warm_replay
+    from engine.fast.verify import verify_kernel
+    from engine.fast.warmup import warm_verify
 
     with compile_lock([verify_kernel]):
-        warm_replay()
+        warm_verify()
 
 
 def _init_worker(warm: bool) -> None:

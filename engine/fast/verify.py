@@ -220,4 +220,4 @@ def run_kernel(
     return status, seqs, reason
 
 
-guard("replay", globals())
+guard("verify", globals())
