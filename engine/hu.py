@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import lru_cache
 
-from engine.cards import NUM_KINDS, Counts, card_char, to_counts
+from engine.cards import NUM_KINDS, Counts, card_char, is_big, is_red, to_counts
 from engine.errors import InvalidNotation
 from engine.groups import (
     EAT_SHAPES,
@@ -329,8 +329,8 @@ _PAO = tuple(Group(GroupKind.PAO, (k, k, k, k)) for k in range(_NUM))
 
 def _card_stats(cards: tuple[int, ...]) -> tuple[int, int, int]:
     return (
-        sum(1 for k in cards if k % 10 in (1, 6, 9)),
-        sum(1 for k in cards if k >= 10),
+        sum(1 for k in cards if is_red(k)),
+        sum(1 for k in cards if is_big(k)),
         len(cards),
     )
 

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from engine.cards import is_big, is_red
 from engine.groups import SAME_FACE_KINDS, Group, GroupKind
 
 LEVELS = {"basic": 0, "half": 1, "full": 2}
@@ -63,9 +64,9 @@ def mingtang_context(
     red = big = n = 0
     for k in cards:
         n += 1
-        if k >= 10:
+        if is_big(k):
             big += 1
-        if k % 10 in (1, 6, 9):
+        if is_red(k):
             red += 1
     return MingTangContext(
         red, big, n - big, tuple(groups), hand_size, haidi, dihu, zimo, tianhu, auto_tianhu

@@ -30,6 +30,7 @@ import pyarrow as pa
 
 from engine.actions import ActionKind
 from engine.hu import Source
+from engine.mingtang import MINGTANG_BITS as _ENGINE_MINGTANG_BITS
 from engine.mingtang import REGISTRY
 from engine.session import SEED_METHOD_VERSION as _SEED_METHOD_VERSION
 from engine.state import OutcomeKind
@@ -52,24 +53,10 @@ NULL8 = 255
 # Codes
 # ---------------------------------------------------------------------------------------------
 
-#: 名堂 bits of ``hands.mingtang`` by pinyin id (``engine.mingtang.REGISTRY`` keys). Stable:
-#: append new patterns, never reorder.
-MINGTANG_BITS: dict[str, int] = {
-    "honghu": 0,
-    "dianhu": 1,
-    "hongwu": 2,
-    "wuhu": 3,
-    "duiduihu": 4,
-    "haidi": 5,
-    "dazihu": 6,
-    "xiaozihu": 7,
-    "dihu": 8,
-    "shuahou": 9,
-    "lz_honghu": 10,
-    "lz_wu": 11,
-    "lz_tianhu": 12,
-    "lz_dihu": 13,
-}
+#: 名堂 bits of ``hands.mingtang`` by pinyin id (``engine.mingtang.REGISTRY`` keys), in bit
+#: order: each pattern's ``bit`` (engine/mingtang.py, where they are kept stable: a new
+#: pattern takes a new bit, none is ever reordered).
+MINGTANG_BITS: dict[str, int] = dict(sorted(_ENGINE_MINGTANG_BITS.items(), key=lambda kv: kv[1]))
 
 # The engine reports a 名堂 by its Chinese name, which Hunan and Luzhou share for 红胡 and
 # 地胡; the ruleset tells them apart.

@@ -48,6 +48,7 @@ import pyarrow as pa
 
 from engine.state import OutcomeKind
 from replay.record.schema import MAX_SEATS
+from replay.record.schema import MINGTANG_BITS as _SCHEMA_BITS
 
 #: Bumped when the summary's content changes; ``paohuzi index`` rebuilds older entries.
 #: 2: the ``paired`` float sums run in deal_id order (the same bytes on every build).
@@ -117,7 +118,7 @@ KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 
 VALUE_COLS = ("huxi", "deng", "fan", "score")
-MINGTANG_BITS = 14
+MINGTANG_BITS = max(_SCHEMA_BITS.values()) + 1  # bits 0 … 13 of hands.mingtang
 
 
 # ---------------------------------------------------------------------------------------------
