@@ -43,7 +43,9 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
                 pkg = name.split(".") if is_pkg else name.split(".")[:-1]
                 pkg = pkg[: len(pkg) - (node.level - 1)]
                 base = ".".join([*pkg, base] if base else pkg)
-            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+            targets = [
+                f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names
+            ]
         for t in targets:
             while t and t not in modules:
                 t = t.rpartition(".")[0]

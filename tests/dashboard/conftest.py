@@ -1,36 +1,13 @@
-"""A small store for the dashboard tests, and helpers to run the app with AppTest."""
+"""The dashboard tests' fixtures: a small store, and pointing the app at a store (the builders
+are in dash_helpers.py)."""
 
 from __future__ import annotations
 
-import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-
-from replay.cli.main import main
-
-ROOT = Path(__file__).resolve().parents[2]
-APP = ROOT / "dashboard" / "app.py"
-
-#: The fixture store: a greedy baseline, a --duplicate run with two policies, a 4-player run,
-#: a 10-胡息 run and an ordinary run with two policies; a few seconds with one worker.
-FIXTURE_RUNS: list[tuple[str, list[str]]] = [
-    ("base", ["-n", "240", "--seed", "11", "--policies", "greedy"]),
-    ("dup", ["-n", "60", "--seed", "12", "--policies", "greedy,random,random", "--duplicate"]),
-    ("four", ["-n", "80", "--seed", "13", "--rules", "hunan-4p", "--policies", "greedy"]),
-    ("min10", ["-n", "100", "--seed", "14", "--policies", "greedy", "--set", "min_huxi=10"]),
-    ("mixed", ["-n", "90", "--seed", "15", "--policies", "greedy,random,greedy"]),
-]
-
-
-def simulate(data: Path, name: str, args: list[str]) -> None:
-    r = CliRunner().invoke(
-        main, ["simulate", "--data", str(data), "-w", "1", "-q", "--run", name, *args]
-    )
-    assert r.exit_code == 0, r.output
+from dash_helpers import FIXTURE_RUNS, simulate
 
 
 @pytest.fixture(scope="session")
@@ -39,22 +16,6 @@ def store_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for name, args in FIXTURE_RUNS:
         simulate(data, name, args)
     return data
-
-
-def copy_store(src: Path, dst: Path, runs: list[str] | None = None) -> Path:
-    """A copy of the store (only ``runs`` if given), to damage without harming the fixture."""
-    (dst / "runs").mkdir(parents=True)
-    for p in (src / "runs").iterdir():
-        if runs is None or p.name.removeprefix("run=") in runs:
-            shutil.copytree(p, dst / "runs" / p.name)
-    return dst
-
-
-def edit_manifest(run_path: Path, **changes: object) -> None:
-    path = run_path / "manifest.json"
-    m = json.loads(path.read_text())
-    m.update(changes)
-    path.write_text(json.dumps(m))
 
 
 @pytest.fixture()

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT
+from dash_helpers import ROOT
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import copy_store
+from dash_helpers import copy_store
 from streamlit.testing.v1 import AppTest
 from test_dashboard_pages import PAGES, run_page
 

@@ -14,7 +14,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 import pytest
-from conftest import copy_store, edit_manifest
+from dash_helpers import copy_store, edit_manifest
 
 from dashboard.services import drill, filters, huxi, replay, stats
 from dashboard.services.cards import card_html, cards_html

@@ -27,16 +27,9 @@ from hypothesis import strategies as st
 
 from engine.cards import format_cards, parse_card, parse_cards
 from engine.groups import Group, GroupKind
+from engine.hu import HuContext, NoWin, Source, evaluate_hu
 from engine.melds import format_meld, parse_meld
 from engine.rules import RuleSet, find_rules
-
-try:  # the types are declared; the search itself may still be under construction
-    from engine.hu import HuContext, NoWin, Source, evaluate_hu
-except ImportError:  # pragma: no cover - only while engine/hu.py is being written
-    from engine.hu import HuContext, NoWin, Source
-
-    evaluate_hu = None
-
 
 # ---------------------------------------------------------------------------------------------
 # The oracle's own card facts and 胡息 tables (§1, §4, §11.1, §14)
@@ -630,8 +623,6 @@ def _check(s: Scenario, stats: bool = True) -> None:
             else "none"
         )
         event(f"{s.preset} {s.source.name}: {res}")
-    if evaluate_hu is None:
-        return  # oracle and generator only, until engine/hu.py has its search
     r = evaluate_hu(rules, list(s.melds), list(s.hand), s.card, HuContext(s.source))
     want = o.win(rules)
     assert r.win is want, f"win: engine {r.win} ({r.reason}), oracle {want}, max 胡息 {o.max_huxi}"
@@ -694,7 +685,6 @@ def test_hu_matches_bruteforce_luzhou(s: Scenario) -> None:
     _check(s)
 
 
-@pytest.mark.skipif(evaluate_hu is None, reason="engine.hu.evaluate_hu is not implemented yet")
 @pytest.mark.parametrize(
     "name,preset,melds,hand,card,source,win,best", EXAMPLES, ids=[e[0] for e in EXAMPLES]
 )

@@ -24,8 +24,6 @@ from replay import calculator
 from replay.calculator import fast
 from replay.cli.main import main
 
-pytest.importorskip("numba")
-
 MELD_NAMES = ("chi", "peng", "wei", "chouwei", "pao", "ti")
 SOURCES = ("own", "other", "liang", "liang-dealer", "discard")
 PRESETS = ("hunan", "hunan-basic", "hunan-full", "hunan-4p", "luzhou")
