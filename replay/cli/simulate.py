@@ -11,11 +11,11 @@ import click
 
 from replay import store
 from replay.record import runner
-from replay.record.runner import (
+from replay.record.backend import Backend, cap_workers
+from replay.record.spec import (
     DEFAULT_POLICIES,
     DEFAULT_SESSION_LENGTH,
     DEFAULT_SHARD_HANDS,
-    Backend,
     RunError,
     RunSpec,
 )
@@ -163,7 +163,7 @@ def start_backend(backend: Backend, workers: int | None, quiet: bool) -> int:
         raise _input_error(str(e)) from None
     if backend.name != "local" and not quiet:
         click.echo(backend.describe(), err=True)
-    n, notice = runner.cap_workers(workers or backend.cpus(), backend)
+    n, notice = cap_workers(workers or backend.cpus(), backend)
     if notice:
         click.echo(notice, err=True)
     return n

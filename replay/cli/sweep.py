@@ -36,7 +36,7 @@ from replay.cli.simulate import (
     record_run,
     start_backend,
 )
-from replay.record.runner import (
+from replay.record.spec import (
     DEFAULT_POLICIES,
     DEFAULT_SESSION_LENGTH,
     DEFAULT_SHARD_HANDS,
