@@ -35,8 +35,8 @@ browser-deps:
 	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium fonts-noto-cjk)
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check engine replay dashboard tests
-	$(VENV)/bin/ruff format --check engine replay dashboard tests
+	$(VENV)/bin/ruff check engine replay dashboard bench tests
+	$(VENV)/bin/ruff format --check engine replay dashboard bench tests
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
@@ -44,15 +44,15 @@ typecheck: $(STAMP)
 check: lint typecheck test
 
 bench: $(STAMP)
-	$(PY) -m replay.bench
+	$(PY) -m bench.throughput
 
 clean:
 	rm -rf $(VENV) build *.egg-info
 
 # The dashboard and `paohuzi stats` on a 10,000,000-hand store, summaries vs raw hands
-# (replay/bench_dashboard.py; BENCH_HANDS=… for another size, BENCH_DASHBOARD_ARGS=… for
+# (bench/dashboard.py; BENCH_HANDS=… for another size, BENCH_DASHBOARD_ARGS=… for
 # its other options, e.g. BENCH_HANDS=100000000 BENCH_DASHBOARD_ARGS=--no-raw).
 BENCH_HANDS ?= 10000000
 BENCH_DASHBOARD_ARGS ?=
 bench-dashboard: $(STAMP)
-	$(PY) -m replay.bench_dashboard --hands $(BENCH_HANDS) $(BENCH_DASHBOARD_ARGS)
+	$(PY) -m bench.dashboard --hands $(BENCH_HANDS) $(BENCH_DASHBOARD_ARGS)

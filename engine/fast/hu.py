@@ -50,7 +50,7 @@ tianhu, haidi, dihu, out, o, ws, w) -> int``
     ``hu_auto_tianhu_at(params, counts, h0, out, o)``: of ``counts[h0 : h0 + 20]`` into
     ``out[o:]``.
 
-Speed: ``python -m engine.fast.hu_bench`` (kernel against the Python on the inputs of
+Speed: ``python -m bench.hu_kernel`` (kernel against the Python on the inputs of
 recorded reference play).
 
 Plain-Python helpers: :func:`meld_arrays` (table groups → the two arrays),

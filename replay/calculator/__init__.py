@@ -9,7 +9,8 @@ card, read as a dealt hand in which every triple is a 坎. The evaluation itself
 * :mod:`~replay.calculator.render` — the text and JSON answers (:func:`calculate`);
 * :mod:`~replay.calculator.batch` — the ``--batch`` JSON-lines protocol (:func:`run_batch`);
 * :mod:`~replay.calculator.fast` — its fast driver over :mod:`engine.fast.batch_score`;
-* :mod:`~replay.calculator.bench` — generated batch lines and the benchmark.
+* :mod:`~replay.calculator.samples` — generated batch lines (the benchmark is
+  ``bench/calculator.py``).
 
 >>> calc = calculate("壹贰叁柒捌玖六七八九九", ["pao:伍", "peng:三", "chi:二,七,十"])
 >>> (calc.result.win, calc.result.huxi)
@@ -34,9 +35,9 @@ from replay.calculator.batch import (
     read_lines,
     run_batch,
 )
-from replay.calculator.bench import bench_batch, bench_engines, generate_batch_lines
 from replay.calculator.render import Calculation, calculate, reason_text, settlement
 from replay.calculator.request import SOURCES, ScoreRequest, evaluate, load_rules, parse_request
+from replay.calculator.samples import generate_batch_lines
 
 __all__ = [
     "ENGINES",
@@ -46,8 +47,6 @@ __all__ = [
     "Calculation",
     "LineTooLong",
     "ScoreRequest",
-    "bench_batch",
-    "bench_engines",
     "calculate",
     "evaluate",
     "fast_available",

@@ -47,3 +47,18 @@ def edit_manifest(run_path: Path, **changes: object) -> None:
     m = json.loads(path.read_text())
     m.update(changes)
     path.write_text(json.dumps(m))
+
+
+#: The browser the page tests (and bench/pages.py) drive: Debian's, headless, offline.
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ARTIFACTS = ROOT / "tests" / "artifacts"
+ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'

@@ -20,20 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dash_helpers import ROOT
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-ARTIFACTS = ROOT / "tests" / "artifacts"
-ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
+from dash_helpers import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ERRORS
 
 pytestmark = pytest.mark.skipif(
     not os.path.exists(CHROMIUM), reason="needs Debian's chromium (make browser-deps)"

@@ -646,6 +646,6 @@ def test_rule_params_layout() -> None:
 
 
 if __name__ == "__main__":
-    from engine.fast.hu_bench import bench
+    from bench.hu_kernel import bench
 
     bench()

@@ -66,7 +66,7 @@ def _seed_derivations(path: Path) -> list[str]:
 
 
 #: Benchmarks make inputs of their own (they record no run).
-BENCHMARKS = {"engine/fast/bench.py", "replay/bench.py"}
+BENCHMARKS = {"bench/engine.py", "bench/throughput.py"}
 
 
 def test_no_other_module_derives_a_runs_seeds() -> None:

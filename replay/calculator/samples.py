@@ -1,9 +1,6 @@
-"""The calculator's benchmark: realistic ``--batch`` lines, generated, in any of the spellings
-a JSON writer produces, and the lines per second of each engine on them.
-
-Entry points: :func:`figures` (a dict of rates, for a benchmarks runner) and :func:`main`
-(``python -m replay.calculator.bench bench|generate [N [SEED [SPELLING]]]``, also
-``python -m replay.calculator …``).
+"""Realistic ``paohuzi score --batch`` lines, generated from a seed, in any of the spellings a
+JSON writer produces: the input of the calculator's tests and of its benchmark
+(``bench/calculator.py``).
 
 >>> generate_batch_lines(1, 5, "ascii")[0][:31]
 '{"hand": "s10 b8 b2 b3 s6 b1 b9'
@@ -13,19 +10,14 @@ Entry points: :func:`figures` (a dict of rates, for a benchmarks runner) and :fu
 
 from __future__ import annotations
 
-import io
 import json
 import random
-import sys
-import time
-from collections.abc import Sequence
 from typing import Any
 
 from engine.cards import CARD_CHARS, COPIES, NUM_KINDS, format_cards, parse_cards
 from engine.groups import EAT_SHAPES, is_one_five_ten
-from replay.calculator.batch import fast_available, run_batch
 
-__all__ = ["SPELLINGS", "bench_batch", "bench_engines", "figures", "generate_batch_lines", "main"]
+__all__ = ["SPELLINGS", "generate_batch_lines"]
 
 #: How a line is written: ``utf8`` as ``json.dumps(…, ensure_ascii=False)``; ``escaped`` as
 #: ``json.dumps(…)`` (every card a ``\u`` escape); ``ascii`` the cards in ``s1``…``b10``.
@@ -124,87 +116,3 @@ def generate_batch_lines(n: int, seed: int = 0, spelling: str = "utf8") -> list[
         else:
             out.append(json.dumps(_ascii(req) if spelling == "ascii" else req))
     return out
-
-
-class _Sink(io.RawIOBase):
-    def writable(self) -> bool:
-        return True
-
-    def write(self, b: Any) -> int:
-        return len(b)
-
-
-def bench_batch(n: int = 100_000, seed: int = 0, engine: str = "reference") -> float:
-    """Batch throughput in hands per second on ``n`` generated lines (generation not timed;
-    for ``engine="fast"`` neither is the compile or cache load, done on a first tiny batch)."""
-    return bench_engines(n, seed, (engine,))[engine]
-
-
-def bench_engines(
-    n: int = 100_000,
-    seed: int = 0,
-    engines: Sequence[str] = ("reference", "fast"),
-    repeat: int = 1,
-    spelling: str = "utf8",
-) -> dict[str, float]:
-    """Lines per second of :func:`run_batch` for each engine on the same ``n`` generated lines
-    (the best of ``repeat`` interleaved runs; the outputs are checked equal)."""
-    data = [s.encode() for s in generate_batch_lines(n, seed, spelling)]
-    sink = _Sink()
-    if "fast" in engines:
-        run_batch(data[:8], sink, engine="fast")  # type: ignore[arg-type]
-    best = dict.fromkeys(engines, 0.0)
-    outs: dict[str, bytes] = {}
-    for _ in range(repeat):
-        for engine in engines:
-            buf = io.BytesIO()
-            t0 = time.perf_counter()
-            run_batch(data, buf, engine=engine)  # type: ignore[arg-type]
-            best[engine] = max(best[engine], n / (time.perf_counter() - t0))
-            outs[engine] = buf.getvalue()
-    if len(set(outs.values())) > 1:
-        raise AssertionError(f"the engines disagree on the bench input ({', '.join(outs)})")
-    return best
-
-
-def figures(
-    n: int = 100_000, seed: int = 0, spellings: Sequence[str] = SPELLINGS, repeat: int = 1
-) -> dict[str, dict[str, float]]:
-    """Lines per second, ``{spelling: {engine: rate}}``, of both engines (the reference only
-    without numba) on the same ``n`` requests in each spelling."""
-    engines = ("reference", "fast") if fast_available() else ("reference",)
-    return {sp: bench_engines(n, seed, engines, repeat, sp) for sp in spellings}
-
-
-def main(argv: Sequence[str]) -> int:
-    """``bench [N [SEED [SPELLING]]]``: lines per second of each engine (every spelling unless
-    one is named); ``generate N [SEED [SPELLING]]``: the lines, on stdout."""
-    if len(argv) >= 1 and argv[0] in ("bench", "generate") and len(argv) <= 4:
-        n = int(argv[1]) if len(argv) > 1 else 100_000
-        seed = int(argv[2]) if len(argv) > 2 else 0
-        if argv[0] == "generate":
-            spelling = argv[3] if len(argv) > 3 else "utf8"
-            sys.stdout.write("\n".join(generate_batch_lines(n, seed, spelling)) + "\n")
-            return 0
-        for sp, rates in figures(n, seed, argv[3:] or SPELLINGS).items():
-            ref = rates["reference"]
-            print(
-                f"paohuzi score --batch: {ref:,.0f} hands/s reference "
-                f"({n} lines, seed {seed}, {sp})"
-            )
-            if "fast" in rates:
-                fast = rates["fast"]
-                print(
-                    f"paohuzi score --batch: {fast:,.0f} hands/s fast, {fast / ref:.1f}× the "
-                    f"reference ({sp})"
-                )
-        return 0
-    print(
-        "usage: python -m replay.calculator.bench bench|generate [N [SEED [SPELLING]]]",
-        file=sys.stderr,
-    )
-    return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -13,7 +13,7 @@ the other in the same run, since the machine is shared and noisy (the ratio is t
   same run, and ``verify --reference`` (the Python engine) on 5,000 hands; the time to open
   a store, find a random hand of a 1,000,000-hand run and rebuild its state at a random
   step (a bigger ``--seek-hands`` run is the verified run's shards copied under new ids,
-  :func:`replay.bench_dashboard.replicate_parallel`, so it is quick to make).
+  :func:`bench.dashboard.replicate_parallel`, so it is quick to make).
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ def fast_record_overhead(
 
 def selfplay_pair(policy: str, fast_hands: int, ref_hands: int) -> tuple[float, float]:
     """Engine-only hands/s per core of the compiled and the reference engine, same run."""
-    from engine.fast.bench import bench_fast, bench_ref
+    from bench.engine import bench_fast, bench_ref
 
     rules = find_rules("hunan")
     fast = bench_fast(rules, fast_hands, policy)["hands_per_cpu_s"]
@@ -316,7 +316,7 @@ def replay_figures(verify_hands: int, seek_hands: int) -> None:
         reference_verify_figure(root, rates)
         run = "bench"
         if seek_hands > verify_hands:
-            from replay.bench_dashboard import replicate_parallel
+            from bench.dashboard import replicate_parallel
 
             replicate_parallel(root, "bench", root, "big", seek_hands, workers=2)
             run = "big"
@@ -336,7 +336,7 @@ def replay_figures(verify_hands: int, seek_hands: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(prog="python -m replay.bench", description=__doc__)
+    p = argparse.ArgumentParser(prog="python -m bench.throughput", description=__doc__)
     p.add_argument("--hands", type=int, default=3000, help="hands per self-play figure")
     p.add_argument("--scored", type=int, default=100_000, help="hands for the score figure")
     p.add_argument("--recorded", type=int, default=3000, help="hands per recording figure")
@@ -361,7 +361,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.only_replay:
         replay_figures(args.verify_hands, args.seek_hands)
         return
-    from replay.calculator import bench_engines
+    from bench.calculator import bench_engines
 
     print("# engine only, hands/s per core (CPU time); compiled vs reference in this run")
     for policy, target in (("random", 10_000), ("heuristic", 3_000), ("greedy", 3_000)):

@@ -1,6 +1,6 @@
 """Speed of the compiled hu kernels against :func:`engine.hu.evaluate_hu_counts`.
 
-``python -m engine.fast.hu_bench [hands per preset]`` plays seeded hands with the reference
+``python -m bench.hu_kernel [hands per preset]`` plays seeded hands with the reference
 engine (random and heuristic policies, every preset), records every evaluate_hu_counts input,
 then times (CPU time) the Python function (its lru caches cleared first, and warm) and the kernel (a
 compiled loop over the same inputs) and prints calls/s and the ratio. A measurement, not a

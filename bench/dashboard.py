@@ -16,12 +16,12 @@ Then, printed: the replication's hands/s; ``paohuzi index``'s wall time and peak
 summary files' size per million hands and the store's size on disk; ``paohuzi stats``' wall
 time and peak memory from the summaries and from the hands (``PAOHUZI_SUMMARY=0``); every
 page server-side through AppTest with the data caches emptied and in Chromium, median of
-``--browser-runs`` (``tests/dashboard/perf_pages.py``, whose docstring says exactly what is
+``--browser-runs`` (:mod:`bench.pages`, whose docstring says exactly what is
 timed). The raw-hands path is measured with ``--raw`` (default up to 20,000,000 hands; at
 100 M it is known to be slow).
 
-    .venv/bin/python -m replay.bench_dashboard --hands 10000000 --data /tmp/bench-dash
-    .venv/bin/python -m replay.bench_dashboard --hands 100000000 --no-raw
+    .venv/bin/python -m bench.dashboard --hands 10000000 --data /tmp/bench-dash
+    .venv/bin/python -m bench.dashboard --hands 100000000 --no-raw
 """
 
 from __future__ import annotations
@@ -43,7 +43,6 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI = [sys.executable, "-c", "from replay.cli.main import main; main()"]
-PERF_PAGES = ROOT / "tests" / "dashboard" / "perf_pages.py"
 #: the replication's journal in the run folder: one JSON line of what is being built, then
 #: one manifest shard entry per finished shard (deleted once the manifest is written)
 JOURNAL = ".replicate.jsonl"
@@ -262,7 +261,7 @@ def replicate_parallel(
         shards = [done[i] for i in sorted(done)]
         manifest = copy.deepcopy(source.manifest)
         manifest["run"], manifest["shards"] = dst, shards
-        manifest["command"] = ["python", "-m", "replay.bench_dashboard", *sys.argv[1:]]
+        manifest["command"] = ["python", "-m", "bench.dashboard", *sys.argv[1:]]
         manifest["replicated_from"] = {"store": str(src_root), "run": src, "hands": source.n_hands}
         manifest["progress"] = {
             "shards": len(shards),
@@ -467,7 +466,8 @@ def main(argv: list[str] | None = None) -> None:
     for label, env in paths:
         print(f"pages, AppTest ({label}):", flush=True)
         subprocess.run(
-            [sys.executable, str(PERF_PAGES), str(big_root), "--runs", str(a.runs)],
+            [sys.executable, "-m", "bench.pages", str(big_root), "--runs", str(a.runs)],
+            cwd=ROOT,
             env={**os.environ, **env},
             check=True,
         )
@@ -477,12 +477,14 @@ def main(argv: list[str] | None = None) -> None:
             subprocess.run(
                 [
                     sys.executable,
-                    str(PERF_PAGES),
+                    "-m",
+                    "bench.pages",
                     str(big_root),
                     "--browser",
                     "--runs",
                     str(a.browser_runs),
                 ],
+                cwd=ROOT,
                 env={**os.environ, **env},
                 check=True,
             )

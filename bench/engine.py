@@ -1,6 +1,6 @@
 """Self-play speed of the compiled play loop vs the reference, same machine, same run.
 
-    python -m engine.fast.bench [--rules hunan] [--policy random] [--hands 20000] [--ref-hands 500]
+    python -m bench.engine [--rules hunan] [--policy random] [--hands 20000] [--ref-hands 500]
 
 Not a test: it prints hands/s of :func:`engine.fast.play.play_batch` (after a warm-up call
 that pays the numba load/compile) and of ``engine.play.play_to_end`` with the random policy,

@@ -1,6 +1,6 @@
 """Render time of every dashboard page on a store (not a test; run it by hand).
 
-    .venv/bin/python tests/dashboard/perf_pages.py DATA_DIR [--runs 3] [--browser] [--pages a,b]
+    .venv/bin/python -m bench.pages DATA_DIR [--runs 3] [--browser] [--pages a,b]
 
 "Cold" below means every ``st.cache_data`` entry emptied (the query results), the store's
 checked scan and the DuckDB catalog connection built on it (``st.cache_resource``, made once
@@ -45,7 +45,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 #: seconds a page may take (the raw-hands path on a big store is slow)
 TIMEOUT = 1800
@@ -250,8 +250,8 @@ def browser_times(data: Path, runs: int, pages: list[str]) -> None:
 
     from playwright.sync_api import sync_playwright
 
-    sys.path.insert(0, str(Path(__file__).parent))
-    from test_dashboard_browser import CHROMIUM, CHROMIUM_ARGS, ERRORS
+    sys.path.insert(0, str(ROOT / "tests" / "dashboard"))
+    from dash_helpers import CHROMIUM, CHROMIUM_ARGS, ERRORS
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
