@@ -20,7 +20,7 @@ from engine.rules import RuleSet, find_rules
 @dataclass(frozen=True)
 class SessionSpec:
     """The fields of a run that :func:`engine.fast.play.play_sessions` reads (a stand-in for
-    verify.record.runner.RunSpec where no run is recorded: the warm-up, tests)."""
+    replay.record.spec.RunSpec where no run is recorded: the warm-up, tests)."""
 
     rules: RuleSet
     policies: tuple[str, ...]
