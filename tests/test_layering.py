@@ -4,7 +4,9 @@ imports inside functions (lazy ones) included, since they only hide a circle, th
 remove it.
 
 An edge goes from a module to the module it names: ``from a.b import c`` is an edge to
-``a.b.c`` when that is a module of the project, else to ``a.b``.
+``a.b.c`` when that is a module of the project, else to ``a.b``. A package that loads its
+names on first use (``replay.store``: a ``_WHERE`` table of name → submodule, read by
+``importlib``) has an edge to each submodule of its table, so a circle through it is seen.
 """
 
 from __future__ import annotations
@@ -45,6 +47,16 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
                 base = ".".join([*pkg, base] if base else pkg)
             targets = [
                 f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names
+            ]
+        if (
+            isinstance(node, ast.Assign)
+            and any(isinstance(x, ast.Name) and x.id == "_WHERE" for x in node.targets)
+            and isinstance(node.value, ast.Dict)
+        ):  # a lazy facade: name -> submodule of this package
+            targets = [
+                f"{name}.{v.value}"
+                for v in node.value.values
+                if isinstance(v, ast.Constant) and isinstance(v.value, str)
             ]
         for t in targets:
             while t and t not in modules:
@@ -137,3 +149,6 @@ def test_the_reader_sees_lazy_imports_and_circles() -> None:
     # a lazy import (inside a function) is an edge like any other
     lazy = _imports("replay.store.summaries", modules["replay.store.summaries"], modules)
     assert "replay.pool" in lazy and "replay.analysis.summarize" in lazy
+    # the facade replay.store leads to the modules it loads on first use
+    facade = _imports("replay.store", modules["replay.store"], modules)
+    assert {"replay.store.runs", "replay.store.catalog", "replay.store.layout"} <= facade
