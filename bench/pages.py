@@ -250,7 +250,7 @@ def browser_times(data: Path, runs: int, pages: list[str]) -> None:
 
     from playwright.sync_api import sync_playwright
 
-    sys.path.insert(0, str(ROOT / "tests" / "dashboard"))
+    sys.path.insert(0, str(ROOT / "tests" / "helpers"))
     from dash_helpers import CHROMIUM, CHROMIUM_ARGS, ERRORS
 
     with socket.socket() as sock:

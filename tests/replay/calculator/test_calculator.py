@@ -316,7 +316,9 @@ def test_bench_batch_reports_a_rate():
 # --------------------------------------------------------------------------- Python API and group
 
 
-@pytest.mark.parametrize("module", ["", ".request", ".render", ".protocol", ".batch", ".fast", ".samples"])
+@pytest.mark.parametrize(
+    "module", ["", ".request", ".render", ".protocol", ".batch", ".fast", ".samples"]
+)
 def test_calculator_doctests(module: str) -> None:
     mod = importlib.import_module("replay.calculator" + module)
     assert doctest.testmod(mod).failed == 0

@@ -8,24 +8,11 @@ import os
 from pathlib import Path
 
 import pytest
-from dash_helpers import APP, copy_store, edit_manifest
+from dash_helpers import PAGES, copy_store, edit_manifest, run_page
 from streamlit.testing.v1 import AppTest
 
 from dashboard.services.replay import decisive_step
-from dashboard.ui import PAGE_FILES
 from replay.replayer.hand import load_hand
-
-PAGES = PAGE_FILES  # the app's own page table: a new page is tested without a second list
-
-
-def run_page(page: str, query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=90)
-    at.run()
-    at.switch_page(PAGES[page])  # also for the default page: AppTest then keeps the sidebar
-    if query:
-        at.query_params.update(query)
-    at.run()
-    return at
 
 
 def texts(at: AppTest) -> str:

@@ -7,10 +7,15 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from click.testing import CliRunner
 
+from dashboard.ui import PAGE_FILES
 from replay.cli.main import main
+
+if TYPE_CHECKING:
+    from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "dashboard" / "app.py"
@@ -62,3 +67,20 @@ CHROMIUM_ARGS = [
 ]
 ARTIFACTS = ROOT / "tests" / "artifacts"
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
+
+
+#: The app's own page table: a new page is tested without a second list.
+PAGES = PAGE_FILES
+
+
+def run_page(page: str, query: dict[str, str] | None = None) -> AppTest:
+    """The app in AppTest on one page (``PAGES`` key), with a query string."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(APP), default_timeout=90)
+    at.run()
+    at.switch_page(PAGES[page])  # also for the default page: AppTest then keeps the sidebar
+    if query:
+        at.query_params.update(query)
+    at.run()
+    return at

@@ -11,9 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dash_helpers import copy_store
+from dash_helpers import PAGES, copy_store, run_page
 from streamlit.testing.v1 import AppTest
-from test_dashboard_pages import PAGES, run_page
 
 from dashboard import db
 
