@@ -152,3 +152,21 @@ def test_the_reader_sees_lazy_imports_and_circles() -> None:
     # the facade replay.store leads to the modules it loads on first use
     facade = _imports("replay.store", modules["replay.store"], modules)
     assert {"replay.store.runs", "replay.store.catalog", "replay.store.layout"} <= facade
+
+
+def test_no_test_module_imports_another() -> None:
+    """Shared builders live in tests/helpers (or a conftest's fixtures); a test module never
+    imports a test module or a conftest, whose names pytest does not keep apart."""
+    bad = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            for n in names:
+                last = n.rpartition(".")[2]
+                if last.startswith("test_") or last == "conftest":
+                    bad.append(f"{path.relative_to(ROOT)} imports {n}")
+    assert not bad, "\n".join(bad)
