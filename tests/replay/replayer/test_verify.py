@@ -1,108 +1,49 @@
 """paohuzi verify: a sound store passes; each kind of damage is reported with its run, hand
 and event seq, the rest of the store is still checked and still readable, and the exit
-status says whether anything is bad."""
+status says whether anything is bad. Every case runs twice: with the default (compiled)
+engine, and with ``verify_store`` checking both engines and requiring the same report,
+problem for problem."""
 
 from __future__ import annotations
 
 import json
-import shutil
-from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
+from verify_helpers import HANDS, SHARD, a_decision, rewrite, rows_of, shard_of, verify_cli
 
 from engine.errors import CorruptLog
-from engine.rules import find_rules
 from replay import store
 from replay.cli.main import main
-from replay.record import runner
-from replay.record.runner import RunSpec
+from replay.replayer import verify as V
 from replay.replayer.hand import load_hand, replay_hand
-from replay.replayer.verify import check_log, verify_store
+from replay.replayer.verify import check_log
 from replay.store.runs import open_store
 
-HANDS = 40
-SHARD = 8  # hands per shard: 5 shards
+#: What the cases call: the product's verify_store, or (the autouse fixture) _both.
+verify_store = V.verify_store
+_real_verify_store = V.verify_store
 
 
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    d = tmp_path_factory.mktemp("verify")
-    for name, preset in (("main", "hunan"), ("other", "luzhou")):
-        spec = RunSpec(
-            rules=find_rules(preset),
-            policies=("random",) * 3,
-            seed=5,
-            deals=HANDS,
-            session_length=4,
-            shard_hands=SHARD,
-        )
-        runner.simulate(spec, d, name)
-    return d
+def _both(*args: Any, **kw: Any) -> V.VerifyReport:
+    """verify_store by both engines; asserts they agree; the fast report."""
+    kw.pop("engine", None)
+    fast = _real_verify_store(*args, **{**kw, "engine": "fast"})
+    ref = _real_verify_store(*args, **{**kw, "engine": "reference"})
+    assert fast.problems == ref.problems
+    assert fast.bad_hands == ref.bad_hands and fast.n_bad == ref.n_bad
+    assert [r.hands for r in fast.runs] == [r.hands for r in ref.runs]
+    assert {r.engine for r in fast.runs if r.engine} <= {"fast"}
+    return fast
 
 
-@pytest.fixture
-def root(pristine: Path, tmp_path: Path) -> Path:
-    """A private copy of the store to damage."""
-    d = tmp_path / "store"
-    shutil.copytree(pristine, d)
-    return d
-
-
-def shard_of(root: Path, hand: int, run: str = "main") -> dict:
-    return open_store(root).run(run).shards[hand // SHARD]
-
-
-def rewrite(
-    root: Path,
-    table: str,
-    hand: int,
-    change: Callable[[dict[str, list]], None],
-    run: str = "main",
-    fix_manifest: bool = False,
-) -> None:
-    """Rewrite the shard file holding ``hand`` with ``change`` applied to its columns (as
-    lists), the way the store writes shards; optionally make the manifest agree."""
-    r = open_store(root).run(run)
-    shard = shard_of(root, hand, run)
-    path = r.shard_path(shard, table)
-    t = pq.read_table(path)
-    cols = t.to_pydict()
-    change(cols)
-    new = pa.Table.from_pydict(cols, schema=t.schema)
-    data = store.parquet_bytes(new, table)
-    store.atomic_write(path, data)
-    if fix_manifest:
-        import hashlib
-
-        m = r.manifest
-        for s in m["shards"]:
-            if s["index"] == shard["index"]:
-                s["files"][table].update(
-                    bytes=len(data), sha256=hashlib.sha256(data).hexdigest(), rows=new.num_rows
-                )
-        store.write_manifest(r.path, m)
-
-
-def rows_of(cols: dict[str, list], hand: int) -> list[int]:
-    return [i for i, h in enumerate(cols["hand_id"]) if h == hand]
-
-
-def a_decision(root: Path, hand: int) -> tuple[int, int]:
-    """A non-forced decision of ``hand`` with another legal option: (seq, other action)."""
-    log = load_hand(root, "main", hand)
-    for k, (seat, action) in enumerate(log.events):
-        legal = replay_hand(log, k).legal_actions(seat)
-        if len(legal) > 1:
-            return k, next(a for a in legal if a != action)
-    raise AssertionError("no decision with a choice")
-
-
-def verify_cli(root: Path, *args: str):
-    return CliRunner().invoke(main, ["verify", "--data", str(root), "-q", *args])
+@pytest.fixture(autouse=True, params=["default", "both engines"])
+def engines(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    if request.param == "both engines":
+        monkeypatch.setitem(globals(), "verify_store", _both)
+    return str(request.param)
 
 
 # ------------------------------------------------------------------ a sound store

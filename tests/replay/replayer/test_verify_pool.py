@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (the fixtures imported from test_verify are the test arguments)
 """paohuzi verify's worker pool: forked from the warm parent when no other thread runs, else
 spawned; either way the report is the one of a single process, problem for problem."""
 
@@ -11,7 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from test_verify import a_decision, pristine, rewrite, root, rows_of  # noqa: F401
+from verify_helpers import a_decision, rewrite, rows_of
 
 from replay.replayer import verify as V
 
