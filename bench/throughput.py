@@ -32,6 +32,8 @@ from engine.play import play_to_end
 from engine.policies import load_policies
 from engine.rules import find_rules
 from engine.state import Game
+from replay.record.shard import play_shard
+from replay.record.spec import RunSpec
 
 
 def selfplay_rate(policy: str, hands: int, preset: str = "hunan", seed: int = 1) -> float:
@@ -82,10 +84,9 @@ def fast_record_overhead(
     two alternate ``rounds`` times and the fastest of each counts, so a burst of other load
     on the machine lands on both sides or on neither."""
     from engine.fast.play import play_sessions
-    from replay.record import runner
     from replay.record.fast_engine import warm_up
 
-    spec = runner.RunSpec(rules=find_rules("hunan"), policies=(policy,) * 3, seed=1,
+    spec = RunSpec(rules=find_rules("hunan"), policies=(policy,) * 3, seed=1,
                           deals=hands, shard_hands=10_000, engine="fast")  # fmt: skip
     warm_up(spec, say=False)
     engine_s = record_s = 0.0
@@ -98,7 +99,7 @@ def fast_record_overhead(
                 play_sessions(spec, spec.shard_sessions(i))
                 best_e = min(best_e, time.process_time() - t)
                 t = time.process_time()
-                runner.play_shard(spec, i, Path(d))
+                play_shard(spec, i, Path(d))
                 best_r = min(best_r, time.process_time() - t)
             engine_s += best_e
             record_s += best_r
@@ -120,7 +121,7 @@ def simulate_rate(
     """(hands/s wall clock, bytes on disk per hand) of ``runner.simulate`` into a fresh store."""
     from replay.record import runner
 
-    spec = runner.RunSpec(rules=find_rules("hunan"), policies=(policy,) * 3, seed=1, deals=hands,
+    spec = RunSpec(rules=find_rules("hunan"), policies=(policy,) * 3, seed=1, deals=hands,
                           engine=engine)  # fmt: skip
     with tempfile.TemporaryDirectory() as d:
         t = time.perf_counter()
@@ -221,7 +222,7 @@ def verify_vs_simulate(
     from replay.record import runner
     from replay.replayer.verify import verify_store
 
-    spec = runner.RunSpec(
+    spec = RunSpec(
         rules=find_rules("hunan"), policies=("random",) * 3, seed=1, deals=hands, engine="fast"
     )  # the product's simulate: the compiled engine
     t, c = time.perf_counter(), _cpu()
@@ -246,7 +247,7 @@ def reference_verify_figure(
     from replay.record import runner
     from replay.replayer.verify import verify_store
 
-    spec = runner.RunSpec(
+    spec = RunSpec(
         rules=find_rules("hunan"), policies=("random",) * 3, seed=1, deals=hands, engine="fast"
     )
     runner.simulate(spec, root, "bench-ref", workers=2)

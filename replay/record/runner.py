@@ -11,7 +11,6 @@ drives lives beside it:
 * :mod:`replay.record.backend`: the backends' interface and the local one (inline or a
   process pool from :mod:`replay.pool`); :mod:`replay.record.ray_backend`: Ray tasks.
 
-The names callers use are importable from here too (``runner.RunSpec``, ``runner.play_shard``).
 """
 
 from __future__ import annotations
@@ -27,35 +26,13 @@ from typing import Any
 
 from engine.errors import PaohuziError
 from replay import store
-from replay.record.backend import Backend, LocalBackend, Work, cap_workers
-from replay.record.shard import play_sessions, play_shard
+from replay.record.backend import Backend, LocalBackend, Work
 from replay.record.spec import (
-    DEFAULT_POLICIES,
-    DEFAULT_SESSION_LENGTH,
-    DEFAULT_SHARD_HANDS,
-    RunError,
     RunSpec,
-    find_rules,
 )
 from replay.store.manifest import Manifest, ManifestWriter, now, writer_info
 
-__all__ = [
-    "DEFAULT_POLICIES",
-    "DEFAULT_SESSION_LENGTH",
-    "DEFAULT_SHARD_HANDS",
-    "Backend",
-    "LocalBackend",
-    "RunError",
-    "RunResult",
-    "RunSpec",
-    "Work",
-    "cap_workers",
-    "find_rules",
-    "make_backend",
-    "play_sessions",
-    "play_shard",
-    "simulate",
-]
+__all__ = ["RunResult", "make_backend", "new_manifest", "simulate"]
 
 
 @dataclass

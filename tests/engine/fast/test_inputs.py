@@ -150,7 +150,7 @@ def test_extreme_wins_hunan_full() -> None:
 
 def _reference_streaks(spec: Any) -> tuple[list[int], list[int]]:
     from replay.record.recorder import ShardRecorder
-    from replay.record.runner import play_sessions as ref_sessions
+    from replay.record.shard import play_sessions as ref_sessions
 
     rec = ShardRecorder(spec.rules)
     ref_sessions(spec, range(1), rec, None)
@@ -163,7 +163,7 @@ def test_long_huangzhuang_streaks() -> None:
     both engines agree on every streak and dealer; a larger rotate is refused with the rules,
     before any hand is played, so no run can fail (or wrap around) at its 256th 荒庄."""
     from engine.errors import InvalidRules
-    from replay.record.runner import RunSpec
+    from replay.record.spec import RunSpec
 
     rules = RULES.with_overrides(["min_huxi=99", "huangzhuang_rotate=256"])
     spec = RunSpec(rules=rules, policies=("random",) * 3, seed=3, deals=300, session_length=300)

@@ -14,8 +14,8 @@ from engine.rules import find_rules
 
 try:
     from replay.record.recorder import ShardRecorder
-    from replay.record.runner import RunSpec
-    from replay.record.runner import play_sessions as ref_play_sessions
+    from replay.record.shard import play_sessions as ref_play_sessions
+    from replay.record.spec import RunSpec
 except ImportError:  # before the move of replay/ into subpackages
     from replay.recorder import ShardRecorder  # type: ignore[no-redef]
     from replay.runner import RunSpec  # type: ignore[no-redef]

@@ -28,7 +28,8 @@ from engine.state import Game, State
 
 try:
     from replay.record.recorder import ShardRecorder
-    from replay.record.runner import RunSpec, play_sessions
+    from replay.record.shard import play_sessions
+    from replay.record.spec import RunSpec
 except ImportError:  # before the move of replay/ into subpackages
     from replay.recorder import ShardRecorder  # type: ignore[no-redef]
     from replay.runner import RunSpec, play_sessions  # type: ignore[no-redef]

@@ -13,8 +13,8 @@ import pytest
 from engine.rules import find_rules
 from replay.analysis.summarize import summarize_shard
 from replay.analysis.summarize_sql import summarize_shard_sql
-from replay.record import runner
 from replay.record.fast_engine import play_shard_tables
+from replay.record.spec import RunSpec
 from replay.store.summaries import spec_manifest, summary_bytes, summary_table
 
 CASES = [
@@ -49,7 +49,7 @@ def _assert_equal(hands: pa.Table, manifest: dict) -> None:
 def _shards(preset: str, sets: tuple[str, ...], policies: tuple[str, ...], dup: bool,
             session: int, deals: int, shard: int):  # fmt: skip
     rules = find_rules(preset).with_overrides(sets)
-    spec = runner.RunSpec(rules=rules, policies=policies, seed=7, deals=deals, duplicate=dup,
+    spec = RunSpec(rules=rules, policies=policies, seed=7, deals=deals, duplicate=dup,
                           session_length=session, shard_hands=shard, engine="fast")  # fmt: skip
     man = spec_manifest(spec)
     for i in range(spec.n_shards):

@@ -17,7 +17,7 @@ from engine.rules import find_rules
 from engine.state import OutcomeKind
 from replay.cli.main import main
 from replay.record import runner, schema
-from replay.record.runner import RunSpec
+from replay.record.spec import RunSpec
 from replay.replayer import exchange
 from replay.store import manage
 from replay.store.manifest import RunLock, read_manifest, write_manifest

@@ -20,7 +20,7 @@ from engine.rules import find_rules
 from replay.cli.main import main
 from replay.record import runner
 from replay.record.fast_engine import fast_policies, resolve
-from replay.record.runner import RunSpec
+from replay.record.spec import RunSpec
 from replay.store.runs import open_store
 
 

@@ -29,7 +29,7 @@ from child_signals import interruptible
 from click.testing import CliRunner
 
 from replay.cli.main import main
-from replay.record import runner
+from replay.record.backend import LocalBackend
 from replay.store.runs import open_store
 
 HERE = Path(__file__).resolve().parent
@@ -324,7 +324,7 @@ def test_workers_capped_at_cpu_count(tmp_path: Path, monkeypatch: pytest.MonkeyP
             super().shutdown(*a, **kw)
 
     monkeypatch.setattr(pool, "ProcessPoolExecutor", Spy)
-    monkeypatch.setattr(runner.LocalBackend, "cpus", lambda self: 2)
+    monkeypatch.setattr(LocalBackend, "cpus", lambda self: 2)
     r = CliRunner().invoke(
         main,
         [

@@ -24,7 +24,7 @@ from engine.session import DealerState, next_dealer
 from replay import store
 from replay.cli.main import main
 from replay.record import runner, schema
-from replay.record.runner import RunSpec
+from replay.record.spec import DEFAULT_SHARD_HANDS, RunSpec
 from replay.store import files as store_files
 from replay.store.runs import open_store
 
@@ -395,7 +395,7 @@ def test_cli_runs_and_names_run_from_arguments(tmp_path: Path) -> None:
         main, ["simulate", "--hands", "30", "--workers", "1", "--data", str(tmp_path), "-q"]
     )
     assert r.exit_code == 0, r.output
-    name = spec(30, seed=0, shard_hands=runner.DEFAULT_SHARD_HANDS).default_name()
+    name = spec(30, seed=0, shard_hands=DEFAULT_SHARD_HANDS).default_name()
     assert f"run {name}: 30 hands" in r.output
     r2 = CliRunner().invoke(
         main, ["simulate", "--hands", "30", "--workers", "1", "--data", str(tmp_path), "-q"]

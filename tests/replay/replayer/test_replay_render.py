@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from engine.rules import find_rules
 from replay.cli.main import main
 from replay.record import runner
-from replay.record.runner import RunSpec
+from replay.record.spec import RunSpec
 from replay.replayer import exchange
 from replay.replayer.exchange import read_replay_file
 from replay.replayer.hand import Replayer, load_hand

@@ -19,7 +19,7 @@ from engine.rules import find_rules
 from engine.state import Game, State
 from replay import store
 from replay.record import runner
-from replay.record.runner import RunSpec
+from replay.record.spec import RunSpec
 from replay.replayer.hand import (
     HandLog,
     Replayer,

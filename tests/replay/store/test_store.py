@@ -19,7 +19,7 @@ from engine.rules import find_rules
 from engine.state import OutcomeKind
 from replay import store
 from replay.record import runner, schema
-from replay.record.runner import RunSpec
+from replay.record.spec import RunSpec
 from replay.store.runs import open_store
 
 
