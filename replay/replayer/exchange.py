@@ -808,9 +808,7 @@ def _default_run(root: Path, rules: RuleSet) -> str:
             m = store.read_manifest(path)
         except PaohuziError:
             continue
-        if m.get("identity", {}).get("imported") and m.get("rules_fingerprint") == (
-            rules.fingerprint()
-        ):
+        if Manifest(m).imported and m.get("rules_fingerprint") == rules.fingerprint():
             return name
     return first  # both taken: import_files names the conflict
 
@@ -833,7 +831,7 @@ def _imported_keys(root: Path, rules: RuleSet) -> dict[str, tuple[str, int]]:
     for name in st.run_names():
         try:
             r = st.run(name)
-            if not r.manifest.get("identity", {}).get("imported"):
+            if not Manifest(r.manifest).imported:
                 continue
             if r.manifest.get("rules_fingerprint") != fp:
                 continue
@@ -949,7 +947,7 @@ def import_files(
         mpath = path / store.MANIFEST_NAME
         if mpath.exists():
             manifest = store.read_manifest(path)
-            if not manifest.get("identity", {}).get("imported"):
+            if not Manifest(manifest).imported:
                 raise ReplayFileError(f"run {name!r} is a simulated run; import into another --run")
             if manifest.get("rules_fingerprint") != rules.fingerprint():
                 raise ReplayFileError(

@@ -23,7 +23,7 @@ from typing import Any
 
 from engine.errors import InvalidNotation, PaohuziError
 from replay.store.layout import MANIFEST_NAME, StoreError, check_run_name, run_dir
-from replay.store.manifest import RunLock
+from replay.store.manifest import Manifest, RunLock
 
 #: ``paohuzi hands`` shows at most this many hands unless ``--limit`` says otherwise.
 DEFAULT_LIMIT = 50
@@ -109,7 +109,7 @@ def run_summaries(st: Any) -> list[dict[str, Any]]:
                 policies=params.get("policies_text"),
                 hands=r.n_hands,
                 created=m.get("created"),
-                imported=bool((m.get("identity") or {}).get("imported")),
+                imported=Manifest(m).imported,
             )
         except (PaohuziError, KeyError, TypeError, AttributeError) as e:
             row.update(status="unreadable", rules=None, policies=None, hands=None, created=None,
