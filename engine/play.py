@@ -16,7 +16,7 @@ import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from engine.deck import derive_seed
+from engine.deck import derive_seeds
 from engine.policies import Policy
 from engine.state import Game, State
 
@@ -49,7 +49,7 @@ def play_hand(
 def seat_seeds(seed: int, n_seats: int) -> list[int]:
     """The RNG seed of each seat's policy in a hand played with ``seed`` (the fast engine
     seeds its generators with the same)."""
-    return [derive_seed(seed, "policy", s) for s in range(n_seats)]
+    return derive_seeds(seed, "policy", range(n_seats))
 
 
 def _play(state: State, policies: Sequence[Policy], seed: int) -> Iterator[Step]:

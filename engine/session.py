@@ -20,9 +20,10 @@ DealerState(dealer=2, huang_streak=0)
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from engine.deck import derive_seed, shuffle_deck
+from engine.deck import derive_seed, derive_seeds, shuffle_deck
 from engine.rules import RuleSet
 
 #: Version of the run seed derivation of :class:`RunSeeds` (session, deal and hand seeds).
@@ -96,3 +97,11 @@ class RunSeeds:
     def hand(self, hand_id: int) -> int:
         """The policy seed of hand ``hand_id``."""
         return derive_seed(self.run_seed, "hand", hand_id)
+
+    def deals(self, deal_ids: Iterable[int]) -> list[int]:
+        """:meth:`deal` of each of ``deal_ids`` (a batch at once)."""
+        return derive_seeds(self.run_seed, "deal", deal_ids)
+
+    def hands(self, hand_ids: Iterable[int]) -> list[int]:
+        """:meth:`hand` of each of ``hand_ids`` (a batch at once)."""
+        return derive_seeds(self.run_seed, "hand", hand_ids)

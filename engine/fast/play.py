@@ -482,7 +482,7 @@ def play_sessions(spec, sessions: range) -> tuple[dict[str, np.ndarray], dict[st
     last_deal = min(sessions.stop * L, spec.deals)
     n_deals = last_deal - first_deal
     seeds = RunSeeds(spec.seed)
-    deal_seeds = np.array([seeds.deal(d) for d in range(first_deal, last_deal)], dtype=np.uint64)
+    deal_seeds = np.array(seeds.deals(range(first_deal, last_deal)), dtype=np.uint64)
     decks = shuffle_decks(deal_seeds)  # engine.deck.shuffle_deck, compiled
     first_dealers = np.array(
         [seeds.first_dealer(rules, i).dealer for i in sessions], dtype=np.int64
@@ -495,7 +495,7 @@ def play_sessions(spec, sessions: range) -> tuple[dict[str, np.ndarray], dict[st
             pols[r, s] = policy_code(spec.policies[(s - r) % n_seats])
     n = n_deals * rotations
     hand_ids = first_deal * rotations + np.arange(n, dtype=np.int64)
-    keys = policy_keys([seeds.hand(int(h)) for h in hand_ids], n_seats)
+    keys = policy_keys(seeds.hands(hand_ids.tolist()), n_seats)
     rp, hp = rule_arrays(rules)
     hands = np.zeros((n, len(HAND_COLUMNS)), dtype=np.int32)
     chunks = []

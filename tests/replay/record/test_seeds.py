@@ -31,6 +31,8 @@ def test_the_seeds_are_the_manifests_recipe() -> None:
     assert s.first_dealer(rules, 2) == first_dealer(rules, derive_seed(7, "session", 2))
     assert s.deck(5) == shuffle_deck(derive_seed(7, "deal", 5))
     assert s.hand(11) == derive_seed(7, "hand", 11)
+    assert s.deals(range(3, 6)) == [s.deal(d) for d in range(3, 6)]
+    assert s.hands([0, 11]) == [s.hand(0), s.hand(11)]
     seeds = spec().seeds_manifest()
     assert seeds == {"run_seed": 7, "seed_method_version": schema.SEED_METHOD_VERSION,
                      "shuffle_version": 1, **SEED_METHOD}  # fmt: skip
@@ -51,12 +53,13 @@ def test_the_compiled_engine_deals_the_runs_decks_and_dealers() -> None:
 
 
 def _seed_derivations(path: Path) -> list[str]:
-    """The ``derive_seed(…, "session" | "deal" | "hand" | "policy", …)`` calls of a file."""
+    """The ``derive_seed(s)(…, "session" | "deal" | "hand" | "policy", …)`` calls of a file."""
     out = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if (
             isinstance(node, ast.Call)
-            and getattr(node.func, "id", getattr(node.func, "attr", None)) == "derive_seed"
+            and getattr(node.func, "id", getattr(node.func, "attr", None))
+            in ("derive_seed", "derive_seeds")
             and len(node.args) > 1
             and isinstance(node.args[1], ast.Constant)
             and node.args[1].value in ("session", "deal", "hand", "policy")
