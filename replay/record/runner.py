@@ -7,10 +7,9 @@ drives lives beside it:
 
 * :mod:`replay.record.spec`: the run spec (layout in sessions, rotations and shards; its
   seeds, from ``engine.session.RunSeeds``; its identity);
-* :mod:`replay.record.shard`: the shard player (:func:`play_shard`, either engine);
+* :mod:`replay.record.shard`: the shard player (``play_shard``, either engine);
 * :mod:`replay.record.backend`: the backends' interface and the local one (inline or a
   process pool from :mod:`replay.pool`); :mod:`replay.record.ray_backend`: Ray tasks.
-
 """
 
 from __future__ import annotations
