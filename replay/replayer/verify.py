@@ -960,6 +960,13 @@ def pool_start_method() -> str:
     return start_method(fork=True)
 
 
+def _worker_died() -> PaohuziError:
+    return PaohuziError(
+        "a verify worker process died (killed, or out of memory); nothing was written:"
+        " run 'paohuzi verify' again"
+    )
+
+
 def _pool(
     tasks: list[tuple[RunReport, tuple[Any, ...]]],
     workers: int,
@@ -972,7 +979,9 @@ def _pool(
     spawned_warm = (warm and method == "spawn",)  # spawned workers warm up side by side
     size = min(workers, len(tasks))
     # terminate=False: as before, an interrupted verify lets the running shards finish.
-    with process_pool(size, method, _init_worker, spawned_warm, terminate=False) as ex:
+    with process_pool(
+        size, method, _init_worker, spawned_warm, terminate=False, broken=_worker_died
+    ) as ex:
         pending: dict[Future[ShardResult], tuple[RunReport, int]] = {}
         for rep, args in tasks:
             pending[ex.submit(verify_shard, *args)] = (rep, int(args[2]["hands"]))

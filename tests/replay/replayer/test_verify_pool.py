@@ -74,3 +74,27 @@ def test_no_fork_while_another_thread_runs() -> None:
         stop.set()
         t.join()
     assert V.pool_start_method() == "fork"
+
+
+#: A verify whose every worker dies at its first shard (forked, so it inherits the patch).
+DYING = """
+import os, sys
+from replay.replayer import verify as V
+def die(*args):
+    os._exit(9)
+V.verify_shard = die
+assert V.pool_start_method() == "fork", V.pool_start_method()
+try:
+    V.verify_store(sys.argv[1], workers=2, min_pool_hands=0, engine="reference")
+except Exception as e:
+    print(type(e).__name__, e)
+"""
+
+
+def test_a_dead_worker_is_one_message_bug(pristine: Path) -> None:
+    # A killed verify worker surfaced as a raw BrokenProcessPool traceback.
+    out = subprocess.run(
+        [sys.executable, "-c", DYING, str(pristine)],
+        capture_output=True, text=True, timeout=600, check=True, cwd=ROOT,
+    ).stdout  # fmt: skip
+    assert out.startswith("PaohuziError a verify worker process died"), out
