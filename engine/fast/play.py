@@ -37,10 +37,20 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from engine.actions import CHI_BASE, DISCARD_BASE, PAO_BASE
+from engine.actions import CHI_BASE, DISCARD_BASE, HU, PAO_BASE, PASS, PENG, TI_BASE, WEI_BASE
 from engine.cards import COPIES, DECK_SIZE, NUM_KINDS
 from engine.fast import state as S
 from engine.fast.cache_guard import guard
+from engine.fast.codes import (
+    AK_CHI,
+    AK_DISCARD,
+    AK_HU,
+    AK_PAO,
+    AK_PASS,
+    AK_PENG,
+    AK_TI,
+    AK_WEI,
+)
 from engine.fast.policies import POLICY_CODES, choose
 from engine.fast.pyrandom import N as MT_N
 from engine.fast.pyrandom import mt_seed64
@@ -127,10 +137,20 @@ HAND_DTYPES = {
 def action_kind(a):
     """ActionKind of a code (engine.actions.kind_of)."""
     if a >= CHI_BASE:
-        return 7
-    if a < DISCARD_BASE:
-        return a  # PASS 0, HU 1, PENG 2
-    return 3 + (a - DISCARD_BASE) // 20
+        return AK_CHI
+    if a == PASS:
+        return AK_PASS
+    if a == HU:
+        return AK_HU
+    if a == PENG:
+        return AK_PENG
+    if a < TI_BASE:
+        return AK_DISCARD
+    if a < WEI_BASE:
+        return AK_TI
+    if a < PAO_BASE:
+        return AK_WEI
+    return AK_PAO
 
 
 @njit(cache=True)
@@ -158,7 +178,7 @@ def event_fields(st, seat, a):
         card = (a - DISCARD_BASE) % 20
     else:
         card = _u8(st[S.CARD])
-    from_seat = NULL8 if kind == 3 else _u8(st[S.OWNER])
+    from_seat = NULL8 if kind == AK_DISCARD else _u8(st[S.OWNER])
     options = options_mask(st, S.PEND_A + seat * S.MAXA, nl) if nl > 0 else 0
     return kind, card, from_seat, st[S.FORCED], nl, options
 

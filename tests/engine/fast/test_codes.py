@@ -165,3 +165,19 @@ def test_rule_params_pick_the_table_rows() -> None:
         assert p[F.P_DENG_VARIANT] == C.deng_variant(rules)
         assert p[F.P_VARIANT] == C.hx_variant(rules)
     assert C.DENG.dtype == np.int64 and C.MT_ON.shape == (len(C.MT_VARIANTS), 2, C.MT_ROWS)
+
+
+def test_action_kind_is_the_references_kind_of_every_code() -> None:
+    from engine.actions import MAX_ACTION, kind_of
+    from engine.errors import InvalidNotation
+    from engine.fast.play import action_kind
+
+    checked = 0
+    for code in range(MAX_ACTION + 1):
+        try:
+            want = int(kind_of(code))
+        except InvalidNotation:
+            continue
+        assert action_kind(code) == want, code
+        checked += 1
+    assert checked > 60_000
