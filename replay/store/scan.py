@@ -21,6 +21,7 @@ import contextlib
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -317,14 +318,18 @@ def file_sha256(path: Path | str) -> str:
 
 class ChecksumCache:
     """What reading a shard file's bytes and footer tells, remembered in
-    ``DATA/.checksums.json`` by (path, size, mtime): its SHA-256, its footer row count and
-    its hand-id range. A second scan of an unchanged store then reads no file, only stats
-    them (a 100,000,000-hand store has some 70,000 files). The cache is a hint, never trusted
-    for a file whose size or mtime changed; a store that cannot be written (a read-only copy)
-    is read every time.
+    ``DATA/.checksums.json``: its SHA-256, its footer row count and its hand-id range. A
+    second scan of an unchanged store then reads no file, only stats them (a
+    100,000,000-hand store has some 70,000 files).
 
-    An entry is ``[size, mtime_ns, sha256, rows, first_id, last_id]`` (unknown parts null;
-    older caches hold the first three)."""
+    The cache is a hint, never the authority. An entry vouches only for the very file it was
+    made from: it is keyed, as git's index is, by what an edit cannot keep — size,
+    ``mtime_ns``, ``ctime_ns`` (which no ``touch -r`` restores) and inode — and an entry that
+    is not exactly ``[size, mtime_ns, ctime_ns, inode, sha256 | null, rows | null, first_id
+    | null, last_id | null]`` (an older cache's shape, a wrong type) is ignored and the file
+    read again. The cache file itself is read only when it is a regular file (never through a
+    symlink), of at most :data:`CHECKSUM_CACHE_MAX_BYTES`; anything else is an empty cache.
+    A store that cannot be written (a read-only copy) is read every time."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root).resolve()
@@ -332,37 +337,28 @@ class ChecksumCache:
         self.entries: dict[str, list[Any]] = {}
         self.dirty = False
         self.dirs: dict[str, str] = {}  # resolved run folders (resolve_shard_path)
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-            if isinstance(data, dict) and isinstance(data.get("files"), dict):
-                self.entries = data["files"]
-        except (OSError, ValueError):
-            pass
+        data = _read_cache_file(self.path)
+        if isinstance(data, dict) and isinstance(data.get("files"), dict):
+            self.entries = data["files"]
 
     def _entry(self, path: Path | str, st: os.stat_result) -> list[Any]:
-        """The file's entry, a fresh one when it is unknown or changed."""
+        """The file's entry, a fresh one when it is unknown, changed or malformed."""
         text, prefix = str(path), f"{self.root}{os.sep}"
         key = text[len(prefix) :] if text.startswith(prefix) else text
+        stamp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
         hit = self.entries.get(key)
-        if (
-            isinstance(hit, list)
-            and len(hit) in (3, 6)
-            and hit[0] == st.st_size
-            and hit[1] == st.st_mtime_ns
-        ):
-            if len(hit) == 3:
-                hit.extend([None, None, None])
+        if _valid_entry(hit) and hit[:4] == stamp:
             return hit
-        entry = [st.st_size, st.st_mtime_ns, None, None, None, None]
+        entry = [*stamp, None, None, None, None]
         self.entries[key] = entry
         return entry
 
     def sha256(self, path: Path | str, st: os.stat_result) -> str:
         entry = self._entry(path, st)
-        if not isinstance(entry[2], str):
-            entry[2] = file_sha256(path)
+        if entry[4] is None:
+            entry[4] = file_sha256(path)
             self.dirty = True
-        return str(entry[2])
+        return str(entry[4])
 
     def footer(
         self, path: Path | str, st: os.stat_result, hand_ids: bool
@@ -370,25 +366,76 @@ class ChecksumCache:
         """(rows, (first, last) hand id or None) from the file's footer; the id range only
         when ``hand_ids``. Raises as :func:`pyarrow.parquet.read_metadata` does."""
         entry = self._entry(path, st)
-        if isinstance(entry[3], int) and (not hand_ids or entry[3] == 0 or entry[4] is not None):
-            ids = (int(entry[4]), int(entry[5])) if entry[4] is not None else None
-            return entry[3], ids if hand_ids else None
+        if entry[5] is not None and (not hand_ids or entry[5] == 0 or entry[6] is not None):
+            ids = (entry[6], entry[7]) if entry[6] is not None and entry[7] is not None else None
+            return entry[5], ids if hand_ids else None
         md = pq.read_metadata(path)
         ids = _hand_id_range(md, path) if hand_ids else None
-        entry[3] = md.num_rows
+        entry[5] = md.num_rows
         if ids is not None:
-            entry[4], entry[5] = ids
+            entry[6], entry[7] = ids
         self.dirty = True
         return md.num_rows, ids
 
     def save(self) -> None:
-        if not self.dirty:
+        if not self.dirty or not _writable_mode(self.root):
             return
         from replay.store.files import write_json
 
         with contextlib.suppress(OSError, PaohuziError):
             write_json(self.path, {"format": "paohuzi-checksums", "files": self.entries})
         self.dirty = False
+
+
+def _writable_mode(root: Path) -> bool:
+    """Whether the store's folder is marked writable: a store made read-only (``chmod -w``)
+    is never written by a reader, not even by root, whom the mode does not stop."""
+    try:
+        return bool(os.stat(root).st_mode & 0o222)
+    except OSError:
+        return False
+
+
+#: The largest checksum cache read (a 10⁸-hand store's is about 12 MB); a larger file is an
+#: empty cache, rebuilt as files are read.
+CHECKSUM_CACHE_MAX_BYTES = 256 << 20
+
+
+def _read_cache_file(path: Path) -> Any:
+    """The cache file's JSON, or None: not there, not a regular file (a FIFO, a device, a
+    symlink, a directory), larger than the bound, not UTF-8 JSON, or nested too deep."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > CHECKSUM_CACHE_MAX_BYTES:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            raw = f.read(CHECKSUM_CACHE_MAX_BYTES + 1)
+        if len(raw) > CHECKSUM_CACHE_MAX_BYTES:
+            return None
+        return json.loads(raw.decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    finally:
+        os.close(fd)
+
+
+def _valid_entry(e: Any) -> bool:
+    """An entry of exactly the cache's shape (``bool`` is no int here)."""
+
+    def is_int(x: Any) -> bool:
+        return type(x) is int
+
+    return (
+        type(e) is list
+        and len(e) == 8
+        and all(is_int(x) and x >= 0 for x in e[:4])
+        and (e[4] is None or (type(e[4]) is str and len(e[4]) == 64))
+        and all(x is None or (is_int(x) and x >= 0) for x in e[5:])
+    )
 
 
 def _hand_id_range(md: pq.FileMetaData, path: Path | str) -> tuple[int, int] | None:
