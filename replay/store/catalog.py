@@ -172,8 +172,11 @@ def _relative(path: str, base: Path) -> str:
 
 
 def listing_digest(state: StoreState) -> str:
-    """What a catalog was built on: the usable runs' checked files (relative to the store)."""
-    rows = [(r.name, r.status, r.hands) for r in state.usable_runs]
+    """What a catalog was built on: the usable runs — each bound by the SHA-256 of its
+    manifest's bytes, which lists every shard file's SHA-256 — and their checked files
+    (relative to the store). A run folder replaced by another of the same name and size, or
+    the catalog of another store copied in, does not match."""
+    rows = [(r.name, r.status, r.hands, r.manifest_sha256) for r in state.usable_runs]
     listed = listed_files(state, Path(state.root))
     listed["summary"] = [_relative(f, Path(state.root)) for f in state.files("summary")]
     return hashlib.sha256(json.dumps([rows, listed], sort_keys=True).encode()).hexdigest()

@@ -76,6 +76,9 @@ class RunInfo:
     problem: str | None = None  # why the run cannot be read
     #: (first, last) hand id of each listed shard, in shard order (as ``files`` lists them)
     ranges: tuple[tuple[int, int], ...] = field(default=(), repr=False)
+    #: SHA-256 of the manifest's bytes: what a catalog built on this run is bound to (it
+    #: lists every shard file's SHA-256, so the run's content)
+    manifest_sha256: str = field(default="", repr=False)
 
     @property
     def usable(self) -> bool:
@@ -562,6 +565,7 @@ def _run_info(run_path: Path, cache: ChecksumCache) -> RunInfo:
         files, problem = check_shards(run_path, shards, cache)
         status = str(m.get("status"))
         return RunInfo(
+            manifest_sha256=_manifest_digest(run_path),
             name=name,
             status=status,
             writing=status == "running" and _writer_alive(run_path),
@@ -603,6 +607,18 @@ def _run_info(run_path: Path, cache: ChecksumCache) -> RunInfo:
         )
     except (PaohuziError, KeyError, TypeError, ValueError) as e:
         return _broken(name, f"bad manifest: {e}")
+
+
+def _manifest_digest(run_path: Path) -> str:
+    """SHA-256 of a run's manifest file as it is on disk ("" if it cannot be read)."""
+    h = hashlib.sha256()
+    try:
+        with open(run_path / MANIFEST_NAME, "rb") as f:  # read_manifest has just read it whole
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+    except OSError:
+        return ""
+    return h.hexdigest()
 
 
 def _broken(name: str, problem: str) -> RunInfo:

@@ -112,3 +112,43 @@ def test_cache_file_that_is_no_cache_is_ignored_bug(data: Path, kind: str) -> No
 def test_oversized_cache_file_is_not_read(data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(scan, "CHECKSUM_CACHE_MAX_BYTES", 16)
     assert scan.ChecksumCache(data).entries == {}
+
+
+def _simulate(data: Path, run: str, seed: int) -> None:
+    code, _, err = _cli("simulate", "--data", str(data), "--run", run, "--hands", "80",
+                        "--seed", str(seed), "--shard-hands", "40", "-w", "1", "-q")  # fmt: skip
+    assert code == 0, err
+
+
+def _stats(data: Path, env: dict[str, str] | None = None) -> list[dict]:
+    r = CliRunner().invoke(main, ["stats", "--data", str(data), "--json"], env=env)
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout)["runs"]
+
+
+def test_replaced_run_folder_is_not_answered_from_the_catalog_bug(tmp_path: Path) -> None:
+    # A run folder replaced by another of the same name and hand count (a restore, an rsync)
+    # left the catalog "current": stats printed the old run's figures from its summaries.
+    import shutil
+
+    mine, theirs = tmp_path / "mine", tmp_path / "theirs"
+    _simulate(mine, "a", 1)
+    _simulate(theirs, "a", 2)
+    old = _stats(mine)
+    shutil.rmtree(run_dir(mine, "a"))
+    shutil.copytree(run_dir(theirs, "a"), run_dir(mine, "a"))
+    assert (mine / "paohuzi.duckdb").exists()  # the old catalog is still there
+    got = _stats(mine)
+    assert got == _stats(theirs) and got != old
+    assert got == _stats(mine, {"PAOHUZI_SUMMARY": "0"})
+
+
+def test_catalog_of_another_store_is_not_used_bug(tmp_path: Path) -> None:
+    import shutil
+
+    mine, theirs = tmp_path / "mine", tmp_path / "theirs"
+    _simulate(mine, "a", 1)
+    _simulate(theirs, "a", 2)
+    want = _stats(mine)
+    shutil.copy(theirs / "paohuzi.duckdb", mine / "paohuzi.duckdb")
+    assert _stats(mine) == want
