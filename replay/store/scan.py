@@ -350,7 +350,7 @@ class ChecksumCache:
         key = text[len(prefix) :] if text.startswith(prefix) else text
         stamp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
         hit = self.entries.get(key)
-        if _valid_entry(hit) and hit[:4] == stamp:
+        if hit is not None and _valid_entry(hit) and hit[:4] == stamp:
             return hit
         entry = [*stamp, None, None, None, None]
         self.entries[key] = entry
