@@ -160,7 +160,7 @@ class _FastScorer:
                 obj, end = _SCAN(text, 0)
                 if end != len(text):
                     raise ValueError
-            except (ValueError, StopIteration):
+            except (ValueError, StopIteration, RecursionError):
                 texts[i] = _batch_error(n, _json_error(line)) + "\n"
                 errors += 1
                 continue

@@ -184,6 +184,8 @@ def _json_error(line: bytes | str) -> str:
     """The message for a line the fast scanner rejected (json.loads words it best)."""
     try:
         json.loads(line)
+    except RecursionError:
+        return "bad JSON: nested too deep"
     except UnicodeDecodeError:
         return "bad JSON: not UTF-8"
     except json.JSONDecodeError as e:
@@ -222,7 +224,7 @@ def run_reference(
                     obj, end = scan(text, 0)
                     if end != len(text):
                         raise ValueError
-                except (ValueError, StopIteration):
+                except (ValueError, StopIteration, RecursionError):
                     buf.append(_batch_error(n, _json_error(line)))
                     errors += 1
                 else:

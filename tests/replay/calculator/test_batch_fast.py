@@ -440,3 +440,23 @@ def test_respelled_generated_lines_are_byte_identical(
     assert assert_same(lines) > 1000
     compiled, python = _fast_counts(caplog)
     assert compiled > 500 and python > 300
+
+
+@pytest.mark.parametrize("where", ["hand", "melds", "id"])
+def test_deeply_nested_line_is_one_error_line_bug(where: str) -> None:
+    # 30,000 nested brackets (under the line limit) ended the whole batch with a
+    # RecursionError: no output at all, the earlier lines' answers included.
+    deep = "[" * 30_000 + "]" * 30_000
+    bad = {
+        "hand": f'{{"hand": {deep}}}',
+        "melds": f'{{"hand": "一二三", "melds": {deep}}}',
+        "id": f'{{"hand": "一二三", "id": {deep}}}',
+    }[where]
+    lines = [b'{"hand": "\\u4e00\\u4e8c\\u4e09"}', bad.encode(), '{"hand": "一二三"}'.encode()]
+    for engine in ("fast", "reference"):
+        out, stats = _run(lines, engine, "hunan", ())
+        rows = [json.loads(x) for x in out.decode().splitlines()]
+        assert len(rows) == 3 and stats.lines == 3, engine
+        assert rows[1] == {"line": 2, "error": "bad JSON: nested too deep"}, engine
+        assert rows[0] == rows[2] and "win" in rows[0], engine
+    assert assert_same(lines) == 3
