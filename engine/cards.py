@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from engine.errors import InvalidNotation
+from engine.errors import InvalidNotation, quote
 
 NUM_KINDS = 20
 COPIES = 4
@@ -112,7 +112,7 @@ def parse_cards(text: str) -> list[int]:
         while j < n and text[j] not in _SEPARATORS and text[j] not in _CHAR_TO_KIND:
             j += 1
         bad = text[i:j] or ch
-        raise InvalidNotation(f"unknown card {bad!r} at position {i} in {text!r}")
+        raise InvalidNotation(f"unknown card {quote(bad)} at position {i} in {quote(text)}")
     return out
 
 

@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 from engine.cards import format_cards, parse_cards
-from engine.errors import InvalidNotation
+from engine.errors import InvalidNotation, quote
 from engine.groups import Group, GroupKind, is_jiao, is_one_five_ten
 
 MELD_NAMES: dict[str, GroupKind] = {
@@ -56,21 +56,23 @@ def parse_meld(token: str) -> Group:
     kind = MELD_NAMES.get(name.strip().lower())
     if not sep or kind is None:
         raise InvalidNotation(
-            f"malformed meld {token!r}: expected chi:A,B,C | peng:X | wei:X | chouwei:X | pao:X | ti:X"
+            f"malformed meld {quote(token)}: expected chi:A,B,C | peng:X | wei:X | chouwei:X | pao:X | ti:X"
         )
     try:
         cards = parse_cards(body)
     except InvalidNotation as e:
-        raise InvalidNotation(f"malformed meld {token!r}: {e}") from None
+        raise InvalidNotation(f"malformed meld {quote(token)}: {e}") from None
     if kind == GroupKind.CHI:
         if len(cards) != 3 or not _is_eat_shape(t := tuple(sorted(cards))):
-            raise InvalidNotation(f"malformed meld {token!r}: chi needs a 一句话 or 绞 of 3 cards")
+            raise InvalidNotation(
+                f"malformed meld {quote(token)}: chi needs a 一句话 or 绞 of 3 cards"
+            )
         return Group(kind, t)
     size = _SIZES[kind]
     if len(cards) == 1:
         cards = cards * size
     if len(cards) != size or len(set(cards)) != 1:
-        raise InvalidNotation(f"malformed meld {token!r}: {name} needs one face")
+        raise InvalidNotation(f"malformed meld {quote(token)}: {name} needs one face")
     return Group(kind, tuple(cards))
 
 

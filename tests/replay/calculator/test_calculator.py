@@ -382,3 +382,13 @@ def test_console_script_batch_pipe(script, tmp_path):
     )
     assert p.returncode == 0, p.stderr
     check_batch_output(p.stdout)
+
+
+def test_error_line_quotes_a_short_prefix_bug():
+    # `score "x"*100000` echoed the whole input into its one error line.
+    hand = "壹" + "x" * 100_000
+    r = CliRunner().invoke(main, ["score", hand])
+    assert r.exit_code == 2 and r.output.count("\n") == 1
+    assert len(r.output) < 300 and "(100000 characters)" in r.output
+    r = CliRunner().invoke(main, ["score", "壹贰叁", "--meld", "peng:" + "三" * 5000])
+    assert r.exit_code == 2 and len(r.output) < 300, r.output
