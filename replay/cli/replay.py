@@ -173,6 +173,10 @@ def _interactive(rp: Any, seat: int | None, colored: bool) -> None:
             key = click.getchar()
         except (EOFError, KeyboardInterrupt):
             return
+        except OSError:  # no terminal to read keys from (click opens /dev/tty)
+            raise PaohuziError(
+                "--interactive needs a terminal to read keys from; use --step N or --all"
+            ) from None
         if not tty:
             click.echo(f"> {key!r}")
         if key in ("q", "Q", "\x03", "\x04", "\x1b", ""):
