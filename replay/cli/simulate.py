@@ -208,6 +208,13 @@ def record_run(
         backend.close()
         click.echo(f"Error: {str(e).splitlines()[0]}", err=True)
         sys.exit(1)
+    if result.catalog_problem is not None:
+        click.echo(
+            f"Warning: run {result.name} is recorded, but the catalog"
+            f" {Path(data) / store.CATALOG_NAME} was not refreshed ({result.catalog_problem});"
+            " readers build it in memory until it can be written",
+            err=True,
+        )
     if result.already_complete:
         click.echo(
             f"run {result.name}: already complete, {result.hands:,} hands, {result.events:,}"

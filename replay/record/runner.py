@@ -44,6 +44,9 @@ class RunResult:
     played: int  # hands played by this invocation
     seconds: float
     already_complete: bool
+    #: why ``DATA/paohuzi.duckdb`` could not be refreshed (the run itself is written; the
+    #: next reader builds the catalog in memory), or None
+    catalog_problem: str | None = None
 
 
 def new_manifest(spec: RunSpec, name: str, command: list[str]) -> dict[str, Any]:
@@ -170,6 +173,7 @@ def simulate(
         done = {s["index"] for s in manifest["shards"]}
         todo = [i for i in range(spec.n_shards) if i not in done]
         before = manifest["progress"]["hands"] if "progress" in manifest else 0
+        catalog_problem: str | None = None
         manifest["status"] = "running" if todo else "complete"
         manifest["writer"] = writer_info()
         _set_progress(manifest)
@@ -192,12 +196,15 @@ def simulate(
             _set_progress(manifest)
             with contextlib.suppress(OSError, PaohuziError):
                 store.write_manifest(path, manifest)
-            with contextlib.suppress(Exception):
+            try:
                 store.refresh_catalog(root)
+            except Exception as e:  # the run is written whatever becomes of the catalog
+                text = " ".join(str(e).split()) or type(e).__name__
+                catalog_problem = f"{type(e).__name__}: {text}"[:300]
     p = manifest["progress"]
     return RunResult(
         name, path, p["hands"], p["events"], p["bytes"], p["hands"] - before,
-        time.perf_counter() - start, not todo,
+        time.perf_counter() - start, not todo, catalog_problem,
     )  # fmt: skip
 
 

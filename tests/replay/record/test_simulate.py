@@ -455,3 +455,19 @@ def test_other_arguments_on_existing_run(tmp_path: Path) -> None:
     assert r.exit_code == 2
     assert "run 'x' was recorded with deals=20, not 30" in r.output
     assert r.output.strip().count("\n") == 0
+
+
+def test_catalog_not_refreshed_is_said_bug(tmp_path: Path) -> None:
+    # With a directory in place of paohuzi.duckdb, simulate exited 0 with no word that the
+    # catalog was not refreshed.
+    (tmp_path / "paohuzi.duckdb").mkdir()
+    r = CliRunner().invoke(
+        main, ["simulate", "--data", str(tmp_path), "-n", "8", "-w", "1", "-q", "--run", "x"]
+    )
+    assert r.exit_code == 0, r.output
+    assert r.stderr.count("\n") == 1, r.stderr
+    assert r.stderr.startswith("Warning: run x is recorded, but the catalog")
+    assert "was not refreshed (IsADirectoryError" in r.stderr
+    # the run is there, and readers answer from it
+    s = CliRunner().invoke(main, ["stats", "--data", str(tmp_path), "--json"])
+    assert s.exit_code == 0 and json.loads(s.stdout)["runs"][0]["hands"] == 8
