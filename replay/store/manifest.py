@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
 import platform
@@ -160,23 +161,10 @@ class Manifest:
         )
         return cls(doc)
 
-    @classmethod
-    def read(cls, run_path: Path) -> Manifest:
-        return cls(read_manifest(run_path))
-
     @property
     def params(self) -> RunParams:
         """The run's parameters (``ValueError`` for a malformed ``params``)."""
         return RunParams.of(self.doc.get("params"))
-
-    @property
-    def rules_dict(self) -> dict[str, Any]:
-        r = self.doc.get("rules")
-        return r if isinstance(r, dict) else {}
-
-    @property
-    def rules(self) -> RuleSet:
-        return RuleSet.from_dict(self.doc["rules"])
 
     @property
     def imported(self) -> bool:
@@ -184,20 +172,18 @@ class Manifest:
         identity = self.doc.get("identity")
         return isinstance(identity, dict) and bool(identity.get("imported"))
 
-    @property
-    def status(self) -> str:
-        return str(self.doc.get("status"))
-
-    @property
-    def shards(self) -> list[dict[str, Any]]:
-        shards = self.doc.get("shards")
-        return shards if isinstance(shards, list) else []
-
 
 def read_manifest(run_path: Path) -> dict[str, Any]:
+    return read_manifest_digest(run_path)[0]
+
+
+def read_manifest_digest(run_path: Path) -> tuple[dict[str, Any], str]:
+    """The manifest, checked as :func:`read_manifest` does, and the SHA-256 of the bytes it
+    was read from (what a catalog built on the run is bound to)."""
     path = Path(run_path) / MANIFEST_NAME
     try:
-        m = json.loads(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes()
+        m = json.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise CorruptLog(f"no manifest in {run_path}") from None
     except (OSError, ValueError) as e:
@@ -212,7 +198,7 @@ def read_manifest(run_path: Path) -> dict[str, Any]:
         )
     if version != schema.SCHEMA_VERSION:
         raise CorruptLog(f"{path}: unknown schema version {version!r}")
-    return m
+    return m, hashlib.sha256(raw).hexdigest()
 
 
 def write_manifest(run_path: Path, manifest: dict[str, Any]) -> None:

@@ -34,7 +34,7 @@ import pyarrow.parquet as pq
 from engine.errors import CorruptLog, PaohuziError
 from engine.rules import PRESETS, RuleSet
 from replay.store.layout import MANIFEST_NAME
-from replay.store.manifest import Manifest, read_manifest
+from replay.store.manifest import Manifest, read_manifest_digest
 
 TABLES = ("hands", "events")
 
@@ -428,16 +428,12 @@ def _read_cache_file(path: Path) -> Any:
 
 def _valid_entry(e: Any) -> bool:
     """An entry of exactly the cache's shape (``bool`` is no int here)."""
-
-    def is_int(x: Any) -> bool:
-        return type(x) is int
-
     return (
         type(e) is list
         and len(e) == 8
-        and all(is_int(x) and x >= 0 for x in e[:4])
+        and all(type(x) is int and x >= 0 for x in e[:4])
         and (e[4] is None or (type(e[4]) is str and len(e[4]) == 64))
-        and all(x is None or (is_int(x) and x >= 0) for x in e[5:])
+        and all(x is None or (type(x) is int and x >= 0) for x in e[5:])
     )
 
 
@@ -554,7 +550,7 @@ def check_shards(
 def _run_info(run_path: Path, cache: ChecksumCache) -> RunInfo:
     name = run_path.name.removeprefix("run=")
     try:
-        m = read_manifest(run_path)
+        m, digest = read_manifest_digest(run_path)
     except PaohuziError as e:
         return _broken(name, str(e))
     try:
@@ -565,7 +561,7 @@ def _run_info(run_path: Path, cache: ChecksumCache) -> RunInfo:
         files, problem = check_shards(run_path, shards, cache)
         status = str(m.get("status"))
         return RunInfo(
-            manifest_sha256=_manifest_digest(run_path),
+            manifest_sha256=digest,
             name=name,
             status=status,
             writing=status == "running" and _writer_alive(run_path),
@@ -607,18 +603,6 @@ def _run_info(run_path: Path, cache: ChecksumCache) -> RunInfo:
         )
     except (PaohuziError, KeyError, TypeError, ValueError) as e:
         return _broken(name, f"bad manifest: {e}")
-
-
-def _manifest_digest(run_path: Path) -> str:
-    """SHA-256 of a run's manifest file as it is on disk ("" if it cannot be read)."""
-    h = hashlib.sha256()
-    try:
-        with open(run_path / MANIFEST_NAME, "rb") as f:  # read_manifest has just read it whole
-            for block in iter(lambda: f.read(1 << 20), b""):
-                h.update(block)
-    except OSError:
-        return ""
-    return h.hexdigest()
 
 
 def _broken(name: str, problem: str) -> RunInfo:
