@@ -46,17 +46,8 @@ class Params:
     def in_(self, col: str, values: Iterable[Any], name: str) -> str:
         """``col IN ($name_0, …)``, one parameter per value (``false`` for none): an ``IN``
         list of parameters lets DuckDB prune the hive partitions of the runs."""
-        items = list(values)
-        if not items:
-            return "false"
-        names = []
-        for i, v in enumerate(items):
-            key = f"{name}_{i}"
-            while key in self.values and self.values[key] != v:
-                key += "_"
-            self.values[key] = v
-            names.append(f"${key}")
-        return f"{col} IN ({', '.join(names)})"
+        names = [self.bind(v, f"{name}_{i}") for i, v in enumerate(values)]
+        return f"{col} IN ({', '.join(names)})" if names else "false"
 
     def statement(self, sql: str) -> Statement:
         return sql, dict(self.values)
