@@ -30,6 +30,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "runs": "replay.cli.runs:runs",
     "hands": "replay.cli.runs:hands",
     "rm": "replay.cli.runs:rm",
+    "doctor": "replay.cli.doctor:doctor",
 }
 
 #: The one-line help of each lazy command, for ``paohuzi --help`` without importing them
@@ -49,6 +50,7 @@ SHORT_HELP: dict[str, str] = {
     "runs": "List the runs of the store.",
     "hands": "List and filter the hands of a run.",
     "rm": "Remove a run from the store.",
+    "doctor": "List (--fix: remove) left-overs of killed commands.",
 }
 
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())

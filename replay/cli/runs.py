@@ -184,7 +184,9 @@ def hands(
 def rm(run: str, data: Path, yes: bool) -> None:
     """Remove run RUN (its folder: manifest and shards) and rebuild the catalog. Asks first
     unless --yes; refuses while the run is being written (simulate or import holds its
-    lock).
+    lock). An interrupted removal of RUN (runs/.removing-RUN-PID left by a killed rm) is
+    finished, never rolled back; a run folder that is a symlink is removed as a link, its
+    target kept. A folder whose name rm refuses: see paohuzi doctor.
 
     \b
     paohuzi rm my-run
@@ -192,20 +194,24 @@ def rm(run: str, data: Path, yes: bool) -> None:
     """
     from engine.errors import PaohuziError
     from replay.store import manage, open_store
-    from replay.store.layout import check_run_name
 
     try:
-        check_run_name(run)
         st = open_store(data)
-        summary = next((r for r in manage.run_summaries(st) if r["run"] == run), None)
-        if summary is None and not (st.root / "runs" / f"run={run}").is_dir():
-            known = ", ".join(st.run_names()) or "none"
-            raise _input_error(f"no run {run!r} in {st.root} (runs: {known})")
+        plan = manage.plan_removal(st.root, run)
+        summary = None
+        if plan.exists and not plan.linked:
+            summary = next((r for r in manage.run_summaries(st) if r["run"] == run), None)
         if not yes:
-            what = f"{_text(summary and summary['hands'])} hands" if summary else "no manifest"
-            size = _size(summary["bytes"]) if summary else "?"
+            if plan.linked:
+                question = f"remove run {run} (a link to {_link_target(plan.path)})?"
+            elif plan.exists:
+                what = f"{_text(summary and summary['hands'])} hands" if summary else "no manifest"
+                size = _size(summary["bytes"]) if summary else "?"
+                question = f"remove run {run} ({what}, {size})?"
+            else:
+                question = f"finish the interrupted removal of run {run}?"
             try:
-                ok = click.confirm(f"remove run {run} ({what}, {size})?", default=False)
+                ok = click.confirm(question, default=False)
             except click.Abort:
                 raise _input_error(
                     f"run {run} not removed: no confirmation (give --yes to remove it)"
@@ -215,5 +221,30 @@ def rm(run: str, data: Path, yes: bool) -> None:
                 raise SystemExit(1)
         path = manage.remove_run(st.root, run)
     except PaohuziError as e:
-        raise _input_error(str(e)) from None
-    click.echo(f"removed run {run} ({path})")
+        raise _input_error(_name_hint(str(e), data, run)) from None
+    for gone in plan.interrupted:
+        click.echo(f"finished the interrupted removal of run {run} ({gone})")
+    if plan.linked:
+        click.echo(f"removed run {run} (the link {path}; its target is kept)")
+    elif plan.exists:
+        click.echo(f"removed run {run} ({path})")
+
+
+def _link_target(path: Path) -> str:
+    import os
+
+    try:
+        return os.readlink(path)
+    except OSError:
+        return "?"
+
+
+def _name_hint(msg: str, data: Path, run: str) -> str:
+    """A refused run name that a folder of the store has: say who removes it."""
+    import os
+
+    if not msg.startswith("bad run name") or os.sep in run or "\x00" in run:
+        return msg  # (a name with a / is no entry of runs/)
+    if os.path.lexists(os.path.join(data, "runs", f"run={run}")):
+        return f"{msg}; paohuzi doctor --fix removes the folder run={run}"
+    return msg

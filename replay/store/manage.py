@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -216,17 +217,32 @@ def query_hands(
 # ---------------------------------------------------------------------------------------------
 
 
-def remove_run(root: Path, name: str) -> Path:
-    """Delete run ``name`` of the store at ``root`` and rebuild the catalog; the folder that
-    was removed. Refuses (:class:`StoreError`) while a writer holds the run's lock: the lock
-    is taken first, the folder is renamed out of the catalog's sight (``runs/.removing-…``)
-    and deleted while the lock is still held, then the catalog is rebuilt."""
-    from replay.store.catalog import refresh_catalog
+@dataclass(frozen=True)
+class Removal:
+    """What ``rm NAME`` removes: the run folder ``path`` if there is one (``linked``: a
+    symlink, removed as a link) and the interrupted removals of the run to finish."""
+
+    path: Path
+    exists: bool
+    linked: bool
+    interrupted: tuple[Path, ...]
+
+
+def plan_removal(root: Path, name: str) -> Removal:
+    """What :func:`remove_run` would remove; :class:`StoreError` naming the known runs if
+    nothing, or the process removing the run now."""
+    from replay.store import leftovers
 
     check_run_name(name)
     root = Path(root).resolve()
     path = run_dir(root, name)
-    if not path.is_dir():
+    pending = leftovers.interrupted_removals(root, name)
+    linked = path.is_symlink()
+    exists = linked or path.is_dir()
+    if not exists and not pending.leftovers:
+        if pending.in_use:
+            lo = pending.in_use[0]
+            raise StoreError(f"run {name} is being removed by process {lo.pid} ({lo.rel})")
         runs = root / "runs"
         known = sorted(
             p.name.removeprefix("run=")
@@ -234,12 +250,50 @@ def remove_run(root: Path, name: str) -> Path:
             if p.name.startswith("run=") and (p / MANIFEST_NAME).exists()
         )
         raise StoreError(f"no run {name!r} in {root} (runs: {', '.join(known) or 'none'})")
-    gone = path.parent / f".removing-{name}-{os.getpid()}"
+    return Removal(path, exists, linked, tuple(lo.path for lo in pending.leftovers))
+
+
+def remove_run(root: Path, name: str) -> Path:
+    """Delete run ``name`` of the store at ``root`` and rebuild the catalog; the folder that
+    was removed. Refuses (:class:`StoreError`) while a writer holds the run's lock: the lock
+    is taken first, the folder is renamed out of the catalog's sight (``runs/.removing-…``)
+    and deleted while the lock is still held, then the catalog is rebuilt.
+
+    An interrupted removal of the run (``runs/.removing-NAME-PID`` whose process is gone: a
+    killed ``rm``) is finished first, so it is enough that one exists; it is never rolled
+    back, its files being partly deleted. A run folder that is a symlink is removed as a
+    link: what it points to is never touched."""
+    from replay.store import leftovers
+    from replay.store.catalog import refresh_catalog
+
+    plan = plan_removal(root, name)
+    for lo in leftovers.interrupted_removals(root, name).leftovers:
+        leftovers.remove_leftover(lo)
+    path = plan.path
     try:
-        with RunLock(path):
-            os.rename(path, gone)
-            shutil.rmtree(gone)
+        if path.is_symlink():
+            os.unlink(path)
+        elif path.is_dir():
+            _check_lock_file(path, name)
+            gone = path.parent / f".removing-{name}-{os.getpid()}"
+            with RunLock(path):
+                os.rename(path, gone)
+                shutil.rmtree(gone)
     except OSError as e:
         raise StoreError(f"cannot remove {path}: {e.strerror or e}") from None
-    refresh_catalog(root)
+    refresh_catalog(path.parent.parent)
     return path
+
+
+def _check_lock_file(path: Path, name: str) -> None:
+    """Refuse a run whose ``.lock`` is not a regular file: taking the lock would open it,
+    following a symlink out of the store and truncating its target."""
+    from replay.store.leftovers import LOCK_NAME, file_kind
+
+    with contextlib.suppress(FileNotFoundError):
+        mode = os.lstat(path / LOCK_NAME).st_mode
+        if not stat.S_ISREG(mode):
+            raise StoreError(
+                f"run {name}: its {LOCK_NAME} is {file_kind(mode)}, not a regular file "
+                "(paohuzi doctor --fix removes it)"
+            )

@@ -1,0 +1,90 @@
+"""``paohuzi doctor``: list the store's left-overs and, with ``--fix``, remove them (what
+counts and what is safe to remove: :mod:`replay.store.leftovers`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from replay.store.layout import data_option
+
+
+def _input_error(msg: str) -> click.ClickException:
+    from replay.cli.main import InputError
+
+    text = " ".join(str(msg).split())
+    return InputError(text if len(text) <= 400 else text[:397] + "...")
+
+
+@click.command("doctor", short_help="List (--fix: remove) left-overs of killed commands.")
+@data_option
+@click.option("--fix", is_flag=True, help="Remove every left-over listed, one line each.")
+def doctor(data: Path, fix: bool) -> None:
+    """List what killed or interrupted commands left in the store, one line each on
+    stdout: interrupted removals (runs/.removing-NAME-PID), temporary files (.NAME.tmp-PID,
+    the catalog's .paohuzi.duckdb.tmp-PID) of processes that are gone, run folders whose
+    names the tool refuses (rename one to keep it), symlinked run folders, entries run=...
+    that are no folder, and lock files that are not regular files. A run's .lock of a
+    finished writer is no left-over. What a live process holds is kept, and said so on
+    stderr. Exit status: 0 when there is nothing to fix, 1 when left-overs are listed.
+
+    With --fix, remove them ("removed ..." for each; a symlink is removed as a link, its
+    target never touched) and rebuild the catalog if a run folder went; exit 0, or one
+    Error line and 2 if any could not be removed.
+
+    \b
+    paohuzi doctor
+    paohuzi doctor --fix --data /shared/paohuzi
+    """
+    from engine.errors import PaohuziError
+    from replay.store import leftovers
+
+    try:
+        found = leftovers.find_leftovers(data)
+    except PaohuziError as e:
+        raise _input_error(str(e)) from None
+    for note in found.notes:
+        click.echo(f"Warning: {note}", err=True)
+    for lo in found.in_use:
+        click.echo(f"kept, in use: {lo.line(alive=True)}", err=True)
+    where = str(data)
+    if not found.leftovers:
+        click.echo(f"no left-overs in {where}", err=True)
+        return
+    if not fix:
+        for lo in found.leftovers:
+            click.echo(lo.line())
+        n = len(found.leftovers)
+        click.echo(f"{n} left-over{'s' * (n != 1)} in {where}; --fix removes them", err=True)
+        raise SystemExit(1)
+    failed: list[str] = []
+    runs_changed = False
+    for lo in found.leftovers:
+        try:
+            leftovers.remove_leftover(lo)
+        except PaohuziError as e:
+            failed.append(str(e))
+            continue
+        click.echo(f"removed {leftovers.shown(lo.rel)} ({lo.kind})")
+        runs_changed |= lo.kind in leftovers.RUN_ENTRY_KINDS
+    if runs_changed:
+        _refresh_catalog(data)
+    if failed:
+        n = len(failed)
+        raise _input_error(f"{n} left-over{'s' * (n != 1)} not removed: {'; '.join(failed)}")
+
+
+def _refresh_catalog(data: Path) -> None:
+    """Rebuild the catalog if the store has one (readers would rebuild it anyway); a
+    failure is a warning: the left-overs are gone all the same."""
+    from replay.store.catalog import refresh_catalog
+    from replay.store.layout import CATALOG_NAME
+
+    if not (data / CATALOG_NAME).is_file():
+        return
+    try:
+        refresh_catalog(data)
+    except Exception as e:  # the left-overs are removed whatever becomes of the catalog
+        text = " ".join(str(e).split())[:200]
+        click.echo(f"Warning: the catalog was not rebuilt ({type(e).__name__}: {text})", err=True)
