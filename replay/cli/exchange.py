@@ -48,15 +48,23 @@ def max_bytes_option(f: Any) -> Any:
     help="text (default) or json; with -o FILE.json json is the default.",
 )
 @click.option(
-    "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="File (default stdout)."
+    "--output",
+    "-o",
+    metavar="FILE",
+    help="File to write (default and '-': stdout); a device or FIFO is written as a stream.",
 )
 @click.option("--force", is_flag=True, help="Overwrite an existing --output file.")
 def export(
-    run: str, hand: int, data: Path, fmt: str | None, output: Path | None, force: bool
+    run: str, hand: int, data: Path, fmt: str | None, output: str | None, force: bool
 ) -> None:
     """Write hand HAND of run RUN as a human-readable replay file: rules, deck, every
     decision in card notation (with its options) and the outcome. `paohuzi import` reads it
     back; a person can edit or write one by hand.
+
+    -o FILE writes a new file, or replaces a regular one with --force (atomically: a
+    temporary file renamed over it). A character device (/dev/null) or a FIFO is written
+    to as a stream, never replaced; a symlink is followed (the link stays); a folder, a
+    block device or a socket is refused. -o - is standard output.
 
     \b
     paohuzi export my-run 17 > hand17.phz
@@ -65,23 +73,18 @@ def export(
     from engine.errors import PaohuziError
     from replay import store
     from replay.replayer import exchange
+    from replay.store import output as out_file
 
-    if fmt is None:
-        fmt = "json" if output is not None and output.suffix.lower() == ".json" else "text"
-    if output is not None and not force and (output.exists() or output.is_symlink()):
-        raise _input_error(f"{output} exists; give --force to overwrite it")
     try:
+        target = out_file.plan_output(out_file.STDOUT if output is None else output, force)
+        if fmt is None:
+            fmt = "json" if output and Path(output).suffix.lower() == ".json" else "text"
         text, _ = exchange.export_hand(store.open_store(data), run, hand, fmt)
+        out_file.write_output(target, text.encode("utf-8"))
     except PaohuziError as e:
         raise _input_error(str(e)) from None
-    if output is None:
-        click.echo(text, nl=False)
-        return
-    try:
-        store.atomic_write(output, text.encode("utf-8"))
-    except OSError as e:
-        raise _input_error(f"cannot write {output}: {e.strerror or e}") from None
-    click.echo(f"wrote run {run} hand {hand} to {output}", err=True)
+    if target.how != "stdout":
+        click.echo(f"wrote run {run} hand {hand} to {output}", err=True)
 
 
 @click.command("import", short_help="Verify replay files and add their hands to the store.")
