@@ -136,6 +136,12 @@ def import_(
         raise _input_error(str(e)) from None
     for f, hid in zip(files, res.hand_ids, strict=True):
         click.echo(f"imported {f} as run {res.run} hand {hid}")
+    if res.catalog_problem is not None:
+        click.echo(
+            f"Warning: the hands are imported, but the catalog was not refreshed"
+            f" ({res.catalog_problem}); readers rebuild it when they can",
+            err=True,
+        )
 
 
 import_command = import_  # the name replay.cli.main registers: "replay.cli.exchange:import_command"

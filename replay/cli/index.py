@@ -20,9 +20,11 @@ from replay.store.layout import data_option
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 def index(runs: tuple[str, ...], data: Path, workers: int, quiet: bool) -> None:
     """Summarise every shard of the named runs (all runs without RUN) that has no summary
-    yet: small Parquet tables of counts and sums from which every number of `paohuzi stats`
-    and of the dashboard follows exactly. Resumable (a summarised shard is skipped); a run
-    being written is left for later. The catalog is rebuilt afterwards.
+    yet, or whose summary is missing or damaged (it is made again): small Parquet tables of
+    counts and sums from which every number of `paohuzi stats` and of the dashboard follows
+    exactly. Resumable (a summarised shard is skipped); a run being written is left for
+    later. The catalog is rebuilt afterwards; a store that is read-only, or a catalog that
+    is not a regular file, is refused before anything is written.
 
     \b
     paohuzi index
@@ -32,13 +34,16 @@ def index(runs: tuple[str, ...], data: Path, workers: int, quiet: bool) -> None:
 
     from engine.errors import PaohuziError
     from replay.cli.main import InputError
-    from replay.store.catalog import refresh_catalog
+    from replay.store.catalog import refresh_catalog, write_problem
     from replay.store.runs import open_store
     from replay.store.summaries import index_run
 
     store = open_store(data)
     if not store.root.is_dir():
         raise InputError(f"no store at {store.root} (run 'paohuzi simulate' first)")
+    refused = write_problem(store.root)  # before any summary is written
+    if refused is not None:
+        raise InputError(f"nothing indexed: {refused}")
     try:
         names = list(dict.fromkeys(runs)) or store.run_names()
         paths = [store.run(n).path for n in names]
@@ -60,7 +65,10 @@ def index(runs: tuple[str, ...], data: Path, workers: int, quiet: bool) -> None:
             )
     try:
         refresh_catalog(store.root)
-    except (PaohuziError, OSError) as e:
-        click.echo(f"Warning: catalog not rebuilt: {e}", err=True)
+    except PaohuziError as e:  # one line (StoreError), also for a full disk
+        raise InputError(
+            f"the catalog was not rebuilt: {' '.join(str(e).split())} (the summaries are"
+            " written; run 'paohuzi index' again)"
+        ) from None
     if failed:
         raise InputError(f"{failed} run(s) not indexed (see the warnings above)")

@@ -914,6 +914,9 @@ class ImportResult:
     hand_ids: list[int]
     shard: int
     path: Path
+    #: why ``DATA/paohuzi.duckdb`` could not be refreshed (the hands are committed; the next
+    #: reader rebuilds it), or None
+    catalog_problem: str | None = None
 
 
 def import_files(
@@ -1017,5 +1020,8 @@ def import_files(
         }
         manifest["updated"] = now()
         store.write_manifest(path, manifest)
-    store.refresh_catalog(root)
+    try:
+        store.refresh_catalog(root)
+    except store.StoreError as e:  # the hands are committed whatever becomes of the catalog
+        return ImportResult(name, ids, index, path, " ".join(str(e).split()))
     return ImportResult(name, ids, index, path)

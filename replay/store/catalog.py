@@ -11,10 +11,17 @@ problem: the runs left out, and why) and the code tables of
   so a moved or copied store keeps working (open it with ``file_search_path`` set to the
   store, or from the store's folder: ``cd DATA && duckdb paohuzi.duckdb``);
 * :func:`connect` (``Store.connect()``) opens that file read-only when it matches what the
-  store holds now, else builds the same views in memory;
+  store holds now; else it rebuilds it (a store marked writable) or builds the same views in
+  memory, and says so in one note (on stderr by default): a reader never answers from a
+  catalog built on other files;
 * :func:`open_catalog` (the dashboard) builds it in a private file, reopens it read-only,
   applies the caller's DuckDB settings, switches external access off except for the listed
   shard files and locks the configuration.
+
+The catalog is bound to its store: ``catalog_meta`` records the digest of what it was built
+on (:func:`listing_digest`: every usable run's manifest SHA-256 and checked files). It must be
+a regular file: a directory, FIFO, device or symlink in its place is never opened (readers
+build the views in memory; :func:`refresh_catalog` refuses at once).
 
 >>> import tempfile
 >>> from replay.store.scan import scan_store
@@ -34,9 +41,12 @@ import errno
 import hashlib
 import json
 import os
+import re
 import shutil
+import stat
+import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +55,7 @@ import duckdb
 from replay.record import schema
 from replay.store.ducklimits import duckdb_settings
 from replay.store.layout import CATALOG_NAME, StoreError
-from replay.store.scan import StoreState, scan_store
+from replay.store.scan import StoreState, _writable_mode, scan_store
 from replay.store.summary_schema import KINDS, SUMMARY_SCHEMA, SUMMARY_TABLE, duck_type
 
 #: The columns of the ``runs`` table, from :class:`~replay.store.scan.RunInfo`.
@@ -177,9 +187,16 @@ def listing_digest(state: StoreState) -> str:
     (relative to the store). A run folder replaced by another of the same name and size, or
     the catalog of another store copied in, does not match."""
     rows = [(r.name, r.status, r.hands, r.manifest_sha256) for r in state.usable_runs]
+    damaged = [(r.name, r.problem) for r in state.runs if r.problem is not None]
     listed = listed_files(state, Path(state.root))
     listed["summary"] = [_relative(f, Path(state.root)) for f in state.files("summary")]
-    return hashlib.sha256(json.dumps([rows, listed], sort_keys=True).encode()).hexdigest()
+    doc = [rows, listed, damaged]
+    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
+
+
+def _run_digests(state: StoreState) -> dict[str, str]:
+    """Per usable run, its manifest's SHA-256 (``catalog_meta.runs``: which runs changed)."""
+    return {r.name: r.manifest_sha256 for r in state.usable_runs}
 
 
 def create_code_tables(con: Any) -> None:
@@ -220,15 +237,59 @@ def _file_views(con: Any, state: StoreState, base: Path | None) -> list[str]:
     return sfiles if base is None else [_relative(f, base) for f in sfiles]
 
 
+def _mismatch(con: Any, state: StoreState) -> str | None:
+    """Why the catalog open on ``con`` does not answer for ``state`` (what follows "the
+    catalog X …"), or None when :func:`refresh_catalog` built it on exactly ``state``'s
+    checked files, with this schema version and relative paths."""
+    try:
+        meta = {
+            str(k): str(v) for k, v in con.execute("SELECT key, value FROM catalog_meta").fetchall()
+        }
+    except duckdb.Error:
+        return "was not written by paohuzi (it has no catalog_meta)"
+    if meta.get("schema_version") != str(schema.SCHEMA_VERSION) or meta.get("paths") != "relative":
+        return "was built by another version of paohuzi"
+    if meta.get("listing") == listing_digest(state):
+        return None
+    try:
+        then = json.loads(meta.get("runs", ""))
+        changed = sorted(set(then.items()) ^ set(_run_digests(state).items()))
+        names = list(dict.fromkeys(str(n) for n, _ in changed))
+    except (ValueError, TypeError, AttributeError):
+        names = []
+    if not names:
+        return "was built from other files"
+    shown = ", ".join(names[:5]) + (" …" if len(names) > 5 else "")
+    return f"was built from other files (run{'s' if len(names) > 1 else ''} {shown} changed)"
+
+
 def _built_on(con: Any, state: StoreState) -> bool:
-    """Whether the catalog open on ``con`` was built (by :func:`refresh_catalog`) on exactly
-    ``state``'s checked files, with this schema version and relative paths."""
-    meta = dict(con.execute("SELECT key, value FROM catalog_meta").fetchall())
-    return (
-        meta.get("schema_version") == str(schema.SCHEMA_VERSION)
-        and meta.get("paths") == "relative"
-        and meta.get("listing") == listing_digest(state)
+    """Whether the catalog open on ``con`` answers for ``state`` (:func:`_mismatch`)."""
+    return _mismatch(con, state) is None
+
+
+def file_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be the catalog (what follows "the catalog X …": a directory, a
+    FIFO, a device, a socket or a symlink in its place), or None for a regular file or no
+    file. Only ``lstat``: nothing is opened (a FIFO would hang, a device never end)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        return f"cannot be examined ({e.strerror or e})"
+    if stat.S_ISREG(mode):
+        return None
+    kinds = (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a device"),
+        (stat.S_ISBLK, "a device"),
+        (stat.S_ISSOCK, "a socket"),
     )
+    kind = next((k for test, k in kinds if test(mode)), "a special file")
+    return f"is {kind}, not a regular file"
 
 
 def build_catalog(
@@ -288,10 +349,16 @@ def _remove_db(path: Path) -> None:
 
 def refresh_catalog(root: Path, state: StoreState | None = None) -> Path:
     """(Re)build ``root/paohuzi.duckdb`` atomically, with paths relative to ``root``; its
-    path."""
+    path. Raises :class:`StoreError` with one line, before any work, when something other
+    than a regular file is in its place or the store is marked read-only (``chmod -w``: not
+    written even by root, as :class:`~replay.store.scan.ChecksumCache`), and when the file
+    cannot be written (disk full, permission, an I/O error); nothing half-written is left."""
     root = Path(root).resolve()
-    state = state if state is not None else scan_store(root)
     path = root / CATALOG_NAME
+    refused = write_problem(root)
+    if refused is not None:
+        raise StoreError(refused)
+    state = state if state is not None else scan_store(root)
     tmp = root / f".{CATALOG_NAME}.tmp-{os.getpid()}"
     _remove_db(tmp)
     try:
@@ -305,18 +372,46 @@ def refresh_catalog(root: Path, state: StoreState | None = None) -> Path:
                 "schema_version": str(schema.SCHEMA_VERSION),
                 "paths": "relative",
                 "listing": listing_digest(state),
+                "runs": json.dumps(_run_digests(state), sort_keys=True),
             }
             con.executemany("INSERT INTO catalog_meta VALUES (?, ?)", list(meta.items()))
             con.execute("CHECKPOINT")
         finally:
-            con.close()
+            with contextlib.suppress(duckdb.Error):  # after a fatal error close fails too
+                con.close()
         os.replace(tmp, path)
     except BaseException as e:
         _remove_db(tmp)
-        if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT):
-            raise StoreError(f"disk full while writing {path}") from None
+        if isinstance(e, (OSError, duckdb.Error)):
+            raise StoreError(_write_failure(path, e)) from None
         raise
     return path
+
+
+def write_problem(root: Path) -> str | None:
+    """Why the catalog of the store at ``root`` cannot be written, found without writing (a
+    command that writes the store asks first): something other than a regular file in its
+    place, or the store's folder marked read-only; None otherwise."""
+    root = Path(root).resolve()
+    path = root / CATALOG_NAME
+    bad = file_problem(path)
+    if bad is not None:
+        return f"the catalog {path} {bad}: remove it, and it is rebuilt"
+    if not _writable_mode(root):
+        return f"the store {root} is read-only: its catalog {path} cannot be written"
+    return None
+
+
+def _write_failure(path: Path, e: BaseException) -> str:
+    """One line for a catalog that could not be written."""
+    text = " ".join(str(e).split())
+    full = isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT)
+    if full or "No space left on device" in text or "Disk quota exceeded" in text:
+        return f"disk full while writing {path}"
+    if isinstance(e, OSError):
+        text = e.strerror or text
+    text = re.sub(r"^[A-Za-z ]*Error: ", "", text)[:200] or type(e).__name__
+    return f"cannot write the catalog {path}: {text}"
 
 
 def duck_connect(database: str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
@@ -331,34 +426,89 @@ def duck_connect(database: str, read_only: bool = False) -> duckdb.DuckDBPyConne
     return con
 
 
-def connect(root: Path, state: StoreState | None = None) -> duckdb.DuckDBPyConnection:
+#: Where a reader's note goes: one line ("the catalog X was built from other files;
+#: rebuilt"); by default ``Note: …`` on stderr.
+Note = Callable[[str], None]
+
+
+def stderr_note(text: str) -> None:
+    print(f"Note: {text}", file=sys.stderr)
+
+
+def _open_file(
+    path: Path, state: StoreState
+) -> tuple[duckdb.DuckDBPyConnection | None, str | None]:
+    """(the catalog file opened read-only, None) when it answers for ``state``; else (None,
+    why it does not), or (None, None) when there is none."""
+    bad = file_problem(path)
+    if bad is not None:
+        return None, bad
+    if not path.exists():
+        return None, None
+    try:
+        con = duck_connect(str(path), read_only=True)
+    except duckdb.Error:
+        return None, "is not a DuckDB database"
+    try:
+        why = _mismatch(con, state)
+        if why is None:
+            con.execute("SET file_search_path = ?", [str(state.root)])
+            return con, None
+    except duckdb.Error:
+        why = "cannot be read"
+    with contextlib.suppress(duckdb.Error):
+        con.close()
+    return None, why
+
+
+def connect(
+    root: Path, state: StoreState | None = None, note: Note | None = None
+) -> duckdb.DuckDBPyConnection:
     """A read-only connection to the catalog of the store at ``root``: ``paohuzi.duckdb``
-    when it was built on exactly the runs and files that pass the checks now, else the same
-    views in memory."""
+    when it was built on exactly the runs and files that pass the checks now. Otherwise it
+    is rebuilt first when the store is marked writable (and then opened), or the same views
+    are built in memory; a catalog that was there and could not be used is said in one
+    ``note`` (default: :func:`stderr_note`): "the catalog X was built from other files;
+    rebuilt" / "…; read in memory". One that is not a regular file is never opened."""
     root = Path(root).resolve()
     state = state if state is not None else scan_store(root)
+    tell = note if note is not None else stderr_note
     path = root / CATALOG_NAME
-    if path.exists():
+    con, why = _open_file(path, state)
+    if con is not None:
+        return con
+    special = file_problem(path) is not None
+    if state.exists and not special and _writable_mode(root):
         try:
-            con = duck_connect(str(path), read_only=True)
-            if _built_on(con, state):
-                con.execute("SET file_search_path = ?", [str(root)])
+            refresh_catalog(root, state)
+        except StoreError as e:
+            why = f"{why}, and" if why else "is not there, and it"
+            tell(f"the catalog {path} {why} could not be rebuilt ({e}); read in memory")
+        else:
+            con, again = _open_file(path, state)
+            if con is not None:
+                if why is not None:
+                    tell(f"the catalog {path} {why}; rebuilt")
                 return con
-            con.close()
-        except duckdb.Error:
-            pass
+            tell(f"the catalog {path} {again or 'vanished'} after it was rebuilt; read in memory")
+    elif why is not None:
+        ro = "" if special or not state.exists else " (the store is read-only)"
+        tell(f"the catalog {path} {why}; read in memory{ro}")
     con = duck_connect(":memory:")
     build_catalog(con, state, materialize=True)
     return con
 
 
-def prepare_catalog(state: StoreState, dest: Path) -> None:
+def prepare_catalog(state: StoreState, dest: Path) -> str | None:
     """Write the dashboard's catalog over ``state`` to the DuckDB file ``dest``: a copy of
     the store's ``paohuzi.duckdb`` when that was built on exactly the files of ``state``
     (``simulate`` and ``index`` leave it so: no summary file is read again), else one built
-    now. :func:`open_catalog` opens a private copy of it."""
+    now (the store is not written). :func:`open_catalog` opens a private copy of it.
+    Returns the page's note when a ``paohuzi.duckdb`` was there and could not be used (built
+    from other files, not a regular file …), else None."""
     root = Path(state.root)
-    if not _copy_store_catalog(root, state, dest):
+    used, why = _copy_store_catalog(root, state, dest)
+    if not used:
         _remove_db(dest)  # DuckDB creates the file itself
         con = duck_connect(str(dest))
         try:
@@ -366,6 +516,12 @@ def prepare_catalog(state: StoreState, dest: Path) -> None:
             con.execute("CHECKPOINT")
         finally:
             con.close()
+    if why is None:
+        return None
+    return (
+        f"The catalog {root / CATALOG_NAME} {why}; the pages read the store's files"
+        " instead (any `paohuzi stats` or `paohuzi index` rebuilds it)."
+    )
 
 
 def open_catalog(
@@ -398,25 +554,43 @@ def open_catalog(
     return ro
 
 
-def _copy_store_catalog(root: Path, state: StoreState, dest: Path) -> bool:
-    """Copy ``paohuzi.duckdb`` to ``dest``; True when the copy's ``catalog_meta`` says it
-    was built on exactly ``state``'s checked files (the copy is checked, not the original,
-    so a catalog replaced meanwhile cannot slip through). Its materialised summary tables
-    are kept; the views over the shard files are made again with absolute paths (the
-    dashboard's connection may read only the listed files, named as the scan names them)."""
+def _copy_store_catalog(root: Path, state: StoreState, dest: Path) -> tuple[bool, str | None]:
+    """Copy ``paohuzi.duckdb`` to ``dest``: (True, None) when the copy's ``catalog_meta``
+    says it was built on exactly ``state``'s checked files (the copy is checked, not the
+    original, so a catalog replaced meanwhile cannot slip through), else (False, why not;
+    None when there is no catalog). Its materialised summary tables are kept; the views over
+    the shard files are made again with absolute paths (the dashboard's connection may read
+    only the listed files, named as the scan names them). Only a regular file is copied,
+    never followed through a symlink."""
     src = root / CATALOG_NAME
+    why = file_problem(src)
+    if why is not None:
+        return False, why
     try:
-        shutil.copyfile(src, dest)
+        fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return False, None
+    except OSError as e:
+        return False, f"cannot be read ({e.strerror or e})"
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False, "is not a regular file"
+        with os.fdopen(fd, "rb", closefd=False) as f, open(dest, "wb") as out:
+            shutil.copyfileobj(f, out)
         con = duck_connect(str(dest))
         try:
-            ok = _built_on(con, state)
-            if ok:
+            why = _mismatch(con, state)
+            if why is None:
                 con.execute(_view_sql(SUMMARY_TABLE, _file_views(con, state, None)))
                 con.execute("CHECKPOINT")
         finally:
             con.close()
-    except (OSError, duckdb.Error):
-        ok = False
-    if not ok:
+    except OSError as e:
+        why = f"cannot be read ({e.strerror or e})"
+    except duckdb.Error:
+        why = "is not a DuckDB catalog"
+    finally:
+        os.close(fd)
+    if why is not None:
         _remove_db(dest)
-    return ok
+    return why is None, why

@@ -467,7 +467,8 @@ def test_catalog_not_refreshed_is_said_bug(tmp_path: Path) -> None:
     assert r.exit_code == 0, r.output
     assert r.stderr.count("\n") == 1, r.stderr
     assert r.stderr.startswith("Warning: run x is recorded, but the catalog")
-    assert "was not refreshed (IsADirectoryError" in r.stderr
+    assert "was not refreshed (StoreError: the catalog" in r.stderr
+    assert "paohuzi.duckdb is a directory, not a regular file" in r.stderr
     # the run is there, and readers answer from it
     s = CliRunner().invoke(main, ["stats", "--data", str(tmp_path), "--json"])
     assert s.exit_code == 0 and json.loads(s.stdout)["runs"][0]["hands"] == 8
