@@ -266,3 +266,16 @@ def test_remove_run_of_a_symlink_removes_the_link_bug(root: Path, tmp_path: Path
     assert sorted(p.name for p in target.iterdir()) == sorted(
         p.name for p in (root / "runs" / "run=s").iterdir()
     )
+
+
+def test_a_symlinked_runs_folder_is_not_walked_bug(root: Path, tmp_path: Path) -> None:
+    # runs/ itself a link out of the store: said so, nothing behind it listed or removed
+    pid = dead_pid()
+    elsewhere = tmp_path / "elsewhere"
+    shutil.move(root / "runs", elsewhere)
+    (root / "runs").symlink_to(elsewhere, target_is_directory=True)
+    (elsewhere / f".x.tmp-{pid}").write_bytes(b"not walked")
+    found = find_leftovers(root)
+    assert (found.leftovers, found.in_use) == ([], [])
+    assert found.notes == ["runs is a symlink: not followed, its run folders not checked"]
+    assert (elsewhere / f".x.tmp-{pid}").exists()
