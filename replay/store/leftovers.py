@@ -41,7 +41,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from replay.store.layout import CATALOG_NAME, RUN_NAME_RE, StoreError
+from replay.store.layout import CATALOG_NAME, StoreError, check_run_name
 
 #: ``runs/.removing-NAME-PID``: a run being deleted by ``rm`` (process PID).
 REMOVING_RE = re.compile(r"\.removing-(.+)-(\d+)", re.S)
@@ -190,8 +190,9 @@ def _run_entry(e: os.DirEntry[str], root: Path, found: Findings) -> bool:
             return False  # gone meanwhile
         found.add(Leftover(NOT_A_FOLDER, path, rel, kind))
         return False
-    name = e.name.removeprefix("run=")
-    if not RUN_NAME_RE.fullmatch(name):
+    try:
+        check_run_name(e.name.removeprefix("run="))  # the tool's own test, exactly
+    except StoreError:
         why = "a name rm refuses: letters, digits, '.', '_', '-', at most 120; rename it to keep it"
         found.add(Leftover(ODD_NAME, path, rel, why, None, path))
         return False
