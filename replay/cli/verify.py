@@ -92,7 +92,8 @@ def verify(
     """Re-apply every event of every hand of RUN (all runs without RUN) through the engine's
     checked path (the compiled engine; --reference: the Python reference engine), recompute
     each recorded outcome (winner, deltas, 胡息, 等, 番, 名堂, source, stock left …) and check the
-    store around them (manifest, shard files, checksums, row counts, event order, decks).
+    store around them (manifest, shard files, checksums, row counts, event order, decks,
+    and each summary file, recomputed from the hands it summarises and compared).
     Every bad hand is reported with its run, hand, event seq and the reason; the check goes
     on. Exit status 1 if anything is bad, 0 otherwise.
 
@@ -146,7 +147,12 @@ def render_report(report: Any, max_lines: int = MAX_LINES_DEFAULT) -> str:
         lines.append(
             f"run {r.run}{status}: {r.hands:,} hands, {r.events:,} events verified — {state}"
         )
-    verdict = "all good" if report.ok else f"{report.n_bad:,} bad hand(s)"
+    verdict = "all good"
+    if not report.ok:
+        verdict = f"{report.n_bad:,} bad hand(s)"
+        other = sum(1 for p in report.problems if p.hand is None)
+        if other:
+            verdict += f", {other:,} problem(s) of runs or files"
     engines = sorted({r.engine for r in report.runs if r.engine})
     by = f" by the {' and '.join(engines)} engine" if engines else ""
     lines.append(

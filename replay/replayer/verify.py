@@ -13,6 +13,7 @@ What is checked:
   manifest gives; the progress totals add up; stray Parquet files are reported;
 * **shard**: both files are readable Parquet with the columns of :mod:`replay.record.schema`, the
   row counts the manifest gives, hand ids ``first_hand …`` in order, events grouped by hand;
+  a summary file it lists holds exactly what its hands give (recomputed and compared);
 * **hand**: the deck is a permutation of the 80 cards and the dealer a seat; events have
   ``seq`` 0, 1, 2 … in order and as many as ``n_events``; each decision is legal
   (``State.apply_checked``) and its stored ``kind``, ``card``, ``from_seat``, ``forced``,
@@ -425,10 +426,13 @@ def verify_shard(
     rules: dict[str, Any],
     checksums: bool = True,
     engine: str = "reference",
+    shape: dict[str, Any] | None = None,
 ) -> ShardResult:
     """Check one shard (both files) of a run. Never raises on bad data. The file-level
     checks are the same for both engines; ``engine`` (``"fast"`` / ``"reference"``) says
-    which one re-applies the hands."""
+    which one re-applies the hands. With ``shape`` (the manifest's ``rules`` and
+    ``params``) a summary file the shard lists is recomputed from its hands and compared
+    (:func:`replay.replayer.verify_summary.summary_problem`)."""
     res = ShardResult()
     idx = shard.get("index")
     first_hand = int(shard.get("first_hand", 0))
@@ -476,6 +480,12 @@ def verify_shard(
     hands_t, events_t = tables["hands"], tables["events"]
     if hands_t.num_rows != n_hands:
         shard_bad(f"{hands_t.num_rows:,} hands in the file, the manifest says {n_hands:,}")
+    if shape is not None:  # derived data checked against its source (LOG_FORMAT §10)
+        from replay.replayer.verify_summary import summary_problem
+
+        derived = summary_problem(Path(run_path), shard, shape, paths["hands"], checksums)
+        if derived is not None:
+            shard_bad(derived)
     try:
         hand_ids = hands_t.column("hand_id").to_pylist()
         n_events = hands_t.column("n_events").to_pylist()
@@ -905,8 +915,9 @@ def verify_store(
         rep.engine = engine
         if engine == "fast" and fast_unsupported(RuleSet.from_dict(m["rules"])) is not None:
             rep.engine = "reference"
+        shape = {"rules": m["rules"], "params": m.get("params") or {}}
         for s in shards:
-            tasks.append((rep, (name, str(path), s, m["rules"], checksums, rep.engine)))
+            tasks.append((rep, (name, str(path), s, m["rules"], checksums, rep.engine, shape)))
     total = sum(int(t[1][2]["hands"]) for t in tasks)
     done = 0
     if progress is not None:

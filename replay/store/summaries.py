@@ -8,18 +8,23 @@ from __future__ import annotations
 import collections
 import hashlib
 import io
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from engine.errors import CorruptLog
+from replay.store.scan import ChecksumCache, resolve_shard_path
 from replay.store.summary_schema import (
     KINDS,
     SUMMARY_SCHEMA,
     SUMMARY_TABLE,
     SUMMARY_VERSION,
     has_summary,
+    summary_hands,
     summary_path,
 )
 
@@ -81,8 +86,8 @@ def index_run(
     progress: Any = None,
     workers: int = 1,
 ) -> tuple[int, int]:
-    """Summarise every listed shard of a run that has no summary of this version yet, under
-    the run's lock (:class:`~replay.store.manifest.RunLock`); the manifest is rewritten as
+    """Summarise every listed shard of a run that has no summary of this version yet, or
+    whose summary file is missing or damaged (:func:`summary_problem`), under the run's lock (:class:`~replay.store.manifest.RunLock`); the manifest is rewritten as
     summaries are made (paced: :class:`~replay.store.manifest.ManifestWriter`) and at the
     end, so an interrupted index resumes about where it stopped (a summary file written but
     not yet listed is rewritten with the same bytes). With
@@ -97,7 +102,9 @@ def index_run(
         manifest = read_manifest(run_path)
         run = Run(run_path.name.removeprefix("run="), run_path, manifest)
         shards = run.shards
-        todo = [s for s in shards if not has_summary(s)]
+        cache = ChecksumCache(run_path.parent.parent)
+        todo = [s for s in shards if summary_problem(run_path, s, cache) is not None]
+        cache.save()
         writer = ManifestWriter(run_path, manifest)
         progress_doc = manifest.get("progress")
         try:
@@ -116,15 +123,55 @@ def index_run(
         return len(todo), len(shards) - len(todo)
 
 
+def summary_problem(run_path: Path, shard: dict[str, Any], cache: ChecksumCache) -> str | None:
+    """Why a shard's summary cannot be used, or None: none listed of this version, or its
+    file missing, not a regular file, not of the listed size, rows or SHA-256, or counting
+    other hands than its shard holds (a summary of another shard, or made up). The file's
+    SHA-256 and footer come from ``cache`` when it vouches for them; the hand count is read
+    (a few KB)."""
+    if not has_summary(shard):
+        return "no summary of this version"
+    entry = shard["files"][SUMMARY_TABLE]
+    rel = entry.get("path")
+    try:
+        path = resolve_shard_path(run_path, rel)
+        st = os.stat(path)
+    except CorruptLog as e:
+        return str(e)
+    except OSError:
+        return f"summary file {rel} is missing"
+    if not stat.S_ISREG(st.st_mode):
+        return f"summary file {rel} is not a regular file"
+    if st.st_size != entry.get("bytes"):
+        return (
+            f"summary file {rel} has {st.st_size:,} bytes, the manifest says {entry.get('bytes')}"
+        )
+    try:
+        rows, _ = cache.footer(path, st, False)
+        if rows != entry.get("rows"):
+            return f"summary file {rel} has {rows:,} rows, the manifest says {entry.get('rows')}"
+        if cache.sha256(path, st) != entry.get("sha256"):
+            return f"summary file {rel} does not match its SHA-256 in the manifest"
+        n = summary_hands(path)
+    except (OSError, ValueError, pa.ArrowException) as e:
+        return f"summary file {rel} is corrupt: {' '.join(str(e).split())[:120]}"
+    if n != shard.get("hands"):
+        return f"summary file {rel} counts {n:,} hands, its shard holds {shard.get('hands')}"
+    return None
+
+
 def _summarise_one(
     name: str, path: Path, shard: dict[str, Any], shape: dict[str, Any]
 ) -> dict[str, Any]:
     """Read one shard's ``hands`` (checked) and write its summary; ``shape`` holds the
-    manifest's ``rules`` and ``params`` (a worker never receives the whole manifest)."""
+    manifest's ``rules`` and ``params`` (a worker never receives the whole manifest). The
+    shard is checked without its old summary file, which is being replaced."""
     from replay.store.runs import Run
 
-    run = Run(name, path, {**shape, "shards": [shard]})
-    return write_summary(path, int(shard["index"]), run.read_shard(shard, "hands"), shape)
+    files = {t: f for t, f in shard["files"].items() if t != SUMMARY_TABLE}
+    bare = {**shard, "files": files}
+    run = Run(name, path, {**shape, "shards": [bare]})
+    return write_summary(path, int(shard["index"]), run.read_shard(bare, "hands"), shape)
 
 
 def _summarise(run: Any, todo: list[dict[str, Any]], manifest: dict[str, Any], workers: int) -> Any:

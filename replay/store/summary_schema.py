@@ -232,6 +232,18 @@ def has_summary(shard: dict[str, Any]) -> bool:
     return isinstance(e, dict) and e.get("version") == SUMMARY_VERSION
 
 
+def summary_hands(path: Any) -> int:
+    """The hands a summary file counts (``n`` summed over its ``hands`` rows): its shard's
+    hand count when it summarises that shard. Raises as :func:`pyarrow.parquet.read_table`
+    does."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    t = pq.ParquetFile(path).read(columns=["kind", "n"])  # no filters: no pyarrow.dataset
+    n = pc.filter(t.column("n"), pc.equal(t.column("kind"), "hands"))
+    return int(pc.sum(n).as_py() or 0)
+
+
 def summarized(info: Any) -> bool:
     """Whether a scanned run (:class:`~replay.store.scan.RunInfo`) has a checked summary file
     for every listed shard."""
