@@ -84,7 +84,7 @@ def parse_card(token: str) -> int:
     m = _ASCII_RE.fullmatch(t)
     if m:
         return (10 if t[0] in "bB" else 0) + int(m.group(1)) - 1
-    raise InvalidNotation(f"unknown card {token!r}")
+    raise InvalidNotation(f"unknown card {quote(token)}")
 
 
 def parse_cards(text: str) -> list[int]:

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from typing import Any
 
-from engine.errors import InvalidRules
+from engine.errors import InvalidRules, quote
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "players": (3, 4),
@@ -73,7 +73,7 @@ class RuleSet:
                 raise InvalidRules(f"rule {f.name}={v!r}: expected {expected.__name__}")
             if f.name in _CHOICES and v not in _CHOICES[f.name]:
                 allowed = ", ".join(str(c) for c in _CHOICES[f.name])
-                raise InvalidRules(f"rule {f.name}={v!r}: expected one of {allowed}")
+                raise InvalidRules(f"rule {f.name}={quote(v)}: expected one of {allowed}")
         if not 1 <= self.min_huxi <= 99:
             raise InvalidRules(f"rule min_huxi={self.min_huxi}: expected 1..99")
         if not 1 <= self.huangzhuang_rotate <= MAX_HUANGZHUANG_ROTATE:
@@ -103,7 +103,7 @@ class RuleSet:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(d) - known)
         if unknown:
-            raise InvalidRules(f"unknown rule switch {unknown[0]!r}")
+            raise InvalidRules(f"unknown rule switch {quote(unknown[0])}")
         return cls(**d)
 
     @classmethod
@@ -129,9 +129,9 @@ class RuleSet:
             key = key.strip().replace("-", "_")
             raw = raw.strip()
             if not sep or not key:
-                raise InvalidRules(f"malformed rule override {a!r}: expected key=value")
+                raise InvalidRules(f"malformed rule override {quote(a)}: expected key=value")
             if key not in types:
-                raise InvalidRules(f"unknown rule switch {key!r} in {a!r}")
+                raise InvalidRules(f"unknown rule switch {quote(key)} in {quote(a)}")
             t = types[key]
             if t in ("bool", bool):
                 low = raw.lower()
@@ -140,12 +140,12 @@ class RuleSet:
                 elif low in ("0", "false", "no", "off"):
                     changes[key] = False
                 else:
-                    raise InvalidRules(f"rule override {a!r}: expected on/off")
+                    raise InvalidRules(f"rule override {quote(a)}: expected on/off")
             elif t in ("int", int):
                 try:
                     changes[key] = int(raw)
                 except ValueError:
-                    raise InvalidRules(f"rule override {a!r}: expected an integer") from None
+                    raise InvalidRules(f"rule override {quote(a)}: expected an integer") from None
             else:
                 changes[key] = raw
         return dataclasses.replace(self, **changes)
@@ -196,5 +196,5 @@ def find_rules(name: str) -> RuleSet:
     key = ALIASES.get(key, key)
     if key not in PRESETS:
         known = ", ".join(PRESETS)
-        raise InvalidRules(f"unknown rule preset {name!r} (known: {known})")
+        raise InvalidRules(f"unknown rule preset {quote(name)} (known: {known})")
     return PRESETS[key]
