@@ -11,6 +11,7 @@ from typing import BinaryIO
 from engine.errors import PaohuziError
 from replay.calculator.protocol import (
     MAX_LINE_BYTES,
+    MAX_SKIP_BYTES,
     BatchStats,
     LineTooLong,
     read_lines,
@@ -20,6 +21,7 @@ from replay.calculator.protocol import (
 __all__ = [
     "ENGINES",
     "MAX_LINE_BYTES",
+    "MAX_SKIP_BYTES",
     "BatchStats",
     "LineTooLong",
     "fast_available",
@@ -29,21 +31,23 @@ __all__ = [
 
 
 def run_batch(
-    lines: Iterable[bytes | str],
+    lines: Iterable[bytes | str | LineTooLong],
     out: BinaryIO,
     *,
     rules: str = "hunan",
     overrides: Sequence[str] = (),
     engine: str = "reference",
 ) -> BatchStats:
-    """Score JSON lines, writing one JSON line per non-blank input line, in order.
+    """Score JSON lines, writing one JSON line per input line, in order, whatever it holds.
 
     Each input is an object like ``{"hand": "…", "melds": ["pao:伍"], "card": "拾",
     "source": "other", "rules": "hunan"}`` (only ``hand`` is required; also ``set``, ``haidi``,
     ``dihu``, ``tianhu``, and ``id``, which is echoed). Each output has ``win``, ``huxi`` (null
     when the hand cannot be split), ``reason``, ``deng``, ``fan`` and ``score`` (null unless a
-    scored win); a bad line gives ``{"line": n, "error": "…"}`` and the batch goes on
-    (STYLE §12). ``rules`` and ``overrides`` are the defaults for lines without their own.
+    scored win); a bad line (blank, not UTF-8, not a JSON object, a :class:`LineTooLong` from
+    :func:`read_lines`, an invalid request) gives ``{"line": n, "error": "…"}`` and the batch
+    goes on (STYLE §12). ``rules`` and ``overrides`` are the defaults for lines without their
+    own. What was answered is written even when ``lines`` raises.
 
     ``engine``: ``reference`` evaluates each line with :func:`engine.hu.evaluate_hu`;
     ``fast`` scores chunks of lines with the compiled kernel (:mod:`replay.calculator.fast`
@@ -54,9 +58,10 @@ def run_batch(
     >>> buf = io.BytesIO()
     >>> run_batch(['{"hand": "壹贰叁柒捌玖六七八九九", "melds": ["pao:伍", "peng:三", '
     ...            '"chi:二,七,十"]}', '', '{"hand": "壹X"}'], buf)
-    BatchStats(lines=3, results=1, errors=1)
+    BatchStats(lines=3, results=1, errors=2)
     >>> print(buf.getvalue().decode(), end="")
     {"win":true,"huxi":19,"reason":null,"deng":null,"fan":null,"score":null}
+    {"line":2,"error":"blank line"}
     {"line":3,"error":"bad hand: unknown card 'X' at position 1 in '壹X'"}
     """
     if engine not in ENGINES:

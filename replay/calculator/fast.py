@@ -9,6 +9,7 @@ and how many the Python did (``record.compiled``, ``record.python``).
 
 from __future__ import annotations
 
+import io
 import itertools
 import logging
 import sys
@@ -21,14 +22,12 @@ from engine.groups import EAT_SHAPE_ID, TABLE_KINDS, Group, GroupKind
 from engine.hu import HuContext, NoWin
 from engine.rules import RuleSet
 from replay.calculator.protocol import (
-    _SCAN,
     BatchStats,
     LineTooLong,
     _batch_answer,
     _batch_error,
     _batch_parse,
-    _json_error,
-    _strip,
+    _line_object,
     run_reference,
 )
 from replay.calculator.request import SOURCES, load_rules
@@ -107,7 +106,7 @@ class _FastScorer:
                 try:
                     r = r.encode()
                 except (UnicodeEncodeError, AttributeError):
-                    r = b"\0"  # not understood: the Python reads the original
+                    r = b"\0"  # not understood (a lone surrogate, a LineTooLong): the Python's
             raws.append(r)
         n = len(raws)
         data = b"".join(raws)
@@ -119,7 +118,7 @@ class _FastScorer:
         obuf = np.empty(bs.out_capacity(n, len(data)), dtype=np.uint8)
         total = bs.score_chunk(arr, starts, self.p0, *t.args(), status, obuf, out_end)
         view = memoryview(obuf)
-        fallback = np.flatnonzero(status == bs.FALLBACK).tolist()
+        fallback = np.flatnonzero(status != bs.DONE).tolist()  # a blank line is answered too
         done = int(np.count_nonzero(status == bs.DONE))
         self.compiled += done
         self.python += len(fallback)
@@ -152,16 +151,9 @@ class _FastScorer:
         codes_q: list[list[tuple[int, int]]] = []
         for i in idx:
             n = base + i + 1
-            line = _strip(pending[i])
-            if not line:
-                continue
-            try:
-                text = line.decode() if type(line) is bytes else line
-                obj, end = _SCAN(text, 0)
-                if end != len(text):
-                    raise ValueError
-            except (ValueError, StopIteration, RecursionError):
-                texts[i] = _batch_error(n, _json_error(line)) + "\n"
+            obj, error = _line_object(pending[i])
+            if error is not None:
+                texts[i] = _batch_error(n, error) + "\n"
                 errors += 1
                 continue
             try:
@@ -248,17 +240,20 @@ class _FastScorer:
 
 
 def run_batch_fast(
-    lines: Iterable[bytes | str],
+    lines: Iterable[bytes | str | LineTooLong],
     out: BinaryIO,
     rules: str,
     overrides: tuple[str, ...],
     engine: str = "fast",
 ) -> BatchStats:
-    """:func:`replay.calculator.batch.run_batch` with ``engine="fast"``: chunks of lines through the compiled scorer.
+    """:func:`replay.calculator.batch.run_batch` with ``engine="fast"``: chunks of lines through
+    the compiled scorer.
 
     The scorer is built (compiled, or loaded from numba's cache) at the first line, so an
-    empty input or a first line that is too long costs nothing. With ``engine="auto"`` a
-    scorer that cannot be built (numba broken) means the reference, with a note on stderr.
+    empty input costs nothing. With ``engine="auto"`` a scorer that cannot be built (numba
+    broken) means the reference, with a note on stderr. A chunk the scorer fails on (a bug) is
+    answered by the reference, so no line loses its answer; what was answered is written when
+    the input fails.
     """
     load_rules(rules, overrides)  # fail early, before any output
     it = iter(lines)
@@ -267,9 +262,6 @@ def run_batch_fast(
     except StopIteration:
         out.flush()
         return BatchStats(0, 0, 0)
-    except LineTooLong:
-        out.flush()
-        raise
     try:
         scorer = _FastScorer(rules, overrides)
     except Exception as e:
@@ -287,7 +279,16 @@ def run_batch_fast(
     def emit() -> None:
         nonlocal results, errors
         if pending:
-            data, r, e = scorer.chunk(pending, n - len(pending))
+            base = n - len(pending)
+            try:
+                data, r, e = scorer.chunk(pending, base)
+            except Exception as exc:  # the scorer's bug: the reference answers these lines
+                _log.warning(
+                    "fast batch: chunk at line %d: %r; the reference answers it", base, exc
+                )
+                buf = io.BytesIO()
+                st = run_reference(pending, buf, rules, overrides, start=base)
+                data, r, e = buf.getvalue(), st.results, st.errors
             results += r
             errors += e
             pending.clear()
@@ -300,12 +301,9 @@ def run_batch_fast(
             pending.append(raw)
             if len(pending) >= _FAST_CHUNK:
                 emit()
-    except LineTooLong:
-        emit()  # what was scored before the long line is written
+    finally:
+        emit()  # what was read is answered and written, even when the input fails
         out.flush()
-        raise
-    emit()
-    out.flush()
     _log.debug(
         "fast batch: %d lines, %d by the compiled parser, %d by the reference parser",
         n,

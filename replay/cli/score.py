@@ -64,7 +64,7 @@ from replay.cli.main import InputError
     default=1 << 16,
     show_default=True,
     metavar="N",
-    help="With --batch: stop with an error at an input line longer than N bytes.",
+    help="With --batch: a longer input line is answered with an error line (and skipped).",
 )
 def score(
     hand: str | None,
@@ -92,9 +92,12 @@ def score(
 
     A --batch line is a JSON object: {"hand": "…", "melds": ["pao:伍"], "card": "拾",
     "source": "other", "rules": "hunan", "set": ["min_huxi=10"], "haidi": false, "dihu":
-    false, "tianhu": false, "id": …} (only "hand" is required; "id" is echoed). Each line
-    out has win, huxi, reason, deng, fan and score, or {"line": N, "error": "…"}. The file
-    is read line by line; a line longer than --max-line-bytes stops the batch with an error.
+    false, "tianhu": false, "id": …} (only "hand" is required; "id" is echoed). Every line in
+    gets one line out, in order: win, huxi, reason, deng, fan and score, or {"line": N,
+    "error": "…"} for a line that is blank, not UTF-8, not a JSON object, longer than
+    --max-line-bytes or not a valid request. The exit status is 0 when every line was
+    answered (error lines included); 2 when the file cannot be read, or has no line end in
+    its first GiB (what was answered before is written).
     --engine fast (the default when numba is installed) scores chunks of lines with the
     compiled kernel, ~30× the reference, same bytes; the first run compiles it (~40 s, said
     once on a terminal's stderr), later runs load it from numba's cache.

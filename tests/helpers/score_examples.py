@@ -58,7 +58,8 @@ BATCH_LINES = [
 
 def check_batch_output(out: str) -> None:
     got = [json.loads(line) for line in out.splitlines()]
-    assert len(got) == len(BATCH_LINES) - 1  # the blank line gives nothing
+    assert len(got) == len(BATCH_LINES)  # every line is answered, the blank one too
+    assert got.pop(2) == {"line": 3, "error": "blank line"}
     assert got[0] == {
         "win": True,
         "huxi": 19,

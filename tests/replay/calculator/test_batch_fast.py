@@ -139,6 +139,11 @@ def _mutate(rng: random.Random, req: dict[str, Any]) -> str | bytes:
         req.pop("hand")
     elif r < 0.81:
         return rng.choice(('["a list"]', "3", '"s"', "null", "{}", "[]"))
+    elif r < 0.84:
+        return rng.choice(HOSTILE)
+    elif r < 0.85:  # more cards than a seat holds (RULES §7)
+        req["hand"] = req["hand"] + rng.choice(("", "一", "一二"))
+        req["melds"] = [*req.get("melds", []), rng.choice(("peng:拾", "pao:拾", "chi:贰,柒,拾"))]
     text = json.dumps(req, ensure_ascii=rng.random() < 0.03)
     r = rng.random()
     if r < 0.05:
@@ -167,6 +172,33 @@ def _mutate(rng: random.Random, req: dict[str, Any]) -> str | bytes:
         return rng.choice(("", "   ", "\t"))
     return text
 
+
+#: Lines that once crashed a batch or made its output invalid JSON (issue 20, item 9).
+HOSTILE: tuple[str | bytes, ...] = (
+    '{"hand": "一二三", "id": "\\ud800"}',  # a lone surrogate in the echoed id
+    '{"hand": "一二三", "id": ["a", "\\udfff"]}',
+    '{"hand": "一二三", "id": "\ud800"}',  # the same, raw (a str line)
+    '{"hand": "一二三", "id": 1e400}',  # Infinity
+    '{"hand": "一二三", "id": [NaN]}',
+    '{"hand": "一二三", "id": -Infinity}',
+    '{"hand": "一二三", "id": ' + "7" * 5000 + "}",  # over Python's int limit
+    '{"hand": "一二三", "id": ' + "7" * 400 + "}",
+    '{"hand": "一二三", "haidi": 1e400}',
+    "\ufeff" + '{"hand": "一二三"}',  # a byte-order mark
+    '{"hand": "一二三"}\r\n',
+    b'{"hand": "\x00"}',
+    b"\x00\x00",
+    b'{"hand": "\xed\xa0\x80"}',  # a surrogate in UTF-8 bytes: not UTF-8
+    b"\xff\xfe{}",
+    "",
+    "\r\n",
+    '{"hand": "一二三", "set": ["' + "x" * 3000 + '=1"]}',
+    '{"hand": "一二三", "rules": "' + "x" * 3000 + '"}',
+    '{"hand": "一二三", "' + "k" * 3000 + '": 1}',
+    '{"hand": "一二三", "melds": [' + ",".join(["1"] * 3000) + "]}",
+    '{"hand": "一二三", "card": "' + "x" * 3000 + '"}',
+    '{"hand": "一二三", "source": "\\udc80"}',
+)
 
 _ASCII = {ch: card_ascii(k) for k, ch in enumerate(CARD_CHARS)}
 
@@ -288,12 +320,14 @@ def test_generated_lines_cover_wins_non_wins_and_errors() -> None:
     errors = " ".join(g["error"] for g in got if "error" in g)
     for needle in ("bad JSON", "not UTF-8", "unknown card", "malformed meld", "copies of",
                    "unknown key", 'missing "hand"', "unknown source", "needs a hu card",
-                   "must be a", "expected a JSON object", "unknown rule"):  # fmt: skip
+                   "must be a", "expected a JSON object", "unknown rule", "blank line",
+                   "a seat holds at most", "lone surrogate", "NaN or Infinity",
+                   "more than 4,300 digits"):  # fmt: skip
         assert needle in errors, needle
 
 
 def test_the_score_cli_batch_examples() -> None:
-    assert assert_same(BATCH_LINES) == len(BATCH_LINES) - 1
+    assert assert_same(BATCH_LINES) == len(BATCH_LINES)
     assert assert_same([s.encode() for s in BATCH_LINES], "luzhou", ("min_huxi=10",)) > 0
 
 
@@ -302,17 +336,21 @@ def test_chunk_boundaries_and_line_numbers(monkeypatch: pytest.MonkeyPatch) -> N
     assert_same([s.encode() if isinstance(s, str) else s for s in generated_lines(300, 9)])
 
 
-def test_line_too_long_stops_both_after_the_same_output() -> None:
+def test_line_too_long_is_answered_by_both_and_the_batch_goes_on() -> None:
     good = [s.encode() for s in calculator.generate_batch_lines(30, 2)]
     data = b"\n".join([*good, b'{"hand": "' + "壹".encode() * 200 + b'"}', *good]) + b"\n"
     results = []
     for engine in ("fast", "reference"):
         buf = io.BytesIO()
-        with pytest.raises(calculator.LineTooLong) as e:
-            calculator.run_batch(calculator.read_lines(io.BytesIO(data), 300), buf, engine=engine)
-        results.append((buf.getvalue(), str(e.value)))
+        calculator.run_batch(calculator.read_lines(io.BytesIO(data), 300), buf, engine=engine)
+        results.append(buf.getvalue())
     assert results[0] == results[1]
-    assert results[0][0].count(b"\n") == 30
+    rows = results[0].decode().splitlines()
+    assert len(rows) == 61 and rows[:30] == rows[31:]
+    assert json.loads(rows[30]) == {
+        "line": 31,
+        "error": "longer than 300 bytes, the limit (raise it with --max-line-bytes)",
+    }
 
 
 def test_cli_engines_write_the_same_bytes(tmp_path: Path) -> None:
@@ -439,7 +477,7 @@ def test_respelled_generated_lines_are_byte_identical(
     lines = generated_lines(1500, seed, respell=True)
     assert assert_same(lines) > 1000
     compiled, python = _fast_counts(caplog)
-    assert compiled > 500 and python > 300
+    assert compiled > 400 and python > 300
 
 
 @pytest.mark.parametrize("where", ["hand", "melds", "id"])

@@ -1,9 +1,11 @@
 """Every input is bounded (issue 10): replay files are read up to --max-bytes (1 MiB by
 default) and never more, /dev/zero and FIFOs included; ``score --batch`` reads line by line
-with a cap per line (--max-line-bytes). Over the limit: one ``Error:`` line, exit 2."""
+with a cap per line (--max-line-bytes). Over the limit: one ``Error:`` line, exit 2 (a
+``--batch`` line over its cap is answered by an error line instead, issue 20)."""
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import subprocess
@@ -128,9 +130,13 @@ def test_batch_line_cap_keeps_what_was_scored(tmp_path: Path) -> None:
     batch = tmp_path / "b.jsonl"
     batch.write_text(GOOD_LINE + "\n" + GOOD_LINE + "\n" + "x" * 70_000 + "\n" + GOOD_LINE + "\n")
     res = CliRunner().invoke(main, ["score", "--batch", str(batch)])
-    assert res.exit_code == 2
-    assert len(res.stdout.splitlines()) == 2 and '"win":true' in res.stdout
-    one_error(res.stderr, "b.jsonl", "line 3", "--max-line-bytes")
+    assert res.exit_code == 0  # the long line is answered and skipped (issue 20, item 9)
+    out = res.stdout.splitlines()
+    assert len(out) == 4 and '"win":true' in out[3] and res.stderr == ""
+    assert json.loads(out[2]) == {
+        "line": 3,
+        "error": "longer than 65,536 bytes, the limit (raise it with --max-line-bytes)",
+    }
     res = CliRunner().invoke(main, ["score", "--batch", str(batch), "--max-line-bytes", "100000"])
     assert res.exit_code == 0
     out = res.stdout.splitlines()
@@ -144,10 +150,9 @@ def test_batch_line_exactly_at_the_cap(tmp_path: Path) -> None:
     res = CliRunner().invoke(main, ["score", "--batch", str(batch), "--max-line-bytes", str(n)])
     assert res.exit_code == 0 and len(res.stdout.splitlines()) == 2
     res = CliRunner().invoke(main, ["score", "--batch", str(batch), "--max-line-bytes", str(n - 1)])
-    assert res.exit_code == 2
+    assert res.exit_code == 0 and res.stdout.count('"error":"longer than') == 2
 
 
 def test_batch_from_stdin_is_bounded_too() -> None:
     res = CliRunner().invoke(main, ["score", "--batch", "-"], input="y" * 100_000)
-    assert res.exit_code == 2
-    one_error(res.stderr, "stdin", "line 1")
+    assert res.exit_code == 0 and res.stdout.startswith('{"line":1,"error":"longer than 65,536')
