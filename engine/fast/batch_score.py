@@ -104,6 +104,8 @@ _SOURCE_WORDS = _WORDS[_W_SOURCES:]
 # card; without, the code of "liang-dealer" but not its 天胡.
 _S_OTHER = _SOURCE_WORDS.index("other")
 _S_LIANG_DEALER = _SOURCE_WORDS.index("liang-dealer")
+_GK_PAO = int(GroupKind.PAO)
+_GK_TI = int(GroupKind.TI)
 
 # Output fragments.
 _F_OPEN = 0
@@ -895,6 +897,23 @@ def _finish_line(tot: Any, req: Any, sources: Any) -> tuple[bool, int, int, int,
 
 
 @njit(cache=True)
+def _over_a_seat(tot: Any, hc: Any, mk: Any, nm: int, card: int) -> bool:
+    """More cards than a seat holds, which ``calculator.request`` refuses (RULES.md §7): hand +
+    table + hu card > 21 + max(0, q − 1), q the 跑/提 on the table and, without a hu card, the
+    hand's 4-of-a-kinds."""
+    q = 0
+    for j in range(nm):
+        if mk[j] == _GK_PAO or mk[j] == _GK_TI:
+            q += 1
+    n = 0
+    for k in range(20):
+        n += tot[k]
+        if card < 0 and hc[k] == 4:
+            q += 1
+    return n > 21 + max(0, q - 1)
+
+
+@njit(cache=True)
 def score_chunk(
     data: Any,
     starts: Any,
@@ -948,7 +967,7 @@ def score_chunk(
         ):  # fmt: skip
             continue
         ok, card, src, th, haidi, dihu, scored = _finish_line(tot, req, sources)
-        if not ok:
+        if not ok or _over_a_seat(tot, hc, mk, req[_R_MELDS], card):
             continue
         _k.hu_eval_ws(params, mk, mc, req[_R_MELDS], hc, card, src, th, haidi, dihu, res, ws)
         if res[_k.O_REASON] < 0 or res[_k.O_REASON] > n_reasons:

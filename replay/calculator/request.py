@@ -8,19 +8,20 @@ source (RULES.md §10.3), then evaluate it with :func:`engine.hu.evaluate_hu`.
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from engine import hu as _hu
 from engine.cards import CARD_CHARS, COPIES, NUM_KINDS, card_char, parse_card, parse_cards
-from engine.errors import InvalidNotation
+from engine.errors import QUOTE_LIMIT, InvalidNotation, quote
 from engine.groups import QUAD_KINDS, Group
 from engine.hu import HuContext, HuResult, Source
 from engine.melds import parse_meld
 from engine.rules import RuleSet, find_rules
 
-__all__ = ["SOURCES", "ScoreRequest", "evaluate", "load_rules", "parse_request"]
+__all__ = ["SOURCES", "ScoreRequest", "evaluate", "load_rules", "parse_request", "seat_limit"]
 
 #: ``--source`` names → (engine source, is a 天胡). The 亮张 hu is always 天胡 (§9, C5).
 SOURCES: dict[str, tuple[Source, bool]] = {
@@ -32,7 +33,8 @@ SOURCES: dict[str, tuple[Source, bool]] = {
 }
 
 _RULES_CACHE: dict[tuple[str, tuple[str, ...]], tuple[str, RuleSet]] = {}
-_MELD_CACHE: dict[str, tuple[Group, int]] = {}
+# token → (group, packed copies, cards, 1 if a 跑/提)
+_MELD_CACHE: dict[str, tuple[Group, int, int, int]] = {}
 _CACHE_LIMIT = 4096
 _FAST_KIND = {ch: parse_card(ch) for ch in CARD_CHARS}
 
@@ -65,13 +67,42 @@ _HIGH = sum(0xF8 << (8 * k) for k in range(NUM_KINDS))
 _CTX_CACHE: dict[tuple[Source, bool, bool, bool], HuContext] = {}
 
 
-def _meld_entry(token: str) -> tuple[Group, int]:
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = QUOTE_LIMIT
+_REPR.maxlevel = 3
+
+
+def shown(value: object) -> str:
+    """An input value for an error message: a string as :func:`engine.errors.quote` cuts it,
+    anything else as a short ``repr`` (a list of 10,000 items, or nested 500 deep, is not
+    echoed whole).
+
+    >>> shown([1] * 10_000)
+    '[1, 1, 1, 1, 1, 1, ...]'
+    """
+    return quote(value) if isinstance(value, str) else _REPR.repr(value)
+
+
+def seat_limit(quads: int) -> int:
+    """The most cards a seat holds at a hu, the hu card included: N + 1 = T + 1 with
+    T = 20 + max(0, q − 1), q its 跑/提 (RULES.md §7; the dealer's 21 dealt cards are this with
+    q ≤ 1). More is no hand of this game, refused rather than scored.
+
+    >>> [seat_limit(q) for q in range(4)]
+    [21, 21, 22, 23]
+    """
+    return 21 + max(0, quads - 1)
+
+
+def _meld_entry(token: str) -> tuple[Group, int, int, int]:
     hit = _MELD_CACHE.get(token) if isinstance(token, str) else None
     if hit is None:
         if not isinstance(token, str):
-            raise InvalidNotation(f"malformed meld {token!r}: expected a string like 'peng:三'")
+            raise InvalidNotation(
+                f"malformed meld {shown(token)}: expected a string like 'peng:三'"
+            )
         g = parse_meld(token)
-        hit = (g, sum(_PACK[k] for k in g.cards))
+        hit = (g, sum(_PACK[k] for k in g.cards), len(g.cards), int(g.kind in QUAD_KINDS))
         if len(_MELD_CACHE) >= _CACHE_LIMIT:
             _MELD_CACHE.clear()
         _MELD_CACHE[token] = hit
@@ -93,7 +124,7 @@ def _prepare(
     (they produce the error messages).
     """
     if type(hand) is not str:
-        raise InvalidNotation(f"bad hand {hand!r}: expected a string of cards")
+        raise InvalidNotation(f"bad hand {shown(hand)}: expected a string of cards")
     try:
         kinds = list(map(_FAST_KIND.__getitem__, hand))
     except KeyError:
@@ -102,7 +133,7 @@ def _prepare(
         except InvalidNotation as e:
             raise InvalidNotation(f"bad hand: {e}") from None
     if isinstance(melds, str):
-        raise InvalidNotation(f"bad melds {melds!r}: expected a list of meld tokens")
+        raise InvalidNotation(f"bad melds {shown(melds)}: expected a list of meld tokens")
     try:
         entries = [_MELD_CACHE[t] for t in melds]
     except (KeyError, TypeError):
@@ -114,7 +145,7 @@ def _prepare(
         kind = _FAST_KIND.get(card) if type(card) is str else None
         if kind is None:
             if not isinstance(card, str):
-                raise InvalidNotation(f"bad hu card {card!r}: expected one card")
+                raise InvalidNotation(f"bad hu card {shown(card)}: expected one card")
             try:
                 kind = parse_card(card)
             except InvalidNotation as e:
@@ -126,20 +157,28 @@ def _prepare(
         src, tian = Source.LIANG_DEALER, False
     else:
         if type(source) is not str:
-            raise InvalidNotation(f"bad source {source!r}: expected one of {', '.join(SOURCES)}")
+            known = ", ".join(SOURCES)
+            raise InvalidNotation(f"bad source {shown(source)}: expected one of {known}")
         entry = SOURCES.get(source)
         if entry is None:
             key = source.strip().lower().replace("_", "-")
             entry = SOURCES.get(key)
             if entry is None:
                 known = ", ".join(SOURCES)
-                raise InvalidNotation(f"unknown source {source!r} (known: {known})")
+                raise InvalidNotation(f"unknown source {quote(source)} (known: {known})")
             source = key
         if kind is None and source != "liang-dealer":
-            raise InvalidNotation(f"source {source!r} needs a hu card (--card)")
+            raise InvalidNotation(f"source {quote(source)} needs a hu card (--card)")
         src, tian = entry
     if (packed + _ADD3) & _HIGH or len(kinds) + 4 * len(groups) >= 250:
         _check_copies(kinds, groups, kind, hand)
+    n = len(kinds) + (kind is not None)
+    q = 0
+    for entry_ in entries:
+        n += entry_[2]
+        q += entry_[3]
+    if n > 21 + max(0, q - 1):  # seat_limit(q), inlined: the hot path
+        _check_seat(kinds, n, q, kind)
     ckey = (src, tian or tianhu, haidi, dihu)
     ctx = _CTX_CACHE.get(ckey)
     if ctx is None:
@@ -216,8 +255,23 @@ def _check_copies(hand: list[int], melds: list[Group], card: int | None, text: s
         return
     k = max(range(NUM_KINDS), key=counts.__getitem__)
     raise InvalidNotation(
-        f"{counts[k]} copies of {card_char(k)} across hand {text!r}, melds and card "
+        f"{counts[k]} copies of {card_char(k)} across hand {quote(text)}, melds and card "
         f"(the deck has {COPIES})"
+    )
+
+
+def _check_seat(hand: list[int], n: int, q: int, card: int | None) -> None:
+    """Refuse more cards than a seat holds (RULES.md §7). Without a hu card the hand is the
+    closed hand, whose 4-of-a-kinds are 提 (§10.3 step 0)."""
+    if card is None:
+        q += sum(hand.count(k) == COPIES for k in set(hand))
+    limit = seat_limit(q)
+    if n <= limit:
+        return
+    what = "with the hu card" if card is not None else "in the closed hand"
+    raise InvalidNotation(
+        f"{n} cards {what} ({len(hand)} in hand, {n - len(hand) - (card is not None)} on the"
+        f" table): a seat holds at most {limit} with {q} 跑/提 (RULES §7)"
     )
 
 
