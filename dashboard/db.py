@@ -5,10 +5,11 @@ The connection (:func:`replay.store.catalog.open_catalog`) is shared by every se
 shard listed). A DuckDB connection is not thread-safe, so each query runs on its own
 ``cursor()``. DuckDB errors become :class:`StoreReadError`, one line that the page shows.
 
-The SQL page's typed queries run on a connection of their own, with the limits of
-:mod:`dashboard.services.sqllimits` (memory, spill space, threads; rows, bytes and seconds of
-the result). Every text a page shows from here names files relative to the store
-(:func:`redact`), never by the server's absolute paths.
+The SQL page's typed queries run in a process of their own over a copy of the same catalog
+(:mod:`dashboard.services.sqlprocess`), with the limits of :mod:`dashboard.services.sqllimits`
+(memory, spill space, threads; rows, bytes and seconds of the result). Every text a page
+shows from here names files relative to the store (:func:`redact`), never by the server's
+absolute paths.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ import tempfile
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +30,10 @@ import duckdb
 import pandas as pd
 import streamlit as st
 
-from dashboard.services import sqllimits
+from dashboard.services import sqllimits, sqlprocess
 from dashboard.services.paths import Redactor
-from dashboard.services.sqlguard import RefusedSQL, check_select
 from dashboard.services.sqllimits import SqlLimits
+from dashboard.services.sqlprocess import SqlResult
 from replay.store.catalog import open_catalog, prepare_catalog
 from replay.store.layout import default_data_dir
 from replay.store.scan import StoreState, quick_signature, scan_store, signature
@@ -176,13 +176,6 @@ def _connection(root: str, sig: str) -> duckdb.DuckDBPyConnection:
     return _open(root, sig)
 
 
-@st.cache_resource(show_spinner=False, max_entries=1)
-def _sql_connection(
-    root: str, sig: str, settings: tuple[tuple[str, str], ...]
-) -> duckdb.DuckDBPyConnection:
-    return _open(root, sig, dict(settings))
-
-
 def connection() -> duckdb.DuckDBPyConnection:
     st_ = store_state()
     return _connection(st_.root, st_.signature)
@@ -199,35 +192,6 @@ def sql_limits() -> SqlLimits:
     """The SQL page's limits from the environment (:func:`dashboard.services.sqllimits.from_env`;
     :class:`~dashboard.services.sqllimits.LimitsError` for a bad value)."""
     return sqllimits.from_env(os.environ)
-
-
-def sql_connection(limits: SqlLimits) -> duckdb.DuckDBPyConnection:
-    """The SQL page's connection: the same catalog, opened with ``limits``' DuckDB settings."""
-    st_ = store_state()
-    return _sql_connection(st_.root, st_.signature, tuple(limits.duckdb_settings().items()))
-
-
-def sql_settings_in_effect(limits: SqlLimits) -> tuple[dict[str, str], list[str]]:
-    """The DuckDB settings the SQL page's connection has (as DuckDB writes them), and one
-    line for each that differs from ``limits``."""
-    cur = sql_connection(limits).cursor()
-    try:
-        rows = cur.execute(
-            "SELECT name, value FROM duckdb_settings() WHERE name IN"
-            " ('memory_limit', 'max_temp_directory_size', 'threads')"
-        ).fetchall()
-    finally:
-        cur.close()
-    have = {str(n): str(v) for n, v in rows}
-    want = limits.duckdb_settings()
-    off = []
-    for name, value in want.items():
-        got = have.get(name, "?")
-        a, b = sqllimits.parse_size(got), sqllimits.parse_size(value)
-        same = a is not None and b is not None and abs(a - b) <= max(1, b) * 0.01
-        if not same:
-            off.append(f"{name} is {got}, not {value}")
-    return have, off
 
 
 def _one_line(e: Exception) -> str:
@@ -247,102 +211,26 @@ def query(sql: str, params: Mapping[str, Any] | None = None) -> pd.DataFrame:
         cur.close()
 
 
-def _unique(names: list[str]) -> list[str]:
-    """Column names made unique (``x``, ``x_2``, …): a table cannot show two ``x``."""
-    seen: dict[str, int] = {}
-    out = []
-    for n in names:
-        seen[n] = seen.get(n, 0) + 1
-        out.append(n if seen[n] == 1 else f"{n}_{seen[n]}")
-    return out
-
-
-@dataclass(frozen=True)
-class UserResult:
-    """What a query typed into the SQL page gave."""
-
-    frame: pd.DataFrame | None
-    truncated: bool  # stopped at the row limit
-    seconds: float
-    error: str | None = None
-    cut_cells: int = 0  # values cut to the cell limit
-    size_capped: bool = False  # stopped at the result's byte limit
-
-
-def _hint(e: duckdb.Error, limits: SqlLimits) -> str:
-    if isinstance(e, duckdb.OutOfMemoryException) or "Out of Memory" in str(e):
-        return (
-            f" — the SQL page's DuckDB may use {sqllimits.fmt_size(limits.memory)} of memory"
-            f" and {sqllimits.fmt_size(limits.temp)} of disk to spill to"
-            " (PAOHUZI_SQL_MEMORY, PAOHUZI_SQL_TEMP); aggregate more, or select fewer rows"
-        )
-    return ""
-
-
 def run_user_sql(
     text: str,
     limit: int,
     timeout: float,
     params: dict[str, Any] | None = None,
     limits: SqlLimits | None = None,
-) -> UserResult:
+) -> SqlResult:
     """Run a statement a person typed (already checked to be one SELECT by
-    :func:`dashboard.services.sqlguard.check_select`) on the SQL page's connection: at most
-    ``limit`` rows, interrupted after ``timeout`` seconds, no value longer than the cell
-    limit (cut in DuckDB, with a count of the cuts), no more bytes than the result limit.
-    The connection is read-only and locked (no files, no ATTACH, no settings), so the check
-    is a second fence, not the only one. ``params``: values of the named parameters
-    (``$runs`` …) the statement uses, passed as parameters."""
-    lim = limits or sql_limits()
-    red = Redactor(data_root(), _PRIVATE)
-    cur = sql_connection(lim).cursor()
-    timer = threading.Timer(timeout, cur.interrupt)
-    start = time.perf_counter()
-    timer.start()
-    try:
-        rel = cur.sql(text, params=params or None)
-        cols = _unique([str(c) for c in rel.columns])
-        wrapped = sqllimits.bounded_select(text, cols, [str(t.id) for t in rel.types], lim.max_cell)
-        check_select(wrapped)  # still one SELECT
-        cur.execute(f"{wrapped} LIMIT {int(limit) + 1}", params or None)
-        rows: list[tuple[Any, ...]] = []
-        budget, cut, capped, more = lim.max_result, 0, False, False
-        # a batch holds at most about a tenth of the byte limit, so it cannot overshoot far
-        per_row = max(1, len(cols)) * 4 * (lim.max_cell + 1)
-        batch = max(1, min(1000, lim.max_result // (10 * per_row)))
-        while not capped:
-            got = cur.fetchmany(batch)
-            if not got:
-                break
-            for raw in got:
-                if len(rows) == limit:
-                    more = True
-                    break
-                row, size = [], 0
-                for v in raw:
-                    v, n, was_cut = sqllimits.fit_cell(v, lim.max_cell)
-                    if isinstance(v, str):
-                        v = red(v) if red.touches(v) else v
-                    row.append(v)
-                    size += n
-                    cut += was_cut
-                if size > budget:
-                    capped = True
-                    break
-                budget -= size
-                rows.append(tuple(row))
-            if more:
-                break
-        frame = pd.DataFrame.from_records(rows, columns=cols)
-        return UserResult(
-            frame, more, time.perf_counter() - start, cut_cells=cut, size_capped=capped
-        )
-    except duckdb.InterruptException:
-        return UserResult(None, False, time.perf_counter() - start, f"stopped after {timeout:g} s")
-    except duckdb.Error as e:
-        return UserResult(None, False, time.perf_counter() - start, _one_line(e) + _hint(e, lim))
-    except RefusedSQL as e:  # the statement wrapped in the limits' projection is too long
-        return UserResult(None, False, time.perf_counter() - start, str(e))
-    finally:
-        timer.cancel()
-        cur.close()
+    :func:`dashboard.services.sqlguard.check_select`) in a query process of its own over this
+    store's catalog, within the SQL page's limits (:func:`dashboard.services.sqlprocess.run_query`:
+    rows, seconds, memory, bytes per value and in all). ``params``: values of the named
+    parameters (``$runs`` …) the statement uses, passed as parameters."""
+    st_ = store_state()
+    return sqlprocess.run_query(
+        text,
+        state=st_,
+        prepared=_prepared(st_.root, st_.signature),
+        limits=limits or sql_limits(),
+        limit=limit,
+        timeout=timeout,
+        params=params,
+        private=_PRIVATE,
+    )

@@ -40,7 +40,7 @@ from replay.store.sizes import fmt_size, parse_size, read_limit
 
 __all__ = [
     "ENV", "FIXED_TYPES", "LimitsError", "SqlLimits", "bounded_select", "fit_cell", "fmt_size",
-    "from_env", "parse_size",
+    "from_env", "parse_size", "settings_off",
 ]  # fmt: skip
 
 
@@ -100,6 +100,22 @@ def from_env(environ: Mapping[str, str] | None = None) -> SqlLimits:
         except ValueError as e:
             raise LimitsError(str(e)) from None
     return SqlLimits(**values)
+
+
+def settings_off(have: Mapping[str, str], limits: SqlLimits) -> list[str]:
+    """One line for each DuckDB setting of ``have`` (as DuckDB writes them) that is not
+    the one ``limits`` asks for (sizes within 1 %: DuckDB rounds them).
+
+    >>> settings_off({"memory_limit": "1.0 GiB", "max_temp_directory_size": "2.0 GiB", "threads": "3"}, SqlLimits(threads=4))
+    ['threads is 3, not 4']
+    """
+    off = []
+    for name, value in limits.duckdb_settings().items():
+        got = have.get(name, "?")
+        a, b = parse_size(got), parse_size(value)
+        if a is None or b is None or abs(a - b) > max(1, b) * 0.01:
+            off.append(f"{name} is {got}, not {value}")
+    return off
 
 
 # --- the result, bounded ------------------------------------------------------------------------

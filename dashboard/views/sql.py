@@ -1,13 +1,16 @@
 """SQL: a read-only query box over the views, with a row limit and a time limit.
 
-Three fences: the statement must be one SELECT (DuckDB's own parser decides,
-``services.sqlguard``); the connection is opened read-only; and external access is off and
-locked (no ATTACH, COPY, reading or writing other files, extensions, network, SET).
+Four fences: the statement must be one SELECT that reads only the page's tables and
+nothing of the host (DuckDB's own parser and parse tree decide, ``services.sqlguard``); it
+runs in a process of its own (``services.sqlprocess``); its connection is opened read-only;
+and external access is off and locked (no ATTACH, COPY, reading or writing other files,
+extensions, network, SET).
 
-The query runs on a connection of its own with bounded memory, spill space and threads, and
-its result is bounded in rows, bytes per value and bytes in all (``services.sqllimits``, set
-by ``PAOHUZI_SQL_*`` environment variables): a query over a limit is a message, not a
-dashboard that runs out of memory or a browser tab that cannot show the result.
+That process has bounded memory (for any expression: an operating-system cap), spill space,
+threads and time, and the result is bounded in rows, bytes per value and bytes in all
+(``services.sqllimits``, set by ``PAOHUZI_SQL_*`` environment variables): a query over a
+limit is one line saying which limit stopped it, not a dashboard that runs out of memory or
+a browser tab that cannot show the result.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import streamlit as st
 
 from dashboard import db, ui
 from dashboard.services.sqlguard import RefusedSQL, check_select, named_params
-from dashboard.services.sqllimits import LimitsError, fmt_size
+from dashboard.services.sqllimits import LimitsError, fmt_size, settings_off
 
 state, f = ui.start(
     "SQL",
@@ -91,16 +94,16 @@ available = {
     "seats": [int(x) for x in f.seats],
     "policies": list(f.policies),
 }
-_, off = db.sql_settings_in_effect(limits)
+res = db.run_user_sql(stmt, limit, timeout, named_params(stmt, available), limits)
+off = settings_off(res.settings, limits) if res.settings else []
 if off:
     st.warning(
-        "This query runs without the configured DuckDB limits ("
+        "This query ran without the configured DuckDB limits ("
         + "; ".join(off)
         + "): the store's catalog did not apply them."
     )
-res = db.run_user_sql(stmt, limit, timeout, named_params(stmt, available), limits)
 if res.error:
-    st.error(f"Query failed: {res.error}")
+    st.error(res.error)
 else:
     assert res.frame is not None
     note = f" (stopped at the limit of {limit:,} rows)" if res.truncated else ""

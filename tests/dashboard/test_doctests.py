@@ -18,6 +18,8 @@ MODULES = [
     "dashboard.services.replay",
     "dashboard.services.sqlguard",
     "dashboard.services.sqllimits",
+    "dashboard.services.sqlprocess",
+    "dashboard.services.sqlworker",
     "dashboard.services.stats",
 ]
 
