@@ -24,6 +24,7 @@ import atexit
 import contextlib
 import os
 import pickle
+import shutil
 import subprocess
 import sys
 import threading
@@ -155,9 +156,24 @@ class _Child:
             self.proc.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=10)
+        self._close()
+
+    def close(self) -> None:
+        """End the process as it ends itself, by closing its pipe (killed if it does not)."""
+        self._close()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+    def _close(self) -> None:
         for c in (self.tx, self.rx):
             with contextlib.suppress(OSError):
                 c.close()
+        # a killed process leaves its private folder (its spill files among them)
+        private = str(self.hello.get("private", ""))
+        if os.path.basename(private).startswith("paohuzi-dashboard-sql_"):
+            shutil.rmtree(private, ignore_errors=True)
 
     def how_it_ended(self) -> str:
         code = self.proc.poll()
@@ -178,7 +194,7 @@ def close_all() -> None:
         idle = list(_IDLE)
         _IDLE.clear()
     for c in idle:
-        c.kill()
+        c.close()
 
 
 def _take(key: tuple[str, tuple[tuple[str, str], ...]], opening: dict[str, Any]) -> _Child | str:
@@ -209,7 +225,7 @@ def _give(child: _Child) -> None:
         while len(_IDLE) > MAX_IDLE:
             stale.append(_IDLE.pop(0))
     for c in stale:
-        c.kill()
+        c.close()
 
 
 def run_query(
@@ -266,8 +282,10 @@ def run_query(
         answer = child.ask(
             request, timeout + GRACE_SECONDS, 4 * limits.max_result + (16 << 20), cap
         )
-        if isinstance(answer, str) or answer.get("retire") or not child.alive():
+        if isinstance(answer, str):
             child.kill()
+        elif answer.get("retire") or not child.alive():
+            child.close()  # it ends itself after a query that stopped or left it large
         else:
             _give(child)
     finally:

@@ -142,7 +142,9 @@ class Worker:
             text = check_select(req["text"], self.tables)
         except RefusedSQL as e:
             return {"refused": str(e)}
-        cur = self.con.cursor()
+        # the connection itself, not a cursor: a cursor is a connection of its own, which
+        # would not see the temporary damaged_runs (one query at a time runs here)
+        cur = self.con
         timer = threading.Timer(float(req["timeout"]), cur.interrupt)
         if self.idle_data is not None:
             _set_data_limit(self.idle_data + backstop(int(req["memory"])))
@@ -162,7 +164,6 @@ class Worker:
         finally:
             timer.cancel()
             _set_data_limit(None)
-            cur.close()
 
     def _run(
         self, cur: duckdb.DuckDBPyConnection, text: str, req: dict[str, Any]
