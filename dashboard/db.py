@@ -145,6 +145,9 @@ def _remember_private(con: duckdb.DuckDBPyConnection) -> None:
 #: page connection and the SQL page's connection are each a copy of it.
 _PREPARED: dict[tuple[str, str], Path] = {}
 _PREPARED_LOCK = threading.Lock()
+#: What :func:`replay.store.catalog.prepare_catalog` said of the store's ``paohuzi.duckdb``
+#: (built from other files, not a regular file …) for the prepared state, or None.
+_CATALOG_NOTE: dict[tuple[str, str], str | None] = {}
 
 
 def _prepared(root: str, sig: str) -> Path:
@@ -160,9 +163,17 @@ def _prepared(root: str, sig: str) -> Path:
         atexit.register(shutil.rmtree, folder, True)
         path = folder / "catalog.duckdb"
         _PRIVATE.update((str(folder), str(path)))  # never shown on a page
-        prepare_catalog(_scan(root, sig), path)
+        _CATALOG_NOTE.clear()
+        _CATALOG_NOTE[(root, sig)] = prepare_catalog(_scan(root, sig), path)
         _PREPARED[(root, sig)] = path
         return path
+
+
+def catalog_note(state: StoreState) -> str | None:
+    """Why the pages do not read the store's own ``paohuzi.duckdb`` (a page message), or
+    None: it was current, or there is none (catalog prepared for ``state`` first)."""
+    _prepared(state.root, state.signature)
+    return _CATALOG_NOTE.get((state.root, state.signature))
 
 
 def _open(root: str, sig: str, settings: dict[str, str] | None = None) -> duckdb.DuckDBPyConnection:

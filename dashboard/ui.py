@@ -97,6 +97,10 @@ def show_messages(state: StoreState) -> None:
     """The store's notes, its files named relative to it (:func:`dashboard.db.redact`)."""
     for level, text in state.messages():
         {"error": st.error, "warning": st.warning}.get(level, st.info)(db.redact(text))
+    if state.usable_runs:
+        note = db.catalog_note(state)
+        if note is not None:
+            st.info(db.redact(note))
 
 
 def start(

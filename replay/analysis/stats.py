@@ -172,20 +172,20 @@ def run_stats(
     """
     if not store.root.is_dir():
         raise StoreError(f"no store at {store.root} (run 'paohuzi simulate' first)")
-    runs = [store.run(n) for n in dict.fromkeys(names)] or store.runs()
-    if not runs:
-        raise StoreError(f"no runs in the store {store.root} (run 'paohuzi simulate' first)")
+    asked = [store.run(n).name for n in dict.fromkeys(names)]  # StoreError if unknown
     state = store.scan()
+    if not state.runs:
+        raise StoreError(f"no runs in the store {store.root} (run 'paohuzi simulate' first)")
     healthy = []
-    for run in runs:
-        info = state.run(run.name)
-        problem = info.problem if info is not None else f"run {run.name} is unreadable"
+    for name in asked or [r.name for r in state.runs]:
+        info = state.run(name)
+        problem = info.problem if info is not None else f"run {name} is unreadable"
         if problem is None:
-            healthy.append(run)
+            healthy.append(store.run(name))
         elif names:
-            raise CorruptLog(f"run {run.name} is damaged and left out: {problem}")
+            raise CorruptLog(f"run {name} is damaged and left out: {problem}")
         elif on_skip is not None:
-            on_skip(f"run {run.name} is damaged and left out: {problem}")
+            on_skip(f"run {name} is damaged and left out: {problem}")
     if not healthy:
         raise CorruptLog("every run of the store is damaged (see 'paohuzi verify')")
     import duckdb

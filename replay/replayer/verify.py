@@ -54,7 +54,8 @@ from replay import store
 from replay.pool import process_pool, start_method
 from replay.record import schema
 from replay.replayer.hand import HandLog, game_for, log_from_rows
-from replay.store.scan import file_sha256, resolve_shard_path
+from replay.store.files import file_kind
+from replay.store.scan import file_sha256, resolve_shard_path, run_folder_problem
 
 __all__ = [
     "Problem",
@@ -457,6 +458,12 @@ def verify_shard(
             shard_bad(f"{entry['path']} is missing", n_hands)
             res.unverifiable = n_hands
             return res
+        if not p.is_file():  # a FIFO would hang the read, a device never end
+            shard_bad(
+                f"{entry['path']} is {file_kind(p.stat().st_mode)}, not a regular file", n_hands
+            )
+            res.unverifiable = n_hands
+            return res
         if checksums:
             size = p.stat().st_size
             if entry.get("bytes") is not None and size != entry["bytes"]:
@@ -782,6 +789,10 @@ def _check_manifest(
     def bad(reason: str, hands: int = 0) -> None:
         problems.append(Problem(name, None, None, reason, None, hands))
 
+    folder = run_folder_problem(path)
+    if folder is not None:
+        bad(folder)
+        return None, problems, []
     try:
         m = store.read_manifest(path)
     except PaohuziError as e:

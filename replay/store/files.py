@@ -1,5 +1,6 @@
-"""Writing store files safely: atomic writes (temporary name, fsync, rename), the Parquet
-settings of each table and one shard file with its manifest entry."""
+"""Store files, safely: bounded reads of regular files only (:func:`read_regular`), atomic
+writes (temporary name, fsync, rename), the Parquet settings of each table and one shard
+file with its manifest entry."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import hashlib
 import io
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,61 @@ import pyarrow.parquet as pq
 
 from replay.record import schema
 from replay.store.layout import StoreError, shard_file
+
+
+class NotRegularFile(OSError):
+    """A path the store would open that is not a regular file (a symlink, FIFO, device or
+    folder in a file's place), or one larger than the reader's bound."""
+
+
+def file_kind(mode: int) -> str:
+    """What a file of this ``st_mode`` is, in words (for a one-line refusal).
+
+    >>> file_kind(stat.S_IFIFO), file_kind(stat.S_IFDIR | 0o755)
+    ('a FIFO', 'a directory')
+    """
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISLNK, "a symbolic link"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def read_regular(path: Path | str, max_bytes: int, limit_hint: str = "") -> bytes:
+    """The bytes of the regular file ``path``, of at most ``max_bytes``: never through a
+    symlink (``O_NOFOLLOW``), never blocking on a FIFO (``O_NONBLOCK``), never reading more
+    than ``max_bytes + 1`` bytes (``/dev/zero``). Raises :class:`FileNotFoundError`,
+    :class:`NotRegularFile` (not a regular file; too large, naming ``limit_hint``, the way
+    to raise the bound) or another :class:`OSError`."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise NotRegularFile(f"{path} is a symbolic link, not a regular file") from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegularFile(f"{path} is {file_kind(st.st_mode)}, not a regular file")
+        chunks, size = [], 0
+        while size <= max_bytes:
+            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > max_bytes:
+            hint = f" ({limit_hint})" if limit_hint else ""
+            raise NotRegularFile(f"{path} is larger than {max_bytes:,} bytes{hint}")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def _fsync_dir(path: Path) -> None:

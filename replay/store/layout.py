@@ -19,7 +19,7 @@ DEFAULT_DATA = "data"
 CATALOG_NAME = "paohuzi.duckdb"
 MANIFEST_NAME = "manifest.json"
 MANIFEST_FORMAT = "paohuzi-run"
-RUN_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,119}$")
+RUN_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,119}\Z")  # \Z: no "name\n"
 
 
 class StoreError(PaohuziError):

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.errors import InvalidNotation, PaohuziError
+from engine.errors import CorruptLog, InvalidNotation, PaohuziError
 from replay.store.layout import MANIFEST_NAME, StoreError, check_run_name, run_dir
 from replay.store.manifest import Manifest, RunLock
 
@@ -196,9 +196,13 @@ def query_hands(
     import duckdb
 
     st.run(run)  # StoreError naming the known runs if absent
+    state = st.scan()
+    info = state.run(run)
+    if info is not None and info.problem is not None:
+        raise CorruptLog(f"run {run} is damaged and left out: {info.problem}")
     where, params = flt.where()
     cols = ", ".join(HAND_COLUMNS)
-    con = st.connect()
+    con = st.connect(state)
     try:
         cur = con.execute(
             f"SELECT {cols} FROM hands WHERE {where} ORDER BY hand_id LIMIT ?",

@@ -18,10 +18,10 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
-import json
 import os
 import platform
 import socket
+import stat
 import subprocess
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -29,11 +29,14 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import pydantic_core
+
 from engine.errors import CorruptLog
 from engine.rules import RuleSet
 from replay.record import schema
-from replay.store.files import write_json
+from replay.store.files import NotRegularFile, file_kind, read_regular, write_json
 from replay.store.layout import MANIFEST_FORMAT, MANIFEST_NAME, StoreError
+from replay.store.manifest_schema import check_manifest
 
 
 def now() -> str:
@@ -177,28 +180,56 @@ def read_manifest(run_path: Path) -> dict[str, Any]:
     return read_manifest_digest(run_path)[0]
 
 
+#: The largest manifest read (a 10⁸-hand run's is about 17 MB); raise it with
+#: ``$PAOHUZI_MAX_MANIFEST_BYTES``.
+MANIFEST_MAX_BYTES = 64 << 20
+MANIFEST_MAX_ENV = "PAOHUZI_MAX_MANIFEST_BYTES"
+
+
+def manifest_max_bytes() -> int:
+    """:data:`MANIFEST_MAX_BYTES`, or ``$PAOHUZI_MAX_MANIFEST_BYTES`` when it is set."""
+    text = os.environ.get(MANIFEST_MAX_ENV, "").strip()
+    if not text:
+        return MANIFEST_MAX_BYTES
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise StoreError(f"${MANIFEST_MAX_ENV}={text!r}: expected a positive number of bytes")
+    return value
+
+
 def read_manifest_digest(run_path: Path) -> tuple[dict[str, Any], str]:
-    """The manifest, checked as :func:`read_manifest` does, and the SHA-256 of the bytes it
-    was read from (what a catalog built on the run is bound to)."""
+    """The manifest, checked, and the SHA-256 of the bytes it was read from (what a catalog
+    built on the run is bound to). The one reader of the format: a regular file (no symlink,
+    FIFO or device) of at most :func:`manifest_max_bytes`, UTF-8 JSON nested at most 200
+    deep, of a known schema version, every field typed as :mod:`~replay.store.manifest_schema`
+    says. Raises :class:`CorruptLog` with a one-line reason."""
     path = Path(run_path) / MANIFEST_NAME
     try:
-        raw = path.read_bytes()
-        m = json.loads(raw.decode("utf-8"))
+        raw = read_regular(path, manifest_max_bytes(), f"raise it with ${MANIFEST_MAX_ENV}")
     except FileNotFoundError:
         raise CorruptLog(f"no manifest in {run_path}") from None
-    except (OSError, ValueError) as e:
-        raise CorruptLog(f"unreadable manifest {path}: {e}") from None
+    except NotRegularFile as e:
+        raise CorruptLog(f"unreadable manifest: {e}") from None
+    except OSError as e:
+        raise CorruptLog(f"unreadable manifest {path}: {e.strerror or e}") from None
+    try:
+        m = pydantic_core.from_json(raw)
+    except ValueError as e:
+        raise CorruptLog(f"unreadable manifest {path}: not JSON ({e})") from None
     if not isinstance(m, dict) or m.get("format") != MANIFEST_FORMAT:
         raise CorruptLog(f"{path} is not a paohuzi run manifest")
     version = m.get("schema_version")
-    if isinstance(version, int) and version > schema.SCHEMA_VERSION:
+    if type(version) is int and version > schema.SCHEMA_VERSION:
         raise CorruptLog(
             f"{path}: schema version {version} is newer than this reader"
             f" ({schema.SCHEMA_VERSION}); upgrade paohuzi"
         )
-    if version != schema.SCHEMA_VERSION:
+    if type(version) is not int or version != schema.SCHEMA_VERSION:
         raise CorruptLog(f"{path}: unknown schema version {version!r}")
-    return m, hashlib.sha256(raw).hexdigest()
+    return dict(check_manifest(m)), hashlib.sha256(raw).hexdigest()
 
 
 def write_manifest(run_path: Path, manifest: dict[str, Any]) -> None:
@@ -242,7 +273,16 @@ class RunLock:
 
     def __enter__(self) -> RunLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+        except OSError as e:
+            raise StoreError(f"cannot open the lock file {self.path}: {e.strerror or e}") from None
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            os.close(fd)
+            raise StoreError(
+                f"{self.path} is {file_kind(mode)}, not a lock file (remove it: `paohuzi doctor`)"
+            )
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,7 @@ from replay.store.scan import (
     check_shard,
     check_shards,
     resolve_shard_path,
+    run_folder_problem,
     scan_store,
 )
 
@@ -197,21 +199,29 @@ class Store:
         return self.root / CATALOG_NAME
 
     def run_names(self) -> list[str]:
+        """Every run folder with a manifest, in name order (a folder :meth:`run` refuses, a
+        symlink or an odd name, included: it is listed, and refused by name)."""
         runs = self.root / "runs"
         if not runs.is_dir():
             return []
         return sorted(
             p.name.removeprefix("run=")
             for p in runs.iterdir()
-            if p.name.startswith("run=") and (p / MANIFEST_NAME).exists()
+            if p.name.startswith("run=") and os.path.lexists(p / MANIFEST_NAME)
         )
 
     def runs(self) -> list[Run]:
         return [self.run(n) for n in self.run_names()]
 
     def run(self, name: str) -> Run:
+        """The run ``name``, its manifest read and checked; :class:`StoreError` if there is
+        none, its folder is a symlink or its name one the tool refuses, :class:`CorruptLog`
+        if its manifest is damaged."""
         path = run_dir(self.root, name)
-        if not (path / MANIFEST_NAME).exists():
+        problem = run_folder_problem(path)
+        if problem is not None:
+            raise StoreError(f"run {name}: {problem}")
+        if not os.path.lexists(path / MANIFEST_NAME):
             known = ", ".join(self.run_names()) or "none"
             raise StoreError(f"no run {name!r} in {self.root} (runs: {known})")
         return Run(name, path, read_manifest(path))

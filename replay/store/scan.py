@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import stat
 from collections.abc import Callable
@@ -30,10 +29,12 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+import pydantic_core
 
 from engine.errors import CorruptLog, PaohuziError
 from engine.rules import PRESETS, RuleSet
-from replay.store.layout import MANIFEST_NAME
+from replay.store.files import file_kind, read_regular
+from replay.store.layout import MANIFEST_NAME, RUN_NAME_RE
 from replay.store.manifest import Manifest, read_manifest_digest
 
 TABLES = ("hands", "events")
@@ -256,7 +257,7 @@ def _writer_alive(run_path: Path) -> bool:
     """Whether the pid in ``.lock`` is alive (we never take the lock: a writer starting at
     that moment would think the run busy)."""
     try:
-        pid = int((run_path / ".lock").read_text().strip() or "0")
+        pid = int(read_regular(run_path / ".lock", 64).decode().strip() or "0")
     except (OSError, ValueError):
         return False
     if pid <= 0:
@@ -408,22 +409,9 @@ def _read_cache_file(path: Path) -> Any:
     """The cache file's JSON, or None: not there, not a regular file (a FIFO, a device, a
     symlink, a directory), larger than the bound, not UTF-8 JSON, or nested too deep."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
+        return pydantic_core.from_json(read_regular(path, CHECKSUM_CACHE_MAX_BYTES))
+    except (OSError, ValueError):
         return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > CHECKSUM_CACHE_MAX_BYTES:
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            raw = f.read(CHECKSUM_CACHE_MAX_BYTES + 1)
-        if len(raw) > CHECKSUM_CACHE_MAX_BYTES:
-            return None
-        return json.loads(raw.decode("utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return None
-    finally:
-        os.close(fd)
 
 
 def _valid_entry(e: Any) -> bool:
@@ -501,6 +489,8 @@ def _check_file(
         st = os.stat(path)
     except OSError:
         raise CorruptLog(f"{where} is missing") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise CorruptLog(f"{where} is {file_kind(st.st_mode)}, not a regular file")
     if st.st_size != entry.get("bytes"):
         raise CorruptLog(
             f"{where} has {st.st_size:,} bytes, the manifest says {entry.get('bytes')}"
@@ -545,6 +535,33 @@ def check_shards(
     except (KeyError, TypeError, ValueError) as e:
         return [], f"bad shard entry in the manifest: {e}"
     return files, None
+
+
+def run_folder_problem(run_path: Path) -> str | None:
+    """Why every command refuses the run folder ``run_path`` (``runs/run=NAME``), or None:
+    a symbolic link (a store's files are its own: a link out of it is never followed), a
+    file or a name the tool would not give a run (``paohuzi doctor`` lists them)."""
+    try:
+        st = os.lstat(run_path)
+    except OSError:
+        return None  # no such run: the caller says so
+    if not RUN_NAME_RE.match(run_path.name.removeprefix("run=")):
+        return (
+            f"the run folder runs/{run_path.name[:60]!r} has a name the tool refuses"
+            " (letters, digits, '.', '_' and '-', at most 120); rename or remove it"
+        )
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            target = os.readlink(run_path)
+        except OSError:
+            target = "?"
+        return (
+            f"the run folder runs/{run_path.name} is a symbolic link (to {target[:80]!r});"
+            " a run must be a folder inside the store"
+        )
+    if not stat.S_ISDIR(st.st_mode):
+        return f"runs/{run_path.name} is {file_kind(st.st_mode)}, not a run folder"
+    return None
 
 
 def _run_info(run_path: Path, cache: ChecksumCache) -> RunInfo:
@@ -642,7 +659,12 @@ def scan_store(root: str | Path) -> StoreState:
     cache = ChecksumCache(root_path)
     if runs_dir.is_dir():
         for p in sorted(runs_dir.iterdir()):
-            if p.name.startswith("run=") and (p / MANIFEST_NAME).exists():
+            if not p.name.startswith("run="):
+                continue
+            problem = run_folder_problem(p)
+            if problem is not None:
+                runs.append(_broken(p.name.removeprefix("run="), problem))
+            elif os.path.lexists(p / MANIFEST_NAME):
                 runs.append(_run_info(p, cache))
     cache.save()
     return StoreState(str(root_path), True, tuple(runs), sig)
