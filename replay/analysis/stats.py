@@ -50,7 +50,7 @@ from replay.record import schema
 from replay.store.layout import StoreError
 from replay.store.manifest import Manifest
 from replay.store.runs import Run, Store
-from replay.store.scan import rules_label
+from replay.store.scan import rules_label, summary_warning
 
 __all__ = [
     "QUANTILES",
@@ -182,6 +182,8 @@ def run_stats(
         problem = info.problem if info is not None else f"run {name} is unreadable"
         if problem is None:
             healthy.append(store.run(name))
+            if summaries and info is not None and info.summary_problem and on_skip is not None:
+                on_skip(summary_warning(name, info.summary_problem))
         elif names:
             raise CorruptLog(f"run {name} is damaged and left out: {problem}")
         elif on_skip is not None:

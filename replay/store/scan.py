@@ -80,6 +80,10 @@ class RunInfo:
     #: SHA-256 of the manifest's bytes: what a catalog built on this run is bound to (it
     #: lists every shard file's SHA-256, so the run's content)
     manifest_sha256: str = field(default="", repr=False)
+    #: why the run's summary files cannot be used (one missing, damaged or counting other
+    #: hands than its shard): its figures then come from its hands, and ``paohuzi index``
+    #: rebuilds them; None when they can be (or the run has none)
+    summary_problem: str | None = None
 
     @property
     def usable(self) -> bool:
@@ -161,7 +165,10 @@ class StoreState:
         for r in self.runs:
             if r.problem is not None:
                 out.append(("error", f"Run {r.name} is left out: {r.problem}"))
-            elif r.status == "running" and r.writing:
+                continue
+            if r.summary_problem is not None:
+                out.append(("warning", summary_warning(r.name, r.summary_problem)))
+            if r.status == "running" and r.writing:
                 out.append(
                     (
                         "warning",
@@ -381,6 +388,18 @@ class ChecksumCache:
         self.dirty = True
         return md.num_rows, ids
 
+    def summary_hands(self, path: Path | str, st: os.stat_result) -> int:
+        """The hands a summary file counts (:func:`~replay.store.summary_schema.summary_hands`),
+        remembered in the entry's first id slot (a summary file has no hand ids). Raises as
+        :func:`pyarrow.parquet.read_table` does."""
+        from replay.store.summary_schema import summary_hands
+
+        entry = self._entry(path, st)
+        if entry[6] is None:
+            entry[6] = summary_hands(path)
+            self.dirty = True
+        return int(entry[6])
+
     def save(self) -> None:
         if not self.dirty or not _writable_mode(self.root):
             return
@@ -452,7 +471,8 @@ def check_shard(
     """Check one finished shard against its manifest entry, cheaply (footer and file only):
     both files inside the run folder and present, with the listed size, row count and
     SHA-256, and the shard's hand ids in place (``first_hand`` … ``first_hand + hands − 1``).
-    Returns ``[(table, path), …]``; raises :class:`CorruptLog` naming the shard file."""
+    Returns ``[(table, path), …]``; raises :class:`CorruptLog` naming the shard file. Its
+    summary file is not the shard's data: :func:`check_summaries`."""
     name = Path(run_path).name.removeprefix("run=")
     try:
         first, n = int(shard["first_hand"]), int(shard["hands"])
@@ -465,9 +485,48 @@ def check_shard(
         hands = (first, n, table == "hands")
         rows = n if table == "hands" else n_events
         out.append((table, _check_file(run_path, entries[table], cache, rows, hands)))
-    if "summary" in shard["files"]:  # optional summary file (docs/LOG_FORMAT.md §10)
-        out.append(("summary", _check_file(run_path, shard["files"]["summary"], cache)))
     return out
+
+
+def check_summaries(
+    run_path: Path, shards: list[dict[str, Any]], cache: ChecksumCache
+) -> tuple[list[tuple[str, str]], str | None]:
+    """The summary files (docs/LOG_FORMAT.md §10) of a run's checked shards, each checked as
+    a shard file is (inside the run folder, a regular file of the listed size, rows and
+    SHA-256) and counting exactly its shard's hands: ``([("summary", path), …], None)``
+    when every shard has a good one; ``([], None)`` when some shard has none (not indexed
+    yet); ``([], problem)`` at the first damaged one. A summary is derived data: its damage
+    never costs the run, whose figures then come from its hands."""
+    out: list[tuple[str, str]] = []
+    for s in sorted(shards, key=lambda s: int(s["index"])):
+        entry = s["files"].get("summary")
+        if entry is None:
+            return [], None
+        try:
+            path = _check_file(run_path, entry, cache)
+            st = os.stat(path)
+            n = cache.summary_hands(path, st)
+        except CorruptLog as e:
+            return [], str(e)
+        except (OSError, ValueError, KeyError, pa.ArrowException) as e:
+            return [], f"summary file {entry.get('path')} is corrupt: {str(e).splitlines()[0]}"
+        if n != int(s["hands"]):
+            name = Path(run_path).name.removeprefix("run=")
+            return [], (
+                f"run {name}: summary file {entry.get('path')} counts {n:,} hands, its shard"
+                f" holds {int(s['hands']):,}"
+            )
+        out.append(("summary", path))
+    return out, None
+
+
+def summary_warning(name: str, problem: str) -> str:
+    """The one line a reader warns with when run ``name``'s summaries cannot be used."""
+    return (
+        f"run {name}: its summary tables are not used ({problem.removeprefix(f'run {name}: ')});"
+        " its figures are read from"
+        " its hands (run 'paohuzi index' to rebuild them)"
+    )
 
 
 def _check_file(
@@ -576,6 +635,9 @@ def _run_info(run_path: Path, cache: ChecksumCache) -> RunInfo:
         RuleSet.from_dict(rules)
         shards = m.get("shards", [])
         files, problem = check_shards(run_path, shards, cache)
+        summary, summary_problem = (
+            check_summaries(run_path, shards, cache) if problem is None else ([], None)
+        )
         status = str(m.get("status"))
         return RunInfo(
             manifest_sha256=digest,
@@ -609,8 +671,9 @@ def _run_info(run_path: Path, cache: ChecksumCache) -> RunInfo:
             session_length=params.session_length,
             bytes=sum(int(f.get("bytes") or 0) for sh in shards for f in sh["files"].values()),
             rules_items=tuple(sorted(rules.items())),
-            files=tuple(files),
+            files=tuple(files + summary),
             problem=problem,
+            summary_problem=summary_problem,
             ranges=()
             if problem
             else tuple(

@@ -86,7 +86,10 @@ def test_index_resumes_and_is_checked(store: Path) -> None:
     path.write_bytes(data[:-8] + b"\0" * 8)  # same size, other bytes
     try:
         info = scan_store(store).run("base")
-        assert info is not None and info.problem and "summary/part-00000" in info.problem
+        # derived data: the summary is left out, the run stays usable (issue 20, item 8)
+        assert info is not None and info.problem is None and info.usable
+        assert info.summary_problem and "summary/part-00000" in info.summary_problem
+        assert not summary.summarized(info)
     finally:
         path.write_bytes(data)
     assert scan_store(store).run("base").problem is None  # type: ignore[union-attr]
