@@ -76,7 +76,7 @@ def runs(data: Path, as_json: bool) -> None:
     body = [
         [
             r["run"],
-            r["status"],
+            r["state"],
             _text(r["rules"]),
             _text(r["policies"]),
             _text(r["hands"]),

@@ -82,6 +82,8 @@ def grid(rules: str, sets: tuple[str, ...], policies: tuple[str, ...]) -> list[C
             raise PaohuziError(f"malformed --set {s!r} (want KEY=V1,V2,…)")
         axes.append([f"{key.strip()}={v}" for v in _split(values)])
     mixes = [m.replace("+", ",") for p in (policies or (DEFAULT_POLICIES,)) for m in _split(p)]
+    if not mixes:
+        raise PaohuziError(f"--policies {','.join(policies)!r} names no policy mix")
     cells = [
         Cell(r, tuple(o), m)
         for r in presets

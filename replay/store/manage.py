@@ -25,6 +25,7 @@ from typing import Any
 from engine.errors import CorruptLog, InvalidNotation, PaohuziError
 from replay.store.layout import MANIFEST_NAME, StoreError, check_run_name, run_dir
 from replay.store.manifest import Manifest, RunLock
+from replay.store.scan import writer_alive
 
 #: ``paohuzi hands`` shows at most this many hands unless ``--limit`` says otherwise.
 DEFAULT_LIMIT = 50
@@ -106,6 +107,12 @@ def run_summaries(st: Any) -> list[dict[str, Any]]:
             params = m.get("params") or {}
             row.update(
                 status=r.status,
+                # a run still "running" whose writer is gone (killed) is "stopped"
+                state=(
+                    ("being written" if writer_alive(path) else "stopped")
+                    if r.status == "running"
+                    else r.status
+                ),
                 rules=m.get("rules_preset") or m.get("rules_fingerprint"),
                 policies=params.get("policies_text"),
                 hands=r.n_hands,
@@ -113,8 +120,8 @@ def run_summaries(st: Any) -> list[dict[str, Any]]:
                 imported=Manifest(m).imported,
             )
         except (PaohuziError, KeyError, TypeError, AttributeError) as e:
-            row.update(status="unreadable", rules=None, policies=None, hands=None, created=None,
-                       imported=None, error=str(e))  # fmt: skip
+            row.update(status="unreadable", state="unreadable", rules=None, policies=None,
+                       hands=None, created=None, imported=None, error=str(e))  # fmt: skip
         out.append(row)
     return out
 

@@ -36,7 +36,7 @@ from engine.rules import RuleSet
 from replay.record import schema
 from replay.store.files import NotRegularFile, file_kind, read_regular, write_json
 from replay.store.layout import MANIFEST_FORMAT, MANIFEST_NAME, StoreError
-from replay.store.manifest_schema import check_manifest
+from replay.store.manifest_schema import ManifestInvalid, check_manifest
 
 
 def now() -> str:
@@ -229,7 +229,11 @@ def read_manifest_digest(run_path: Path) -> tuple[dict[str, Any], str]:
         )
     if type(version) is not int or version != schema.SCHEMA_VERSION:
         raise CorruptLog(f"{path}: unknown schema version {version!r}")
-    return dict(check_manifest(m)), hashlib.sha256(raw).hexdigest()
+    try:
+        doc = dict(check_manifest(m))
+    except ManifestInvalid as e:
+        raise ManifestInvalid(f"run {Path(run_path).name.removeprefix('run=')}: {e}") from None
+    return doc, hashlib.sha256(raw).hexdigest()
 
 
 def write_manifest(run_path: Path, manifest: dict[str, Any]) -> None:

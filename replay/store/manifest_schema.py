@@ -1,4 +1,5 @@
-"""The typed schema of a run's manifest (docs/LOG_FORMAT.md §2): every field a reader uses,
+"""The typed schema of a run's manifest (docs/LOG_FORMAT.md §2), one ``pydantic_core``
+validator (pydantic's own import would cost every command 0.15 s): every field a reader uses,
 checked strictly — an integer is an integer (no ``"200"``, no ``200.5``, no ``true``), a flag
 is ``true`` or ``false`` (no ``"false"``), counts are ≥ 0, a seed fits 64 bits — so that a
 damaged or hand-edited manifest is refused with one line naming the field, and no reader ever
@@ -15,127 +16,125 @@ replay.store.manifest_schema.ManifestInvalid: manifest field shards[0].hands: ex
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, NotRequired
+from typing import Any
 
-from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
-from typing_extensions import TypedDict
+from pydantic_core import SchemaValidator, ValidationError
+from pydantic_core import core_schema as cs
 
 from engine.errors import CorruptLog, PaohuziError
 from engine.rules import RuleSet
-
-Count = Annotated[int, Field(ge=0)]
-Positive = Annotated[int, Field(ge=1)]
-Seed = Annotated[int, Field(ge=0, le=(1 << 64) - 1)]
-Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
 
 
 class ManifestInvalid(CorruptLog):
     """A manifest whose fields do not have the documented types."""
 
 
-_STRICT = ConfigDict(strict=True, extra="allow")
+def _count(limit: int, low: int = 0) -> cs.CoreSchema:
+    return cs.int_schema(ge=low, le=limit, strict=True)
 
 
-class FileEntry(TypedDict):
-    """One shard file: where, how many rows and bytes, its SHA-256."""
-
-    __pydantic_config__ = _STRICT  # type: ignore[misc]
-    path: Annotated[str, Field(min_length=1, max_length=4096)]
-    rows: Count
-    bytes: Count
-    sha256: Sha256
-
-
-class ShardFiles(TypedDict):
-    __pydantic_config__ = _STRICT  # type: ignore[misc]
-    hands: FileEntry
-    events: FileEntry
-    summary: NotRequired[FileEntry]
+#: A count of rows, bytes or events (2⁴⁵: sums over any manifest's shards fit 63 bits).
+COUNT = _count(1 << 45)
+#: A count of hands or sessions, a hand id (``hands.hand_id`` is a uint32).
+HANDS = _count(1 << 32)
+POSITIVE = _count(1 << 32, 1)
+SEED = _count((1 << 64) - 1)
+TEXT = cs.str_schema(strict=True)
 
 
-class Shard(TypedDict):
-    """A finished shard of the run."""
-
-    __pydantic_config__ = _STRICT  # type: ignore[misc]
-    index: Count
-    first_session: NotRequired[Count | None]
-    sessions: NotRequired[Count]
-    first_hand: Count
-    hands: Count
-    events: Count
-    engine: NotRequired[str | None]
-    files: ShardFiles
+def _obj(fields: dict[str, tuple[cs.CoreSchema, bool]]) -> cs.CoreSchema:
+    """A JSON object with these ``{name: (schema, required)}`` fields (others kept as
+    they are)."""
+    return cs.typed_dict_schema(
+        {k: cs.typed_dict_field(v, required=req) for k, (v, req) in fields.items()},
+        extra_behavior="allow",
+        strict=True,
+    )
 
 
-class Params(TypedDict):
-    """How the run was played (an imported run's are empty)."""
-
-    __pydantic_config__ = _STRICT  # type: ignore[misc]
-    seed: NotRequired[Seed | None]
-    deals: NotRequired[Count]
-    hands_total: NotRequired[Count]
-    session_length: NotRequired[Positive | None]
-    duplicate: NotRequired[bool]
-    rotations: NotRequired[Annotated[int, Field(ge=1, le=4)]]
-    policies: NotRequired[
-        Annotated[list[Annotated[str, Field(max_length=200)]], Field(max_length=4)]
-    ]
-    policies_text: NotRequired[str | None]
-    seat_policies: NotRequired[list[list[str]]]
-    shard_hands: NotRequired[Positive | None]
-    sessions_per_shard: NotRequired[Positive | None]
-    n_sessions: NotRequired[Count | None]
-    n_shards: NotRequired[Count | None]
+def _opt(schema: cs.CoreSchema) -> tuple[cs.CoreSchema, bool]:
+    """An optional field that may be null."""
+    return cs.nullable_schema(schema), False
 
 
-class Progress(TypedDict):
-    __pydantic_config__ = _STRICT  # type: ignore[misc]
-    shards: NotRequired[Count]
-    hands: NotRequired[Count]
-    events: NotRequired[Count]
-    bytes: NotRequired[Count]
+_FILE = _obj(
+    {
+        "path": (cs.str_schema(min_length=1, max_length=4096, strict=True), True),
+        "rows": (COUNT, True),
+        "bytes": (COUNT, True),
+        "sha256": (cs.str_schema(pattern=r"^[0-9a-f]{64}$", strict=True), True),
+    }
+)
+_SHARD = _obj(
+    {
+        "index": (HANDS, True),
+        "first_session": _opt(HANDS),
+        "sessions": (HANDS, False),
+        "first_hand": (HANDS, True),
+        "hands": (HANDS, True),
+        "events": (COUNT, True),
+        "engine": _opt(TEXT),
+        "files": (
+            _obj({"hands": (_FILE, True), "events": (_FILE, True), "summary": (_FILE, False)}),
+            True,
+        ),
+    }
+)
+_NAMES = cs.list_schema(cs.str_schema(max_length=200, strict=True), max_length=4, strict=True)
+_PARAMS = _obj(
+    {
+        "seed": _opt(SEED),
+        "deals": (HANDS, False),
+        "hands_total": (HANDS, False),
+        "session_length": _opt(POSITIVE),
+        "duplicate": (cs.bool_schema(strict=True), False),
+        "rotations": (_count(4, 1), False),
+        "policies": (_NAMES, False),
+        "policies_text": _opt(TEXT),
+        "seat_policies": (cs.list_schema(_NAMES, max_length=4, strict=True), False),
+        "shard_hands": _opt(POSITIVE),
+        "sessions_per_shard": _opt(POSITIVE),
+        "n_sessions": _opt(HANDS),
+        "n_shards": _opt(HANDS),
+    }
+)
+_PROGRESS = _obj({k: (COUNT, False) for k in ("shards", "hands", "events", "bytes")})
+_ANY_OBJECT = cs.dict_schema(TEXT, cs.any_schema(), strict=True)
+
+#: The whole document.
+MANIFEST_SCHEMA = _obj(
+    {
+        "format": (cs.literal_schema(["paohuzi-run"]), True),
+        "schema_version": (cs.int_schema(strict=True), True),
+        "run": (cs.str_schema(min_length=1, max_length=255, strict=True), True),
+        "status": (cs.literal_schema(["running", "interrupted", "failed", "complete"]), True),
+        "created": (TEXT, False),
+        "updated": (TEXT, False),
+        "code": _opt(_obj({"version": _opt(TEXT), "git": _opt(TEXT)})),
+        "command": (cs.list_schema(TEXT, strict=True), False),
+        "writer": _opt(_obj({"host": _opt(TEXT), "user": _opt(TEXT), "pid": _opt(COUNT)})),
+        "identity": _opt(_ANY_OBJECT),
+        "params": (_PARAMS, False),
+        "rules": (_ANY_OBJECT, True),
+        "rules_preset": _opt(TEXT),
+        "rules_fingerprint": _opt(TEXT),
+        "shards": (cs.list_schema(_SHARD, strict=True), True),
+        "progress": (_PROGRESS, False),
+        "error": _opt(TEXT),
+    }
+)
+
+_VALIDATOR: SchemaValidator | None = None
 
 
-class Code(TypedDict):
-    __pydantic_config__ = _STRICT  # type: ignore[misc]
-    version: NotRequired[str | None]
-    git: NotRequired[str | None]
+def _validator() -> SchemaValidator:
+    global _VALIDATOR
+    if _VALIDATOR is None:
+        _VALIDATOR = SchemaValidator(MANIFEST_SCHEMA)
+    return _VALIDATOR
 
 
-class Writer(TypedDict):
-    __pydantic_config__ = _STRICT  # type: ignore[misc]
-    host: NotRequired[str | None]
-    user: NotRequired[str | None]
-    pid: NotRequired[Count | None]
-
-
-class ManifestSchema(TypedDict):
-    """The whole document (validated, it is the same ``dict``, keys in their order)."""
-
-    __pydantic_config__ = _STRICT  # type: ignore[misc]
-    format: Literal["paohuzi-run"]
-    schema_version: int
-    run: Annotated[str, Field(min_length=1, max_length=255)]
-    status: Literal["running", "interrupted", "failed", "complete"]
-    created: NotRequired[str]
-    updated: NotRequired[str]
-    code: NotRequired[Code | None]
-    command: NotRequired[list[str]]
-    writer: NotRequired[Writer | None]
-    identity: NotRequired[dict[str, Any] | None]
-    params: NotRequired[Params]
-    rules: dict[str, Any]
-    rules_preset: NotRequired[str | None]
-    rules_fingerprint: NotRequired[str | None]
-    shards: list[Shard]
-    progress: NotRequired[Progress]
-    error: NotRequired[str | None]
-
-
-_ADAPTER: TypeAdapter[ManifestSchema] = TypeAdapter(ManifestSchema)
-
-
-def _rules_and_seats(doc: ManifestSchema) -> None:
+def _rules_and_seats(doc: dict[str, Any]) -> None:
     """What one field's type cannot say: the rules make a rule set, and the policies list
     as many seats as its table has."""
     try:
@@ -144,7 +143,8 @@ def _rules_and_seats(doc: ManifestSchema) -> None:
         raise ManifestInvalid(f"manifest field rules: {e}") from None
     params: dict[str, Any] = dict(doc.get("params") or {})
     n = len(params.get("policies") or ())
-    if n and n != players:
+    imported = bool((doc.get("identity") or {}).get("imported"))
+    if (n or not imported) and n != players:  # a run of imported hands lists none
         raise ManifestInvalid(
             f"manifest field params.policies: {n} seat(s) for a {players}-player table"
         )
@@ -204,12 +204,13 @@ def describe(e: ValidationError) -> str:
     return f"manifest field {where}: {expected}, got {_got(err.get('input'))}"
 
 
-def check_manifest(doc: Any) -> ManifestSchema:
-    """``doc`` (parsed JSON) checked against the schema: the same document, typed;
+def check_manifest(doc: Any) -> dict[str, Any]:
+    """``doc`` (parsed JSON) checked against the schema: the same document (its keys in
+    their order);
     :class:`ManifestInvalid` naming the first field at fault otherwise."""
     try:
-        out = _ADAPTER.validate_python(doc)
+        _validator().validate_python(doc)  # strict: nothing is converted, so ``doc`` is it
     except ValidationError as e:
         raise ManifestInvalid(describe(e)) from None
-    _rules_and_seats(out)
-    return out
+    _rules_and_seats(doc)
+    return dict(doc)

@@ -260,7 +260,7 @@ def rules_label(rules: dict[str, Any], preset: str | None) -> str:
     return f"{best} {changed}".strip()
 
 
-def _writer_alive(run_path: Path) -> bool:
+def writer_alive(run_path: Path) -> bool:
     """Whether the pid in ``.lock`` is alive (we never take the lock: a writer starting at
     that moment would think the run busy)."""
     try:
@@ -350,7 +350,8 @@ class ChecksumCache:
         self.dirs: dict[str, str] = {}  # resolved run folders (resolve_shard_path)
         data = _read_cache_file(self.path)
         if isinstance(data, dict) and isinstance(data.get("files"), dict):
-            self.entries = data["files"]
+            # every entry checked once, here; the ones this cache makes have the shape
+            self.entries = {k: v for k, v in data["files"].items() if _valid_entry(v)}
 
     def _entry(self, path: Path | str, st: os.stat_result) -> list[Any]:
         """The file's entry, a fresh one when it is unknown, changed or malformed."""
@@ -358,7 +359,7 @@ class ChecksumCache:
         key = text[len(prefix) :] if text.startswith(prefix) else text
         stamp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
         hit = self.entries.get(key)
-        if hit is not None and _valid_entry(hit) and hit[:4] == stamp:
+        if hit is not None and hit[:4] == stamp:
             return hit
         entry = [*stamp, None, None, None, None]
         self.entries[key] = entry
@@ -643,7 +644,7 @@ def _run_info(run_path: Path, cache: ChecksumCache) -> RunInfo:
             manifest_sha256=digest,
             name=name,
             status=status,
-            writing=status == "running" and _writer_alive(run_path),
+            writing=status == "running" and writer_alive(run_path),
             hands=sum(int(s["hands"]) for s in shards),
             hands_target=params.hands_total,
             events=sum(int(s["events"]) for s in shards),

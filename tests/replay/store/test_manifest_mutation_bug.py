@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,8 @@ VALUES = st.one_of(
 def invoke(*args: str) -> tuple[int, str, str]:
     r = CliRunner().invoke(main, list(args))
     if r.exception is not None and not isinstance(r.exception, SystemExit):
-        raise AssertionError(f"{args}: {type(r.exception).__name__}: {r.exception}")
+        where = "".join(traceback.format_exception(*r.exc_info)[-4:])
+        raise AssertionError(f"{args}: {type(r.exception).__name__}: {r.exception}\n{where}")
     assert "Traceback" not in r.stdout + r.stderr, (args, r.stderr)
     return r.exit_code, r.stdout, r.stderr
 

@@ -67,7 +67,7 @@ def test_cleanup_temp_only_removes_temporaries(tmp_path: Path) -> None:
 
 def test_manifest_round_trip_and_corruption(tmp_path: Path) -> None:
     doc = {"format": store.MANIFEST_FORMAT, "schema_version": 1, "run": "r"}
-    doc |= {"status": "complete", "rules": {}, "shards": []}
+    doc |= {"status": "complete", "rules": {}, "shards": [], "identity": {"imported": True}}
     store.write_manifest(tmp_path, doc)
     assert store.read_manifest(tmp_path) == doc
     (tmp_path / "manifest.json").write_text("{not json")
