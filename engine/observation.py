@@ -30,6 +30,12 @@ class Observation:
         self.__s = state
         self.seat = seat
 
+    def hidden_source(self) -> Any:
+        """The state behind this view, for :func:`engine.search.determinize` alone: it reads
+        what this seat sees of it and deals every hidden card anew (tests hold that no choice
+        of the ``search`` policy depends on where the hidden cards really lie)."""
+        return self.__s
+
     @property
     def rules(self):  # noqa: ANN201
         return self.__s.rules

@@ -2,7 +2,8 @@
 
 A policy sees only its own seat's :class:`~engine.observation.Observation`, the sorted legal
 action codes, and a ``random.Random`` owned by the play loop (so play is reproducible).
-Built-ins: ``random``, ``greedy``, ``heuristic``; others load as ``module:Class``.
+Built-ins: ``random``, ``greedy``, ``heuristic`` and ``search@N[/POLICY]`` (determinized
+rollouts, :mod:`engine.policies.search_policy`); others load as ``module:Class``.
 
 >>> load_policy("random").name
 'random'
@@ -42,7 +43,12 @@ BUILTIN = {
 
 
 def load_policy(spec: str) -> Policy:
-    """A policy by built-in name or ``module:Class`` (instantiated with no arguments)."""
+    """A policy by built-in name, ``search@N[/POLICY]`` (:mod:`engine.policies.search_policy`)
+    or ``module:Class`` (instantiated with no arguments)."""
+    if spec.strip().lower().startswith("search@") or spec.strip().lower() == "search":
+        search = importlib.import_module("engine.policies.search_policy")
+        _, rollout = search.parse_spec(spec)
+        return search.SearchPolicy(spec, load_policy(rollout))  # type: ignore[no-any-return]
     target = BUILTIN.get(spec.strip().lower(), spec.strip())
     mod_name, sep, cls_name = target.partition(":")
     if not sep or not mod_name or not cls_name:

@@ -1,0 +1,274 @@
+"""Search from any state (issue 21, reference engine): determinization and option values.
+
+:func:`determinize` draws, for the seat to act, a full state it cannot tell apart from the real
+one — its :meth:`~engine.state.State.observation` is equal and its legal options are the
+same — with every card it has not seen placed anew: the other seats' concealed hands, the
+faces of their face-down 偎 and the order of the stock. What it conditions on and what it does
+not infer is in docs/SEARCH.md. :func:`evaluate` plays each legal option out from the same
+determinizations (common random numbers) with a rollout policy and averages the seat's score
+delta, win, 荒庄 and winning 胡息, each with a 95% interval.
+
+No peeking: the sample is a function of the seat's observation and the random stream only.
+The hidden cards are taken as a sorted multiset (what the seat has not seen), never in the
+order the real state holds them, and every hidden slot is overwritten.
+
+>>> from engine.deck import shuffle_deck
+>>> from engine.state import Game
+>>> import random
+>>> s = Game().new_initial_state(shuffle_deck(3), 0)
+>>> seat = s.current_player()
+>>> d = determinize(s, seat, random.Random(1))
+>>> d.observation(seat).to_dict() == s.observation(seat).to_dict()
+True
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from engine.cards import COPIES, NUM_KINDS
+from engine.errors import IllegalAction, PaohuziError
+from engine.groups import Group, GroupKind
+from engine.state import _ANY, CardKind, Phase, State
+
+if TYPE_CHECKING:
+    from engine.policies import Policy
+
+#: Tries of :func:`determinize` before it gives up (a state whose constraints leave almost no
+#: deal; none is known).
+MAX_TRIES = 2000
+
+
+class SearchError(PaohuziError):
+    """A search that cannot be made as asked (no seat to act, no consistent deal)."""
+
+
+def hidden_counts(state: State, seat: int) -> list[int]:
+    """Copies of each face ``seat`` has not seen (80 minus its
+    :meth:`~engine.observation.Observation.seen_counts`)."""
+    obs = state.observation(seat)
+    seen = list(obs.seen_counts())
+    if obs.card is not None and state.card_kind == CardKind.LIANG:
+        seen[obs.card] -= 1  # the 亮张 on offer is the one in the dealer's hand: counted twice
+    return [COPIES - seen[k] for k in range(NUM_KINDS)]
+
+
+def revealed_faces(state: State, seat: int) -> int:
+    """Bitmask of faces shown face-up after the deal (discards, the dead cards to the right,
+    the card on offer the seat sees): another seat holding a 坎 of such a face would have had
+    to 跑 it (RULES §8.4), so no other seat's hand holds three of it now."""
+    obs = state.observation(seat)
+    mask = 0
+    for s in state.active:
+        for k in (*obs.discards(s), *obs.right(s)):
+            mask |= 1 << k
+    if obs.card is not None and state.phase in (Phase.CLAIM_HU, Phase.CLAIM_TAKE):
+        mask |= 1 << obs.card
+    return mask
+
+
+def determinize(state: State, seat: int, rng: random.Random, max_tries: int = MAX_TRIES) -> State:
+    """A state ``seat`` cannot tell from ``state`` (same observation, same legal options), its
+    hidden cards drawn from those the seat has not seen. Raises :class:`SearchError` when
+    ``seat`` is not to act or no consistent deal is found in ``max_tries`` draws."""
+    if state.outcome is not None or seat not in state.deciders():
+        raise SearchError(f"seat {seat} is not to act (deciders {list(state.deciders())})")
+    obs = state.observation(seat)
+    want = (obs.to_dict(), list(state.pending[seat]))
+    others = [s for s in state.active if s != seat]
+    pool = hidden_counts(state, seat)
+    liang = obs.liang if seat != state.dealer else None
+    if liang is not None:  # the 亮张 is publicly in the dealer's hand (C32): keep it there
+        pool[liang] += 1
+    shown = len(obs.bottom_shown)  # 4 players: the shown bottom cards stay where they are
+    for k in obs.bottom_shown:
+        pool[k] -= 1
+    cards = sorted(k for k in range(NUM_KINDS) for _ in range(pool[k]))
+    weis = [(s, i) for s in others for i, g in enumerate(state.melds[s]) if g.kind == GroupKind.WEI]
+    no_kan = revealed_faces(state, seat)
+    for _ in range(max_tries):
+        out = _draw(state, seat, rng, cards, others, weis, liang, shown, no_kan)
+        if out is not None and (out.observation(seat).to_dict(), out.pending.get(seat)) == (
+            want[0],
+            want[1],
+        ):
+            return out
+    raise SearchError(f"no deal consistent with seat {seat}'s view in {max_tries} draws")
+
+
+def _draw(
+    state: State,
+    seat: int,
+    rng: random.Random,
+    cards: list[int],
+    others: list[int],
+    weis: list[tuple[int, int]],
+    liang: int | None,
+    shown: int,
+    no_kan: int,
+) -> State | None:
+    """One candidate: the hidden cards dealt anew (None when a rule it must keep fails)."""
+    left = [0] * NUM_KINDS
+    for k in cards:
+        left[k] += 1
+    faces: list[int] = []
+    for _s, _i in weis:  # a hidden 偎 takes three copies of one unseen face
+        options = [k for k in range(NUM_KINDS) if left[k] >= 3]
+        if not options:
+            return None
+        k = options[rng.randrange(len(options))]
+        left[k] -= 3
+        faces.append(k)
+    rest = [k for k in range(NUM_KINDS) for _ in range(left[k])]
+    if liang is not None:
+        rest.remove(liang)
+    rng.shuffle(rest)
+    out = state.clone()
+    pos = 0
+    for s in others:
+        n = state.hand_size[s] - (1 if s == state.dealer and liang is not None else 0)
+        hand = [0] * NUM_KINDS
+        for k in rest[pos : pos + n]:
+            hand[k] += 1
+        pos += n
+        if s == state.dealer and liang is not None:
+            hand[liang] += 1
+        if any(c > 3 or (c == 3 and no_kan >> k & 1) for k, c in enumerate(hand)):
+            return None  # a concealed 4 would have been 提; a revealed face's 坎 跑'd
+        out.hands[s] = hand
+        # what the seat cannot see of the others' past choices is not carried over
+        out.stinky[s] = out.renpeng[s] = 0
+        out.chouhu[s] = {}
+    for (s, i), k in zip(weis, faces, strict=True):
+        if out.hands[s][k] or k == (out.card if out.phase == Phase.CLAIM_TAKE else -1):
+            return None  # a 偎 of k beside a k in hand, or a 跑 owed on the card on offer
+        out.melds[s] = out.melds[s][:i] + [Group(GroupKind.WEI, (k,) * 3)] + out.melds[s][i + 1 :]
+    stock = rest[pos:]
+    assert len(stock) == len(state.stock) - shown, (len(stock), len(state.stock), shown)
+    out.stock = state.stock[:shown] + stock
+    out._lonely = [((), _ANY)] * state.n_seats
+    return _reask(out, seat)
+
+
+def _reask(out: State, seat: int) -> State | None:
+    """The pending decision asked again of the new hands: the others' options (and their
+    hidden declarations, dropped) depend on cards the seat cannot see."""
+    phase = out.phase
+    try:
+        if phase == Phase.CLAIM_HU:
+            out._claim_hu()
+        elif phase == Phase.CLAIM_TAKE:
+            out._claim_take()
+        elif phase == Phase.LIANG_HU:
+            out._liang_hu()
+        else:  # one seat decides (discard, a forced take): nothing of the others is asked
+            out.declared = {}
+            out._hu = {k: v for k, v in out._hu.items() if k == seat}
+    except (AssertionError, IllegalAction, KeyError, ValueError):
+        return None
+    if out.outcome is not None or seat not in out.deciders():
+        return None
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Option values
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean over the rollouts with its 95% normal interval."""
+
+    mean: float
+    low: float
+    high: float
+    n: int
+
+    @classmethod
+    def of(cls, xs: Sequence[float]) -> Estimate:
+        n = len(xs)
+        if n == 0:
+            return cls(math.nan, math.nan, math.nan, 0)
+        m = math.fsum(xs) / n
+        var = math.fsum((x - m) ** 2 for x in xs) / (n - 1) if n > 1 else 0.0
+        h = 1.959963984540054 * math.sqrt(var / n)
+        return cls(m, m - h, m + h, n)
+
+
+@dataclass(frozen=True)
+class OptionValue:
+    """What one legal option was worth to the seat, over the same determinizations."""
+
+    action: int
+    delta: Estimate  # the seat's score delta at the end of the hand
+    win: Estimate  # 1 when the seat won
+    huang: Estimate  # 1 for a 荒庄
+    win_huxi: Estimate  # 胡息 of the seat's wins (n: the wins)
+
+
+def play_out(state: State, policies: Sequence[Policy], rng: random.Random) -> State:
+    """Play ``state`` to the end in place, every seat by its policy (forced moves applied),
+    all drawing from ``rng``."""
+    while state.outcome is None:
+        forced = state.forced
+        for s in state.deciders():
+            legal = state.pending[s]
+            a = legal[0] if forced or len(legal) == 1 else policies[s].act(
+                state.observation(s), legal, rng
+            )  # fmt: skip
+            state.apply(s, a)
+            if state.outcome is not None or state.declared == {}:
+                break
+    return state
+
+
+def evaluate(
+    state: State,
+    seat: int,
+    rollouts: int,
+    rollout_policy: Policy,
+    seed: int,
+    actions: Sequence[int] | None = None,
+) -> list[OptionValue]:
+    """The value of each legal option of ``seat`` at ``state`` (or of those in ``actions``):
+    ``rollouts`` determinizations, each option played out from every one of them with the same
+    random stream (common random numbers). A pure function of its arguments."""
+    if rollouts < 1:
+        raise SearchError(f"rollouts must be at least 1, not {rollouts}")
+    legal = list(state.pending.get(seat, ()))
+    options = legal if actions is None else [a for a in legal if a in set(actions)]
+    policies = [rollout_policy] * state.n_seats
+    results: dict[int, tuple[list[float], list[float], list[float], list[float]]] = {
+        a: ([], [], [], []) for a in options
+    }
+    for r in range(rollouts):
+        base = random.Random(f"{seed}/{r}")
+        det = determinize(state, seat, base)
+        stream = base.getrandbits(64)
+        for a in options:
+            s = det.clone()
+            s.apply(seat, a)
+            end = play_out(s, policies, random.Random(stream))
+            o = end.outcome
+            assert o is not None
+            d, w, h, x = results[a]
+            d.append(float(o.deltas[seat]))
+            won = o.winner == seat
+            w.append(1.0 if won else 0.0)
+            h.append(1.0 if o.winner is None else 0.0)
+            if won and o.result is not None and o.result.huxi is not None:
+                x.append(float(o.result.huxi))
+    return [
+        OptionValue(a, Estimate.of(d), Estimate.of(w), Estimate.of(h), Estimate.of(x))
+        for a, (d, w, h, x) in results.items()
+    ]
+
+
+def best_option(values: Sequence[OptionValue]) -> int:
+    """The option of highest mean score delta, ties to the lowest action code."""
+    return min(values, key=lambda v: (-v.delta.mean, v.action)).action

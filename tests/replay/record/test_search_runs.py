@@ -1,0 +1,59 @@
+"""``simulate`` with the ``search`` policy (issue 21, reference engine): a run is a pure
+function of its command (same bytes for any worker count, resumable), the spec is recorded
+verbatim, ``--engine auto`` plays it with the reference engine, and a bad spec is one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from replay.cli.main import main
+from replay.store.layout import run_dir
+from replay.store.runs import open_store
+
+SPEC = "search@2/random,heuristic,heuristic"
+
+
+def simulate(data: Path, run: str, *extra: str) -> tuple[int, str]:
+    r = CliRunner().invoke(
+        main,
+        ["simulate", "--data", str(data), "--run", run, "-n", "6", "--seed", "3", "--policies",
+         SPEC, "--shard-hands", "3", "-q", *extra],
+    )  # fmt: skip
+    return r.exit_code, r.stderr
+
+
+def test_a_search_run_is_the_same_bytes_for_any_worker_count(tmp_path: Path) -> None:
+    assert simulate(tmp_path / "a", "s", "-w", "1")[0] == 0
+    assert simulate(tmp_path / "b", "s", "-w", "2")[0] == 0
+    a, b = open_store(tmp_path / "a").run("s"), open_store(tmp_path / "b").run("s")
+    assert a.content_digest() == b.content_digest()
+    m = json.loads((run_dir(tmp_path / "a", "s") / "manifest.json").read_text())
+    assert m["params"]["policies"] == ["search@2/random", "heuristic", "heuristic"]
+    assert {s["engine"] for s in m["shards"]} == {"reference"}
+    assert a.read_hand(0).hand["policy_0"] == "search@2/random"
+
+
+@pytest.mark.parametrize(
+    ("policies", "message"),
+    [
+        ("search@0", "the rollouts must be 1 … 4096, not 0"),
+        ("search@9/nope", "unknown rollout policy 'nope'"),
+        ("search@x", "write search@N or search@N/POLICY"),
+    ],
+)
+def test_bad_search_spec_is_one_error_line(tmp_path: Path, policies: str, message: str) -> None:
+    r = CliRunner().invoke(
+        main, ["simulate", "--data", str(tmp_path), "-n", "3", "--policies", policies, "-q"]
+    )
+    assert r.exit_code == 2
+    assert r.stderr.startswith("Error: ") and r.stderr.count("\n") == 1 and message in r.stderr
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
+def test_engine_fast_says_search_has_no_compiled_version_yet(tmp_path: Path) -> None:
+    code, err = simulate(tmp_path, "s", "--engine", "fast")
+    assert code == 2 and "policy 'search@2/random' has no compiled version" in err
