@@ -115,6 +115,8 @@ def _draw(
     left = [0] * NUM_KINDS
     for k in cards:
         left[k] += 1
+    if liang is not None:
+        left[liang] -= 1  # dealt to the dealer below, before any 偎 takes a face
     faces: list[int] = []
     for _s, _i in weis:  # a hidden 偎 takes three copies of one unseen face
         options = [k for k in range(NUM_KINDS) if left[k] >= 3]
@@ -124,8 +126,6 @@ def _draw(
         left[k] -= 3
         faces.append(k)
     rest = [k for k in range(NUM_KINDS) for _ in range(left[k])]
-    if liang is not None:
-        rest.remove(liang)
     rng.shuffle(rest)
     out = state.clone()
     pos = 0
@@ -246,8 +246,13 @@ def evaluate(
     results: dict[int, tuple[list[float], list[float], list[float], list[float]]] = {
         a: ([], [], [], []) for a in options
     }
-    for r in range(rollouts):
-        base = random.Random(f"{seed}/{r}")
+    if not 0 <= seed < 1 << 64:
+        raise SearchError(f"the seed must be 0 … 2**64 - 1, not {seed}")
+    root = random.Random(seed)
+    for _ in range(rollouts):
+        # one 64-bit seed per determinization from the root stream, and from its stream the
+        # rollouts' (MT19937 throughout, as the compiled engine reproduces it)
+        base = random.Random(root.getrandbits(64))
         det = determinize(state, seat, base)
         stream = base.getrandbits(64)
         for a in options:

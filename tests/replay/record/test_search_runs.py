@@ -57,3 +57,29 @@ def test_bad_search_spec_is_one_error_line(tmp_path: Path, policies: str, messag
 def test_engine_fast_says_search_has_no_compiled_version_yet(tmp_path: Path) -> None:
     code, err = simulate(tmp_path, "s", "--engine", "fast")
     assert code == 2 and "policy 'search@2/random' has no compiled version" in err
+
+
+def test_options_are_valued_from_a_recorded_hand_at_step_k(tmp_path: Path) -> None:
+    """evaluate works from the replayer's state of a recorded hand, the same as from the live
+    state that reached it."""
+    from engine.policies import load_policy
+    from engine.search import evaluate
+    from replay.replayer.hand import Replayer, load_hand
+
+    r = CliRunner().invoke(
+        main, ["simulate", "--data", str(tmp_path), "--run", "h", "-n", "3", "-q", "-w", "1"]
+    )
+    assert r.exit_code == 0, r.stderr
+    rp = Replayer(load_hand(tmp_path, "h", 1))
+    for k in range(rp.n_steps):
+        state = rp.state_at(k)
+        seat = state.current_player()
+        if seat is not None and len(state.legal_actions(seat)) > 1:
+            break
+    else:
+        pytest.skip("no real choice in the hand")
+    rollout = load_policy("random")
+    values = evaluate(state, seat, 4, rollout, seed=9)
+    assert [v.action for v in values] == state.legal_actions(seat)
+    live = state.clone()
+    assert evaluate(live, seat, 4, rollout, seed=9) == values
