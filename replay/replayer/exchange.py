@@ -28,8 +28,10 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 import re
 import reprlib
+import stat
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -59,15 +61,22 @@ from engine.state import OutcomeKind, State
 from replay import store
 from replay.record import schema
 from replay.replayer.hand import HandLog, Replayer, game_for, load_hand
+from replay.replayer.replay_schema import (
+    FORMAT,
+    OUTCOME_RANGE,
+    RECORD_FIELDS,
+    VERSION,
+    ReplayFileError,
+    check_doc,
+    check_event,
+    check_range,
+    digits,
+    parse_json,
+)
 from replay.replayer.verify import check_log, deck_problem, expected_event, expected_hand
 from replay.store.manifest import Manifest, now
 
-FORMAT = "paohuzi-replay"
-VERSION = 1
 HEADER = f"# 跑胡子 replay file ({FORMAT} {VERSION}): see docs/REPLAY_FILE.md"
-
-#: The ``hands`` columns a replay file may carry in its record (kept on import).
-RECORD_FIELDS = ("session", "session_hand", "rotation", "deal_id", "huang_streak")
 
 #: The largest replay file read by default (``--max-bytes``): an exported hand is a few KB.
 MAX_BYTES = 1 << 20
@@ -81,10 +90,6 @@ _REPR.maxlist = _REPR.maxdict = 4
 def _show(v: Any) -> str:
     """A short ``repr`` of a value read from a file (long or nested values elided)."""
     return _REPR.repr(v)
-
-
-class ReplayFileError(PaohuziError):
-    """A replay file that cannot be read, or whose hand breaks the rules."""
 
 
 @dataclasses.dataclass
@@ -153,7 +158,7 @@ def _bool(v: Any) -> bool | None:
         return True
     if s in ("no", "false", "0", "off"):
         return False
-    raise InvalidNotation(f"expected yes or no, not {v!r}")
+    raise InvalidNotation(f"expected yes or no, got {_show(v)}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -325,18 +330,38 @@ def export_hand(
 _KEY_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_ ]*?)\s*:\s*(.*)$")
 _EVENT_RE = re.compile(r"^(?:(\d+)[.)]?\s+)?seat\s+(\d+)\s*:\s*(.+)$", re.IGNORECASE)
 
+#: The keys of ``[hand]`` that hold one value each.
+_HAND_KEYS = ("title", "source", "rules", "dealer", "deck", "liang", "stock", "record",
+              "policies", "format", "version")  # fmt: skip
+
 
 def _strip_comment(line: str) -> str:
     i = line.find("#")
     return (line if i < 0 else line[:i]).rstrip()
 
 
-def _parse_text(text: str) -> dict[str, Any]:
-    """The text spelling as the same dict the JSON spelling gives."""
-    obj: dict[str, Any] = {"events": [], "_sets": [], "_hands": {}}
+def text_event(text: str) -> dict[str, Any] | None:
+    """An event written ``SEQ seat S: ACTION`` as the JSON spelling's object (its numbers
+    integers), or None if it is not so written."""
+    m = _EVENT_RE.match(text.strip())
+    if not m:
+        return None
+    ev: dict[str, Any] = {"seat": digits(m.group(2)), "action": m.group(3)}
+    return ev if m.group(1) is None else {"seq": digits(m.group(1)), **ev}
+
+
+def _parse_text(text: str) -> tuple[dict[str, Any], dict[str, int]]:
+    """The text spelling as the document the JSON spelling gives — the one place where its
+    text becomes numbers (seats, seq, dealer, version, record; the outcome's values are text
+    in both spellings) — and the line of each field (``dealer``, ``events.3``, …)."""
+    obj: dict[str, Any] = {}
+    lines: dict[str, int] = {}
+    events: list[dict[str, Any]] = []
+    sets: list[str] = []
+    hands: dict[str, str] = {}
+    outcome: dict[str, str] = {}
     section = None
     last_key = None
-    outcome: dict[str, Any] = {}
     for no, raw in enumerate(text.splitlines(), 1):
         line = _strip_comment(raw)
         if not line.strip():
@@ -351,11 +376,11 @@ def _parse_text(text: str) -> dict[str, Any]:
         if section is None:
             raise ReplayFileError(f"line {no}: expected a section such as [hand], got {s!r}")
         if section == "events":
-            m = _EVENT_RE.match(s)
-            if not m:
+            ev = text_event(s)
+            if ev is None:
                 raise ReplayFileError(f"line {no}: expected 'SEQ seat S: ACTION', got {s!r}")
-            obj["events"].append({"seq": m.group(1), "seat": m.group(2), "action": m.group(3),
-                                  "line": no})  # fmt: skip
+            lines[f"events.{len(events)}"] = no
+            events.append(ev)
             continue
         if raw[:1] in (" ", "\t") and last_key == "deck":
             obj["deck"] += " " + s  # continuation of the deck
@@ -366,104 +391,77 @@ def _parse_text(text: str) -> dict[str, Any]:
         key, value = m.group(1).strip().lower(), m.group(2).strip()
         last_key = key
         if section == "outcome":
+            if key in outcome:
+                raise ReplayFileError(f"line {no}: {key!r} given twice")
             outcome[key] = value
-            continue
-        if key == "set":
-            obj["_sets"].append(value)
+            lines[f"outcome.{key}"] = no
+        elif key == "set":
+            lines.setdefault("rules", no)
+            sets.append(value)
         elif key.startswith("hand ") or key.startswith("seat "):
             seat = key.split()[1]
             if not seat.isdigit():
                 raise ReplayFileError(f"line {no}: bad seat in {key!r}")
-            obj["_hands"][seat] = value
-        elif key in ("title", "source", "rules", "dealer", "deck", "liang", "stock",
-                     "record", "policies", "format", "version"):  # fmt: skip
+            lines[f"deal.hands.{seat}"] = no
+            hands[seat] = value
+        elif key in _HAND_KEYS:
             if key in obj:
                 raise ReplayFileError(f"line {no}: {key!r} given twice")
             obj[key] = value
+            lines[key] = no
         else:
             raise ReplayFileError(f"line {no}: unknown key {key!r}")
+    obj["events"] = events
     if outcome:
         obj["outcome"] = outcome
-    rules = obj.pop("rules", None)
-    obj["rules"] = {"preset": rules or "hunan", "set": obj.pop("_sets")}
-    hands = obj.pop("_hands")
+    obj["rules"] = {"preset": obj.pop("rules", None) or "hunan", "set": sets}
     if hands:
         obj["deal"] = {"hands": hands, "liang": obj.pop("liang", None),
                        "stock": obj.pop("stock", None)}  # fmt: skip
+        for key in ("liang", "stock"):
+            if key in lines:
+                lines[f"deal.{key}"] = lines.pop(key)
+    for key in ("liang", "stock"):
+        if key in obj:
+            raise ReplayFileError(f"line {lines[key]}: {key!r} goes with 'hand S:' lines, not"
+                                  " with the deck")  # fmt: skip
+    for key in ("dealer", "version"):
+        if key in obj:
+            obj[key] = digits(obj[key])
     if "record" in obj:
-        rec = {}
+        rec: dict[str, Any] = {}
         for item in obj["record"].split():
             k, _, v = item.partition("=")
-            rec[k] = v
+            if k in rec:
+                raise ReplayFileError(f"line {lines['record']}: record field {k!r} given twice")
+            rec[k] = digits(v)
         obj["record"] = rec
     if "policies" in obj:
         obj["policies"] = [p.strip() for p in obj["policies"].split(",")]
-    return obj
+    return obj, lines
 
 
-_INT_RE = re.compile(r"^\s*[+-]?[0-9]{1,18}\s*$")
+def _at(lines: dict[str, int], key: str) -> str:
+    """``line N: `` for a field of the text spelling (its line known), else nothing."""
+    no = lines.get(key)
+    return f"line {no}: " if no else ""
 
 
-def _int(v: Any, what: str, lo: int | None = None, hi: int | None = None) -> int:
-    """``v`` (an integer, or a string of digits) as an int in ``lo … hi``."""
-    if isinstance(v, int) and not isinstance(v, bool):
-        x = v
-    elif isinstance(v, str) and _INT_RE.match(v):
-        x = int(v)
-    else:
-        raise ReplayFileError(f"{what}: expected an integer, not {_show(v)}")
-    if (lo is not None and x < lo) or (hi is not None and x > hi):
-        span = f"{lo} … {hi}" if hi is not None else f"at least {lo}"
-        raise ReplayFileError(f"{what}: {x} is out of range ({span})")
-    return x
-
-
-def _str(v: Any, what: str, none_ok: bool = True) -> str | None:
-    if v is None and none_ok:
-        return None
-    if not isinstance(v, str):
-        kind = "a string or null" if none_ok else "a string"
-        raise ReplayFileError(f"{what}: expected {kind}, not {_show(v)}")
-    return v
-
-
-def _obj(v: Any, what: str) -> dict[str, Any]:
-    """A JSON object (``None`` for an absent one: ``{}``)."""
-    if v is None:
-        return {}
-    if not isinstance(v, dict):
-        raise ReplayFileError(f"{what}: expected an object, not {_show(v)}")
-    return v
-
-
-def _list(v: Any, what: str) -> list[Any]:
-    if v is None:
-        return []
-    if not isinstance(v, list):
-        raise ReplayFileError(f"{what}: expected a list, not {_show(v)}")
-    return v
-
-
-def _rules_from(spec: Any) -> RuleSet:
+def _rules_from(spec: str | dict[str, Any]) -> RuleSet:
     if isinstance(spec, str):
         return find_rules(spec)
-    if not isinstance(spec, dict):
-        raise ReplayFileError(f"rules: expected a preset name or an object, not {_show(spec)}")
     if spec.get("full") is not None:
-        return RuleSet.from_dict(_obj(spec["full"], "rules.full"))
-    rules = find_rules(_str(spec.get("preset"), "rules.preset") or "hunan")
+        return RuleSet.from_dict(spec["full"])
+    rules = find_rules(spec.get("preset") or "hunan")
     sets = spec.get("set") or []
     if isinstance(sets, dict):
-        for k, v in sets.items():
-            if not isinstance(v, str | int):
-                raise ReplayFileError(f"rules.set.{k}: expected a value, not {_show(v)}")
         sets = [f"{k}={'on' if v is True else 'off' if v is False else v}" for k, v in sets.items()]
-    for s in _list(sets, "rules.set"):
-        _str(s, "rules.set", none_ok=False)
     return rules.with_overrides(sets)
 
 
-def _deck_from_deal(deal: dict[str, Any], rules: RuleSet, dealer: int) -> tuple[int, ...]:
+def _deck_from_deal(
+    deal: dict[str, Any], rules: RuleSet, dealer: int, lines: dict[str, int]
+) -> tuple[int, ...]:
     """The 80-card deck from the seats' hands, the 亮张 and the stock (``rest``: the cards
     not placed yet, in kind order)."""
     n = rules.players
@@ -471,27 +469,29 @@ def _deck_from_deal(deal: dict[str, Any], rules: RuleSet, dealer: int) -> tuple[
         active = (dealer, (dealer + 1) % 4, (dealer + 3) % 4)
     else:
         active = (dealer, (dealer + 1) % 3, (dealer + 2) % 3)
-    hands = {str(k): v for k, v in _obj(deal.get("hands"), "deal.hands").items()}
-    for seat_name, cards_text in hands.items():
-        _str(cards_text, f"deal.hands.{seat_name}", none_ok=False)
-    liang = _str(deal.get("liang"), "deal.liang")
-    stock_v = _str(deal.get("stock"), "deal.stock")
-    extra = set(hands) - {str(s) for s in active}
+    hands: dict[str, str] = deal["hands"]
+    liang, stock_v = deal.get("liang"), deal.get("stock")
+    extra = sorted(set(hands) - {str(s) for s in active})
     if extra:
-        raise ReplayFileError(f"hand given for seat {sorted(extra)[0]}, which is not dealt"
-                              f" (active seats {', '.join(map(str, active))})")  # fmt: skip
+        seat = extra[0] if re.fullmatch(r"[0-9]{1,9}", extra[0]) else _show(extra[0])
+        raise ReplayFileError(f"hand given for seat {seat}, which is not dealt (active seats"
+                              f" {', '.join(map(str, active))})")  # fmt: skip
     cards: dict[int, list[int]] = {}
     for s in active:
         if str(s) not in hands:
             raise ReplayFileError(f"the hand of seat {s} is missing")
-        cards[s] = parse_cards(str(hands[str(s)]))
+        cards[s] = _cards(hands[str(s)], f"deal.hands.{s}", lines)
     d = cards[dealer]
     if n == 3:
         if liang not in (None, "", "-"):
             if len(d) != 20:
                 raise ReplayFileError(f"the dealer (seat {dealer}) is dealt 20 cards plus the 亮张,"
                                       f" not {len(d)}")  # fmt: skip
-            d = d + [parse_card(str(liang))]
+            try:
+                d = d + [parse_card(liang)]
+            except InvalidNotation as e:
+                label = "liang" if "deal.liang" in lines else "field deal.liang"
+                raise ReplayFileError(f"{_at(lines, 'deal.liang')}{label}: {e}") from None
         elif len(d) != 21:
             raise ReplayFileError(f"give the 亮张 (liang: X) or 21 cards for the dealer"
                                   f" (seat {dealer})")  # fmt: skip
@@ -503,7 +503,7 @@ def _deck_from_deal(deal: dict[str, Any], rules: RuleSet, dealer: int) -> tuple[
     deck = d[:20] + cards[active[1]] + cards[active[2]] + [d[20]]
     stock_text = (stock_v or "rest").strip()
     rest_kw = stock_text.endswith("rest")
-    stock = parse_cards(stock_text[:-4] if rest_kw else stock_text)
+    stock = _cards(stock_text[:-4] if rest_kw else stock_text, "deal.stock", lines)
     used = [0] * NUM_KINDS
     for k in deck + stock:
         used[k] += 1
@@ -522,96 +522,114 @@ def _deck_from_deal(deal: dict[str, Any], rules: RuleSet, dealer: int) -> tuple[
     return tuple(deck + stock)
 
 
-def _parse_outcome(o: dict[str, Any], players: int) -> dict[str, Any]:
-    """The outcome columns a file states (values in the text spelling)."""
+def _cards(text: str, key: str, lines: dict[str, int]) -> list[int]:
+    """The cards of field ``key`` in notation."""
+    try:
+        return parse_cards(text)
+    except InvalidNotation as e:
+        if key in lines:  # the text spelling's key
+            label = key.removeprefix("deal.").replace("hands.", "hand ")
+            raise ReplayFileError(f"{_at(lines, key)}{label}: {e}") from None
+        raise ReplayFileError(f"field {key}: {e}") from None
+
+
+def _none(v: Any) -> bool:
+    return v is None or (isinstance(v, str) and v.strip().lower() in ("", "-", "null", "none"))
+
+
+def _parse_outcome(o: dict[str, Any], players: int, lines: dict[str, int]) -> dict[str, Any]:
+    """The outcome columns a file states (values checked by the schema: text, an integer in
+    the field's range, or null)."""
     out: dict[str, Any] = {}
-
-    def none(v: Any) -> bool:
-        return v is None or str(v).strip() in ("", "-", "null", "none")
-
-    for key, value in o.items():
-        v = value
+    for key, v in o.items():
+        head = _at(lines, f"outcome.{key}")
         what = f"outcome.{key}"
-        if key == "deltas":
-            if not isinstance(v, list | str):
-                raise ReplayFileError(f"{what}: expected a list or a string, not {_show(v)}")
-        elif key == "zimo":
-            if not isinstance(v, str | bool) and v is not None:
-                raise ReplayFileError(f"{what}: expected yes/no, not {_show(v)}")
-        elif v is not None and (not isinstance(v, str | int) or isinstance(v, bool)):
-            raise ReplayFileError(f"{what}: expected a string or a number, not {_show(v)}")
-        if key == "result":
-            if not none(v):
-                if isinstance(v, int) or _INT_RE.match(str(v)):
-                    out["outcome"] = _int(v, what, 0, max(OutcomeKind))
-                else:
-                    try:
-                        out["outcome"] = int(OutcomeKind[str(v).strip().upper()])
-                    except KeyError:
-                        raise ReplayFileError(f"unknown result {_show(v)}") from None
-        elif key == "source":
-            if none(v):
-                out["source"] = None
-            elif isinstance(v, int) or _INT_RE.match(str(v)):
-                out["source"] = _int(v, what, 0, max(Source))
+
+        def number(x: int | str, key: str = key, head: str = head) -> int | None:
+            n = x if isinstance(x, int) else digits(x)
+            if not isinstance(n, int):
+                return None
+            return check_range(n, f"outcome.{key}", *OUTCOME_RANGE[key], head=head)
+
+        if key in ("result", "source"):
+            if _none(v):
+                if key == "source":
+                    out["source"] = None
+                continue
+            enum = OutcomeKind if key == "result" else Source
+            code = number(v)
+            if code is None:
+                try:
+                    code = int(enum[str(v).strip().upper()])
+                except KeyError:
+                    names = ", ".join(e.name for e in enum)
+                    raise ReplayFileError(f"{head}field {what}: unknown {key} {_show(v)}"
+                                          f" (known: {names})") from None  # fmt: skip
+            out["outcome" if key == "result" else key] = code
+        elif key == "hu_card":
+            if _none(v):
+                out[key] = None
+            elif isinstance(v, int):
+                out[key] = v
             else:
                 try:
-                    out["source"] = int(Source[str(v).strip().upper()])
-                except KeyError:
-                    raise ReplayFileError(f"unknown source {_show(v)}") from None
-        elif key == "hu_card":
-            if none(v):
-                out["hu_card"] = None
-            elif isinstance(v, int):
-                out["hu_card"] = _int(v, what, 0, NUM_KINDS - 1)
-            else:
-                out["hu_card"] = parse_card(str(v).strip())
-        elif key in ("winner", "from_seat", "huxi", "deng", "fan", "score", "stock_left"):
-            out[key] = None if none(v) else _int(v, what)
+                    out[key] = parse_card(v.strip())
+                except InvalidNotation as e:
+                    raise ReplayFileError(f"{head}field {what}: {e}") from None
         elif key == "zimo":
-            out["zimo"] = None if none(v) else _bool(v)
+            try:
+                out[key] = None if _none(v) else _bool(v)
+            except InvalidNotation as e:
+                raise ReplayFileError(f"{head}field {what}: {e}") from None
         elif key == "mingtang":
             if isinstance(v, int):
-                out["mingtang"] = _int(v, what, 0, (1 << 16) - 1)
-            else:
-                mask = 0
-                for name in [] if none(v) else str(v).replace(",", " ").split():
-                    if name not in schema.MINGTANG_BITS:
-                        raise ReplayFileError(f"unknown 名堂 {_show(name)} (use the pinyin ids of"
-                                              " docs/LOG_FORMAT.md §5.5)")  # fmt: skip
-                    mask |= 1 << schema.MINGTANG_BITS[name]
-                out["mingtang"] = mask
+                out[key] = v
+                continue
+            mask = 0
+            for name in [] if _none(v) else v.replace(",", " ").split():
+                if name not in schema.MINGTANG_BITS:
+                    raise ReplayFileError(f"{head}field {what}: unknown 名堂 {_show(name)} (use the"
+                                          " pinyin ids of docs/LOG_FORMAT.md §5.5)")  # fmt: skip
+                mask |= 1 << schema.MINGTANG_BITS[name]
+            out[key] = mask
         elif key == "deltas":
-            vals = v if isinstance(v, list) else str(v).replace(",", " ").split()
+            vals = v if isinstance(v, list) else v.replace(",", " ").split()
             if len(vals) != players:
-                raise ReplayFileError(f"deltas: {len(vals)} values for {players} seats")
+                raise ReplayFileError(f"{head}field {what}: {len(vals)} values for {players}"
+                                      " seats")  # fmt: skip
             for s, x in enumerate(vals):
-                out[f"delta_{s}"] = _int(x, f"{what}[{s}]")
-        else:
-            raise ReplayFileError(f"unknown outcome field {_show(key)}")
+                d = number(x)
+                if d is None:
+                    raise ReplayFileError(
+                        f"{head}field {what}[{s}]: expected an integer, got {_show(x)}"
+                    )
+                out[f"delta_{s}"] = d
+        else:  # winner, from_seat, huxi, deng, fan, score, stock_left
+            n = None if _none(v) else number(v)
+            if n is None and not _none(v):
+                lo, hi = OUTCOME_RANGE[key]
+                raise ReplayFileError(f"{head}field {what}: expected an integer in {lo} … {hi}"
+                                      f" or -, got {_show(v)}")  # fmt: skip
+            out[key] = n
     return out
 
 
 def read_replay(text: str, name: str = "replay file") -> ReplayFile:
-    """Parse a replay file (text or JSON spelling). Raises :class:`ReplayFileError` with
-    the line or field at fault. The hand is not replayed here (see :func:`check_replay`)."""
+    """Parse a replay file (text or JSON spelling), checked by the schema of
+    :mod:`~replay.replayer.replay_schema`. Raises :class:`ReplayFileError` with the line or
+    field at fault. The hand is not replayed here (see :func:`check_replay`)."""
     try:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ReplayFileError("not UTF-8 text (a lone surrogate)") from None
+        text = text.removeprefix("\ufeff")  # a byte-order mark, as Notepad writes
+        lines: dict[str, int] = {}
         if text.lstrip().startswith("{"):
-            try:
-                obj = json.loads(text)
-            except json.JSONDecodeError as e:
-                raise ReplayFileError(
-                    f"{name}: bad JSON at line {e.lineno} column {e.colno}: {e.msg}"
-                ) from None
-            except RecursionError:
-                raise ReplayFileError(f"{name}: the JSON is nested too deeply") from None
-            except ValueError as e:  # e.g. an integer of more than 4300 digits
-                raise ReplayFileError(f"{name}: bad JSON: {e}") from None
-            if not isinstance(obj, dict):
-                raise ReplayFileError(f"{name}: the JSON must be an object")
+            obj = parse_json(text)
         else:
-            obj = _parse_text(text)
-        return _from_obj(obj, name)
+            obj, lines = _parse_text(text)
+        return _from_doc(check_doc(obj, lines), name, lines)
     except (InvalidNotation, InvalidRules) as e:
         raise ReplayFileError(f"{name}: {e}") from None
     except ReplayFileError as e:
@@ -619,136 +637,131 @@ def read_replay(text: str, name: str = "replay file") -> ReplayFile:
         raise ReplayFileError(msg if msg.startswith(name) else f"{name}: {msg}") from None
 
 
-#: The range of each record field (its ``hands`` column type).
-_RECORD_MAX = {
-    f.name: (1 << f.type.bit_width) - 1 for f in schema.HANDS_SCHEMA if f.name in RECORD_FIELDS
-}
-
-
-def _event(ev: Any, i: int) -> tuple[int, int]:
-    """``(seat, code)`` of event ``i`` (an object or a ``seat S: ACTION`` string)."""
-    if isinstance(ev, str):
-        m = _EVENT_RE.match(ev.strip())
-        if not m:
-            raise ReplayFileError(f"expected 'seat S: ACTION', got {_show(ev)}")
-        ev = {"seq": m.group(1), "seat": m.group(2), "action": m.group(3)}
-    elif not isinstance(ev, dict):
-        raise ReplayFileError(f"expected an object or a 'seat S: ACTION' string, not {_show(ev)}")
-    if "seat" not in ev or "action" not in ev:
-        raise ReplayFileError(f"an event needs a seat and an action: {_show(ev)}")
+def _event(ev: dict[str, Any], i: int) -> tuple[int, int]:
+    """``(seat, code)`` of event ``i`` (an object the schema checked)."""
     seq = ev.get("seq")
-    if seq is not None and _int(seq, "seq") != i:
+    if seq is not None and seq != i:
         raise ReplayFileError(f"seq {seq} out of order (expected {i})")
-    seat = _int(ev["seat"], "seat", 0, schema.MAX_SEATS - 1)
-    action = _str(ev["action"], "action", none_ok=False)
-    assert action is not None
+    action: str = ev["action"]
     try:
         code = parse_action_text(action)
     except (InvalidNotation, KeyError, ValueError) as e:
         raise ReplayFileError(f"bad event: {e}") from None
-    if ev.get("code") is not None and _int(ev["code"], "code") != code:
+    if ev.get("code") is not None and ev["code"] != code:
         raise ReplayFileError(f"code {ev['code']} does not match {action!r} ({code})")
-    if ev.get("forced") is not None and not isinstance(ev["forced"], bool):
-        raise ReplayFileError(f"forced: expected true or false, not {_show(ev['forced'])}")
-    _list(ev.get("options"), "options")
-    return seat, code
+    return int(ev["seat"]), code
 
 
-def _from_obj(obj: dict[str, Any], name: str) -> ReplayFile:
-    fmt = obj.get("format", FORMAT)
-    if fmt != FORMAT:
-        raise ReplayFileError(f"format {_show(fmt)} is not {FORMAT!r}")
-    version = _int(obj.get("version", VERSION), "version")
-    if version != VERSION:
-        raise ReplayFileError(f"unknown replay file version {version} (this reader knows"
-                              f" {VERSION})")  # fmt: skip
-    title = _str(obj.get("title"), "title")
-    rules = _rules_from(obj.get("rules", "hunan"))
-    dealer = _int(obj.get("dealer", 0), "dealer")
-    if not 0 <= dealer < rules.players:
-        raise ReplayFileError(f"dealer {dealer} is not a seat of a {rules.players}-player table")
-    if obj.get("deck") is not None and obj.get("deal") is not None:
+def _from_doc(doc: dict[str, Any], name: str, lines: dict[str, int]) -> ReplayFile:
+    """The replay file of a document the schema checked: what no field's type can say (the
+    seats of the table, the deck, the order of the events) checked here."""
+    title = doc.get("title")
+    try:
+        rules = _rules_from(doc.get("rules", "hunan"))
+    except InvalidRules as e:
+        raise ReplayFileError(f"{_at(lines, 'rules')}{e}") from None
+    dealer: int = doc.get("dealer", 0)
+    if dealer >= rules.players:
+        raise ReplayFileError(f"{_at(lines, 'dealer')}dealer {dealer} is not a seat of a"
+                              f" {rules.players}-player table")  # fmt: skip
+    deck_v = doc.get("deck")
+    if deck_v is not None and doc.get("deal") is not None:
         raise ReplayFileError("give either the deck or the hands, not both")
-    if obj.get("deck") is not None:
-        deck_v = obj["deck"]
-        if isinstance(deck_v, list):
-            deck = tuple(_int(k, f"deck[{i}]", 0, NUM_KINDS - 1) for i, k in enumerate(deck_v))
-        elif isinstance(deck_v, str):
-            deck = tuple(parse_cards(deck_v))
-        else:
-            raise ReplayFileError(f"deck: expected cards (a string or a list), not {_show(deck_v)}")
+    if deck_v is not None:
+        deck = tuple(deck_v) if isinstance(deck_v, list) else tuple(_cards(deck_v, "deck", lines))
         why = deck_problem(deck)
         if why:
-            raise ReplayFileError(why)
-    elif obj.get("deal") is not None:
-        deck = _deck_from_deal(_obj(obj["deal"], "deal"), rules, dealer)
+            raise ReplayFileError(f"{_at(lines, 'deck')}{why}")
+    elif doc.get("deal") is not None:
+        deck = _deck_from_deal(doc["deal"], rules, dealer, lines)
     else:
         raise ReplayFileError("no deck (deck: 80 cards, or hand N: lines with the stock)")
     events: list[tuple[int, int]] = []
-    for i, ev in enumerate(_list(obj.get("events"), "events")):
-        line = ev.get("line") if isinstance(ev, dict) else None
-        where = f"line {line}" if isinstance(line, int) else f"event {i}"
+    for i, ev in enumerate(doc.get("events") or ()):
+        no = lines.get(f"events.{i}")
+        where = f"line {no}" if no else f"event {i}"
+        if isinstance(ev, str):  # the text spelling's line, inside JSON
+            parsed = text_event(ev)
+            if parsed is None:
+                raise ReplayFileError(f"field events[{i}]: expected 'seat S: ACTION', got"
+                                      f" {_show(ev)}")  # fmt: skip
+            check_event(parsed, i)
+            ev = parsed
         try:
             seat, code = _event(ev, i)
         except ReplayFileError as e:
             raise ReplayFileError(f"{where}: {e}") from None
-        if not 0 <= seat < rules.players:
+        if seat >= rules.players:
             raise ReplayFileError(f"{where}: seat {seat} is not a seat of this table")
         events.append((seat, code))
-    record: dict[str, Any] = {}
-    for k, v in _obj(obj.get("record"), "record").items():
-        if k not in RECORD_FIELDS:
-            raise ReplayFileError(f"unknown record field {_show(k)}")
-        record[k] = _int(v, f"record field {k}", 0, _RECORD_MAX[k])
-    policies: list[str | None] = []
-    for p in _list(obj.get("policies"), "policies"):
-        p = _str(p, "policies")
-        policies.append(None if p in (None, "-", "") else p)
+    record: dict[str, Any] = dict(doc.get("record") or {})
+    policies: list[str | None] = [
+        None if p in (None, "-", "") else p for p in doc.get("policies") or ()
+    ]
     if policies and len(policies) != rules.players:
-        raise ReplayFileError(f"{len(policies)} policies for {rules.players} seats")
-    outcome = _parse_outcome(_obj(obj.get("outcome"), "outcome"), rules.players)
-    src = obj.get("source")
+        raise ReplayFileError(f"{_at(lines, 'policies')}{len(policies)} policies for"
+                              f" {rules.players} seats")  # fmt: skip
+    outcome = _parse_outcome(doc.get("outcome") or {}, rules.players, lines)
+    src = doc.get("source")
     if isinstance(src, str):
-        m = re.match(r"run (\S+) hand (\d{1,18})", src)
+        m = re.match(r"run (\S+) hand (\d{1,9})$", src)
         src = {"run": m.group(1), "hand_id": int(m.group(2))} if m else {"text": src}
-    elif src is not None and not isinstance(src, dict):
-        raise ReplayFileError(f"source: expected a string or an object, not {_show(src)}")
     meta = {"title": title, "source": name}
     log = HandLog.from_history(rules, deck, dealer, events, meta=meta)
     return ReplayFile(log, outcome, record, policies, title, src or {})
 
 
 def read_bounded(path: str | Path, max_bytes: int, what: str = "file") -> bytes:
-    """At most ``max_bytes`` of the file at ``path``, read in chunks (never more than
-    ``max_bytes + 1`` bytes, so ``/dev/zero`` or a FIFO cannot exhaust memory). Raises
-    :class:`ReplayFileError` naming the file and the limit when it is larger."""
+    """At most ``max_bytes`` of the file at ``path``: a regular file of at most that size
+    (its size checked before it is read), or a stream — a pipe, ``/dev/stdin``, a terminal, a
+    character device — read in chunks, never more than ``max_bytes + 1`` bytes (so
+    ``/dev/zero`` cannot exhaust memory). A directory, a block device or a socket is refused
+    unread. Raises :class:`ReplayFileError` naming the file (and the limit)."""
     p = Path(path)
+    too_big = ReplayFileError(
+        f"{p}: larger than {max_bytes:,} bytes, the limit for a {what} (raise it with --max-bytes)"
+    )
+    try:
+        _readable_kind(p, os.stat(p).st_mode, what)
+        fd = os.open(p, os.O_RDONLY | os.O_NOCTTY)
+    except FileNotFoundError:
+        raise ReplayFileError(f"no such file: {p}") from None
+    except OSError as e:
+        raise ReplayFileError(f"cannot read {p}: {e.strerror or e}") from None
     chunks: list[bytes] = []
     size = 0
-    try:
-        with open(p, "rb") as f:
+    with os.fdopen(fd, "rb", buffering=0) as f:
+        st = os.fstat(fd)
+        _readable_kind(p, st.st_mode, what)  # the file opened, not one put there since
+        if stat.S_ISREG(st.st_mode) and st.st_size > max_bytes:
+            raise too_big
+        try:
             while size <= max_bytes:
                 chunk = f.read(min(1 << 16, max_bytes + 1 - size))
                 if not chunk:
                     break
                 chunks.append(chunk)
                 size += len(chunk)
-    except FileNotFoundError:
-        raise ReplayFileError(f"no such file: {p}") from None
-    except IsADirectoryError:
-        raise ReplayFileError(f"{p} is a directory, not a {what}") from None
-    except OSError as e:
-        raise ReplayFileError(f"cannot read {p}: {e.strerror or e}") from None
+        except OSError as e:
+            raise ReplayFileError(f"cannot read {p}: {e.strerror or e}") from None
     if size > max_bytes:
-        raise ReplayFileError(
-            f"{p}: larger than {max_bytes:,} bytes, the limit for a {what}"
-            " (raise it with --max-bytes)"
-        )
+        raise too_big
     return b"".join(chunks)
 
 
+def _readable_kind(p: Path, mode: int, what: str) -> None:
+    """Refuse what is no file to read: a directory, a block device, a socket."""
+    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):  # fmt: skip
+        if test(mode):
+            raise ReplayFileError(f"{p} is {kind}, not a {what}")
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
+        raise ReplayFileError(f"{p} is not a {what} (a special file)")
+
+
 def read_replay_file(path: str | Path, max_bytes: int = MAX_BYTES) -> ReplayFile:
-    """Read and parse a replay file from disk (at most ``max_bytes``, default 1 MiB)."""
+    """Read and parse a replay file from disk (at most ``max_bytes``, default 1 MiB; a pipe
+    or ``/dev/stdin`` too)."""
     p = Path(path)
     data = read_bounded(p, max_bytes, "replay file")
     try:
