@@ -31,7 +31,7 @@ from engine.hu import Source
 from engine.rules import RuleSet
 from engine.state import OutcomeKind
 from replay.record import schema
-from replay.store.manifest_schema import _expected, _got
+from replay.store.manifest_schema import expected_text, shown_value
 
 FORMAT = "paohuzi-replay"
 VERSION = 1
@@ -323,7 +323,7 @@ def where(loc: tuple[int | str, ...]) -> str:
         elif _KEY_RE.match(part):
             out += f".{part}" if out else part
         else:
-            out += f"[{_got(part)}]"
+            out += f"[{shown_value(part)}]"
     return out
 
 
@@ -356,7 +356,7 @@ def describe(
     head = f"line {no}: " if no is not None else ""
     kind = err["type"]
     if not loc:
-        return f"{head}a replay file is a JSON object, got {_got(err.get('input'))}"
+        return f"{head}a replay file is a JSON object, got {shown_value(err.get('input'))}"
     name = where(loc)
     if kind == "missing":
         return f"{head}field {name} is missing"
@@ -366,8 +366,8 @@ def describe(
     if kind in ("wrong_type", "int_range"):
         expected = str(err["msg"])
     else:
-        expected = _expected(dict(err))
-    return f"{head}field {name}: {expected}, got {_got(err.get('input'))}"
+        expected = expected_text(dict(err))
+    return f"{head}field {name}: {expected}, got {shown_value(err.get('input'))}"
 
 
 def check_doc(doc: Any, lines: Mapping[str, int] | None = None) -> dict[str, Any]:

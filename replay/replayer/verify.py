@@ -54,7 +54,7 @@ from replay import store
 from replay.pool import process_pool, start_method
 from replay.record import schema
 from replay.replayer.hand import HandLog, game_for, log_from_rows
-from replay.store.files import file_kind
+from replay.store.fsinfo import file_kind
 from replay.store.scan import file_sha256, resolve_shard_path, run_folder_problem
 
 __all__ = [

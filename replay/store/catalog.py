@@ -54,8 +54,9 @@ import duckdb
 
 from replay.record import schema
 from replay.store.ducklimits import duckdb_settings
+from replay.store.fsinfo import file_kind
 from replay.store.layout import CATALOG_NAME, StoreError
-from replay.store.scan import StoreState, _writable_mode, scan_store
+from replay.store.scan import StoreState, scan_store, writable_mode
 from replay.store.summary_schema import KINDS, SUMMARY_SCHEMA, SUMMARY_TABLE, duck_type
 
 #: The columns of the ``runs`` table, from :class:`~replay.store.scan.RunInfo`.
@@ -280,16 +281,7 @@ def file_problem(path: Path) -> str | None:
         return f"cannot be examined ({e.strerror or e})"
     if stat.S_ISREG(mode):
         return None
-    kinds = (
-        (stat.S_ISDIR, "a directory"),
-        (stat.S_ISLNK, "a symbolic link"),
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISCHR, "a device"),
-        (stat.S_ISBLK, "a device"),
-        (stat.S_ISSOCK, "a socket"),
-    )
-    kind = next((k for test, k in kinds if test(mode)), "a special file")
-    return f"is {kind}, not a regular file"
+    return f"is {file_kind(mode)}, not a regular file"
 
 
 def build_catalog(
@@ -397,7 +389,7 @@ def write_problem(root: Path) -> str | None:
     bad = file_problem(path)
     if bad is not None:
         return f"the catalog {path} {bad}: remove it, and it is rebuilt"
-    if not _writable_mode(root):
+    if not writable_mode(root):
         return f"the store {root} is read-only: its catalog {path} cannot be written"
     return None
 
@@ -478,7 +470,7 @@ def connect(
     if con is not None:
         return con
     special = file_problem(path) is not None
-    if state.exists and not special and _writable_mode(root):
+    if state.exists and not special and writable_mode(root):
         try:
             refresh_catalog(root, state)
         except StoreError as e:

@@ -18,31 +18,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from replay.record import schema
+from replay.store.fsinfo import file_kind
 from replay.store.layout import StoreError, shard_file
 
 
 class NotRegularFile(OSError):
     """A path the store would open that is not a regular file (a symlink, FIFO, device or
     folder in a file's place), or one larger than the reader's bound."""
-
-
-def file_kind(mode: int) -> str:
-    """What a file of this ``st_mode`` is, in words (for a one-line refusal).
-
-    >>> file_kind(stat.S_IFIFO), file_kind(stat.S_IFDIR | 0o755)
-    ('a FIFO', 'a directory')
-    """
-    for test, name in (
-        (stat.S_ISDIR, "a directory"),
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISLNK, "a symbolic link"),
-    ):
-        if test(mode):
-            return name
-    return "not a regular file"
 
 
 def read_regular(path: Path | str, max_bytes: int, limit_hint: str = "") -> bytes:

@@ -41,6 +41,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from replay.store.fsinfo import file_kind, pid_alive
 from replay.store.layout import CATALOG_NAME, StoreError, check_run_name
 
 #: ``runs/.removing-NAME-PID``: a run being deleted by ``rm`` (process PID).
@@ -59,26 +60,6 @@ NOT_A_FOLDER = "not a run folder"
 BAD_LOCK = "lock file that is not a regular file"
 #: The kinds whose removal changes what the store's runs are (the catalog is rebuilt).
 RUN_ENTRY_KINDS = frozenset({ODD_NAME, SYMLINK, NOT_A_FOLDER})
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether process ``pid`` may be running on this host: only "no such process" counts
-    as gone (``EPERM``, a process of another user, is alive). No process has a pid ≤ 0.
-
-    >>> pid_alive(os.getpid()), pid_alive(0), pid_alive(10**30)
-    (True, False, False)
-    """
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OverflowError:  # larger than any pid
-        return False
-    except OSError:  # EPERM: it exists; anything else: unsure, so alive
-        return True
-    return True
 
 
 def shown(text: str) -> str:
@@ -122,22 +103,6 @@ class Findings:
 
     def add(self, lo: Leftover) -> None:
         (self.in_use if lo.pid is not None and pid_alive(lo.pid) else self.leftovers).append(lo)
-
-
-def file_kind(mode: int) -> str:
-    """``a FIFO``, ``a symlink``, … for an ``st_mode``."""
-    for test, name in (
-        (stat.S_ISLNK, "a symlink"),
-        (stat.S_ISDIR, "a folder"),
-        (stat.S_ISREG, "a regular file"),
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-    ):
-        if test(mode):
-            return name
-    return "a special file"
 
 
 def _entries(folder: Path, root: Path, found: Findings) -> list[os.DirEntry[str]]:

@@ -299,7 +299,8 @@ def remove_run(root: Path, name: str) -> Path:
 def _check_lock_file(path: Path, name: str) -> None:
     """Refuse a run whose ``.lock`` is not a regular file: taking the lock would open it,
     following a symlink out of the store and truncating its target."""
-    from replay.store.leftovers import LOCK_NAME, file_kind
+    from replay.store.fsinfo import file_kind
+    from replay.store.leftovers import LOCK_NAME
 
     with contextlib.suppress(FileNotFoundError):
         mode = os.lstat(path / LOCK_NAME).st_mode

@@ -34,7 +34,8 @@ import pydantic_core
 from engine.errors import CorruptLog
 from engine.rules import RuleSet
 from replay.record import schema
-from replay.store.files import NotRegularFile, file_kind, read_regular, write_json
+from replay.store.files import NotRegularFile, read_regular, write_json
+from replay.store.fsinfo import file_kind
 from replay.store.layout import MANIFEST_FORMAT, MANIFEST_NAME, StoreError
 from replay.store.manifest_schema import ManifestInvalid, check_manifest
 

@@ -166,12 +166,15 @@ def _where(loc: tuple[int | str, ...]) -> str:
     return out
 
 
-def _got(v: Any) -> str:
+def shown_value(v: Any) -> str:
+    """A value as an error line quotes it: its repr, cut at 40 characters."""
     text = repr(v)
     return text if len(text) <= 40 else f"{text[:37]}…"
 
 
-def _expected(err: dict[str, Any]) -> str:
+def expected_text(err: dict[str, Any]) -> str:
+    """What a ``pydantic_core`` error says was expected, in the words of our messages (the
+    replay file's reader, :mod:`replay.replayer.replay_schema`, speaks the same)."""
     kind, ctx = err["type"], err.get("ctx") or {}
     number = "an integer"
     if "ge" in ctx and "le" in ctx:
@@ -198,10 +201,10 @@ def describe(e: ValidationError) -> str:
     """The first error of ``e`` as ``manifest field LOC: expected …, got …``."""
     err = e.errors(include_url=False)[0]
     where = _where(tuple(err["loc"]))
-    expected = _expected(dict(err))
+    expected = expected_text(dict(err))
     if err["type"] == "missing":
         return f"manifest field {where} is missing"
-    return f"manifest field {where}: {expected}, got {_got(err.get('input'))}"
+    return f"manifest field {where}: {expected}, got {shown_value(err.get('input'))}"
 
 
 def check_manifest(doc: Any) -> dict[str, Any]:

@@ -33,7 +33,8 @@ import pydantic_core
 
 from engine.errors import CorruptLog, PaohuziError
 from engine.rules import PRESETS, RuleSet
-from replay.store.files import file_kind, read_regular
+from replay.store.files import read_regular
+from replay.store.fsinfo import file_kind, pid_alive
 from replay.store.layout import MANIFEST_NAME, RUN_NAME_RE
 from replay.store.manifest import Manifest, read_manifest_digest
 
@@ -267,15 +268,7 @@ def writer_alive(run_path: Path) -> bool:
         pid = int(read_regular(run_path / ".lock", 64).decode().strip() or "0")
     except (OSError, ValueError):
         return False
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return pid_alive(pid)
 
 
 def resolve_shard_path(run_path: Path, rel: Any) -> Path:
@@ -402,7 +395,7 @@ class ChecksumCache:
         return int(entry[6])
 
     def save(self) -> None:
-        if not self.dirty or not _writable_mode(self.root):
+        if not self.dirty or not writable_mode(self.root):
             return
         from replay.store.files import write_json
 
@@ -411,7 +404,7 @@ class ChecksumCache:
         self.dirty = False
 
 
-def _writable_mode(root: Path) -> bool:
+def writable_mode(root: Path) -> bool:
     """Whether the store's folder is marked writable: a store made read-only (``chmod -w``)
     is never written by a reader, not even by root, whom the mode does not stop."""
     try:

@@ -11,7 +11,7 @@ from pathlib import Path
 from engine.rules import find_rules
 from replay.record import runner
 from replay.record.spec import RunSpec
-from replay.store.leftovers import pid_alive
+from replay.store.fsinfo import pid_alive
 
 
 def small_store(root: Path, *names: str) -> Path:

@@ -196,7 +196,7 @@ def test_entries_that_are_not_run_folders_bug(root: Path, tmp_path: Path) -> Non
     assert [lo.line() for lo in find_leftovers(root).leftovers] == [
         "not a run folder: runs/run=fifo (a FIFO)",
         "not a run folder: runs/run=file (a regular file)",
-        "lock file that is not a regular file: runs/run=r/.lock (a symlink)",
+        "lock file that is not a regular file: runs/run=r/.lock (a symbolic link)",
     ]
     fix_all(root)
     assert precious.read_text() == "precious\n" and not os.path.lexists(lock)
@@ -252,7 +252,7 @@ def test_remove_run_refuses_a_symlinked_lock_bug(root: Path, tmp_path: Path) -> 
     with pytest.raises(StoreError) as e:
         manage.remove_run(root, "r")
     assert str(e.value) == (
-        "run r: its .lock is a symlink, not a regular file (paohuzi doctor --fix removes it)"
+        "run r: its .lock is a symbolic link, not a regular file (paohuzi doctor --fix removes it)"
     )
     assert precious.read_text() == "precious\n" and (root / "runs" / "run=r").is_dir()
 

@@ -1,0 +1,47 @@
+"""What the operating system says of a path or a process, in the words every message uses:
+:func:`file_kind` (``a FIFO``, ``a directory`` …) and :func:`pid_alive`. No pyarrow, no
+duckdb: ``paohuzi doctor`` and the store's readers share it."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+_KINDS = (
+    (stat.S_ISREG, "a regular file"),
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISLNK, "a symbolic link"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def file_kind(mode: int) -> str:
+    """What a file of this ``st_mode`` is, in words (for a one-line refusal).
+
+    >>> file_kind(stat.S_IFIFO), file_kind(stat.S_IFDIR | 0o755), file_kind(stat.S_IFLNK)
+    ('a FIFO', 'a directory', 'a symbolic link')
+    """
+    return next((name for test, name in _KINDS if test(mode)), "a special file")
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` may be running on this host: only "no such process" counts
+    as gone (``EPERM``, a process of another user, is alive). No process has a pid ≤ 0.
+
+    >>> pid_alive(os.getpid()), pid_alive(0), pid_alive(10**30)
+    (True, False, False)
+    """
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OverflowError:  # larger than any pid
+        return False
+    except OSError:  # EPERM: it exists; anything else: unsure, so alive
+        return True
+    return True
