@@ -30,10 +30,12 @@ class Observation:
         self.__s = state
         self.seat = seat
 
-    def hidden_source(self) -> Any:
-        """The state behind this view, for :func:`engine.search.determinize` alone: it reads
-        what this seat sees of it and deals every hidden card anew (tests hold that no choice
-        of the ``search`` policy depends on where the hidden cards really lie)."""
+    def _search_state(self) -> Any:
+        """The state behind this view, for the ``search`` policy alone (private: no other
+        policy is handed it, tests/engine/test_playouts.py holds the public view to its
+        list): :func:`engine.search.determinize` reads what this seat sees of it and deals
+        every hidden card anew, and tests hold that no choice of the policy depends on where
+        the hidden cards really lie."""
         return self.__s
 
     @property

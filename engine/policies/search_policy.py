@@ -70,7 +70,7 @@ class SearchPolicy:
         self.rollout_policy = rollout_policy
 
     def act(self, observation: Any, legal_actions: Sequence[int], rng: random.Random) -> int:
-        state = observation.hidden_source()
+        state = observation._search_state()
         values = evaluate(
             state,
             observation.seat,
