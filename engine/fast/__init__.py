@@ -8,7 +8,8 @@ name for name (STYLE §20): :mod:`~engine.fast.hu` (``engine.hu``: ``hu_eval`` =
 :mod:`~engine.fast.features` / :mod:`~engine.fast.policies` (``engine.policies``),
 :mod:`~engine.fast.play` (``engine.play``), :mod:`~engine.fast.deck` /
 :mod:`~engine.fast.pyrandom` (``engine.deck``, Python's ``random``),
-:mod:`~engine.fast.verify` (the verifier's kernels), :mod:`~engine.fast.batch_score`.
+:mod:`~engine.fast.verify` (the verifier's kernels), :mod:`~engine.fast.batch_score`,
+:mod:`~engine.fast.search` (``engine.search``: ``determinize``).
 
 Kernels are ``@njit(cache=True)`` functions over integer arrays: no fastmath, no recursion
 (a self-recursive cached kernel runs where it was compiled but crashes a later process that

@@ -54,6 +54,7 @@ DEPENDS: dict[str, tuple[Path, ...]] = {
     "features": _f("state") + _POLICIES,
     "policies": _f("state", "features", "pyrandom") + _POLICIES,
     "play": _f("state", "features", "policies", "pyrandom", "hu_bridge", "hu") + _POLICIES,
+    "search": _f("state", "pyrandom", "hu_bridge", "hu"),
     "verify": _f("state", "play", "features", "policies", "pyrandom", "hu_bridge", "hu")
     + _POLICIES,
 }

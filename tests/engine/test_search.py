@@ -11,32 +11,14 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from search_helpers import mid_hand
 
 from engine.actions import HU, PASS
 from engine.cards import NUM_KINDS
-from engine.deck import shuffle_deck
 from engine.policies import load_policy
 from engine.rules import PRESETS
 from engine.search import best_option, determinize, evaluate, hidden_counts, revealed_faces
-from engine.state import Game, State
-
-
-def mid_hand(preset: str, deck_seed: int, steps: int, with_choice: bool = True) -> State | None:
-    """A state of a random-policy hand after about ``steps`` actions, at a decision of a seat
-    with more than one option (None if the hand ended first)."""
-    rules = PRESETS[preset]
-    s = Game(rules).new_initial_state(shuffle_deck(deck_seed), deck_seed % rules.players)
-    rng = random.Random(deck_seed)
-    n = 0
-    while s.outcome is None:
-        seat = s.current_player()
-        assert seat is not None
-        legal = s.legal_actions(seat)
-        if n >= steps and (len(legal) > 1 or not with_choice):
-            return s
-        s.apply(seat, legal[rng.randrange(len(legal))])
-        n += 1
-    return None
+from engine.state import State
 
 
 def _cards(s: State) -> list[int]:

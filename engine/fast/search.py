@@ -1,0 +1,344 @@
+"""Search from any state, compiled (mirrors engine.search): the determinization.
+
+:func:`determinize` is :func:`engine.search.determinize` over the flat state ``st`` of
+:mod:`engine.fast.state` and an MT19937 generator of :mod:`engine.fast.pyrandom`: from the same
+position and a generator in the same state as the reference's ``random.Random`` it draws
+exactly the reference's sample — the same random numbers in the same order (``randbelow`` for
+each hidden 偎's face, Python's ``shuffle`` of the rest), the same rejections and the same
+pending decision asked again of the new hands — and leaves the generator where the reference
+leaves its ``Random``. What it conditions on and what it does not infer: docs/SEARCH.md.
+
+Kernels (the reference's functions of the same name): ``hidden_counts(st, seat, out)``,
+``revealed_faces(st, seat)``, ``determinize(rp, hp, st, seat, mt, out, max_tries)`` and its
+parts ``_draw`` (one candidate), ``_reask`` and ``_same_view`` (the reference's comparison of
+``observation(seat).to_dict()`` and ``pending[seat]``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.fast.cache_guard import guard
+from engine.fast.codes import (
+    CK_LIANG,
+    GK_CHI,
+    GK_PAO,
+    GK_TI,
+    GK_WEI,
+    PH_CLAIM_HU,
+    PH_CLAIM_TAKE,
+    PH_DRAW_TAKE,
+    PH_LIANG_HU,
+    SHAPES,
+)
+from engine.fast.pyrandom import randbelow
+from engine.fast.state import (
+    ACTIVE,
+    BOTTOM,
+    CARD,
+    CARD_KIND,
+    CHOUHU,
+    DEALER,
+    DECL,
+    DISCARDS,
+    DISCARDS_N,
+    HAND_SIZE,
+    HANDS,
+    LIANG,
+    LIANG_KNOWN,
+    MAXA,
+    MAXD,
+    MAXM,
+    MELD_ID,
+    MELD_KIND,
+    MELD_N,
+    N_DECL,
+    N_SHOWN,
+    OUT_KIND,
+    OWNER,
+    PEND_A,
+    PEND_N,
+    PEND_NS,
+    PEND_SEATS,
+    PHASE,
+    RENPENG,
+    RIGHT,
+    RIGHT_N,
+    STINKY,
+    STOCK,
+    STOCK_POS,
+    _claim_hu,
+    _claim_take,
+    _liang_hu,
+    _run,
+)
+
+#: engine.search.MAX_TRIES, restated for the kernels' callers (tests hold them equal).
+MAX_TRIES = 2000
+
+# determinize's results besides the number of draws it took (>= 1)
+NOT_TO_ACT = -1  # the hand is over or the seat has no decision to make
+NO_DEAL = 0  # no consistent deal in max_tries draws
+
+
+@njit(cache=True)
+def _seen_card(st, seat):
+    """Observation.card: the card on offer if ``seat`` sees it, else -1."""
+    c = st[CARD]
+    if c < 0 or (st[PHASE] == PH_DRAW_TAKE and st[OWNER] != seat):
+        return -1
+    return c
+
+
+@njit(cache=True)
+def _is_decider(st, seat):
+    if st[OUT_KIND] >= 0 or st[DECL + seat] >= 0:
+        return False
+    found = False
+    for i in range(st[PEND_NS]):
+        found |= st[PEND_SEATS + i] == seat
+    return found
+
+
+@njit(cache=True)
+def hidden_counts(st, seat, out):
+    """Copies of each face ``seat`` has not seen into ``out`` (20): 4 minus
+    Observation.seen_counts, the 亮张 on offer counted once."""
+    for k in range(20):
+        out[k] = st[HANDS + seat * 20 + k]
+    for i in range(3):
+        s = st[ACTIVE + i]
+        for j in range(st[MELD_N + s]):
+            kind = st[MELD_KIND + s * MAXM + j]
+            mid = st[MELD_ID + s * MAXM + j]
+            if kind == GK_WEI and s != seat:
+                continue  # face-down
+            if kind == GK_CHI:
+                for q in range(3):
+                    out[SHAPES[mid, q]] += 1
+            elif kind in (GK_PAO, GK_TI):
+                out[mid] += 4
+            else:
+                out[mid] += 3
+        for j in range(st[RIGHT_N + s]):
+            out[st[RIGHT + s * MAXD + j]] += 1
+    if st[LIANG] >= 0 and st[LIANG_KNOWN] and seat != st[DEALER]:
+        out[st[LIANG]] += 1
+    card = _seen_card(st, seat)
+    if card >= 0 and st[OWNER] >= 0:
+        out[card] += 1
+    for k in range(20):
+        if out[k] > 4:
+            out[k] = 4
+    if card >= 0 and st[CARD_KIND] == CK_LIANG:
+        out[card] -= 1
+    for k in range(20):
+        out[k] = 4 - out[k]
+
+
+@njit(cache=True)
+def revealed_faces(st, seat):
+    """Bitmask of faces shown face-up since the deal (discards, dead cards to the right, the
+    card on offer ``seat`` sees in a claim): no other seat holds a 坎 of one (§8.4)."""
+    mask = 0
+    for i in range(3):
+        s = st[ACTIVE + i]
+        for j in range(st[DISCARDS_N + s]):
+            mask |= 1 << st[DISCARDS + s * MAXD + j]
+        for j in range(st[RIGHT_N + s]):
+            mask |= 1 << st[RIGHT + s * MAXD + j]
+    card = _seen_card(st, seat)
+    if card >= 0 and (st[PHASE] == PH_CLAIM_HU or st[PHASE] == PH_CLAIM_TAKE):
+        mask |= 1 << card
+    return mask
+
+
+@njit(cache=True)
+def determinize(rp, hp, st, seat, mt, out, max_tries):
+    """A state ``seat`` cannot tell from ``st`` into ``out`` (same observation, same legal
+    options), its hidden cards drawn with ``mt`` from those the seat has not seen; ``st`` is
+    untouched. Returns the number of draws it took (>= 1), ``NO_DEAL`` (0) when none of
+    ``max_tries`` was consistent, ``NOT_TO_ACT`` (-1) when ``seat`` is not to act."""
+    if seat < 0 or seat > 3 or not _is_decider(st, seat):
+        return -1
+    others = np.empty(2, dtype=np.int64)
+    no = 0
+    for i in range(3):
+        if st[ACTIVE + i] != seat:
+            others[no] = st[ACTIVE + i]
+            no += 1
+    pool = np.empty(20, dtype=np.int64)
+    hidden_counts(st, seat, pool)
+    liang = st[LIANG] if (st[LIANG] >= 0 and st[LIANG_KNOWN] and seat != st[DEALER]) else -1
+    if liang >= 0:  # the 亮张 is publicly in the dealer's hand (C32): keep it there
+        pool[liang] += 1
+    left = 19 - st[STOCK_POS]
+    shown = st[N_SHOWN] if st[N_SHOWN] < left else left
+    for i in range(shown):  # 4 players: the shown bottom cards stay where they are
+        pool[st[STOCK + 18 - i]] -= 1
+    weis = np.empty(2 * MAXM, dtype=np.int64)  # seat * MAXM + meld index
+    nw = 0
+    for i in range(no):
+        s = others[i]
+        for j in range(st[MELD_N + s]):
+            if st[MELD_KIND + s * MAXM + j] == GK_WEI:
+                weis[nw] = s * MAXM + j
+                nw += 1
+    no_kan = revealed_faces(st, seat)
+    work = np.empty(100, dtype=np.int64)
+    for t in range(max_tries):
+        ok = _draw(rp, hp, st, seat, mt, out, pool, others, weis[:nw], liang, shown, no_kan, work)
+        if ok and _same_view(st, out, seat):
+            return t + 1
+    return 0
+
+
+@njit(cache=True)
+def _draw(rp, hp, st, seat, mt, out, pool, others, weis, liang, shown, no_kan, work):
+    """One candidate into ``out``: the hidden cards dealt anew (False when a rule it must
+    keep fails). ``work`` (100): the faces of the 偎 and the shuffled rest."""
+    left = work[:20]
+    for k in range(20):
+        left[k] = pool[k]
+    if liang >= 0:
+        left[liang] -= 1  # dealt to the dealer below, before any 偎 takes a face
+    faces = work[20:40]
+    nw = len(weis)
+    for w in range(nw):  # a hidden 偎 takes three copies of one unseen face
+        n_opt = 0
+        for k in range(20):
+            if left[k] >= 3:
+                n_opt += 1
+        if n_opt == 0:
+            return False
+        r = randbelow(mt, n_opt)  # options[rng.randrange(len(options))]
+        face = -1
+        for k in range(20):
+            if left[k] >= 3:
+                if r == 0:
+                    face = k
+                    break
+                r -= 1
+        left[face] -= 3
+        faces[w] = face
+    rest = work[40:]
+    n = 0
+    for k in range(20):
+        for _ in range(left[k]):
+            rest[n] = k
+            n += 1
+    for i in range(n - 1, 0, -1):  # random.shuffle
+        j = randbelow(mt, i + 1)
+        v = rest[i]
+        rest[i] = rest[j]
+        rest[j] = v
+    out[:] = st
+    pos = 0
+    dealer = st[DEALER]
+    for i in range(len(others)):
+        s = others[i]
+        m = st[HAND_SIZE + s] - (1 if s == dealer and liang >= 0 else 0)
+        h = HANDS + s * 20
+        for k in range(20):
+            out[h + k] = 0
+        for j in range(pos, pos + m):
+            out[h + rest[j]] += 1
+        pos += m
+        if s == dealer and liang >= 0:
+            out[h + liang] += 1
+        for k in range(20):
+            c = out[h + k]
+            if c > 3 or (c == 3 and no_kan >> k & 1):
+                return False  # a concealed 4 would have been 提; a revealed face's 坎 跑'd
+        # what the seat cannot see of the others' past choices is not carried over
+        out[STINKY + s] = 0
+        out[RENPENG + s] = 0
+        for k in range(20):
+            out[CHOUHU + s * 20 + k] = -1
+    on_offer = st[CARD] if st[PHASE] == PH_CLAIM_TAKE else -1
+    for w in range(nw):
+        s = weis[w] // MAXM
+        k = faces[w]
+        if out[HANDS + s * 20 + k] or k == on_offer:
+            return False  # a 偎 of k beside a k in hand, or a 跑 owed on the card on offer
+        out[MELD_ID + weis[w]] = k
+    size = 19 - st[STOCK_POS]
+    if n - pos != size - shown:
+        return False  # the reference asserts this; never seen
+    for i in range(shown, size):  # reference stock index i is STOCK[18 - i]
+        out[STOCK + 18 - i] = rest[pos + i - shown]
+    return _reask(rp, hp, out, seat)
+
+
+@njit(cache=True)
+def _reask(rp, hp, out, seat):
+    """The pending decision asked again of the new hands (the others' options and hidden
+    declarations depend on cards the seat cannot see)."""
+    phase = out[PHASE]
+    if phase == PH_CLAIM_HU:
+        cont, s = _claim_hu(rp, hp, out)
+        _run(rp, hp, out, cont, s)
+    elif phase == PH_CLAIM_TAKE:
+        cont, s = _claim_take(rp, out)
+        _run(rp, hp, out, cont, s)
+    elif phase == PH_LIANG_HU:
+        cont, s = _liang_hu(rp, hp, out)
+        _run(rp, hp, out, cont, s)
+    else:  # one seat decides: nothing of the others is asked
+        for s in range(4):
+            out[DECL + s] = -1
+        out[N_DECL] = 0
+    return _is_decider(out, seat)
+
+
+@njit(cache=True)
+def _same_view(st, out, seat):
+    """``observation(seat).to_dict()`` and ``pending[seat]`` equal in both states."""
+    for k in range(20):
+        if st[HANDS + seat * 20 + k] != out[HANDS + seat * 20 + k]:
+            return False
+    for s in range(4):
+        if st[HAND_SIZE + s] != out[HAND_SIZE + s] or st[MELD_N + s] != out[MELD_N + s]:
+            return False
+        for j in range(st[MELD_N + s]):
+            i = s * MAXM + j
+            kind = st[MELD_KIND + i]
+            if kind != out[MELD_KIND + i]:
+                return False
+            if (kind != GK_WEI or s == seat) and st[MELD_ID + i] != out[MELD_ID + i]:
+                return False
+        if st[RIGHT_N + s] != out[RIGHT_N + s] or st[DISCARDS_N + s] != out[DISCARDS_N + s]:
+            return False
+        for j in range(st[RIGHT_N + s]):
+            if st[RIGHT + s * MAXD + j] != out[RIGHT + s * MAXD + j]:
+                return False
+        for j in range(st[DISCARDS_N + s]):
+            if st[DISCARDS + s * MAXD + j] != out[DISCARDS + s * MAXD + j]:
+                return False
+    if st[STOCK_POS] != out[STOCK_POS]:
+        return False
+    left = 19 - st[STOCK_POS]
+    shown = st[N_SHOWN] if st[N_SHOWN] < left else left
+    for i in range(shown):
+        if st[STOCK + 18 - i] != out[STOCK + 18 - i]:
+            return False
+    # liang and bottom: the rules' fields, equal unless the game moved on (then STOCK_POS,
+    # a hand or the card differs)
+    if st[LIANG_KNOWN] != out[LIANG_KNOWN] or st[BOTTOM] != out[BOTTOM]:
+        return False
+    card = _seen_card(st, seat)
+    if card != _seen_card(out, seat) or (card >= 0 and st[OWNER] != out[OWNER]):
+        return False
+    if st[STINKY + seat] != out[STINKY + seat] or st[RENPENG + seat] != out[RENPENG + seat]:
+        return False
+    n = st[PEND_N + seat]
+    if n != out[PEND_N + seat]:
+        return False
+    for i in range(min(n, MAXA)):
+        if st[PEND_A + seat * MAXA + i] != out[PEND_A + seat * MAXA + i]:
+            return False
+    return True
+
+
+guard("search", globals())
