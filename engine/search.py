@@ -58,15 +58,24 @@ def hidden_counts(state: State, seat: int) -> list[int]:
 
 
 def revealed_faces(state: State, seat: int) -> int:
-    """Bitmask of faces shown face-up after the deal (discards, the dead cards to the right,
-    the card on offer the seat sees): another seat holding a 坎 of such a face would have had
-    to 跑 it (RULES §8.4), so no other seat's hand holds three of it now."""
+    """Bitmask of faces shown face-up after the deal and past their 跑 (discards, the dead
+    cards to the right, the card on offer once a take is offered): another seat holding a 坎
+    of such a face would have had to 跑 it (RULES §8.4), so no other seat's hand holds three
+    of it now. A discard on offer for 胡 is not yet past its 跑 (胡 is settled first)."""
     obs = state.observation(seat)
+    skip = (
+        state.owner
+        if state.phase == Phase.CLAIM_HU and state.card_kind == CardKind.DISCARDED
+        else None
+    )
     mask = 0
     for s in state.active:
-        for k in (*obs.discards(s), *obs.right(s)):
+        discards = obs.discards(s)
+        if s == skip:
+            discards = discards[:-1]  # its last discard is the card on offer
+        for k in (*discards, *obs.right(s)):
             mask |= 1 << k
-    if obs.card is not None and state.phase in (Phase.CLAIM_HU, Phase.CLAIM_TAKE):
+    if obs.card is not None and state.phase == Phase.CLAIM_TAKE:
         mask |= 1 << obs.card
     return mask
 

@@ -21,6 +21,7 @@ from numba import njit
 
 from engine.fast.cache_guard import guard
 from engine.fast.codes import (
+    CK_DISCARDED,
     CK_LIANG,
     GK_CHI,
     GK_PAO,
@@ -139,17 +140,22 @@ def hidden_counts(st, seat, out):
 
 @njit(cache=True)
 def revealed_faces(st, seat):
-    """Bitmask of faces shown face-up since the deal (discards, dead cards to the right, the
-    card on offer ``seat`` sees in a claim): no other seat holds a 坎 of one (§8.4)."""
+    """Bitmask of faces shown face-up since the deal and past their 跑 (discards, dead cards to
+    the right, the card on offer ``seat`` sees once a take is offered): no other seat holds a
+    坎 of one (§8.4). A discard on offer for 胡 is not yet past its 跑 (胡 is settled first)."""
     mask = 0
+    skip = -1  # the owner whose last discard is the card on offer for 胡
+    if st[PHASE] == PH_CLAIM_HU and st[CARD_KIND] == CK_DISCARDED:
+        skip = st[OWNER]
     for i in range(3):
         s = st[ACTIVE + i]
-        for j in range(st[DISCARDS_N + s]):
+        n = st[DISCARDS_N + s] - (1 if s == skip else 0)
+        for j in range(n):
             mask |= 1 << st[DISCARDS + s * MAXD + j]
         for j in range(st[RIGHT_N + s]):
             mask |= 1 << st[RIGHT + s * MAXD + j]
     card = _seen_card(st, seat)
-    if card >= 0 and (st[PHASE] == PH_CLAIM_HU or st[PHASE] == PH_CLAIM_TAKE):
+    if card >= 0 and st[PHASE] == PH_CLAIM_TAKE:
         mask |= 1 << card
     return mask
 

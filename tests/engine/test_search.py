@@ -201,3 +201,20 @@ def test_bad_search_spec_is_one_line(spec: str, message: str) -> None:
     with pytest.raises(InvalidNotation, match="^policy ") as e:
         load_policy(spec)
     assert message in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_kan_of_the_card_on_offer_for_hu_is_still_possible_bug() -> None:
+    """胡 is settled before 跑 (§8.4): while a 胡 is on offer, another seat may hold a 坎 of the
+    card (hunan deck 835: seat 1 may 胡 on 拾 while seat 2 holds three). The sampler took the
+    card as past its 跑 and never dealt such a 坎, leaving real positions out."""
+    from search_helpers import choice_states
+
+    from engine.state import Phase
+
+    real = list(choice_states(PRESETS["hunan"], 835))[13]
+    seat = real.current_player()
+    assert real.phase == Phase.CLAIM_HU and seat == 1 and real.card == 19
+    assert real.hands[2][19] == 3  # the real position the sampler used to rule out
+    assert not revealed_faces(real, seat) >> 19 & 1
+    kans = sum(determinize(real, seat, random.Random(i)).hands[2][19] == 3 for i in range(400))
+    assert kans > 0
