@@ -31,11 +31,11 @@ class SessionSpec:
 
 
 def _entry_points() -> list[Any]:
-    from engine.fast import play, state, verify
+    from engine.fast import play, search, state, verify
 
     return [play.sessions_kernel, play.play_kernel, state.new_state, state.legal_actions,
             state.apply_checked, verify.verify_kernel, verify.replay_prefix,
-            verify.expected_outcome, play.event_fields]  # fmt: skip
+            verify.expected_outcome, play.event_fields, search.determinize]  # fmt: skip
 
 
 def warm_verify() -> None:
@@ -57,6 +57,12 @@ def warm_verify() -> None:
     event_fields(st, 0, int(st[state.PEND_A]))
     verify.expected_outcome(st, 3, 0, np.zeros(16, np.int64), np.zeros(17, np.int64))
     state.apply_checked(rp, hp, st, 0, int(st[state.PEND_A]))
+    # the determinization of engine.fast.search, from the dealer's first decision
+    from engine.fast import pyrandom, search
+
+    verify.replay_prefix(rp, hp, deck[0], 0, z[:0], z[:0], st)
+    out = np.zeros(state.STATE_SIZE, dtype=np.int32)
+    search.determinize(rp, hp, st, 0, pyrandom.new_generator(1), out, 5)
 
 
 def warm_up(say: bool = True) -> float:
