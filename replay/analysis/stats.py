@@ -172,7 +172,7 @@ def run_stats(
     """
     if not store.root.is_dir():
         raise StoreError(f"no store at {store.root} (run 'paohuzi simulate' first)")
-    asked = [store.run(n).name for n in dict.fromkeys(names)]  # StoreError if unknown
+    asked = {n: store.run(n) for n in dict.fromkeys(names)}  # StoreError if unknown
     state = store.scan()
     if not state.runs:
         raise StoreError(f"no runs in the store {store.root} (run 'paohuzi simulate' first)")
@@ -181,7 +181,7 @@ def run_stats(
         info = state.run(name)
         problem = info.problem if info is not None else f"run {name} is unreadable"
         if problem is None:
-            healthy.append(store.run(name))
+            healthy.append(asked[name] if name in asked else store.run(name))
             if summaries and info is not None and info.summary_problem and on_skip is not None:
                 on_skip(summary_warning(name, info.summary_problem))
         elif names:

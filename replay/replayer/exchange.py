@@ -74,6 +74,7 @@ from replay.replayer.replay_schema import (
     parse_json,
 )
 from replay.replayer.verify import check_log, deck_problem, expected_event, expected_hand
+from replay.store.fsinfo import file_kind, read_at_most
 from replay.store.manifest import Manifest, now
 
 HEADER = f"# 跑胡子 replay file ({FORMAT} {VERSION}): see docs/REPLAY_FILE.md"
@@ -728,35 +729,26 @@ def read_bounded(path: str | Path, max_bytes: int, what: str = "file") -> bytes:
         raise ReplayFileError(f"no such file: {p}") from None
     except OSError as e:
         raise ReplayFileError(f"cannot read {p}: {e.strerror or e}") from None
-    chunks: list[bytes] = []
-    size = 0
-    with os.fdopen(fd, "rb", buffering=0) as f:
+    try:
         st = os.fstat(fd)
         _readable_kind(p, st.st_mode, what)  # the file opened, not one put there since
         if stat.S_ISREG(st.st_mode) and st.st_size > max_bytes:
             raise too_big
-        try:
-            while size <= max_bytes:
-                chunk = f.read(min(1 << 16, max_bytes + 1 - size))
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                size += len(chunk)
-        except OSError as e:
-            raise ReplayFileError(f"cannot read {p}: {e.strerror or e}") from None
-    if size > max_bytes:
+        data = read_at_most(fd, max_bytes)
+    except OSError as e:
+        raise ReplayFileError(f"cannot read {p}: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:
         raise too_big
-    return b"".join(chunks)
+    return data
 
 
 def _readable_kind(p: Path, mode: int, what: str) -> None:
-    """Refuse what is no file to read: a directory, a block device, a socket."""
-    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket")):  # fmt: skip
-        if test(mode):
-            raise ReplayFileError(f"{p} is {kind}, not a {what}")
+    """Refuse what is no file to read (a directory, a block device, a socket): only a
+    regular file or a stream (a pipe, a terminal, a character device) is read."""
     if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
-        raise ReplayFileError(f"{p} is not a {what} (a special file)")
+        raise ReplayFileError(f"{p} is {file_kind(mode)}, not a {what}")
 
 
 def read_replay_file(path: str | Path, max_bytes: int = MAX_BYTES) -> ReplayFile:

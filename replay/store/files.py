@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from replay.record import schema
-from replay.store.fsinfo import file_kind
+from replay.store.fsinfo import file_kind, read_at_most
 from replay.store.layout import StoreError, shard_file
 
 
@@ -43,17 +43,11 @@ def read_regular(path: Path | str, max_bytes: int, limit_hint: str = "") -> byte
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise NotRegularFile(f"{path} is {file_kind(st.st_mode)}, not a regular file")
-        chunks, size = [], 0
-        while size <= max_bytes:
-            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        if size > max_bytes:
+        data = read_at_most(fd, max_bytes)
+        if len(data) > max_bytes:
             hint = f" ({limit_hint})" if limit_hint else ""
             raise NotRegularFile(f"{path} is larger than {max_bytes:,} bytes{hint}")
-        return b"".join(chunks)
+        return data
     finally:
         os.close(fd)
 

@@ -1,6 +1,7 @@
 """What the operating system says of a path or a process, in the words every message uses:
-:func:`file_kind` (``a FIFO``, ``a directory`` …) and :func:`pid_alive`. No pyarrow, no
-duckdb: ``paohuzi doctor`` and the store's readers share it."""
+:func:`file_kind` (``a FIFO``, ``a directory`` …), :func:`pid_alive`, and the one bounded
+read of an open file (:func:`read_at_most`). No pyarrow, no duckdb: ``paohuzi doctor`` and
+the store's readers share it."""
 
 from __future__ import annotations
 
@@ -45,3 +46,18 @@ def pid_alive(pid: int) -> bool:
     except OSError:  # EPERM: it exists; anything else: unsure, so alive
         return True
     return True
+
+
+def read_at_most(fd: int, max_bytes: int) -> bytes:
+    """What the open file ``fd`` holds, read in chunks up to ``max_bytes + 1`` bytes and no
+    further (a result longer than ``max_bytes`` says the file is over the bound, and
+    ``/dev/zero`` or an endless pipe cannot exhaust memory). Raises as :func:`os.read`."""
+    chunks: list[bytes] = []
+    size = 0
+    while size <= max_bytes:
+        chunk = os.read(fd, min(1 << 20, max_bytes + 1 - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)

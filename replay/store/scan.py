@@ -478,7 +478,7 @@ def check_shard(
     for table in TABLES:
         hands = (first, n, table == "hands")
         rows = n if table == "hands" else n_events
-        out.append((table, _check_file(run_path, entries[table], cache, rows, hands)))
+        out.append((table, _check_file(run_path, entries[table], cache, rows, hands)[0]))
     return out
 
 
@@ -497,8 +497,7 @@ def check_summaries(
         if entry is None:
             return [], None
         try:
-            path = _check_file(run_path, entry, cache)
-            st = os.stat(path)
+            path, st = _check_file(run_path, entry, cache)
             n = cache.summary_hands(path, st)
         except CorruptLog as e:
             return [], str(e)
@@ -529,11 +528,11 @@ def _check_file(
     cache: ChecksumCache,
     rows: int | None = None,
     hands: tuple[int, int, bool] | None = None,
-) -> str:
+) -> tuple[str, os.stat_result]:
     """One listed file against its manifest entry: inside the run folder, present, with the
     listed size, footer row count (and ``rows``, what the shard entry implies), hand ids in
-    ``hands`` = (first, count, must start at first), and SHA-256; its path. Raises
-    :class:`CorruptLog` naming the file."""
+    ``hands`` = (first, count, must start at first), and SHA-256; its path and the stat the
+    checks were made on. Raises :class:`CorruptLog` naming the file."""
     name = os.path.basename(str(run_path)).removeprefix("run=")
     rel = entry.get("path") if isinstance(entry, dict) else None
     path = _resolve(run_path, rel, cache.dirs)
@@ -564,7 +563,7 @@ def _check_file(
             )
     if cache.sha256(path, st) != entry.get("sha256"):
         raise CorruptLog(f"{where} does not match its SHA-256 in the manifest (edited?)")
-    return path
+    return path, st
 
 
 def check_shards(
@@ -625,8 +624,7 @@ def _run_info(run_path: Path, cache: ChecksumCache) -> RunInfo:
         return _broken(name, str(e))
     try:
         params = Manifest(m).params
-        rules = m.get("rules", {})
-        RuleSet.from_dict(rules)
+        rules = m.get("rules", {})  # a rule set: read_manifest_digest checked it
         shards = m.get("shards", [])
         files, problem = check_shards(run_path, shards, cache)
         summary, summary_problem = (

@@ -1,5 +1,5 @@
-"""Builders of the catalog's and the summaries' tests (issue 20, items 2, 5 and 8): a small
-simulated store, the ``paohuzi`` command line, a run's figures read straight from its hands
+"""Builders of the store's tests (issue 20: the catalog, the summaries, the manifest reader):
+a small simulated store, the ``paohuzi`` command line, a run's figures read straight from its hands
 files (an independent source), and a summary file replaced with its manifest entry made to
 match."""
 

@@ -10,15 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from catalog_helpers import cli
 
-from replay.cli.main import main
 from replay.store.layout import run_dir
-
-
-def cli(*args: str) -> tuple[int, str, str]:
-    r = CliRunner().invoke(main, list(args))
-    return r.exit_code, r.stdout, r.stderr
 
 
 @pytest.fixture(scope="module")

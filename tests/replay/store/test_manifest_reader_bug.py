@@ -15,29 +15,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
+from catalog_helpers import cli, simulate
 
-from replay.cli.main import main
 from replay.store.layout import run_dir
 from replay.store.scan import scan_store
 
 GOOD, BAD = "good", "other"
 
 
-def simulate(data: Path, run: str, seed: int, *extra: str) -> None:
-    r = CliRunner().invoke(
-        main,
-        ["simulate", "--data", str(data), "--run", run, "--hands", "40", "--seed", str(seed),
-         "--shard-hands", "20", "-w", "1", "-q", *extra],
-    )  # fmt: skip
-    assert r.exit_code == 0, r.output
-
-
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
     data = tmp_path_factory.mktemp("store")
-    simulate(data, GOOD, 3)
-    simulate(data, BAD, 4)
+    simulate(data, GOOD, 40, 3, 20)
+    simulate(data, BAD, 40, 4, 20)
     return data
 
 
@@ -46,11 +36,6 @@ def data(pristine: Path, tmp_path: Path) -> Path:
     out = tmp_path / "data"
     shutil.copytree(pristine, out, symlinks=True)
     return out
-
-
-def cli(*args: str) -> tuple[int, str, str]:
-    r = CliRunner().invoke(main, list(args))
-    return r.exit_code, r.stdout, r.stderr
 
 
 def good_stats(data: Path) -> dict[str, Any]:
