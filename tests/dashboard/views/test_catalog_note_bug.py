@@ -10,7 +10,9 @@ from pathlib import Path
 from dash_helpers import copy_store, run_page, simulate
 
 
-def test_page_names_a_catalog_of_other_files_bug(store_dir: Path, tmp_path: Path, use_store) -> None:  # type: ignore[no-untyped-def]
+def test_page_names_a_catalog_of_other_files_bug(
+    store_dir: Path, tmp_path: Path, use_store
+) -> None:  # type: ignore[no-untyped-def]
     other = tmp_path / "other"
     simulate(other, "base", ["-n", "30", "--seed", "99", "--policies", "random"])
     data = copy_store(store_dir, tmp_path / "data", ["base"])
