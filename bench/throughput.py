@@ -3,6 +3,8 @@ the other in the same run, since the machine is shared and noisy (the ratio is t
 
 * self-play hands/s per core, engine only, for ``random``, ``heuristic`` and ``greedy``:
   the compiled engine (``engine.fast``) and the reference (``engine``);
+* search (:mod:`bench.search`): compiled rollouts/s from mid-hand states beside the
+  self-play rates, and a ``search@16`` / ``search@64`` seat's hands/s and decisions/s;
 * ``paohuzi score --batch`` lines/s, reference and compiled scorer on the same lines;
 * recording: engine-only vs play-record-and-write CPU time on the same shards (overhead),
   ``simulate`` throughput with 1 and 2 workers for both engines, bytes on disk per hand, and
@@ -357,6 +359,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--big-hands", type=int, default=1_000_000, help="hands of the fast engine's wall-clock run"
     )
+    p.add_argument(
+        "--search-hands", type=int, default=60, help="hands of the search@16 seat (0: skip)"
+    )
     p.add_argument("--only-replay", action="store_true", help="only the replay figures")
     args = p.parse_args(argv)
     if args.only_replay:
@@ -371,6 +376,10 @@ def main(argv: list[str] | None = None) -> None:
             f"self-play {policy:<10}: fast {fast:9,.0f}  reference {ref:7,.0f}  "
             f"{fast / ref:5.1f}×  (target ≥ {target:,})"
         )
+    if args.search_hands:
+        from bench.search import figures as search_figures
+
+        search_figures(40, 64, args.search_hands, args.fast_hands)
     rates = bench_engines(args.scored, 1)  # both engines, the same lines, this run
     ref, fast = rates["reference"], rates["fast"]
     print(

@@ -51,10 +51,12 @@ from engine.fast.codes import (
     AK_TI,
     AK_WEI,
 )
-from engine.fast.policies import POLICY_CODES, choose
+from engine.fast.policies import POLICY_CODES
+from engine.fast.search import SEARCH_FLAG, act, search_code
 from engine.fast.pyrandom import N as MT_N
 from engine.fast.pyrandom import mt_seed64
 from engine.play import seat_seeds
+from engine.policies.search_policy import MAX_ROLLOUTS
 from engine.rules import RuleSet
 from engine.session import RunSeeds
 
@@ -204,7 +206,7 @@ def play_one(rp, hp, deck, dealer, keys, pol, st, mts, ev, p, hand_index, o):
             if not (seeded >> seat) & 1:
                 mt_seed64(mts[seat], keys[seat])
                 seeded |= 1 << seat
-            a = choose(pol[seat], rp, hp, st, seat, mts[seat])
+            a = act(pol[seat], rp, hp, st, seat, mts[seat])
         kind, card, from_seat, forced, nl, options = event_fields(st, seat, a)
         ev[0, p] = hand_index
         ev[1, p] = seq
@@ -340,7 +342,11 @@ def policy_code(name: str) -> int:
     from engine.errors import InvalidNotation
     from engine.policies import BUILTIN
 
+    from engine.policies.search_policy import is_search_spec
+
     key = name.strip().lower()
+    if is_search_spec(key):
+        return search_code(name)
     code = POLICY_CODES.get(key)
     if code is None:
         if key not in BUILTIN and ":" not in name:
@@ -355,7 +361,9 @@ def policy_code(name: str) -> int:
 def _known_code(code: int) -> int:
     from engine.errors import InvalidNotation
 
-    if code not in POLICY_CODES.values():
+    if code not in POLICY_CODES.values() and not (
+        code & SEARCH_FLAG and code & 7 in POLICY_CODES.values() and 1 <= code >> 4 <= MAX_ROLLOUTS
+    ):
         raise InvalidNotation(f"unknown compiled policy code {code}")
     return code
 

@@ -16,6 +16,9 @@ parts ``_draw`` (one candidate), ``_reask`` and ``_same_view`` (the reference's 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -33,7 +36,9 @@ from engine.fast.codes import (
     PH_LIANG_HU,
     SHAPES,
 )
-from engine.fast.pyrandom import randbelow
+from engine.fast.policies import POLICY_CODES, choose
+from engine.fast.pyrandom import N as MT_N
+from engine.fast.pyrandom import genrand_uint32, mt_seed64, randbelow
 from engine.fast.state import (
     ACTIVE,
     BOTTOM,
@@ -44,6 +49,7 @@ from engine.fast.state import (
     DECL,
     DISCARDS,
     DISCARDS_N,
+    FORCED,
     HAND_SIZE,
     HANDS,
     LIANG,
@@ -56,7 +62,10 @@ from engine.fast.state import (
     MELD_N,
     N_DECL,
     N_SHOWN,
+    OUT_DELTA,
+    OUT_HUXI,
     OUT_KIND,
+    OUT_WINNER,
     OWNER,
     PEND_A,
     PEND_N,
@@ -73,6 +82,8 @@ from engine.fast.state import (
     _claim_take,
     _liang_hu,
     _run,
+    apply,
+    current_player,
 )
 
 #: engine.search.MAX_TRIES, restated for the kernels' callers (tests hold them equal).
@@ -345,6 +356,197 @@ def _same_view(st, out, seat):
         if st[PEND_A + seat * MAXA + i] != out[PEND_A + seat * MAXA + i]:
             return False
     return True
+
+
+
+# ---------------------------------------------------------------------------------------------
+# Rollouts and option values (engine.search.play_out, evaluate, best_option)
+# ---------------------------------------------------------------------------------------------
+
+#: A search policy's compiled code: ``rollouts << 4 | SEARCH_FLAG | rollout policy code``
+#: (the built-in codes of engine.fast.policies are below SEARCH_FLAG).
+SEARCH_FLAG = 8
+_NO_HUXI = -32768  # a win with no 胡息 split (the recorder's null; never expected)
+# evaluate_kernel's result columns, per option and rollout
+R_DELTA, R_WIN, R_HUANG, R_HUXI = 0, 1, 2, 3
+
+
+def search_code(spec: str) -> int:
+    """The compiled code of a ``search@N[/POLICY]`` spec (its checks and errors:
+    engine.policies.search_policy.parse_spec)."""
+    from engine.policies.search_policy import parse_spec
+
+    rollouts, rollout = parse_spec(spec)
+    return rollouts << 4 | SEARCH_FLAG | POLICY_CODES[rollout]
+
+
+@njit(cache=True)
+def getrandbits64(mt):
+    """random.Random.getrandbits(64) as an int64 bit pattern (the low word drawn first)."""
+    lo = genrand_uint32(mt)
+    hi = genrand_uint32(mt)
+    return lo | (hi << 32)
+
+
+@njit(cache=True)
+def play_out(rp, hp, st, code, mt):
+    """engine.search.play_out: ``st`` played to the end in place, every seat by the built-in
+    policy ``code`` (forced moves and single options applied), all drawing from ``mt``."""
+    while st[OUT_KIND] < 0:
+        seat = current_player(st)
+        nl = st[PEND_N + seat]
+        base = PEND_A + seat * MAXA
+        if st[FORCED] or nl == 1:
+            a = st[base]
+        else:
+            a = choose(code, rp, hp, st, seat, mt)
+        apply(rp, hp, st, seat, a)
+
+
+@njit(cache=True)
+def evaluate_kernel(rp, hp, st, seat, rollouts, code, seed, actions, res):
+    """engine.search.evaluate's rollouts: for each of ``rollouts`` determinizations (the r-th
+    from the r-th getrandbits(64) of a generator seeded with ``seed``), each option
+    ``actions[i]`` applied and played out by policy ``code`` from the same stream (the next 64
+    bits of the determinization's generator). ``res[i, r]`` (int64, 4): the seat's score
+    delta, 1 for its win, 1 for a 荒庄, the 胡息 of its win (``_NO_HUXI`` otherwise). Returns
+    1, or determinize's NO_DEAL / NOT_TO_ACT; ``st`` is untouched."""
+    root = np.zeros(MT_N + 1, dtype=np.int64)
+    base = np.zeros(MT_N + 1, dtype=np.int64)
+    roll = np.zeros(MT_N + 1, dtype=np.int64)
+    mt_seed64(root, seed)
+    det = np.empty_like(st)
+    work = np.empty_like(st)
+    for r in range(rollouts):
+        mt_seed64(base, getrandbits64(root))
+        got = determinize(rp, hp, st, seat, base, det, MAX_TRIES)
+        if got <= 0:
+            return got
+        stream = getrandbits64(base)
+        for i in range(len(actions)):
+            work[:] = det
+            apply(rp, hp, work, seat, actions[i])
+            mt_seed64(roll, stream)
+            play_out(rp, hp, work, code, roll)
+            won = work[OUT_WINNER] == seat
+            res[i, r, R_DELTA] = work[OUT_DELTA + seat]
+            res[i, r, R_WIN] = 1 if won else 0
+            res[i, r, R_HUANG] = 1 if work[OUT_WINNER] < 0 else 0
+            res[i, r, R_HUXI] = work[OUT_HUXI] if won else _NO_HUXI
+    return 1
+
+
+@njit(cache=True)
+def search_act(rp, hp, st, seat, mt, code):
+    """The search policy ``code`` (:func:`search_code`) at a decision of ``seat`` with more than
+    one option: engine.policies.search_policy.SearchPolicy.act — its seed the next
+    getrandbits(64) of the seat's generator ``mt``, every legal option valued, the best mean
+    score delta taken, ties to the lowest action code."""
+    rollouts = code >> 4
+    n = st[PEND_N + seat]
+    actions = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        actions[i] = st[PEND_A + seat * MAXA + i]
+    res = np.zeros((n, rollouts, 4), dtype=np.int64)
+    got = evaluate_kernel(rp, hp, st, seat, rollouts, code & 7, getrandbits64(mt), actions, res)
+    if got <= 0:
+        raise ValueError("search: no deal consistent with the seat's view")
+    best = -1
+    best_mean = 0.0
+    for i in range(n):
+        total = 0
+        for r in range(rollouts):
+            total += res[i, r, R_DELTA]
+        mean = float(total) / rollouts
+        if best < 0 or mean > best_mean or (mean == best_mean and actions[i] < actions[best]):
+            best = i
+            best_mean = mean
+    return actions[best]
+
+
+@njit(cache=True)
+def act(code, rp, hp, st, seat, mt):
+    """The action of policy ``code`` (built-in or search) at a real choice of ``seat``."""
+    if code & SEARCH_FLAG:
+        return search_act(rp, hp, st, seat, mt, code)
+    return choose(code, rp, hp, st, seat, mt)
+
+
+def flat_state(state: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rp, hp, st): the compiled state of a reference ``State`` (a live one, or the
+    replayer's at step k), its deal and history replayed. :class:`~engine.search.SearchError`
+    when that does not reach ``state`` (its cards or pending decision were changed in place)."""
+    from engine.fast.play import rule_arrays
+    from engine.fast.state import STATE_SIZE, apply_checked, new_state
+    from engine.search import SearchError
+
+    rp, hp = rule_arrays(state.rules)
+    st = np.zeros(STATE_SIZE, dtype=np.int32)
+    new_state(rp, hp, np.array(state.deck, dtype=np.int64), state.dealer, st)
+    for i, (seat, action) in enumerate(state.history):
+        if not apply_checked(rp, hp, st, seat, action):
+            raise SearchError(f"the compiled engine refuses step {i} (seat {seat}, {action})")
+    pos = int(st[STOCK_POS])
+    same = (
+        all(st[HANDS + s * 20 : HANDS + s * 20 + 20].tolist() == list(h)
+            for s, h in enumerate(state.hands))
+        and st[STOCK + pos : STOCK + 19].tolist()[::-1] == list(state.stock)
+        and all(st[PEND_A + s * MAXA : PEND_A + s * MAXA + st[PEND_N + s]].tolist() == list(a)
+                for s, a in state.pending.items())
+    )  # fmt: skip
+    if not same:
+        raise SearchError("the state is not the one its deck and history reach")
+    return rp, hp, st
+
+
+def evaluate(
+    state: Any,
+    seat: int,
+    rollouts: int,
+    rollout_policy: str,
+    seed: int,
+    actions: Sequence[int] | None = None,
+) -> list[Any]:
+    """engine.search.evaluate in one compiled call (``rollout_policy`` a built-in name): the
+    same option values, number for number, from the same arguments."""
+    from engine.search import Estimate, OptionValue, SearchError
+
+    if rollouts < 1:
+        raise SearchError(f"rollouts must be at least 1, not {rollouts}")
+    if not 0 <= seed < 1 << 64:
+        raise SearchError(f"the seed must be 0 … 2**64 - 1, not {seed}")
+    code = POLICY_CODES.get(rollout_policy)
+    if code is None:
+        raise SearchError(
+            f"unknown rollout policy {rollout_policy!r} (one of {', '.join(POLICY_CODES)})"
+        )
+    legal = list(state.pending.get(seat, ()))
+    options = legal if actions is None else [a for a in legal if a in set(actions)]
+    if state.outcome is not None or seat not in state.deciders():
+        raise SearchError(f"seat {seat} is not to act (deciders {list(state.deciders())})")
+    rp, hp, st = flat_state(state)
+    res = np.zeros((len(options), rollouts, 4), dtype=np.int64)
+    acts = np.array(options, dtype=np.int64)
+    got = evaluate_kernel(rp, hp, st, seat, rollouts, code, np.uint64(seed), acts, res)
+    if got == NO_DEAL:
+        raise SearchError(f"no deal consistent with seat {seat}'s view in {MAX_TRIES} draws")
+    if got == NOT_TO_ACT:
+        raise SearchError(f"seat {seat} is not to act (deciders {list(state.deciders())})")
+    out = []
+    for i, a in enumerate(options):
+        r = res[i]
+        wins = r[:, R_WIN] == 1
+        huxi = r[wins & (r[:, R_HUXI] != _NO_HUXI), R_HUXI]
+        out.append(
+            OptionValue(
+                a,
+                Estimate.of([float(x) for x in r[:, R_DELTA]]),
+                Estimate.of([float(x) for x in r[:, R_WIN]]),
+                Estimate.of([float(x) for x in r[:, R_HUANG]]),
+                Estimate.of([float(x) for x in huxi]),
+            )
+        )
+    return out
 
 
 guard("search", globals())

@@ -35,7 +35,8 @@ def _entry_points() -> list[Any]:
 
     return [play.sessions_kernel, play.play_kernel, state.new_state, state.legal_actions,
             state.apply_checked, verify.verify_kernel, verify.replay_prefix,
-            verify.expected_outcome, play.event_fields, search.determinize]  # fmt: skip
+            verify.expected_outcome, play.event_fields, search.determinize,
+            search.evaluate_kernel]  # fmt: skip
 
 
 def warm_verify() -> None:
@@ -65,6 +66,19 @@ def warm_verify() -> None:
     search.determinize(rp, hp, st, 0, pyrandom.new_generator(1), out, 5)
 
 
+def warm_search() -> None:
+    """Value the options of a first discard once (engine.fast.search.evaluate's kernel; the
+    search policy inside the play loop compiles with sessions_kernel)."""
+    from engine.deck import shuffle_deck
+    from engine.fast import search
+    from engine.state import Game
+
+    s = Game(find_rules("hunan")).new_initial_state(shuffle_deck(1), 0)
+    seat = s.current_player()
+    assert seat is not None
+    search.evaluate(s, seat, 1, "random", 1)
+
+
 def warm_up(say: bool = True) -> float:
     """Call every entry point once; the seconds it took. Says on stderr when the kernels are
     not cached yet (a first run on this machine, or after an edit of engine/fast)."""
@@ -91,6 +105,7 @@ def warm_up(say: bool = True) -> float:
         decks = np.array([shuffle_deck(1)], dtype=np.uint8)
         play.play_batch(rules, decks, [0], [1], ["random"] * 3)
         warm_verify()
+        warm_search()
     return time.perf_counter() - start
 
 

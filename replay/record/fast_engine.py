@@ -25,7 +25,7 @@ ENGINES = ("auto", "fast", "reference")
 
 
 def fast_policies() -> frozenset[str]:
-    """The policies the compiled engine plays (the built-in ones it has been ported for)."""
+    """The built-in policies the compiled engine plays (and ``search@N[/POLICY]`` over them)."""
     from engine.fast.policies import POLICY_CODES
 
     return frozenset(POLICY_CODES)
@@ -33,12 +33,15 @@ def fast_policies() -> frozenset[str]:
 
 def unsupported(spec: RunSpec) -> str | None:
     """Why the compiled engine cannot play ``spec``, or None."""
+    from engine.policies.search_policy import is_search_spec
+
     have = fast_policies()
     for name in spec.policies:
-        if name.strip().lower() not in have:
+        key = name.strip().lower()
+        if key not in have and not is_search_spec(key):
             return (
                 f"policy {name!r} has no compiled version (the fast engine plays"
-                f" {', '.join(sorted(have))})"
+                f" {', '.join(sorted(have))} and search@N over them)"
             )
     return None
 

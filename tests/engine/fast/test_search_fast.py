@@ -1,8 +1,9 @@
-"""The compiled determinization (engine.fast.search) against the reference (engine.search):
-from random mid-hand states of every preset, converted to the compiled state by replaying
-their history, and generators in the same state, both draw the same sample (hands, stock,
-hidden 偎 faces, every seat's pending options), reject the same candidates and leave their
-random streams at the same place."""
+"""The compiled search (engine.fast.search) against the reference (engine.search): from
+random mid-hand states of every preset, converted to the compiled state by replaying their
+history (``flat_state``), and generators in the same state, both draw the same sample (hands,
+stock, hidden 偎 faces, every seat's pending options), reject the same candidates and leave
+their random streams at the same place; the option values of both are the same numbers, from
+live states and from recorded hands at step k; the compiled search policy does not peek."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from engine import search as ref_search
 from engine.fast import search as F
 from engine.fast import state as S
 from engine.fast.play import rule_arrays
-from engine.fast.pyrandom import N, getrandbits, mt_seed64
+from engine.fast.pyrandom import N, getrandbits, mt_seed64, new_generator
 from engine.groups import EAT_SHAPE_ID, GroupKind
 from engine.rules import PRESETS, find_rules
 from engine.state import Phase, State
@@ -24,11 +25,7 @@ from engine.state import Phase, State
 
 def _compiled(s: State) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(rp, hp, st): the compiled state of ``s``, its deal and history replayed."""
-    rp, hp = rule_arrays(s.rules)
-    st = np.zeros(S.STATE_SIZE, dtype=np.int32)
-    S.new_state(rp, hp, np.array(s.deck, dtype=np.int64), s.dealer, st)
-    for seat, action in s.history:
-        assert S.apply_checked(rp, hp, st, seat, action)
+    rp, hp, st = F.flat_state(s)
     assert _fast_view(st, s.n_seats) == _ref_view(s)
     return rp, hp, st
 
@@ -252,3 +249,119 @@ def test_compiled_determinization_asks_the_hu_again_of_the_new_hands() -> None:
             if d.pending != s.pending:
                 changed.add((preset, deck))
     assert len(changed) == len(_HU_REASKED), changed
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_option_values_are_the_same_numbers_in_both_engines(preset: str) -> None:
+    """engine.fast.search.evaluate (one compiled call) equals engine.search.evaluate, every
+    estimate of every option, for each rollout policy, on states of every phase."""
+    from engine.policies import load_policy
+
+    rules = PRESETS[preset]
+    states = [s for d in range(6) for i, s in enumerate(choice_states(rules, d)) if i % 5 == 2]
+    phases = set()
+    for i, s in enumerate(states[:12]):
+        seat = s.current_player()
+        assert seat is not None
+        rollout = ("random", "greedy", "heuristic")[i % 3]
+        seed = (i * 2_654_435_761) % 2**64
+        ref = ref_search.evaluate(s, seat, 3, load_policy(rollout), seed)
+        assert F.evaluate(s, seat, 3, rollout, seed) == ref, (preset, i, rollout)
+        phases.add(s.phase)
+    assert len(states) >= 12 and len(phases) >= 2, phases
+
+
+def test_option_values_of_a_recorded_hand_at_step_k_are_the_same_in_both_engines(
+    tmp_path,
+) -> None:
+    from click.testing import CliRunner
+
+    from engine.policies import load_policy
+    from replay.cli.main import main
+    from replay.replayer.hand import Replayer, load_hand
+
+    r = CliRunner().invoke(
+        main, ["simulate", "--data", str(tmp_path), "--run", "h", "-n", "2", "-q", "-w", "1",
+               "--rules", "luzhou"],
+    )  # fmt: skip
+    assert r.exit_code == 0, r.stderr
+    checked = 0
+    for hand in (0, 1):
+        rp = Replayer(load_hand(tmp_path, "h", hand))
+        for k in range(0, rp.n_steps, 7):
+            state = rp.state_at(k)
+            seat = state.current_player()
+            if seat is None or len(state.legal_actions(seat)) < 2:
+                continue
+            ref = ref_search.evaluate(state, seat, 2, load_policy("heuristic"), k)
+            assert F.evaluate(state, seat, 2, "heuristic", k) == ref, (hand, k)
+            checked += 1
+    assert checked >= 3
+
+
+def test_a_state_changed_in_place_is_refused() -> None:
+    s = mid_hand("hunan", 5, 12)
+    assert s is not None
+    seat = s.current_player()
+    other = next(o for o in s.active if o != seat)
+    t = s.clone()
+    t.hands[other], t.stock = list(t.hands[other]), list(t.stock)
+    k = next(k for k in range(20) if t.hands[other][k] and t.stock[-1] != k)
+    t.hands[other][k] -= 1
+    t.hands[other][t.stock[-1]] += 1
+    t.stock[-1] = k
+    with pytest.raises(ref_search.SearchError, match="not the one its deck and history reach"):
+        F.evaluate(t, seat, 2, "random", 1)
+    with pytest.raises(ref_search.SearchError, match="unknown rollout policy 'search'"):
+        F.evaluate(s, seat, 2, "search", 1)
+    with pytest.raises(ref_search.SearchError, match="at least 1"):
+        F.evaluate(s, seat, 0, "random", 1)
+
+
+def _shuffle_hidden(st: np.ndarray, others: list[int], rng: random.Random) -> np.ndarray:
+    """``st`` with the other seats' concealed cards and the stock below the shown bottom cards
+    dealt anew among themselves (the seat's observation unchanged)."""
+    t = st.copy()
+    cards = [k for s in others for k in range(20) for _ in range(int(t[S.HANDS + s * 20 + k]))]
+    lo = int(t[S.STOCK_POS])
+    hi = 19 - min(int(t[S.N_SHOWN]), 19 - lo)  # the shown bottom cards stay
+    cards += [int(v) for v in t[S.STOCK + lo : S.STOCK + hi]]
+    rng.shuffle(cards)
+    pos = 0
+    for s in others:
+        n = int(t[S.HANDS + s * 20 : S.HANDS + s * 20 + 20].sum())
+        t[S.HANDS + s * 20 : S.HANDS + s * 20 + 20] = 0
+        for k in cards[pos : pos + n]:
+            t[S.HANDS + s * 20 + k] += 1
+        pos += n
+    t[S.STOCK + lo : S.STOCK + hi] = cards[pos:]
+    return t
+
+
+def test_the_compiled_search_policy_never_peeks() -> None:
+    """The compiled search seat's choice (search_act) is unchanged when the other seats'
+    concealed cards and the stock are dealt anew, its view kept; and it is the reference
+    SearchPolicy's choice."""
+    from engine.policies import load_policy
+
+    code = F.search_code("search@3/random")
+    policy = load_policy("search@3/random")
+    checked = 0
+    for deck_seed in range(40):
+        s = mid_hand("hunan", deck_seed, 8)
+        if s is None or s.phase != Phase.DISCARD:
+            continue
+        seat = s.current_player()
+        assert seat is not None
+        rp, hp, st = _compiled(s)
+        t = _shuffle_hidden(st, [o for o in s.active if o != seat], random.Random(deck_seed))
+        if (t == st).all():
+            continue
+        a = F.search_act(rp, hp, st, seat, new_generator(deck_seed), code)
+        b = F.search_act(rp, hp, t, seat, new_generator(deck_seed), code)
+        ref = policy.act(s.observation(seat), s.legal_actions(seat), random.Random(deck_seed))
+        assert a == b == ref, (deck_seed, a, b, ref)
+        checked += 1
+        if checked == 6:
+            break
+    assert checked == 6

@@ -72,6 +72,28 @@ def test_same_shards_from_both_engines(tmp_path: Path, preset: str, mix: tuple[s
     run_both(tmp_path, spec)
 
 
+# the search policy over each rollout policy, beside the built-ins and itself
+SEARCH_MIXES = [
+    ("search@2/random", "heuristic"),
+    ("search@2/heuristic", "greedy", "search@1/greedy"),
+]
+
+
+@pytest.mark.parametrize("preset", ["hunan", "hunan-basic", "hunan-full", "hunan-4p", "luzhou"])
+@pytest.mark.parametrize("mix", SEARCH_MIXES, ids="-".join)
+def test_same_shards_with_the_search_policy(
+    tmp_path: Path, preset: str, mix: tuple[str, ...]
+) -> None:
+    """Duplicate sessions with search seats: the compiled search (one compiled call per
+    decision) records the reference's rows, byte for byte."""
+    rules = find_rules(preset)
+    names = tuple(mix[s % len(mix)] for s in range(rules.players))
+    assert resolve("auto", RunSpec(rules=rules, policies=names, seed=1, deals=1)) == "fast"
+    spec = RunSpec(rules=rules, policies=names, seed=13, deals=4, session_length=3,
+                   duplicate=True, shard_hands=len(names) * 3)  # fmt: skip
+    run_both(tmp_path, spec)
+
+
 @pytest.mark.parametrize(
     "overrides",
     [("min_huxi=10", "one_five_ten=true"), ("hu_on_discards=true", "chouhu=false")],

@@ -1,6 +1,6 @@
-"""``simulate`` with the ``search`` policy (issue 21, reference engine): a run is a pure
-function of its command (same bytes for any worker count, resumable), the spec is recorded
-verbatim, ``--engine auto`` plays it with the reference engine, and a bad spec is one line."""
+"""``simulate`` with the ``search`` policy (issue 21): a run is a pure function of its command
+(same bytes for any worker count and either engine, resumable with the other), the spec is
+recorded verbatim, ``--engine auto`` plays it compiled, and a bad spec is one line."""
 
 from __future__ import annotations
 
@@ -26,15 +26,32 @@ def simulate(data: Path, run: str, *extra: str) -> tuple[int, str]:
     return r.exit_code, r.stderr
 
 
-def test_a_search_run_is_the_same_bytes_for_any_worker_count(tmp_path: Path) -> None:
+def test_a_search_run_is_the_same_bytes_for_any_worker_count_and_engine(tmp_path: Path) -> None:
     assert simulate(tmp_path / "a", "s", "-w", "1")[0] == 0
     assert simulate(tmp_path / "b", "s", "-w", "2")[0] == 0
-    a, b = open_store(tmp_path / "a").run("s"), open_store(tmp_path / "b").run("s")
-    assert a.content_digest() == b.content_digest()
+    assert simulate(tmp_path / "c", "s", "-w", "2", "--engine", "reference")[0] == 0
+    a, b, c = (open_store(tmp_path / d).run("s") for d in "abc")
+    assert a.content_digest() == b.content_digest() == c.content_digest()
     m = json.loads((run_dir(tmp_path / "a", "s") / "manifest.json").read_text())
     assert m["params"]["policies"] == ["search@2/random", "heuristic", "heuristic"]
-    assert {s["engine"] for s in m["shards"]} == {"reference"}
+    assert {s["engine"] for s in m["shards"]} == {"fast"}  # auto: compiled
+    assert {s["engine"] for s in c.shards} == {"reference"}
     assert a.read_hand(0).hand["policy_0"] == "search@2/random"
+
+
+def test_a_search_run_resumes_with_the_other_engine(tmp_path: Path) -> None:
+    short = ("--session-length", "3")  # two sessions, two shards
+    assert simulate(tmp_path / "a", "s", "--engine", "reference", *short)[0] == 0
+    mpath = run_dir(tmp_path / "a", "s") / "manifest.json"
+    m = json.loads(mpath.read_text())
+    m["shards"] = m["shards"][:1]
+    m["status"] = "interrupted"
+    mpath.write_text(json.dumps(m))
+    assert simulate(tmp_path / "a", "s", "--engine", "fast", *short)[0] == 0
+    run = open_store(tmp_path / "a").run("s")
+    assert [s["engine"] for s in run.shards] == ["reference", "fast"]
+    assert simulate(tmp_path / "b", "s", *short)[0] == 0
+    assert run.content_digest() == open_store(tmp_path / "b").run("s").content_digest()
 
 
 @pytest.mark.parametrize(
@@ -52,11 +69,6 @@ def test_bad_search_spec_is_one_error_line(tmp_path: Path, policies: str, messag
     assert r.exit_code == 2
     assert r.stderr.startswith("Error: ") and r.stderr.count("\n") == 1 and message in r.stderr
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
-
-
-def test_engine_fast_says_search_has_no_compiled_version_yet(tmp_path: Path) -> None:
-    code, err = simulate(tmp_path, "s", "--engine", "fast")
-    assert code == 2 and "policy 'search@2/random' has no compiled version" in err
 
 
 def test_options_are_valued_from_a_recorded_hand_at_step_k(tmp_path: Path) -> None:
