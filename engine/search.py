@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 from engine.cards import COPIES, NUM_KINDS
 from engine.errors import IllegalAction, PaohuziError
 from engine.groups import Group, GroupKind
-from engine.state import _ANY, CardKind, Phase, State
+from engine.state import _ANY, CardKind, Outcome, Phase, State
 
 if TYPE_CHECKING:
     from engine.policies import Policy
@@ -236,6 +236,61 @@ def play_out(state: State, policies: Sequence[Policy], rng: random.Random) -> St
     return state
 
 
+def playouts(
+    state: State,
+    seat: int,
+    rollouts: int,
+    rollout_policy: Policy,
+    seed: int,
+    options: Sequence[int],
+) -> list[list[Outcome]]:
+    """The outcome of every option in ``options`` (legal for ``seat``) from each of ``rollouts``
+    determinizations, ``[option][rollout]``: the r-th determinization from ``Random(x_r)``,
+    ``x_r`` the r-th ``getrandbits(64)`` of ``Random(seed)``, every option played out by
+    ``rollout_policy`` from the next 64 bits of that generator (common random numbers)."""
+    if rollouts < 1:
+        raise SearchError(f"rollouts must be at least 1, not {rollouts}")
+    if not 0 <= seed < 1 << 64:
+        raise SearchError(f"the seed must be 0 … 2**64 - 1, not {seed}")
+    policies = [rollout_policy] * state.n_seats
+    out: list[list[Outcome]] = [[] for _ in options]
+    root = random.Random(seed)
+    for _ in range(rollouts):
+        # one 64-bit seed per determinization from the root stream, and from its stream the
+        # rollouts' (MT19937 throughout, as the compiled engine reproduces it)
+        base = random.Random(root.getrandbits(64))
+        det = determinize(state, seat, base)
+        stream = base.getrandbits(64)
+        for i, a in enumerate(options):
+            s = det.clone()
+            s.apply(seat, a)
+            o = play_out(s, policies, random.Random(stream)).outcome
+            assert o is not None
+            out[i].append(o)
+    return out
+
+
+def option_values(
+    seat: int, options: Sequence[int], outcomes: Sequence[Sequence[Outcome]]
+) -> list[OptionValue]:
+    """The estimates of each option from its :func:`playouts` outcomes."""
+    values = []
+    for a, os in zip(options, outcomes, strict=True):
+        wins = [o for o in os if o.winner == seat]
+        values.append(
+            OptionValue(
+                a,
+                Estimate.of([float(o.deltas[seat]) for o in os]),
+                Estimate.of([1.0 if o.winner == seat else 0.0 for o in os]),
+                Estimate.of([1.0 if o.winner is None else 0.0 for o in os]),
+                Estimate.of(
+                    [float(o.result.huxi) for o in wins if o.result and o.result.huxi is not None]
+                ),
+            )
+        )
+    return values
+
+
 def evaluate(
     state: State,
     seat: int,
@@ -247,42 +302,41 @@ def evaluate(
     """The value of each legal option of ``seat`` at ``state`` (or of those in ``actions``):
     ``rollouts`` determinizations, each option played out from every one of them with the same
     random stream (common random numbers). A pure function of its arguments."""
-    if rollouts < 1:
-        raise SearchError(f"rollouts must be at least 1, not {rollouts}")
     legal = list(state.pending.get(seat, ()))
     options = legal if actions is None else [a for a in legal if a in set(actions)]
-    policies = [rollout_policy] * state.n_seats
-    results: dict[int, tuple[list[float], list[float], list[float], list[float]]] = {
-        a: ([], [], [], []) for a in options
-    }
-    if not 0 <= seed < 1 << 64:
-        raise SearchError(f"the seed must be 0 … 2**64 - 1, not {seed}")
-    root = random.Random(seed)
-    for _ in range(rollouts):
-        # one 64-bit seed per determinization from the root stream, and from its stream the
-        # rollouts' (MT19937 throughout, as the compiled engine reproduces it)
-        base = random.Random(root.getrandbits(64))
-        det = determinize(state, seat, base)
-        stream = base.getrandbits(64)
-        for a in options:
-            s = det.clone()
-            s.apply(seat, a)
-            end = play_out(s, policies, random.Random(stream))
-            o = end.outcome
-            assert o is not None
-            d, w, h, x = results[a]
-            d.append(float(o.deltas[seat]))
-            won = o.winner == seat
-            w.append(1.0 if won else 0.0)
-            h.append(1.0 if o.winner is None else 0.0)
-            if won and o.result is not None and o.result.huxi is not None:
-                x.append(float(o.result.huxi))
-    return [
-        OptionValue(a, Estimate.of(d), Estimate.of(w), Estimate.of(h), Estimate.of(x))
-        for a, (d, w, h, x) in results.items()
-    ]
+    return option_values(
+        seat, options, playouts(state, seat, rollouts, rollout_policy, seed, options)
+    )
 
 
 def best_option(values: Sequence[OptionValue]) -> int:
     """The option of highest mean score delta, ties to the lowest action code."""
     return min(values, key=lambda v: (-v.delta.mean, v.action)).action
+
+
+#: The paired test of :func:`improve`: an option replaces the rollout policy's own choice when
+#: its mean score delta beats it by more than ``Z`` standard errors of the paired differences.
+Z = 1.96
+Z2 = Z * Z
+
+
+def improve(options: Sequence[int], deltas: Sequence[Sequence[int]], default: int) -> int:
+    """The search policy's choice (one step of policy improvement over the rollout policy):
+    ``options[default]`` (the rollout policy's own choice), unless other options beat it —
+    their score deltas minus its, rollout by rollout (the same determinizations and streams),
+    have a mean above ``Z`` standard errors — then the one of those of highest mean, ties to
+    the lowest action code. Exact in integers but one product, ``Z2 · (n·Σd² − (Σd)²)``, so
+    both engines decide alike; with one rollout the default is kept."""
+    base = deltas[default]
+    n = len(base)
+    best, best_t = default, 0
+    for i, (a, d) in enumerate(zip(options, deltas, strict=True)):
+        if i == default:
+            continue
+        diff = [x - y for x, y in zip(d, base, strict=True)]
+        t = sum(diff)
+        q = sum(x * x for x in diff)
+        beats = t > 0 and t * t * (n - 1) > Z2 * (n * q - t * t)
+        if beats and (best == default or t > best_t or (t == best_t and a < options[best])):
+            best, best_t = i, t
+    return options[best]

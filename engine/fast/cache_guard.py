@@ -53,12 +53,12 @@ DEPENDS: dict[str, tuple[Path, ...]] = {
     "state": _f("hu_bridge", "hu"),
     "features": _f("state") + _POLICIES,
     "policies": _f("state", "features", "pyrandom") + _POLICIES,
-    "search": _f("state", "features", "policies", "pyrandom", "hu_bridge", "hu") + _POLICIES,
+    "search": _f("state", "features", "policies", "pyrandom", "hu_bridge", "hu")
+    + _POLICIES
+    + (_ENGINE / "search.py",),
     "play": _f("state", "features", "policies", "search", "pyrandom", "hu_bridge", "hu")
     + _POLICIES,
-    "verify": _f(
-        "state", "play", "search", "features", "policies", "pyrandom", "hu_bridge", "hu"
-    )
+    "verify": _f("state", "play", "search", "features", "policies", "pyrandom", "hu_bridge", "hu")
     + _POLICIES,
 }
 

@@ -52,9 +52,9 @@ from engine.fast.codes import (
     AK_WEI,
 )
 from engine.fast.policies import POLICY_CODES
-from engine.fast.search import SEARCH_FLAG, act, search_code
 from engine.fast.pyrandom import N as MT_N
 from engine.fast.pyrandom import mt_seed64
+from engine.fast.search import SEARCH_FLAG, act, search_code
 from engine.play import seat_seeds
 from engine.policies.search_policy import MAX_ROLLOUTS
 from engine.rules import RuleSet
@@ -341,7 +341,6 @@ def policy_code(name: str) -> int:
     "… has no compiled version"."""
     from engine.errors import InvalidNotation
     from engine.policies import BUILTIN
-
     from engine.policies.search_policy import is_search_spec
 
     key = name.strip().lower()

@@ -85,6 +85,7 @@ from engine.fast.state import (
     apply,
     current_player,
 )
+from engine.search import Z2
 
 #: engine.search.MAX_TRIES, restated for the kernels' callers (tests hold them equal).
 MAX_TRIES = 2000
@@ -358,7 +359,6 @@ def _same_view(st, out, seat):
     return True
 
 
-
 # ---------------------------------------------------------------------------------------------
 # Rollouts and option values (engine.search.play_out, evaluate, best_option)
 # ---------------------------------------------------------------------------------------------
@@ -437,31 +437,54 @@ def evaluate_kernel(rp, hp, st, seat, rollouts, code, seed, actions, res):
 
 
 @njit(cache=True)
+def improve(actions, res, default):
+    """engine.search.improve over ``res[:, :, R_DELTA]``: the index of the option taken."""
+    n = res.shape[1]
+    best = default
+    best_t = 0
+    for i in range(len(actions)):
+        if i == default:
+            continue
+        t = 0
+        q = 0
+        for r in range(n):
+            d = res[i, r, R_DELTA] - res[default, r, R_DELTA]
+            t += d
+            q += d * d
+        beats = t > 0 and t * t * (n - 1) > Z2 * (n * q - t * t)
+        if beats and (
+            best == default or t > best_t or (t == best_t and actions[i] < actions[best])
+        ):
+            best = i
+            best_t = t
+    return best
+
+
+@njit(cache=True)
 def search_act(rp, hp, st, seat, mt, code):
     """The search policy ``code`` (:func:`search_code`) at a decision of ``seat`` with more than
-    one option: engine.policies.search_policy.SearchPolicy.act — its seed the next
-    getrandbits(64) of the seat's generator ``mt``, every legal option valued, the best mean
-    score delta taken, ties to the lowest action code."""
+    one option: engine.policies.search_policy.SearchPolicy.act — from the seat's generator
+    ``mt`` the next two getrandbits(64), the rollouts' seed and the key of the generator the
+    rollout policy makes its own choice with; every legal option played out, and
+    :func:`improve` decides."""
     rollouts = code >> 4
     n = st[PEND_N + seat]
     actions = np.empty(n, dtype=np.int64)
     for i in range(n):
         actions[i] = st[PEND_A + seat * MAXA + i]
+    seed = getrandbits64(mt)
+    own_mt = np.zeros(MT_N + 1, dtype=np.int64)
+    mt_seed64(own_mt, getrandbits64(mt))
+    own = choose(code & 7, rp, hp, st, seat, own_mt)
+    default = 0
+    for i in range(n):
+        if actions[i] == own:
+            default = i
     res = np.zeros((n, rollouts, 4), dtype=np.int64)
-    got = evaluate_kernel(rp, hp, st, seat, rollouts, code & 7, getrandbits64(mt), actions, res)
+    got = evaluate_kernel(rp, hp, st, seat, rollouts, code & 7, seed, actions, res)
     if got <= 0:
         raise ValueError("search: no deal consistent with the seat's view")
-    best = -1
-    best_mean = 0.0
-    for i in range(n):
-        total = 0
-        for r in range(rollouts):
-            total += res[i, r, R_DELTA]
-        mean = float(total) / rollouts
-        if best < 0 or mean > best_mean or (mean == best_mean and actions[i] < actions[best]):
-            best = i
-            best_mean = mean
-    return actions[best]
+    return actions[improve(actions, res, default)]
 
 
 @njit(cache=True)

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.errors import InvalidNotation
-from engine.search import best_option, evaluate
+from engine.search import improve, playouts
 
 #: The largest budget (rollouts per option and decision) a spec may ask for.
 MAX_ROLLOUTS = 4096
@@ -70,13 +70,12 @@ class SearchPolicy:
         self.rollout_policy = rollout_policy
 
     def act(self, observation: Any, legal_actions: Sequence[int], rng: random.Random) -> int:
-        state = observation._search_state()
-        values = evaluate(
-            state,
-            observation.seat,
-            self.rollouts,
-            self.rollout_policy,
-            rng.getrandbits(64),
-            actions=legal_actions,
+        seed, key = rng.getrandbits(64), rng.getrandbits(64)
+        options = list(legal_actions)
+        own = self.rollout_policy.act(observation, options, random.Random(key))
+        seat = observation.seat
+        outcomes = playouts(
+            observation._search_state(), seat, self.rollouts, self.rollout_policy, seed, options
         )
-        return best_option(values)
+        deltas = [[o.deltas[seat] for o in os] for os in outcomes]
+        return improve(options, deltas, options.index(own))

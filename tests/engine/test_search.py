@@ -220,3 +220,19 @@ def test_a_kan_of_the_card_on_offer_for_hu_is_still_possible_bug() -> None:
     assert not revealed_faces(real, seat) >> 19 & 1
     kans = sum(determinize(real, seat, random.Random(i)).hands[2][19] == 3 for i in range(400))
     assert kans > 0
+
+
+def test_the_search_policy_keeps_its_rollout_policys_choice_unless_beaten_clearly() -> None:
+    """engine.search.improve: the default stands against noise, falls to an option that beats
+    it rollout by rollout, the best of several such wins, ties go to the lower code, and one
+    rollout never overrules the default."""
+    from engine.search import improve
+
+    noisy = [[3, -1, 0, 2], [2, 0, 1, -1], [0, 0, 0, 0]]  # option 0 better on average, not clearly
+    assert improve([10, 11, 12], noisy, 2) == 12
+    clear = [[0, 0, 1, 0], [2, 1, 3, 2], [0, 0, 0, 0]]
+    assert improve([10, 11, 12], clear, 2) == 11
+    two = [[2, 1, 3, 2], [2, 1, 3, 2], [0, 0, 0, 0]]
+    assert improve([10, 11, 12], two, 2) == 10  # equal gains: the lower code
+    assert improve([10, 11], [[5], [0]], 1) == 11
+    assert improve([10, 11], [[-2, -1, -3], [0, 0, 0]], 1) == 11

@@ -16,7 +16,6 @@ from search_helpers import choice_states, mid_hand
 from engine import search as ref_search
 from engine.fast import search as F
 from engine.fast import state as S
-from engine.fast.play import rule_arrays
 from engine.fast.pyrandom import N, getrandbits, mt_seed64, new_generator
 from engine.groups import EAT_SHAPE_ID, GroupKind
 from engine.rules import PRESETS, find_rules
@@ -365,3 +364,22 @@ def test_the_compiled_search_policy_never_peeks() -> None:
         if checked == 6:
             break
     assert checked == 6
+
+
+def test_compiled_improve_decides_as_the_reference() -> None:
+    rng = np.random.default_rng(5)
+    switched = 0
+    for trial in range(400):
+        k, n = int(rng.integers(2, 8)), int(rng.integers(1, 40))
+        res = np.zeros((k, n, 4), dtype=np.int64)
+        spread = int(rng.integers(1, 30))
+        res[:, :, F.R_DELTA] = rng.integers(-spread, spread + 1, size=(k, n))
+        if trial % 3 == 0:  # a clearly better option
+            res[int(rng.integers(k)), :, F.R_DELTA] += spread
+        acts = np.sort(rng.choice(200, size=k, replace=False)).astype(np.int64)
+        default = int(rng.integers(k))
+        got = int(acts[F.improve(acts, res, default)])
+        want = ref_search.improve(acts.tolist(), res[:, :, F.R_DELTA].tolist(), default)
+        assert got == want, (trial, res[:, :, 0], default)
+        switched += got != acts[default]
+    assert 50 < switched < 350, switched
