@@ -13,7 +13,8 @@ Prints, per core (CPU time, one process):
 * the compiled full-hand self-play rate of ``random`` and ``heuristic`` (the ratio the issue
   asks: rollouts/s with heuristic rollouts ≥ the heuristic's self-play hands/s);
 * a ``search@16`` and a ``search@64`` seat against two ``heuristic`` seats: hands/s and the
-  search seat's decisions/s (its choices among two or more options).
+  search seat's decisions/s (its choices among two or more options);
+* ``paohuzi review`` of one recorded hand of about 30 decisions at 256 rollouts per option.
 """
 
 from __future__ import annotations
@@ -107,6 +108,31 @@ def search_seat_rate(spec: str, hands: int) -> tuple[float, float, float]:
     return hands / cpu, decisions / cpu, decisions / hands
 
 
+def review_time(rollouts: int = 256) -> tuple[float, int]:
+    """(CPU seconds, decisions) of reviewing every seat of one recorded heuristic hunan hand
+    of about 30 real decisions (replay.review.hand.review_hand, compiled rollouts)."""
+    from engine.play import play_to_end
+    from engine.policies import load_policies
+    from replay.replayer.hand import HandLog
+    from replay.review.hand import decisions_to_review, review_hand
+
+    rules = find_rules("hunan")
+    game = Game(rules)
+    best: tuple[int, HandLog] | None = None
+    for i in range(40):  # the hand whose number of decisions is nearest 30
+        seed = derive_seed(1, "bench-review", i)
+        end = play_to_end(game, shuffle_deck(seed), 0, load_policies("heuristic", 3), seed)
+        log = HandLog.from_history(rules, end.deck, end.dealer, end.history, run="b", hand_id=i)
+        n = len(decisions_to_review(log, [0, 1, 2]))
+        if best is None or abs(n - 30) < abs(best[0] - 30):
+            best = (n, log)
+    assert best is not None
+    review_hand(best[1], [0], 1, "heuristic", 0)  # load / compile
+    t = time.process_time()
+    review_hand(best[1], [0, 1, 2], rollouts, "heuristic", 0)
+    return time.process_time() - t, best[0]
+
+
 def figures(n_states: int, rollouts: int, hands: int, self_play_hands: int) -> dict[str, float]:
     """Print the search figures (see the module) and return them."""
     rules = find_rules("hunan")
@@ -131,6 +157,12 @@ def figures(n_states: int, rollouts: int, hands: int, self_play_hands: int) -> d
             f"{spec:<9} + 2 heuristic: {hps:7.1f} hands/s, the search seat {dps:7.1f}"
             f" decisions/s ({per:.1f} per hand; {n} hands; target for search@16 ≥ 5 hands/s)"
         )
+    seconds, decisions = review_time(256)
+    out["review_s"] = seconds
+    print(
+        f"review of a hand      : {seconds:.1f} s for its {decisions} decisions, every seat,"
+        " 256 rollouts per option, heuristic rollouts (target ≤ 10 s for 30 decisions)"
+    )
     return out
 
 

@@ -236,6 +236,14 @@ def play_out(state: State, policies: Sequence[Policy], rng: random.Random) -> St
     return state
 
 
+def check_budget(rollouts: int, seed: int) -> None:
+    """:class:`SearchError` for a budget below one rollout or a seed outside 64 bits."""
+    if rollouts < 1:
+        raise SearchError(f"rollouts must be at least 1, not {rollouts}")
+    if not 0 <= seed < 1 << 64:
+        raise SearchError(f"the seed must be 0 … 2**64 - 1, not {seed}")
+
+
 def playouts(
     state: State,
     seat: int,
@@ -248,10 +256,7 @@ def playouts(
     determinizations, ``[option][rollout]``: the r-th determinization from ``Random(x_r)``,
     ``x_r`` the r-th ``getrandbits(64)`` of ``Random(seed)``, every option played out by
     ``rollout_policy`` from the next 64 bits of that generator (common random numbers)."""
-    if rollouts < 1:
-        raise SearchError(f"rollouts must be at least 1, not {rollouts}")
-    if not 0 <= seed < 1 << 64:
-        raise SearchError(f"the seed must be 0 … 2**64 - 1, not {seed}")
+    check_budget(rollouts, seed)
     policies = [rollout_policy] * state.n_seats
     out: list[list[Outcome]] = [[] for _ in options]
     root = random.Random(seed)
@@ -270,25 +275,27 @@ def playouts(
     return out
 
 
-def option_values(
-    seat: int, options: Sequence[int], outcomes: Sequence[Sequence[Outcome]]
-) -> list[OptionValue]:
-    """The estimates of each option from its :func:`playouts` outcomes."""
-    values = []
-    for a, os in zip(options, outcomes, strict=True):
-        wins = [o for o in os if o.winner == seat]
-        values.append(
-            OptionValue(
-                a,
-                Estimate.of([float(o.deltas[seat]) for o in os]),
-                Estimate.of([1.0 if o.winner == seat else 0.0 for o in os]),
-                Estimate.of([1.0 if o.winner is None else 0.0 for o in os]),
-                Estimate.of(
-                    [float(o.result.huxi) for o in wins if o.result and o.result.huxi is not None]
-                ),
-            )
-        )
-    return values
+#: What :func:`option_values` averages per option: the seat's score deltas, its wins (1/0),
+#: the 荒庄 (1/0), and the 胡息 of its wins, one value per rollout (the last per win).
+Columns = tuple[Sequence[float], Sequence[float], Sequence[float], Sequence[float]]
+
+
+def columns(seat: int, outcomes: Sequence[Outcome]) -> Columns:
+    """The :data:`Columns` of one option's :func:`playouts` outcomes."""
+    wins = [o for o in outcomes if o.winner == seat]
+    return (
+        [float(o.deltas[seat]) for o in outcomes],
+        [1.0 if o.winner == seat else 0.0 for o in outcomes],
+        [1.0 if o.winner is None else 0.0 for o in outcomes],
+        [float(o.result.huxi) for o in wins if o.result and o.result.huxi is not None],
+    )
+
+
+def option_values(options: Sequence[int], cols: Sequence[Columns]) -> list[OptionValue]:
+    """The estimates of each option from its :data:`Columns` (both engines build them)."""
+    return [
+        OptionValue(a, *(Estimate.of(c) for c in col)) for a, col in zip(options, cols, strict=True)
+    ]
 
 
 def evaluate(
@@ -304,9 +311,8 @@ def evaluate(
     random stream (common random numbers). A pure function of its arguments."""
     legal = list(state.pending.get(seat, ()))
     options = legal if actions is None else [a for a in legal if a in set(actions)]
-    return option_values(
-        seat, options, playouts(state, seat, rollouts, rollout_policy, seed, options)
-    )
+    outcomes = playouts(state, seat, rollouts, rollout_policy, seed, options)
+    return option_values(options, [columns(seat, os) for os in outcomes])
 
 
 def best_option(values: Sequence[OptionValue]) -> int:

@@ -532,12 +532,9 @@ def evaluate(
 ) -> list[Any]:
     """engine.search.evaluate in one compiled call (``rollout_policy`` a built-in name): the
     same option values, number for number, from the same arguments."""
-    from engine.search import Estimate, OptionValue, SearchError
+    from engine.search import SearchError, check_budget, option_values
 
-    if rollouts < 1:
-        raise SearchError(f"rollouts must be at least 1, not {rollouts}")
-    if not 0 <= seed < 1 << 64:
-        raise SearchError(f"the seed must be 0 … 2**64 - 1, not {seed}")
+    check_budget(rollouts, seed)
     code = POLICY_CODES.get(rollout_policy)
     if code is None:
         raise SearchError(
@@ -555,21 +552,18 @@ def evaluate(
         raise SearchError(f"no deal consistent with seat {seat}'s view in {MAX_TRIES} draws")
     if got == NOT_TO_ACT:
         raise SearchError(f"seat {seat} is not to act (deciders {list(state.deciders())})")
-    out = []
-    for i, a in enumerate(options):
-        r = res[i]
-        wins = r[:, R_WIN] == 1
-        huxi = r[wins & (r[:, R_HUXI] != _NO_HUXI), R_HUXI]
-        out.append(
-            OptionValue(
-                a,
-                Estimate.of([float(x) for x in r[:, R_DELTA]]),
-                Estimate.of([float(x) for x in r[:, R_WIN]]),
-                Estimate.of([float(x) for x in r[:, R_HUANG]]),
-                Estimate.of([float(x) for x in huxi]),
+    cols = []
+    for r in res:
+        won = r[:, R_WIN] == 1
+        cols.append(
+            (
+                r[:, R_DELTA].astype(float).tolist(),
+                r[:, R_WIN].astype(float).tolist(),
+                r[:, R_HUANG].astype(float).tolist(),
+                r[won & (r[:, R_HUXI] != _NO_HUXI), R_HUXI].astype(float).tolist(),
             )
         )
-    return out
+    return option_values(options, cols)
 
 
 guard("search", globals())

@@ -1,11 +1,16 @@
-"""The ``search`` policy (issue 21): at a decision with more than one option it values every
-option by determinized rollouts (:func:`engine.search.evaluate`) and takes the best mean
-score delta, ties to the lowest action code.
+"""The ``search`` policy (issue 21): at a decision with more than one option it plays every
+option out from the same determinizations (:func:`engine.search.playouts`) and improves on
+its rollout policy (:func:`engine.search.improve`): the rollout policy's own choice, unless
+another option beats it by more than 1.96 paired standard errors of the score delta — then
+the best such option, ties to the lowest action code (why: docs/SEARCH.md). The compiled
+engine plays it the same (engine.fast.search.search_act).
 
 Its spec is ``search@N`` or ``search@N/POLICY``: ``N`` rollouts per option (1 …
 :data:`MAX_ROLLOUTS`), each a determinization of what its seat sees played to the end by
 ``POLICY`` (``random``, ``greedy`` or ``heuristic``, the default). Its random numbers come
-from the stream the play loop gives its seat, so a run stays a pure function of its command.
+from the stream the play loop gives its seat (two 64-bit words a decision: the rollouts'
+seed, then the key of the rollout policy's own choice), so a run stays a pure function of its
+command.
 
 >>> parse_spec("search@64/greedy")
 (64, 'greedy')

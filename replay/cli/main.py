@@ -31,6 +31,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "hands": "replay.cli.runs:hands",
     "rm": "replay.cli.runs:rm",
     "doctor": "replay.cli.doctor:doctor",
+    "review": "replay.cli.review:review",
 }
 
 #: The one-line help of each lazy command, for ``paohuzi --help`` without importing them
@@ -51,6 +52,7 @@ SHORT_HELP: dict[str, str] = {
     "hands": "List and filter the hands of a run.",
     "rm": "Remove a run from the store.",
     "doctor": "List (--fix: remove) left-overs of killed commands.",
+    "review": "Value every decision of a recorded hand (determinized rollouts).",
 }
 
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())

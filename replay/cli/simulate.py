@@ -39,9 +39,13 @@ def _fmt_duration(s: float) -> str:
 class Progress:
     """A rich progress bar on a terminal; plain periodic lines otherwise (both on stderr)."""
 
-    def __init__(self, label: str, enabled: bool = True) -> None:
+    def __init__(
+        self, label: str, enabled: bool = True, command: str = "simulate", unit: str = "hands"
+    ) -> None:
         self.label = label
         self.enabled = enabled
+        self.command = command
+        self.unit = unit
         self.tty = sys.stderr.isatty()
         self.start = time.monotonic()
         self.first: int | None = None
@@ -61,11 +65,11 @@ class Progress:
             from rich.progress import Progress as RichProgress
 
             self.bar = RichProgress(
-                TextColumn("[bold]simulate"),
+                TextColumn(f"[bold]{self.command}"),
                 BarColumn(bar_width=24),
-                TextColumn("{task.completed:,}/{task.total:,} hands"),
+                TextColumn("{task.completed:,}/{task.total:,} " + self.unit),
                 TaskProgressColumn(),
-                TextColumn("{task.fields[rate]} hands/s"),
+                TextColumn("{task.fields[rate]} " + self.unit + "/s"),
                 TextColumn("ETA"),
                 TimeRemainingColumn(),
                 console=Console(stderr=True),
@@ -89,16 +93,19 @@ class Progress:
         if self.bar is not None:
             if self.task is None:
                 self.task = self.bar.add_task(self.label, total=total, completed=done, rate="-")
-            self.bar.update(self.task, completed=done, rate=f"{rate:,.0f}")
+            self.bar.update(self.task, completed=done, rate=f"{rate:,.{0 if rate >= 10 else 1}f}")
             return
         if now - self.last_line >= PLAIN_INTERVAL or done >= total:
             self.last_line = now
             pct = 100.0 * done / total if total else 100.0
             if rate > 0:
-                speed = f"{rate:,.0f} hands/s, ETA {_fmt_duration((total - done) / rate)}"
+                eta = _fmt_duration((total - done) / rate)
+                speed = f"{rate:,.{0 if rate >= 10 else 1}f} {self.unit}/s, ETA {eta}"
             else:
                 speed = "starting"
-            click.echo(f"{self.label}: {done:,}/{total:,} hands ({pct:.0f}%), {speed}", err=True)
+            click.echo(
+                f"{self.label}: {done:,}/{total:,} {self.unit} ({pct:.0f}%), {speed}", err=True
+            )
 
 
 def backend_options(f: Any) -> Any:

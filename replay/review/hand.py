@@ -1,0 +1,218 @@
+"""The review of one recorded hand: every real decision of the reviewed seats valued by
+determinized rollouts, the option played set against the best, classified.
+
+For each decision (a seat with two or more legal options, not forced) the state before it is
+rebuilt (:class:`replay.replayer.hand.Replayer`) and every legal option valued from what that
+seat saw (:func:`engine.fast.search.evaluate` or, with ``engine="reference"``,
+:func:`engine.search.evaluate`; the same numbers): win chance and mean score delta, each with
+a 95 % interval. Then:
+
+* **best**: the option of highest mean score delta (the game's objective), ties to the
+  lowest action code (:func:`engine.search.best_option`);
+* **score loss**: best's mean score delta minus the played option's (≥ 0);
+* **win loss**: the highest win chance of any option minus the played option's, in
+  percentage points (≥ 0);
+* **class** by the win loss, Lichess's thresholds: ≥ 15 points a blunder, ≥ 10 a mistake,
+  ≥ 5 an inaccuracy (:data:`CLASSES`);
+* **accuracy** of a decision, Lichess's formula on the win loss ``L`` (points):
+  ``103.1668 · exp(−0.04354 · L) − 3.1669``, clipped to 0 … 100 (100 when nothing was
+  lost); a hand's accuracy is the
+  mean over its reviewed decisions.
+
+Decision ``k``'s rollouts are seeded ``derive_seed(seed, "review", k)``, so the same seed
+gives the same review in either engine.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine.actions import action_str
+from engine.deck import derive_seed
+from engine.search import OptionValue, best_option
+from replay.replayer.hand import HandLog, Replayer
+
+#: (class, the least win-chance loss in points it takes), worst first.
+CLASSES: tuple[tuple[str, float], ...] = (("blunder", 15.0), ("mistake", 10.0), ("inaccuracy", 5.0))
+ENGINES = ("auto", "fast", "reference")
+
+
+def classify(win_loss_points: float) -> str | None:
+    """The class of a decision that gave up ``win_loss_points`` of winning chance, or None."""
+    for name, least in CLASSES:
+        if win_loss_points >= least:
+            return name
+    return None
+
+
+def accuracy(win_loss_points: float) -> float:
+    """Lichess's accuracy of a move from the winning chance it lost (points), 0 … 100 (100
+    for no loss, where the formula gives 99.9999)."""
+    if win_loss_points <= 0:
+        return 100.0
+    a = 103.1668 * math.exp(-0.04354 * win_loss_points) - 3.1669
+    return min(100.0, max(0.0, a))
+
+
+@dataclass(frozen=True)
+class DecisionReview:
+    """One reviewed decision."""
+
+    step: int
+    seat: int
+    phase: str
+    played: int
+    best: int
+    options: tuple[OptionValue, ...]
+    score_loss: float
+    win_loss: float  # percentage points
+    kind: str | None  # "inaccuracy", "mistake", "blunder" or None
+
+    @property
+    def accuracy(self) -> float:
+        return accuracy(self.win_loss)
+
+    def to_dict(self) -> dict[str, Any]:
+        def est(e: Any, scale: float = 1.0) -> dict[str, float]:
+            return {"mean": e.mean * scale, "low": e.low * scale, "high": e.high * scale}
+
+        return {
+            "step": self.step,
+            "seat": self.seat,
+            "phase": self.phase,
+            "played": self.played,
+            "played_str": action_str(self.played),
+            "best": self.best,
+            "best_str": action_str(self.best),
+            "score_loss": self.score_loss,
+            "win_loss": self.win_loss,
+            "class": self.kind,
+            "accuracy": self.accuracy,
+            "options": [
+                {
+                    "action": v.action,
+                    "action_str": action_str(v.action),
+                    "win_pct": est(v.win, 100.0),
+                    "score": est(v.delta),
+                    "rollouts": v.delta.n,
+                }
+                for v in self.options
+            ],
+        }
+
+
+@dataclass(frozen=True)
+class HandReview:
+    """The review of a hand: its decisions and the parameters that made them."""
+
+    where: str
+    seats: tuple[int, ...]
+    rollouts: int
+    rollout_policy: str
+    seed: int
+    engine: str
+    decisions: tuple[DecisionReview, ...]
+
+    def summary(self) -> dict[str, Any]:
+        """Decisions reviewed, agreement with the best option, accuracy, the class counts and
+        the three costliest decisions (by score loss), per reviewed seat and over all."""
+
+        def of(ds: Sequence[DecisionReview]) -> dict[str, Any]:
+            n = len(ds)
+            costly = sorted(ds, key=lambda d: (-d.score_loss, d.step))[:3]
+            return {
+                "decisions": n,
+                "agreement": sum(d.played == d.best for d in ds) / n if n else None,
+                "accuracy": math.fsum(d.accuracy for d in ds) / n if n else None,
+                **{name: sum(d.kind == name for d in ds) for name, _ in CLASSES},
+                "costliest": [d.step for d in costly if d.score_loss > 0],
+            }
+
+        return {
+            "all": of(self.decisions),
+            "seats": {s: of([d for d in self.decisions if d.seat == s]) for s in self.seats},
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "hand": self.where,
+            "seats": list(self.seats),
+            "rollouts": self.rollouts,
+            "rollout_policy": self.rollout_policy,
+            "seed": self.seed,
+            "engine": self.engine,
+            "summary": self.summary(),
+            "decisions": [d.to_dict() for d in self.decisions],
+        }
+
+
+def decisions_to_review(log: HandLog, seats: Sequence[int]) -> list[int]:
+    """The steps at which a reviewed seat chose among two or more options (not forced)."""
+    rp = Replayer(log)
+    steps = []
+    for k in range(log.n_steps):
+        state = rp.state_at(k)
+        seat, _ = log.events[k]
+        if seat in seats and not state.is_forced() and len(state.legal_actions(seat)) > 1:
+            steps.append(k)
+    return steps
+
+
+def review_hand(
+    log: HandLog,
+    seats: Sequence[int],
+    rollouts: int,
+    rollout_policy: str,
+    seed: int,
+    engine: str = "auto",
+    progress: Callable[[int, int], None] | None = None,
+) -> HandReview:
+    """The review of ``log`` for ``seats`` (see the module); ``progress(done, total)`` after
+    each decision. Raises the search's errors (SearchError, InvalidNotation) as they come."""
+    from engine.errors import InvalidNotation
+
+    if engine not in ENGINES:
+        raise InvalidNotation(f"unknown engine {engine!r} (choose from {', '.join(ENGINES)})")
+    evaluate = _evaluator(engine, rollout_policy)
+    steps = decisions_to_review(log, seats)
+    rp = Replayer(log)
+    out = []
+    for i, k in enumerate(steps):
+        state = rp.state_at(k)
+        seat, played = log.events[k]
+        values = tuple(evaluate(state, seat, rollouts, derive_seed(seed, "review", k)))
+        by = {v.action: v for v in values}
+        best = best_option(values)
+        score_loss = by[best].delta.mean - by[played].delta.mean
+        win_loss = 100.0 * (max(v.win.mean for v in values) - by[played].win.mean)
+        out.append(
+            DecisionReview(k, seat, state.phase.name, played, best, values, score_loss,
+                           win_loss, classify(win_loss))
+        )  # fmt: skip
+        if progress is not None:
+            progress(i + 1, len(steps))
+    name = "reference" if engine == "reference" else "fast"
+    return HandReview(log.where, tuple(seats), rollouts, rollout_policy, seed, name, tuple(out))
+
+
+def _evaluator(engine: str, rollout_policy: str) -> Callable[..., list[OptionValue]]:
+    """``evaluate(state, seat, rollouts, seed)`` of the engine asked for."""
+    from engine.errors import InvalidNotation
+    from engine.policies.search_policy import ROLLOUT_POLICIES
+
+    if rollout_policy not in ROLLOUT_POLICIES:
+        raise InvalidNotation(
+            f"unknown rollout policy {rollout_policy!r} (one of {', '.join(ROLLOUT_POLICIES)})"
+        )
+    if engine == "reference":
+        from engine.policies import load_policy
+        from engine.search import evaluate as ref
+
+        policy = load_policy(rollout_policy)
+        return lambda s, seat, n, sd: ref(s, seat, n, policy, sd)
+    from engine.fast.search import evaluate as fast
+
+    return lambda s, seat, n, sd: fast(s, seat, n, rollout_policy, sd)

@@ -1,0 +1,144 @@
+"""The review of a recorded hand (issue 23, replay.review.hand): a declined winning 胡 is a
+blunder, a taken one agrees with the best option, the same seed gives the same review in
+both engines, the classes and the accuracy follow their documented thresholds, and
+``paohuzi review`` prints it (text, JSON) or one error line."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from engine.actions import HU, PASS
+from engine.deck import shuffle_deck
+from engine.rules import find_rules
+from engine.state import Game
+from replay.cli.main import main
+from replay.replayer.hand import HandLog
+from replay.review.hand import accuracy, classify, decisions_to_review, review_hand
+
+
+def _hand_with_a_hu_offered(decline: bool) -> tuple[HandLog, int]:
+    """A random-policy hunan hand in which a seat is offered 胡 and (``decline``) passes on it
+    or takes it; the step of that decision."""
+    rules = find_rules("hunan")
+    for deck_seed in range(500):
+        s = Game(rules).new_initial_state(shuffle_deck(deck_seed), deck_seed % 3)
+        rng = random.Random(deck_seed)
+        while s.outcome is None:
+            seat = s.current_player()
+            assert seat is not None
+            legal = s.legal_actions(seat)
+            if HU in legal and PASS in legal and len(s.history) > 10:
+                k = len(s.history)
+                s.apply(seat, PASS if decline else HU)
+                while s.outcome is None:  # finish the hand (the log needs no end, but have one)
+                    o = s.current_player()
+                    assert o is not None
+                    la = s.legal_actions(o)
+                    s.apply(o, la[rng.randrange(len(la))])
+                log = HandLog.from_history(rules, s.deck, s.dealer, s.history, run="t", hand_id=0)
+                return log, k
+            s.apply(seat, legal[rng.randrange(len(legal))])
+    raise AssertionError("no hand with a 胡 on offer")
+
+
+def test_a_declined_winning_hu_is_a_blunder_and_a_taken_one_the_best() -> None:
+    log, k = _hand_with_a_hu_offered(decline=True)
+    seat = log.events[k][0]
+    r = review_hand(log, [seat], 32, "heuristic", seed=1)
+    d = next(d for d in r.decisions if d.step == k)
+    assert (d.played, d.best, d.kind) == (PASS, HU, "blunder"), d
+    assert d.win_loss >= 15 and d.score_loss > 0 and d.accuracy < 60
+    assert r.summary()["seats"][seat]["blunder"] >= 1
+    log, k = _hand_with_a_hu_offered(decline=False)
+    seat = log.events[k][0]
+    r = review_hand(log, [seat], 32, "heuristic", seed=1)
+    d = next(d for d in r.decisions if d.step == k)
+    assert (d.played, d.best, d.kind, d.win_loss) == (HU, HU, None, 0.0), d
+    assert d.accuracy == 100.0
+
+
+def test_same_seed_same_review_in_both_engines() -> None:
+    log, _ = _hand_with_a_hu_offered(decline=True)
+    seats = [log.events[0][0]]
+    fast = review_hand(log, seats, 3, "greedy", seed=7, engine="fast").to_dict()
+    ref = review_hand(log, seats, 3, "greedy", seed=7, engine="reference").to_dict()
+    assert fast.pop("engine") == "fast" and ref.pop("engine") == "reference"
+    assert fast == ref and fast["decisions"]
+    assert review_hand(log, seats, 3, "greedy", seed=8).to_dict()["decisions"] != ref["decisions"]
+    # every reviewed step is a real choice of a reviewed seat
+    assert [d["step"] for d in fast["decisions"]] == decisions_to_review(log, seats)
+
+
+def test_classes_and_accuracy_follow_their_thresholds() -> None:
+    assert [classify(x) for x in (0, 4.99, 5, 9.99, 10, 14.99, 15, 80)] == [
+        None, None, "inaccuracy", "inaccuracy", "mistake", "mistake", "blunder", "blunder",
+    ]  # fmt: skip
+    assert accuracy(0) == 100.0 and accuracy(100) == 0.0
+    assert 60 < accuracy(10) < 70 and accuracy(5) > accuracy(10) > accuracy(15)
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("review")
+    r = CliRunner().invoke(
+        main, ["simulate", "--data", str(d), "--run", "h", "-n", "2", "-q", "-w", "1",
+               "--policies", "heuristic,random,greedy"],
+    )  # fmt: skip
+    assert r.exit_code == 0, r.stderr
+    return d
+
+
+def _review(store: Path, *args: str) -> tuple[int, str, str]:
+    r = CliRunner().invoke(main, ["review", "--data", str(store), "-q", *args])
+    return r.exit_code, r.stdout, r.stderr
+
+
+def test_review_command_prints_text_and_json(store: Path) -> None:
+    code, out, err = _review(store, "h", "1", "--seat", "1", "--rollouts", "4")
+    assert code == 0, err
+    assert out.startswith("review of run h hand 1: seats 1, 4 rollouts")
+    assert "seat 1:" in out and "option" in out
+    code, out, err = _review(store, "h", "1", "--seat", "1", "-N", "4", "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["seats"] == [1] and doc["rollouts"] == 4 and doc["engine"] == "fast"
+    for d in doc["decisions"]:
+        assert d["seat"] == 1 and d["played"] in [o["action"] for o in d["options"]]
+        assert d["class"] in (None, "inaccuracy", "mistake", "blunder")
+        assert all(o["rollouts"] == 4 for o in d["options"])
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("nope", "0"), "nope"),
+        (("h", "99"), "run h has no hand 99"),
+        (("h", "0", "--seat", "3"), "seat 3 out of range: seats are 0 … 2"),
+        (("h", "0", "--seat", "x"), "--seat 'x': a seat number or 'all'"),
+        (("h", "0", "--rollouts", "0"), "0 is not in the range 1<=x<=4096"),
+        (("h", "0", "--rollouts", "5000"), "5000 is not in the range 1<=x<=4096"),
+        (("h", "0", "--rollout-policy", "search"), "'search' is not one of"),
+    ],
+)
+def test_bad_review_input_is_one_error_line(
+    store: Path, args: tuple[str, ...], message: str
+) -> None:
+    code, _, err = _review(store, *args)
+    assert code == 2 and err.startswith("Error: ") and err.count("\n") == 1, err
+    assert message in err, err
+
+
+def test_ctrl_c_stops_the_review_cleanly(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import replay.review.hand as H
+
+    def interrupted(*_a: object, **_k: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(H, "review_hand", interrupted)
+    code, out, err = _review(store, "h", "0")
+    assert code == 130 and out == "" and "review interrupted" in err
