@@ -275,8 +275,8 @@ def playouts(
     return out
 
 
-#: What :func:`option_values` averages per option: the seat's score deltas, its wins (1/0),
-#: the 荒庄 (1/0), and the 胡息 of its wins, one value per rollout (the last per win).
+#: What :func:`option_values` averages per option: the seat's score delta, its win (1/0) and
+#: the 荒庄 (1/0), one value per rollout, and the 胡息 of each of its wins.
 Columns = tuple[Sequence[float], Sequence[float], Sequence[float], Sequence[float]]
 
 
