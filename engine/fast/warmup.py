@@ -29,6 +29,10 @@ class SessionSpec:
     session_length: int = 2
     duplicate: bool = False
 
+    def tables(self) -> dict[str, Any]:
+        """No recorded weights: a ``POLICY@WEIGHTS`` seat reads its file or shipped set."""
+        return {}
+
 
 def _entry_points() -> list[Any]:
     from engine.fast import play, search, state, verify
@@ -95,7 +99,7 @@ def warm_up(say: bool = True) -> float:
                 flush=True,
             )
         rules = find_rules("hunan")
-        for name in sorted(POLICY_CODES):
+        for name in [*sorted(POLICY_CODES), "heuristic@default"]:
             play.play_sessions(SessionSpec(rules, (name,) * rules.players), range(0, 1))
             play.play_sessions(SessionSpec(rules, (name,) * 3, duplicate=True), range(0, 1))
         import numpy as np

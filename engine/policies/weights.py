@@ -60,6 +60,11 @@ MAX_BYTES = 64 * 1024
 MAX_SPEC = 180
 
 
+class WeightsUnreadable(InvalidNotation):
+    """A weights file that cannot be opened or read (missing, no permission, …): a resumed run
+    then plays the table its manifest recorded."""
+
+
 @dataclass(frozen=True)
 class Param:
     """One weight or threshold: ``policy`` is the first policy that reads it (``greedy``'s
@@ -268,7 +273,7 @@ def read_weights(path: Path | str, policy: str, shown: str | None = None) -> Pol
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as e:
-        raise InvalidNotation(f"{where}: cannot read it ({e.strerror or e})") from None
+        raise WeightsUnreadable(f"{where}: cannot read it ({e.strerror or e})") from None
     try:
         st = os.fstat(fd)
         if stat.S_ISDIR(st.st_mode):
@@ -279,7 +284,7 @@ def read_weights(path: Path | str, policy: str, shown: str | None = None) -> Pol
             raise InvalidNotation(f"{where}: {st.st_size:,} bytes, more than {MAX_BYTES:,}")
         data = os.read(fd, MAX_BYTES + 1)
     except OSError as e:
-        raise InvalidNotation(f"{where}: cannot read it ({e.strerror or e})") from None
+        raise WeightsUnreadable(f"{where}: cannot read it ({e.strerror or e})") from None
     finally:
         os.close(fd)
     try:
@@ -351,6 +356,15 @@ def check_value(p: Param, v: Any, where: str = "weights") -> float:
         what = "0 or 1" if p.kind == "flag" else "a whole number"
         raise InvalidNotation(f"{where}: parameter {p.name!r}: expected {what}, got {_shown(v)}")
     return x + 0.0  # -0.0 → 0.0: one table, one set of bytes
+
+
+def first_difference(a: PolicyWeights, b: PolicyWeights) -> str | None:
+    """``'NAME A, not B'`` for the first parameter (in table order) where two tables differ."""
+    for p in PARAMS:
+        x, y = a[p.name], b[p.name]
+        if x != y:
+            return f"{p.name} {_num(x)}, not {_num(y)}"
+    return None if a.policy == b.policy else f"policy {a.policy}, not {b.policy}"
 
 
 def _num(x: float) -> str:
