@@ -43,7 +43,6 @@ from engine.actions import CHI_BASE, DISCARD_BASE, HU, PAO_BASE, PASS, PENG, TI_
 from engine.cards import COPIES, DECK_SIZE, NUM_KINDS
 from engine.fast import state as S
 from engine.fast.cache_guard import guard
-from engine.fast.features import weights_array
 from engine.fast.codes import (
     AK_CHI,
     AK_DISCARD,
@@ -54,6 +53,7 @@ from engine.fast.codes import (
     AK_TI,
     AK_WEI,
 )
+from engine.fast.features import weights_array
 from engine.fast.policies import POLICY_CODES
 from engine.fast.pyrandom import N as MT_N
 from engine.fast.pyrandom import mt_seed64
@@ -342,7 +342,9 @@ def policy_keys(seeds: Sequence[int], n_seats: int) -> np.ndarray:
     return keys
 
 
-def seat_policy(name: str, tables: Mapping[str, PolicyWeights] | None = None) -> tuple[int, np.ndarray]:
+def seat_policy(
+    name: str, tables: Mapping[str, PolicyWeights] | None = None
+) -> tuple[int, np.ndarray]:
     """(policy code, weight array) of a seat's policy spec: a ``greedy@WEIGHTS`` /
     ``heuristic@WEIGHTS`` spec plays its table (from ``tables``, by canonical spec, else read
     now from its file or shipped set, as engine.policies.load_policy does), every other spec
@@ -500,7 +502,7 @@ def play_batch(
         if isinstance(p, str):
             pol[s], wts[s] = seat_policy(p, tables)
         else:
-            pol[s] = _known_code(int(p))
+            pol[s] = _known_code(int(p))  # type: ignore[call-overload]
     rp, hp = rule_arrays(rules)
     if keys is None:
         keys = policy_keys(seeds, n_seats)

@@ -112,12 +112,27 @@ PARAMS: tuple[Param, ...] = (
     _p("danger_w", _H, 4.0, 0, 100, "cost of a discard an opponent can take, per threat"),
     _p("hu_risk", _H, 0.5, 0, 10, "where discards may be won: chance of his 胡 per threat"),
     _p("threat_floor", _H, 0.02, 0, 1, "an opponent's threat below this counts as none"),
-    _p("threat_hand", _H, 21.0, 1, 100, "threat falls to 0 as his hand grows to this size"),
+    _p(
+        "threat_hand",
+        _H,
+        21.0,
+        1,
+        100,
+        "his threat falls to 0 as his hand grows to this many cards",
+    ),
     _p("p_in_max", _H, 0.9, 0, 1, "cap of the chance that an unseen card is in his hand"),
     _p("stinky_w", _H, 1.2, 0, 10, "share of the shapes waiting on a face lost by passing"),
     _p("path_w", _H, 1.5, 0, 100, "per missing 胡息 of a take with no path to the threshold"),
     _p("path_slack", _H, 3, 0, 100, "check the path only while reach < min_huxi + this", "int"),
-    _p("ready_max_hand", _H, 14, 0, 30, "look for waits (听牌) at most this many cards", "int"),
+    _p(
+        "ready_max_hand",
+        _H,
+        14,
+        0,
+        30,
+        "look for waits (听牌) with at most this many cards in hand",
+        "int",
+    ),
     _p("ready_w", _H, 40.0, 0, 1000, "per live winning copy of a wait"),
     _p("ready_hx", _H, 0.1, 0, 1, "a wait's copy counts 1 + this per 胡息 above min_huxi"),
     _p("ready_takes", _H, 1, 0, 1, "value the waits a take leaves and a pass keeps", "flag"),
@@ -317,7 +332,9 @@ def parse_weights(doc: Any, policy: str, where: str = "weights") -> PolicyWeight
             f"{where}: field policy: expected {policy!r}, got {_shown(doc.get('policy'))}"
         )
     if "about" in doc and not isinstance(doc["about"], str):
-        raise InvalidNotation(f"{where}: field about: expected a string, got {_shown(doc['about'])}")
+        raise InvalidNotation(
+            f"{where}: field about: expected a string, got {_shown(doc['about'])}"
+        )
     if "weights" not in doc:
         raise InvalidNotation(f"{where}: field weights is missing")
     return weights_from_mapping(doc["weights"], policy, where)
@@ -384,3 +401,17 @@ def weights_document(w: PolicyWeights, about: str = "") -> dict[str, Any]:
     doc["weights"] = {k: (int(v) if BY_NAME[k].kind != "float" else v)
                       for k, v in w.as_dict().items()}  # fmt: skip
     return doc
+
+
+def table_markdown() -> str:
+    """The parameter table as docs/POLICIES.md prints it (a test holds the two equal)."""
+    rows = [
+        "| parameter | policy | default | range | kind | meaning |",
+        "|---|---|---|---|---|---|",
+    ]
+    for p in PARAMS:
+        rows.append(
+            f"| `{p.name}` | {p.policy} | {_num(p.default)} | {_num(p.low)} … {_num(p.high)} |"
+            f" {p.kind} | {p.meaning} |"
+        )
+    return "\n".join(rows) + "\n"

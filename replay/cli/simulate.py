@@ -265,7 +265,9 @@ def build_spec(
     if len(names) != ruleset.players:
         from engine.errors import InvalidNotation
 
-        raise InvalidNotation(f"{len(names)} policies given for {ruleset.players} seats: {policies!r}")
+        raise InvalidNotation(
+            f"{len(names)} policies given for {ruleset.players} seats: {policies!r}"
+        )
     # the run's name does not depend on the tables (they are outside its identity): found
     # with stand-in tables, before any file is read
     stand_in = tuple(sorted({canonical(n): defaults(parse_spec(n)[0])

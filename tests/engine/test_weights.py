@@ -48,7 +48,9 @@ def test_every_parameter_is_named_once_with_a_default_in_its_range() -> None:
         if p.kind != "float":
             assert p.default == int(p.default), p
     # greedy's block first (the compiled array's order), heuristic's after
-    assert [p.policy for p in W.PARAMS] == sorted((p.policy for p in W.PARAMS), key=W.WEIGHTED.index)
+    assert [p.policy for p in W.PARAMS] == sorted(
+        (p.policy for p in W.PARAMS), key=W.WEIGHTED.index
+    )
 
 
 def test_defaults_are_the_values_played_before() -> None:
@@ -120,7 +122,10 @@ def test_spec_names_a_set_or_a_file(spec: str, parsed: tuple[str, str, bool]) ->
         ("heuristic@a,b.json", "may not contain ','"),
         ("heuristic@a+b.json", "may not contain"),
         ("heuristic@" + "x/" * 100, "longer than 180 characters"),
-        ("heuristic@nosuchset", "no shipped weights set 'nosuchset' for heuristic (shipped: default"),
+        (
+            "heuristic@nosuchset",
+            "no shipped weights set 'nosuchset' for heuristic (shipped: default",
+        ),
     ],
 )
 def test_bad_spec_is_one_line(spec: str, message: str) -> None:
@@ -188,7 +193,9 @@ def test_bad_weights_file_names_the_parameter(tmp_path: Path, doc: object, messa
 
 def test_greedy_file_refuses_a_heuristic_parameter(tmp_path: Path) -> None:
     doc = document("greedy", {**W.DEFAULT_GREEDY.as_dict(), "ready_w": 40.0})
-    assert "unknown parameter 'ready_w' for greedy (a heuristic parameter)" in _bad(tmp_path, doc, "greedy")
+    assert "unknown parameter 'ready_w' for greedy (a heuristic parameter)" in _bad(
+        tmp_path, doc, "greedy"
+    )
 
 
 @pytest.mark.parametrize(
@@ -268,3 +275,8 @@ def test_given_tables_are_not_read_again(tmp_path: Path) -> None:
     assert isinstance(p, HeuristicPolicy) and p.danger_w == 9.0
     with pytest.raises(W.WeightsUnreadable):
         load_policy(spec)
+
+
+def test_the_doc_prints_the_table() -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "POLICIES.md").read_text("utf-8")
+    assert W.table_markdown() in doc

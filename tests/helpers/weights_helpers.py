@@ -20,12 +20,21 @@ ODD_HEURISTIC: dict[str, float] = {
 }  # fmt: skip
 #: The heuristic defaults with both flags off (no owed-discard term, no waits of takes).
 FLAGS_OFF: dict[str, float] = {
-    **W.DEFAULT_HEURISTIC.as_dict(), "discard_term": 0, "ready_takes": 0, "danger_w": 20.0
+    **W.DEFAULT_HEURISTIC.as_dict(),
+    "discard_term": 0,
+    "ready_takes": 0,
+    "danger_w": 20.0,
 }
 #: Greedy moved off its defaults.
 ODD_GREEDY: dict[str, float] = {
-    **W.DEFAULT_GREEDY.as_dict(), "margin": -5.0, "hx": 9.0, "full": 11.0, "out": 0.3,
-    "spill": 0.05, "kan": 9.0, "pair_dead": 0.7,
+    **W.DEFAULT_GREEDY.as_dict(),
+    "margin": -5.0,
+    "hx": 9.0,
+    "full": 11.0,
+    "out": 0.3,
+    "spill": 0.05,
+    "kan": 9.0,
+    "pair_dead": 0.7,
 }
 
 

@@ -119,7 +119,10 @@ def _values(**changes: Any) -> dict[str, Any]:
     [
         (document("heuristic", _values(ready_w=None)), "parameter 'ready_w' is missing"),
         (document("heuristic", _values(readyw=1.0)), "unknown parameter 'readyw' for heuristic"),
-        (document("heuristic", _values(hx="seven")), "parameter 'hx': expected a number, got 'seven'"),
+        (
+            document("heuristic", _values(hx="seven")),
+            "parameter 'hx': expected a number, got 'seven'",
+        ),
         (document("heuristic", _values(spill=2)), "parameter 'spill': 2 is out of range 0 … 1"),
         (document("greedy", _values()), "field policy: expected 'heuristic', got 'greedy'"),
         ("{nope", "not JSON"),
@@ -172,7 +175,9 @@ def test_sweep_takes_a_weights_spec(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def _manifest(weights: Any, policies: tuple[str, ...] = ("heuristic@w.json", "random", "random")) -> dict[str, Any]:
+def _manifest(
+    weights: Any, policies: tuple[str, ...] = ("heuristic@w.json", "random", "random")
+) -> dict[str, Any]:
     return {
         "format": "paohuzi-run", "schema_version": 1, "run": "r", "status": "complete",
         "rules": {}, "shards": [], "params": {"policies": list(policies), "weights": weights},
