@@ -36,7 +36,7 @@ from engine.fast.codes import (
     PH_LIANG_HU,
     SHAPES,
 )
-from engine.fast.features import weights_array
+from engine.fast.features import DEFAULT_W, weights_array
 from engine.fast.policies import POLICY_CODES, choose
 from engine.fast.pyrandom import N as MT_N
 from engine.fast.pyrandom import genrand_uint32, mt_seed64, randbelow
@@ -464,13 +464,14 @@ def improve(actions, res, default):
 
 
 @njit(cache=True)
-def search_act(rp, hp, w, st, seat, mt, code):
+def search_act(rp, hp, st, seat, mt, code):
     """The search policy ``code`` (:func:`search_code`) at a decision of ``seat`` with more than
     one option: engine.policies.search_policy.SearchPolicy.act — from the seat's generator
     ``mt`` the next two getrandbits(64), the rollouts' seed and the key of the generator the
     rollout policy makes its own choice with; every legal option played out, and
-    :func:`improve` decides. ``w``: the rollout policy's weights (the seat's array, which
-    for a search seat is the defaults)."""
+    :func:`improve` decides. The rollout policy plays its default weights (a search spec
+    names no table), as the reference's rollout policy does."""
+    w = DEFAULT_W.copy()
     rollouts = code >> 4
     n = st[PEND_N + seat]
     actions = np.empty(n, dtype=np.int64)
@@ -496,7 +497,7 @@ def act(code, rp, hp, w, st, seat, mt):
     """The action of policy ``code`` (built-in or search) with weights ``w`` at a real choice
     of ``seat``."""
     if code & SEARCH_FLAG:
-        return search_act(rp, hp, w, st, seat, mt, code)
+        return search_act(rp, hp, st, seat, mt, code)
     return choose(code, rp, hp, w, st, seat, mt)
 
 
