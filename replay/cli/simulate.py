@@ -259,7 +259,10 @@ def build_spec(
     ruleset = find_rules(rules).with_overrides(tuple(overrides))
     names = [s.strip() for s in policies.split(",") if s.strip()]
     for n in names:  # names and syntax; a weights file is read below
-        parse_spec(n) if is_weighted_spec(n) else load_policy(n)
+        if is_weighted_spec(n):
+            parse_spec(n)
+        else:
+            load_policy(n)
     if len(names) == 1:
         names = names * ruleset.players
     if len(names) != ruleset.players:
@@ -338,7 +341,9 @@ def _recorded(data: Path, name: str) -> dict[str, Any]:
     "-p",
     default=DEFAULT_POLICIES,
     show_default=True,
-    help="Policy per seat, comma-separated (one name: every seat).",
+    help="Policy per seat, comma-separated (one name: every seat): random, greedy, heuristic,"
+    " search@N[/POLICY], greedy@WEIGHTS or heuristic@WEIGHTS (a weights file, a path with '/'"
+    " or ending in .json, or a shipped set: docs/POLICIES.md), module:Class.",
 )
 @engine_option
 @backend_options

@@ -183,11 +183,10 @@ def _weights(params: dict[str, Any]) -> None:
     specs = set()
     for name in params.get("policies") or ():
         if _W.is_weighted_spec(name):
-            with_err = f"manifest field params.policies: {name!r}"
             try:
                 specs.add(_W.canonical(name))
             except PaohuziError as e:
-                raise ManifestInvalid(f"{with_err}: {e}") from None
+                raise ManifestInvalid(f"manifest field params.policies: {e}") from None
     for key, values in recorded.items():
         where = f"manifest field params.weights[{key!r}]"
         if key not in specs:
