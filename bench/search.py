@@ -58,9 +58,11 @@ def mid_states(n: int, steps: int = 20, preset: str = "hunan") -> list[State]:
 def compiled_rollout_rate(states: list[State], rollouts: int, policy: str) -> float:
     """Rollouts per CPU second of the compiled option values over ``states``."""
     from engine.fast import search as F
+    from engine.fast.features import weights_array
     from engine.fast.policies import POLICY_CODES
 
     code = POLICY_CODES[policy]
+    w = weights_array()
     prepared = []
     for s in states:
         rp, hp, st = F.flat_state(s)
@@ -68,11 +70,11 @@ def compiled_rollout_rate(states: list[State], rollouts: int, policy: str) -> fl
         acts = np.array(s.legal_actions(seat), dtype=np.int64)
         prepared.append((rp, hp, st, seat, acts, np.zeros((len(acts), rollouts, 4), np.int64)))
     rp, hp, st, seat, acts, res = prepared[0]
-    F.evaluate_kernel(rp, hp, st, seat, 1, code, np.uint64(1), acts, res)  # load / compile
+    F.evaluate_kernel(rp, hp, w, st, seat, 1, code, np.uint64(1), acts, res)  # load / compile
     done = 0
     t = time.process_time()
     for i, (rp, hp, st, seat, acts, res) in enumerate(prepared):
-        F.evaluate_kernel(rp, hp, st, seat, rollouts, code, np.uint64(i), acts, res)
+        F.evaluate_kernel(rp, hp, w, st, seat, rollouts, code, np.uint64(i), acts, res)
         done += len(acts) * rollouts
     return done / (time.process_time() - t)
 

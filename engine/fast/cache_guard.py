@@ -35,6 +35,7 @@ _POLICIES = (
     _ENGINE / "policies" / "features.py",
     _ENGINE / "policies" / "greedy.py",
     _ENGINE / "policies" / "heuristic.py",
+    _ENGINE / "policies" / "weights.py",  # the parameter table: the weight array's indices
 )
 
 

@@ -18,6 +18,7 @@ from engine.fast import state as S
 from engine.fast.cache_guard import guard
 from engine.groups import EAT_SHAPE_ID
 from engine.policies import features as PF
+from engine.policies import weights as _W
 from engine.rules import RuleSet
 
 SENT = PF.SENT
@@ -125,25 +126,42 @@ def policy_table(rules: RuleSet) -> np.ndarray:
     return out
 
 
-# Weights (engine.policies.features.DEFAULT) and the greedy parameters.
-W_FULL = PF.DEFAULT.full
-W_PAIR = PF.DEFAULT.pair
-W_PART = PF.DEFAULT.part
-W_OUT = PF.DEFAULT.out
-W_SPILL = PF.DEFAULT.spill
-W_BIG = PF.DEFAULT.big
-W_SELF = PF.DEFAULT.self_
-W_KAN = PF.DEFAULT.kan
+# The weights: a float64 array ``w`` in the order of engine.policies.weights.PARAMS (one per
+# seat, :func:`weights_array`), read by these indices, derived from that table.
+N_WEIGHTS = _W.N_PARAMS
+I_HX = _W.INDEX["hx"]
+I_FULL = _W.INDEX["full"]
+I_PAIR = _W.INDEX["pair"]
+I_PART = _W.INDEX["part"]
+I_OUT = _W.INDEX["out"]
+I_SPILL = _W.INDEX["spill"]
+I_BIG = _W.INDEX["big"]
+I_SELF = _W.INDEX["self"]
+I_KAN = _W.INDEX["kan"]
+I_PAIR_DEAD = _W.INDEX["pair_dead"]
+I_PART_HX = _W.INDEX["part_hx"]
+
+
+#: The defaults (a constant of the kernels that play no table: the search's rollouts).
+DEFAULT_W = np.array(_W.DEFAULT_VALUES, dtype=np.float64)
+
+
+def weights_array(table: _W.PolicyWeights | None = None) -> np.ndarray:
+    """The compiled policies' weight array of ``table`` (None: the defaults)."""
+    values = _W.DEFAULT_VALUES if table is None else table.values
+    return np.array(values, dtype=np.float64)
 
 
 @njit(cache=True)
-def card_value(rp, k, h, f, un, w_hx):
-    """Scorer.value: one copy of kind ``k`` in hand ``h`` (free counts ``f``)."""
+def card_value(rp, k, h, f, un, w):
+    """Scorer.value: one copy of kind ``k`` in hand ``h`` (free counts ``f``), weights ``w``."""
+    w_hx = w[I_HX]
     n = h[k]
     if n >= 3:
-        return W_KAN + w_hx * rp[FT_KAN_HX + k] / 3.0
+        return w[I_KAN] + w_hx * rp[FT_KAN_HX + k] / 3.0
     best = 0.0
     total = 0.0
+    full = w[I_FULL]
     for i in range(rp[FT_COMP_N + k]):
         b0 = FT_COMP + (k * MAXC + i) * 6
         if n != 2 and rp[b0] != 1:
@@ -153,26 +171,29 @@ def card_value(rp, k, h, f, un, w_hx):
         b = rp[b0 + 3]
         nb = rp[b0 + 4]
         if f[a] >= na and f[b] >= nb:
-            v = W_FULL + w_hx * (rp[b0 + 5] / 3.0)
+            v = full + w_hx * (rp[b0 + 5] / 3.0)
             total += v
             if v > best:
                 best = v
     if n == 2:
-        v = W_PAIR + w_hx * rp[FT_PAIR_HX + k] / 3.0 * (1.0 if un[k] else 0.4)
+        v = w[I_PAIR] + w_hx * rp[FT_PAIR_HX + k] / 3.0 * (1.0 if un[k] else w[I_PAIR_DEAD])
         total += v
         if v > best:
             best = v
+    part = w[I_PART]
+    out = w[I_OUT]
+    part_hx = w[I_PART_HX]
     for i in range(rp[FT_PART_N + k]):
         b0 = FT_PART + (k * MAXP + i) * 4
         if f[rp[b0]]:
             outs = un[rp[b0 + 1]] + un[rp[b0 + 2]]
             if outs:
-                v = W_PART + W_OUT * outs + w_hx * (rp[b0 + 3] / 3.0) * 0.5
+                v = part + out * outs + w_hx * (rp[b0 + 3] / 3.0) * part_hx
                 total += v
                 if v > best:
                     best = v
-    base = W_SELF * un[k] + (W_BIG if k >= 10 else 0.0)
-    return base + best + W_SPILL * (total - best)
+    base = w[I_SELF] * un[k] + (w[I_BIG] if k >= 10 else 0.0)
+    return base + best + w[I_SPILL] * (total - best)
 
 
 @njit(cache=True)

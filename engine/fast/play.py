@@ -11,7 +11,9 @@ duplicate rotations, the run's hand ids) and returns
 the same columns plus the hand ids, session fields and decks: everything a shard needs.
 
 Policies: ``random``, ``greedy`` and ``heuristic`` (:mod:`engine.fast.policies`, codes
-``POLICY_CODES``). The policy RNG of seat ``s`` is Python's
+``POLICY_CODES``), each seat with its weight array (``wts[s]``, float64 in the order of
+engine.policies.weights.PARAMS: a ``greedy@WEIGHTS`` / ``heuristic@WEIGHTS`` seat its table,
+every other seat the defaults; :func:`seat_policy`). The policy RNG of seat ``s`` is Python's
 ``random.Random(engine.play.seat_seeds(seed, n)[s])`` (``engine.play._play``), reproduced by
 :mod:`engine.fast.pyrandom`; forced decisions and legal sets of one never consult a policy,
 as in the reference.
@@ -31,7 +33,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -51,12 +53,15 @@ from engine.fast.codes import (
     AK_TI,
     AK_WEI,
 )
+from engine.fast.features import weights_array
 from engine.fast.policies import POLICY_CODES
 from engine.fast.pyrandom import N as MT_N
 from engine.fast.pyrandom import mt_seed64
+from engine.fast.rule_arrays import rule_arrays
 from engine.fast.search import SEARCH_FLAG, act, search_code
 from engine.play import seat_seeds
 from engine.policies.search_policy import MAX_ROLLOUTS
+from engine.policies.weights import PolicyWeights
 from engine.rules import RuleSet
 from engine.session import RunSeeds
 
@@ -186,11 +191,12 @@ def event_fields(st, seat, a):
 
 
 @njit(cache=True)
-def play_one(rp, hp, deck, dealer, keys, pol, st, mts, ev, p, hand_index, o):
+def play_one(rp, hp, deck, dealer, keys, pol, wts, st, mts, ev, p, hand_index, o):
     """Play one hand; its events go to ev[:, p:], its outcome to ``o``; the next position.
 
     ``keys[s]``: the uint64 policy seed of seat s (``engine.play.seat_seeds``; a
-    seat's generator is seeded when the seat first chooses); ``pol[s]``: its policy code.
+    seat's generator is seeded when the seat first chooses); ``pol[s]``: its policy code;
+    ``wts[s]``: its weight array.
     """
     S.new_state(rp, hp, deck, dealer, st)
     seq = 0
@@ -206,7 +212,7 @@ def play_one(rp, hp, deck, dealer, keys, pol, st, mts, ev, p, hand_index, o):
             if not (seeded >> seat) & 1:
                 mt_seed64(mts[seat], keys[seat])
                 seeded |= 1 << seat
-            a = act(pol[seat], rp, hp, st, seat, mts[seat])
+            a = act(pol[seat], rp, hp, wts[seat], st, seat, mts[seat])
         kind, card, from_seat, forced, nl, options = event_fields(st, seat, a)
         ev[0, p] = hand_index
         ev[1, p] = seq
@@ -248,10 +254,11 @@ def outcome_fields(st, o):
 
 
 @njit(cache=True)
-def play_kernel(rp, hp, decks, dealers, keys, pol, start, ev, ev_pos, hands):
+def play_kernel(rp, hp, decks, dealers, keys, pol, wts, start, ev, ev_pos, hands):
     """Play hands ``start…`` until done or the event buffer is nearly full.
 
-    ``keys[h, s]``: the policy seed of seat s of hand h (uint64). ``ev``: int32 (10, cap) event columns,
+    ``keys[h, s]``: the policy seed of seat s of hand h (uint64); ``pol[s]``, ``wts[s]``
+    (float64, (4, N_WEIGHTS)): seat s's policy code and weights. ``ev``: int32 (10, cap) event columns,
     filled from ``ev_pos``; ``hands``: int32 (n, len(HAND_COLUMNS)). Returns (next hand,
     next event position).
     """
@@ -267,20 +274,22 @@ def play_kernel(rp, hp, decks, dealers, keys, pol, start, ev, ev_pos, hands):
             break
         for i in range(80):
             deck[i] = decks[h, i]
-        p = play_one(rp, hp, deck, dealers[h], keys[h], pol, st, mts, ev, p, h, hands[h])
+        p = play_one(rp, hp, deck, dealers[h], keys[h], pol, wts, st, mts, ev, p, h, hands[h])
         h += 1
     return h, p
 
 
 @njit(cache=True)
 def sessions_kernel(
-    rp, hp, decks, first_dealers, session_deals, rotations, pols, keys, rotate, start, ev, hands
-):
+    rp, hp, decks, first_dealers, session_deals, rotations, pols, wts, keys, rotate, start, ev,
+    hands,
+):  # fmt: skip
     """Play whole sessions (replay runner ``play_sessions``): dealers follow the outcomes.
 
     Session i plays deals ``session_deals[i] … session_deals[i + 1] - 1`` (rows of
     ``decks``, relative to the batch); deal d is played once per rotation r as hand
-    ``d · rotations + r`` with seat policies ``pols[r]`` and seed keys ``keys[hand]``. The
+    ``d · rotations + r`` with seat policies ``pols[r]``, their weights ``wts[r]`` (float64,
+    (rotations, 4, N_WEIGHTS)) and seed keys ``keys[hand]``. The
     dealer starts at ``first_dealers[i]`` and moves by engine.session.next_dealer on the
     winner of rotation 0. ``hands[h, HC_DEALER]`` / ``[h, HC_STREAK]`` receive the dealer
     and the 荒庄 streak of each hand. Returns (next session, next event position); stops
@@ -308,7 +317,7 @@ def sessions_kernel(
             for r in range(rotations):
                 h = d * rotations + r
                 o = hands[h]
-                p = play_one(rp, hp, deck, dealer, keys[h], pols[r], st, mts, ev, p, h, o)
+                p = play_one(rp, hp, deck, dealer, keys[h], pols[r], wts[r], st, mts, ev, p, h, o)
                 o[HC_DEALER] = dealer
                 o[HC_STREAK] = streak
                 if r == 0:
@@ -334,18 +343,38 @@ def policy_keys(seeds: Sequence[int], n_seats: int) -> np.ndarray:
     return keys
 
 
+def seat_policy(
+    name: str, tables: Mapping[str, PolicyWeights] | None = None
+) -> tuple[int, np.ndarray]:
+    """(policy code, weight array) of a seat's policy spec: a ``greedy@WEIGHTS`` /
+    ``heuristic@WEIGHTS`` spec plays its table (from ``tables``, by canonical spec, else read
+    now from its file or shipped set, as engine.policies.load_policy does), every other spec
+    the defaults."""
+    from engine.policies import weights as W
+
+    if W.is_weighted_spec(name):
+        key = W.canonical(name)
+        table = (tables or {}).get(key) or W.load_spec(name)
+        return POLICY_CODES[table.policy], weights_array(table)
+    return policy_code(name), weights_array()
+
+
 def policy_code(name: str) -> int:
     """The compiled policy of a built-in policy name (as engine.policies.load_policy reads
-    it). A name that is no policy at all raises load_policy's own InvalidNotation (same
+    it; ``POLICY@WEIGHTS``: the code of ``POLICY``, its weights from :func:`seat_policy`).
+    A name that is no policy at all raises load_policy's own InvalidNotation (same
     text); a ``module:Class`` policy, which the fast engine cannot play, InvalidNotation
     "… has no compiled version"."""
     from engine.errors import InvalidNotation
     from engine.policies import BUILTIN
     from engine.policies.search_policy import is_search_spec
+    from engine.policies.weights import is_weighted_spec, parse_spec
 
     key = name.strip().lower()
     if is_search_spec(key):
         return search_code(name)
+    if is_weighted_spec(name):
+        return POLICY_CODES[parse_spec(name)[0]]
     code = POLICY_CODES.get(key)
     if code is None:
         if key not in BUILTIN and ":" not in name:
@@ -406,21 +435,6 @@ def check_dealers(dealers: Sequence[int] | np.ndarray, n: int, n_seats: int) -> 
     return d
 
 
-_HP_CACHE: dict[RuleSet, tuple[np.ndarray, np.ndarray]] = {}
-
-
-def rule_arrays(rules: RuleSet) -> tuple[np.ndarray, np.ndarray]:
-    """(rp, hp) of a rule set, cached."""
-    got = _HP_CACHE.get(rules)
-    if got is None:
-        from engine.fast.features import policy_table
-        from engine.fast.hu_bridge import hu_params
-
-        got = (np.concatenate([S.rule_table(rules), policy_table(rules)]), hu_params(rules))
-        _HP_CACHE[rules] = got
-    return got
-
-
 def _typed_columns(hands: np.ndarray) -> dict[str, np.ndarray]:
     """The int32 hand columns as their HAND_DTYPES; OverflowError (as the reference
     recorder's typed buffers raise) for a value its column cannot hold, never a silent wrap
@@ -447,12 +461,14 @@ def play_batch(
     seeds: Sequence[int],
     policies: Sequence[str] | Sequence[int],
     keys: np.ndarray | None = None,
+    tables: Mapping[str, PolicyWeights] | None = None,
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """Play ``len(decks)`` hands; (event columns, hand outcome columns) as numpy arrays.
 
     ``decks``: (n, 80) card kinds; ``dealers``: n seats; ``seeds``: the per-hand policy seed
     given to ``engine.play.play_hand``; ``policies``: one name (or POLICY_CODES code) per seat.
-    ``keys`` may pass precomputed :func:`policy_keys`. Event ``hand`` is the batch index;
+    ``keys`` may pass precomputed :func:`policy_keys`; ``tables``: weights by spec, as
+    :func:`seat_policy` takes them (a code plays the defaults). Event ``hand`` is the batch index;
     the hand columns ``dealer`` echo the input and ``huang_streak`` is 0 (use
     :func:`play_sessions` for session play).
     """
@@ -467,8 +483,12 @@ def play_batch(
             f"{len(policies)} policies given for {n_seats} seats: {list(policies)!r}"
         )
     pol = np.zeros(4, dtype=np.int64)
+    wts = np.tile(weights_array(), (4, 1))
     for s, p in enumerate(policies):
-        pol[s] = policy_code(p) if isinstance(p, str) else _known_code(int(p))  # type: ignore[call-overload]
+        if isinstance(p, str):
+            pol[s], wts[s] = seat_policy(p, tables)
+        else:
+            pol[s] = _known_code(int(p))  # type: ignore[call-overload]
     rp, hp = rule_arrays(rules)
     if keys is None:
         keys = policy_keys(seeds, n_seats)
@@ -478,7 +498,7 @@ def play_batch(
     h = 0
     while h < n:
         ev = np.zeros((len(EVENT_COLUMNS), cap), dtype=np.int32)
-        h, p = play_kernel(rp, hp, decks, dealers, keys, pol, h, ev, 0, hands)
+        h, p = play_kernel(rp, hp, decks, dealers, keys, pol, wts, h, ev, 0, hands)
         chunks.append(ev[:, :p])
     ev_all = np.concatenate(chunks, axis=1) if len(chunks) > 1 else chunks[0]
     events = {name: ev_all[i].astype(EVENT_DTYPES[i]) for i, name in enumerate(EVENT_COLUMNS)}
@@ -491,16 +511,16 @@ def play_sessions(spec, sessions: range) -> tuple[dict[str, np.ndarray], dict[st
     """The hands of ``sessions`` of a run, exactly as ``replay`` runner ``play_sessions``
     records them (same seeds, decks, dealers, rotations; hand ids of the run).
 
-    ``spec`` is a runner ``RunSpec`` (rules, policies, seed, deals, session_length,
-    duplicate). Hand columns add hand_id, session, session_hand, rotation, deal_id and the
+    ``spec`` is a runner ``RunSpec`` (rules, policies, their weight tables, seed, deals,
+    session_length, duplicate). Hand columns add hand_id, session, session_hand, rotation, deal_id and the
     80-byte decks (``deck``: (n, 80) uint8).
     """
     from engine.fast.deck import shuffle_decks
 
     rules = spec.rules
     n_seats = rules.players
-    for name in spec.policies:
-        policy_code(name)  # refuse an unknown policy before any work
+    tables = spec.tables() if hasattr(spec, "tables") else {}
+    seats = {name: seat_policy(name, tables) for name in spec.policies}  # refuse before work
     rotations = n_seats if spec.duplicate else 1
     L = spec.session_length
     if len(sessions) == 0:
@@ -517,9 +537,10 @@ def play_sessions(spec, sessions: range) -> tuple[dict[str, np.ndarray], dict[st
     bounds = [min(i * L, spec.deals) - first_deal for i in sessions] + [n_deals]
     session_deals = np.array(bounds, dtype=np.int64)
     pols = np.zeros((rotations, 4), dtype=np.int64)
+    wts = np.tile(weights_array(), (rotations, 4, 1))
     for r in range(rotations):
         for s in range(n_seats):
-            pols[r, s] = policy_code(spec.policies[(s - r) % n_seats])
+            pols[r, s], wts[r, s] = seats[spec.policies[(s - r) % n_seats]]
     n = n_deals * rotations
     hand_ids = first_deal * rotations + np.arange(n, dtype=np.int64)
     keys = policy_keys(seeds.hands(hand_ids.tolist()), n_seats)
@@ -531,7 +552,7 @@ def play_sessions(spec, sessions: range) -> tuple[dict[str, np.ndarray], dict[st
     while i < len(first_dealers):
         ev = np.zeros((len(EVENT_COLUMNS), cap), dtype=np.int32)
         i2, p = sessions_kernel(
-            rp, hp, decks, first_dealers, session_deals, rotations, pols, keys,
+            rp, hp, decks, first_dealers, session_deals, rotations, pols, wts, keys,
             rules.huangzhuang_rotate, i, ev, hands,
         )  # fmt: skip
         if i2 == i:

@@ -1,13 +1,20 @@
 """Compiled policies (mirrors engine.policies): a code per built-in policy and one dispatch.
 
-``choose(code, rp, hp, st, seat, mt)`` returns the action the policy takes at a decision of
-``seat`` with more than one legal option (legal codes: ``st[PEND_A + seat·MAXA …]``);
-``mt`` is that seat's :mod:`engine.fast.pyrandom` generator (the reference policy's
-``random.Random``, consumed exactly as the reference consumes it).
+``choose(code, rp, hp, w, st, seat, mt)`` returns the action the policy takes at a decision
+of ``seat`` with more than one legal option (legal codes: ``st[PEND_A + seat·MAXA …]``);
+``w`` is the seat's weight array (float64, engine.policies.weights.PARAMS order,
+:func:`engine.fast.features.weights_array`; ``random`` ignores it); ``mt`` is that seat's
+:mod:`engine.fast.pyrandom` generator (the reference policy's ``random.Random``, consumed
+exactly as the reference consumes it).
 
 * ``random`` (engine.policies.random_policy): ``legal[rng.randrange(len(legal))]``.
-* ``greedy`` (engine.policies.greedy, default parameters): 胡 when offered, the best-scoring
-  take or PASS, the least valuable discard; ties broken by ``rng.randrange``.
+* ``greedy`` (engine.policies.greedy): 胡 when offered, the best-scoring take or PASS, the
+  least valuable discard; ties broken by ``rng.randrange``.
+* ``heuristic`` (engine.policies.heuristic): greedy plus its terms.
+
+Every weight and threshold is read from ``w`` by an index constant derived from the one
+table (``I_*`` here and in engine.fast.features), so any table plays compiled, the same
+doubles in the same order as the reference.
 """
 
 from __future__ import annotations
@@ -23,43 +30,47 @@ from engine.fast import state as S
 from engine.fast.cache_guard import guard
 from engine.fast.codes import CHI_BASE, DISCARD_BASE, HU, PASS, PENG, TI_BASE
 from engine.fast.pyrandom import randbelow
-from engine.policies.greedy import GreedyPolicy
-from engine.policies.heuristic import HeuristicPolicy as _H
+from engine.policies import weights as _W
 
 RANDOM = 0
 GREEDY = 1
 HEURISTIC = 2
 POLICY_CODES = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC}
 
-G_HX = float(GreedyPolicy.hx)
-G_MARGIN = float(GreedyPolicy.margin)
-G_TABLE = float(GreedyPolicy.table)
-assert GreedyPolicy.discard_term is True
 EPS = 1e-9
-H_BIG_EXTRA = float(_H.big_extra)
-H_SEEN_W = float(_H.seen_w)
-H_DANGER_W = float(_H.danger_w)
-H_HU_RISK = float(_H.hu_risk)
-H_STINKY_W = float(_H.stinky_w)
-H_PATH_W = float(_H.path_w)
-H_READY_MAX = int(_H.ready_max_hand)
-H_READY_W = float(_H.ready_w)
-assert _H.ready_takes is True and _H.margin == GreedyPolicy.margin and _H.hx == GreedyPolicy.hx
+I_HX = FE.I_HX
+I_MARGIN = _W.INDEX["margin"]
+I_TABLE = _W.INDEX["table"]
+I_DISCARD_TERM = _W.INDEX["discard_term"]
+I_BIG_EXTRA = _W.INDEX["big_extra"]
+I_SEEN_W = _W.INDEX["seen_w"]
+I_DANGER_W = _W.INDEX["danger_w"]
+I_HU_RISK = _W.INDEX["hu_risk"]
+I_THREAT_FLOOR = _W.INDEX["threat_floor"]
+I_THREAT_HAND = _W.INDEX["threat_hand"]
+I_P_IN_MAX = _W.INDEX["p_in_max"]
+I_STINKY_W = _W.INDEX["stinky_w"]
+I_PATH_W = _W.INDEX["path_w"]
+I_PATH_SLACK = _W.INDEX["path_slack"]
+I_READY_MAX = _W.INDEX["ready_max_hand"]
+I_READY_W = _W.INDEX["ready_w"]
+I_READY_HX = _W.INDEX["ready_hx"]
+I_READY_TAKES = _W.INDEX["ready_takes"]
 
 
 @njit(cache=True)
-def choose(code, rp, hp, st, seat, mt):
+def choose(code, rp, hp, w, st, seat, mt):
     n = st[S.PEND_N + seat]
     base = S.PEND_A + seat * S.MAXA
     if code == GREEDY:
-        return greedy_act(rp, st, seat, mt, False)
+        return greedy_act(rp, w, st, seat, mt, False)
     if code == HEURISTIC:
-        return greedy_act(rp, st, seat, mt, True)
+        return greedy_act(rp, w, st, seat, mt, True)
     return st[base + randbelow(mt, n)]
 
 
 @njit(cache=True)
-def greedy_act(rp, st, seat, mt, heur):
+def greedy_act(rp, w, st, seat, mt, heur):
     n = st[S.PEND_N + seat]
     base = S.PEND_A + seat * S.MAXA
     if n == 1:
@@ -69,14 +80,14 @@ def greedy_act(rp, st, seat, mt, heur):
             return HU
     first = st[base]
     if DISCARD_BASE <= first < TI_BASE:
-        return _greedy_discard(rp, st, seat, mt, base, n, heur)
+        return _greedy_discard(rp, w, st, seat, mt, base, n, heur)
     if first == PASS:
-        return _greedy_claim(rp, st, seat, mt, base, n, heur)
+        return _greedy_claim(rp, w, st, seat, mt, base, n, heur)
     return first
 
 
 @njit(cache=True)
-def _greedy_discard(rp, st, seat, mt, base, n, heur):
+def _greedy_discard(rp, w, st, seat, mt, base, n, heur):
     h = np.empty(21, dtype=np.int64)
     f = np.empty(21, dtype=np.int64)
     un = np.empty(21, dtype=np.int64)
@@ -90,20 +101,20 @@ def _greedy_discard(rp, st, seat, mt, base, n, heur):
     threat = 0.0
     has_bonus = False
     if heur:
-        threat = _extra(rp, st, seat, un, ex)
-        has_bonus = _discard_bonus(rp, st, seat, h, f, un, hand_size, bonus)
+        threat = _extra(rp, w, st, seat, un, ex)
+        has_bonus = _discard_bonus(rp, w, st, seat, h, f, un, hand_size, bonus)
     for i in range(n):
         a = st[base + i]
         k = a - DISCARD_BASE
-        loss = FE.card_value(rp, k, h, f, un, G_HX)
+        loss = FE.card_value(rp, k, h, f, un, w)
         if heur:
-            loss = loss + H_SEEN_W * un[k]
+            loss = loss + w[I_SEEN_W] * un[k]
             if k >= 10:
-                loss += H_BIG_EXTRA
+                loss += w[I_BIG_EXTRA]
             if threat:
                 d = danger[k]
                 if d < 0.0:
-                    d = _danger(rp, st, un, ex, k)
+                    d = _danger(rp, w, st, un, ex, k)
                     danger[k] = d
                 loss += d
             if has_bonus:
@@ -121,17 +132,17 @@ def _greedy_discard(rp, st, seat, mt, base, n, heur):
 
 
 @njit(cache=True)
-def _value_cached(rp, vals, j, h, f, un):
+def _value_cached(rp, w, vals, j, h, f, un):
     x = vals[j]
     if x < 0.0:
-        x = FE.card_value(rp, j, h, f, un, G_HX)
+        x = FE.card_value(rp, j, h, f, un, w)
         vals[j] = x
     return x
 
 
 @njit(cache=True)
 def _hand_change(
-    rp, st, seat, h, f, un, vals, loose, n_loose, used, n_used, hand_size, heur, table_hx, r0
+    rp, w, st, seat, h, f, un, vals, loose, n_loose, used, n_used, hand_size, heur, table_hx, r0
 ):
     """GreedyPolicy._hand_change (+ HeuristicPolicy.take_bonus with ``heur``; ``r0`` its
     e.reach)."""
@@ -159,10 +170,10 @@ def _hand_change(
             continue
         nn = h[j]
         if nn:
-            old = _value_cached(rp, vals, j, h, f, un)
+            old = _value_cached(rp, w, vals, j, h, f, un)
             n2 = h2[j]
             if n2:
-                nv = FE.card_value(rp, j, h2, f2, un, G_HX)
+                nv = FE.card_value(rp, j, h2, f2, un, w)
                 delta += n2 * nv - nn * old
                 if n2 < 3 and (not has_worst or nv < worst):
                     worst = nv
@@ -173,32 +184,32 @@ def _hand_change(
     q = st[S.QUADS + seat]
     tgt = 20 + (q - 1 if q > 1 else 0)
     n_cards = hand_size + st[S.TABLE_CARDS + seat]
-    if n_cards + 1 > tgt and hand_size - n_used > 0:
+    if w[I_DISCARD_TERM] != 0.0 and n_cards + 1 > tgt and hand_size - n_used > 0:
         m = n_loose if n_loose else 20
         for i in range(m):
             j = loose[i] if n_loose else i
             if not in_touched[j] and 0 < h2[j] < 3:
-                x = _value_cached(rp, vals, j, h, f, un)
+                x = _value_cached(rp, w, vals, j, h, f, un)
                 if not has_worst or x < worst:
                     worst = x
                     has_worst = True
         if not has_worst:  # every card left is in a 坎 (C13)
             for j in range(20):
                 if h2[j]:
-                    x = FE.card_value(rp, j, h2, f2, un, G_HX)
+                    x = FE.card_value(rp, j, h2, f2, un, w)
                     if not has_worst or x < worst:
                         worst = x
                         has_worst = True
         delta -= worst
     if heur:
         return delta + _take_bonus(
-            rp, st, seat, h2, un, hand_size, hand_size - n_used, table_hx, r0
+            rp, w, st, seat, h2, un, hand_size, hand_size - n_used, table_hx, r0
         )
     return delta + 0.0
 
 
 @njit(cache=True)
-def _greedy_claim(rp, st, seat, mt, base, n, heur):
+def _greedy_claim(rp, w, st, seat, mt, base, n, heur):
     c = st[S.CARD]
     if c < 0:
         return PASS
@@ -210,7 +221,7 @@ def _greedy_claim(rp, st, seat, mt, base, n, heur):
     pass_value = 0.0
     if heur:
         r0 = FE.reach(rp, S.meld_huxi(rp, st, seat), h, f, un)
-        pass_value = _pass_value(rp, st, seat, h, f, un, hand_size, c)
+        pass_value = _pass_value(rp, w, st, seat, h, f, un, hand_size, c)
     vals = np.full(21, -1.0)
     loose = np.empty(20, dtype=np.int64)
     n_loose = 0
@@ -218,8 +229,9 @@ def _greedy_claim(rp, st, seat, mt, base, n, heur):
         if FE.is_loose(rp, k, f):
             loose[n_loose] = k
             n_loose += 1
-    group = 3 * FE.W_FULL * G_TABLE
-    best_score = pass_value + G_MARGIN
+    w_hx = w[I_HX]
+    group = 3 * w[FE.I_FULL] * w[I_TABLE]
+    best_score = pass_value + w[I_MARGIN]
     best = np.empty(n, dtype=np.int64)
     best[0] = PASS
     nb = 1
@@ -231,7 +243,7 @@ def _greedy_claim(rp, st, seat, mt, base, n, heur):
             used[1] = c
             n_used = 2
             table_hx = rp[FE.FT_PENG_HX + c]
-            table = group + G_HX * table_hx
+            table = group + w_hx * table_hx
         elif a >= CHI_BASE:
             v = a - CHI_BASE
             d2 = v % C.RADIX
@@ -254,11 +266,11 @@ def _greedy_claim(rp, st, seat, mt, base, n, heur):
                         continue
                     used[n_used] = k
                     n_used += 1
-            table = group * ng + G_HX * table_hx
+            table = group * ng + w_hx * table_hx
         else:
             continue
         score = table + _hand_change(
-            rp, st, seat, h, f, un, vals, loose, n_loose, used, n_used, hand_size, heur,
+            rp, w, st, seat, h, f, un, vals, loose, n_loose, used, n_used, hand_size, heur,
             table_hx, r0,
         )  # fmt: skip
         if score > best_score + EPS:
@@ -279,7 +291,7 @@ def _greedy_claim(rp, st, seat, mt, base, n, heur):
 
 
 @njit(cache=True)
-def _extra(rp, st, seat, un, ex):
+def _extra(rp, w, st, seat, un, ex):
     """heuristic._Extra: per opponent i (at most 3) ex[4i : 4i + 4] = (p_in, threat, is_xia,
     seat); ex[12] the number of opponents. Returns the summed threat."""
     need = _min_huxi(rp)
@@ -298,14 +310,15 @@ def _extra(rp, st, seat, un, ex):
         vis = _visible_meld_huxi(rp, st, o)
         hand = st[S.HAND_SIZE + o]
         a = vis / need
-        b = 1.0 - hand / 21.0
+        b = 1.0 - hand / w[I_THREAT_HAND]
         threat = (a if a < 1.0 else 1.0) * (b if b > 0.0 else 0.0)
         threat *= threat
-        if threat < 0.02:
+        if threat < w[I_THREAT_FLOOR]:
             threat = 0.0
         any_threat += threat
         p = hand / hidden
-        ex[4 * no] = p if p < 0.9 else 0.9
+        p_max = w[I_P_IN_MAX]
+        ex[4 * no] = p if p < p_max else p_max
         ex[4 * no + 1] = threat
         ex[4 * no + 2] = 1.0 if o == xia else 0.0
         ex[4 * no + 3] = o
@@ -348,7 +361,7 @@ def _holds(unseen, need, p):
 
 
 @njit(cache=True)
-def _danger(rp, st, un, ex, k):
+def _danger(rp, w, st, un, ex, k):
     n = un[k]
     bit = 1 << k
     total = 0.0
@@ -378,20 +391,21 @@ def _danger(rp, st, un, ex, k):
                     )
                 prob += chi if chi < 1.0 else 1.0
         if hu_on_discards:
-            prob += H_HU_RISK * threat
+            prob += w[I_HU_RISK] * threat
         total += threat * prob
-    return H_DANGER_W * total
+    return w[I_DANGER_W] * total
 
 
 @njit(cache=True)
-def _ready_row(rp, best, row, base, un, need):
+def _ready_row(rp, w, best, row, base, un, need):
     """_ready_value of the waits in ``best[row]`` (ascending cards, live ones only)."""
     total = 0.0
+    ready_hx = w[I_READY_HX]
     for c in range(20):
         hx = best[row, c]
         if hx >= 0 and un[c]:
-            total += un[c] * (1.0 + 0.1 * (base + hx - need))
-    return H_READY_W * total
+            total += un[c] * (1.0 + ready_hx * (base + hx - need))
+    return w[I_READY_W] * total
 
 
 @njit(cache=True)
@@ -403,10 +417,10 @@ def _row_has_live(best, row, un):
 
 
 @njit(cache=True)
-def _discard_bonus(rp, st, seat, h, f, un, hand_size, bonus):
+def _discard_bonus(rp, w, st, seat, h, f, un, hand_size, bonus):
     """HeuristicPolicy.discard_bonus into ``bonus`` (per kind); False when None."""
     q = st[S.QUADS + seat]
-    if hand_size > H_READY_MAX or not FE.may_be_ready(rp, f, q, 1):
+    if hand_size > w[I_READY_MAX] or not FE.may_be_ready(rp, f, q, 1):
         return False
     need = _min_huxi(rp)
     base = FE.waits_base(rp, h, S.meld_huxi(rp, st, seat))
@@ -417,12 +431,12 @@ def _discard_bonus(rp, st, seat, h, f, un, hand_size, bonus):
     for d in range(20):
         if _row_has_live(best, d, un):
             any_live = True
-            bonus[d] = _ready_row(rp, best, d, base, un, need)
+            bonus[d] = _ready_row(rp, w, best, d, base, un, need)
     return any_live
 
 
 @njit(cache=True)
-def _pass_value(rp, st, seat, h, f, un, hand_size, c):
+def _pass_value(rp, w, st, seat, h, f, un, hand_size, c):
     value = 0.0
     banned = st[S.STINKY + seat] | st[S.DISCARDED + seat]
     if not (banned >> c) & 1:
@@ -430,20 +444,20 @@ def _pass_value(rp, st, seat, h, f, un, hand_size, c):
         for i in range(rp[FE.FT_COMPL_N + c]):
             b0 = FE.FT_COMPL + (c * FE.MAXQ + i) * 3
             if f[rp[b0]] and f[rp[b0 + 1]]:
-                total += FE.W_PART + rp[b0 + 2] / 3.0
-        value -= H_STINKY_W * total
+                total += w[FE.I_PART] + rp[b0 + 2] / 3.0
+        value -= w[I_STINKY_W] * total
     q = st[S.QUADS + seat]
-    if hand_size <= H_READY_MAX and FE.may_be_ready(rp, f, q, 0):
+    if w[I_READY_TAKES] != 0.0 and hand_size <= w[I_READY_MAX] and FE.may_be_ready(rp, f, q, 0):
         need = _min_huxi(rp)
         base = FE.waits_base(rp, h, S.meld_huxi(rp, st, seat))
         best = np.empty((21, 20), dtype=np.int64)
         FE.raw_waits(rp, h, q >= 1, need - base, False, best)
-        value += _ready_row(rp, best, 20, base, un, need)
+        value += _ready_row(rp, w, best, 20, base, un, need)
     return value
 
 
 @njit(cache=True)
-def _take_bonus(rp, st, seat, h2, un, hand_size, size, table_hx, r0):
+def _take_bonus(rp, w, st, seat, h2, un, hand_size, size, table_hx, r0):
     need = _min_huxi(rp)
     bonus = 0.0
     f2 = np.empty(21, dtype=np.int64)
@@ -451,12 +465,13 @@ def _take_bonus(rp, st, seat, h2, un, hand_size, size, table_hx, r0):
         f2[k] = h2[k] if h2[k] < 3 else 0
     f2[20] = 9
     meld_hx = S.meld_huxi(rp, st, seat)
-    if size <= H_READY_MAX and r0 < need + 3:
+    ready_max = w[I_READY_MAX]
+    if size <= ready_max and r0 < need + w[I_PATH_SLACK]:
         r = FE.reach(rp, meld_hx + table_hx, h2, f2, un)
         x = need - r
         y = need - r0
-        bonus -= H_PATH_W * ((x if x > 0.0 else 0.0) - (y if y > 0.0 else 0.0))
-    if size <= H_READY_MAX + 1:
+        bonus -= w[I_PATH_W] * ((x if x > 0.0 else 0.0) - (y if y > 0.0 else 0.0))
+    if w[I_READY_TAKES] != 0.0 and size <= ready_max + 1:
         q = st[S.QUADS + seat]
         hx = meld_hx + table_hx
         tq = 20 + (q - 1 if q > 1 else 0)
@@ -470,7 +485,7 @@ def _take_bonus(rp, st, seat, h2, un, hand_size, size, table_hx, r0):
                     found = False
                     for d in range(20):
                         if _row_has_live(best, d, un):
-                            v = _ready_row(rp, best, d, base, un, need)
+                            v = _ready_row(rp, w, best, d, base, un, need)
                             if not found or v > top:
                                 top = v
                                 found = True
@@ -480,7 +495,7 @@ def _take_bonus(rp, st, seat, h2, un, hand_size, size, table_hx, r0):
             base = FE.waits_base(rp, h2, hx)
             best = np.empty((21, 20), dtype=np.int64)
             FE.raw_waits(rp, h2, q >= 1, need - base, False, best)
-            bonus += _ready_row(rp, best, 20, base, un, need)
+            bonus += _ready_row(rp, w, best, 20, base, un, need)
     return bonus
 
 

@@ -36,6 +36,7 @@ from engine.fast.codes import (
     PH_LIANG_HU,
     SHAPES,
 )
+from engine.fast.features import DEFAULT_W, weights_array
 from engine.fast.policies import POLICY_CODES, choose
 from engine.fast.pyrandom import N as MT_N
 from engine.fast.pyrandom import genrand_uint32, mt_seed64, randbelow
@@ -389,9 +390,10 @@ def getrandbits64(mt):
 
 
 @njit(cache=True)
-def play_out(rp, hp, st, code, mt):
+def play_out(rp, hp, w, st, code, mt):
     """engine.search.play_out: ``st`` played to the end in place, every seat by the built-in
-    policy ``code`` (forced moves and single options applied), all drawing from ``mt``."""
+    policy ``code`` with weights ``w`` (forced moves and single options applied), all drawing
+    from ``mt``."""
     while st[OUT_KIND] < 0:
         seat = current_player(st)
         nl = st[PEND_N + seat]
@@ -399,15 +401,16 @@ def play_out(rp, hp, st, code, mt):
         if st[FORCED] or nl == 1:
             a = st[base]
         else:
-            a = choose(code, rp, hp, st, seat, mt)
+            a = choose(code, rp, hp, w, st, seat, mt)
         apply(rp, hp, st, seat, a)
 
 
 @njit(cache=True)
-def evaluate_kernel(rp, hp, st, seat, rollouts, code, seed, actions, res):
+def evaluate_kernel(rp, hp, w, st, seat, rollouts, code, seed, actions, res):
     """engine.search.evaluate's rollouts: for each of ``rollouts`` determinizations (the r-th
     from the r-th getrandbits(64) of a generator seeded with ``seed``), each option
-    ``actions[i]`` applied and played out by policy ``code`` from the same stream (the next 64
+    ``actions[i]`` applied and played out by policy ``code`` (weights ``w``: the defaults,
+    as the reference's rollout policy plays) from the same stream (the next 64
     bits of the determinization's generator). ``res[i, r]`` (int64, 4): the seat's score
     delta, 1 for its win, 1 for a 荒庄, the 胡息 of its win (``_NO_HUXI`` otherwise). Returns
     1, or determinize's NO_DEAL / NOT_TO_ACT; ``st`` is untouched."""
@@ -427,7 +430,7 @@ def evaluate_kernel(rp, hp, st, seat, rollouts, code, seed, actions, res):
             work[:] = det
             apply(rp, hp, work, seat, actions[i])
             mt_seed64(roll, stream)
-            play_out(rp, hp, work, code, roll)
+            play_out(rp, hp, w, work, code, roll)
             won = work[OUT_WINNER] == seat
             res[i, r, R_DELTA] = work[OUT_DELTA + seat]
             res[i, r, R_WIN] = 1 if won else 0
@@ -466,7 +469,9 @@ def search_act(rp, hp, st, seat, mt, code):
     one option: engine.policies.search_policy.SearchPolicy.act — from the seat's generator
     ``mt`` the next two getrandbits(64), the rollouts' seed and the key of the generator the
     rollout policy makes its own choice with; every legal option played out, and
-    :func:`improve` decides."""
+    :func:`improve` decides. The rollout policy plays its default weights (a search spec
+    names no table), as the reference's rollout policy does."""
+    w = DEFAULT_W.copy()
     rollouts = code >> 4
     n = st[PEND_N + seat]
     actions = np.empty(n, dtype=np.int64)
@@ -475,31 +480,32 @@ def search_act(rp, hp, st, seat, mt, code):
     seed = getrandbits64(mt)
     own_mt = np.zeros(MT_N + 1, dtype=np.int64)
     mt_seed64(own_mt, getrandbits64(mt))
-    own = choose(code & 7, rp, hp, st, seat, own_mt)
+    own = choose(code & 7, rp, hp, w, st, seat, own_mt)
     default = 0
     for i in range(n):
         if actions[i] == own:
             default = i
     res = np.zeros((n, rollouts, 4), dtype=np.int64)
-    got = evaluate_kernel(rp, hp, st, seat, rollouts, code & 7, seed, actions, res)
+    got = evaluate_kernel(rp, hp, w, st, seat, rollouts, code & 7, seed, actions, res)
     if got <= 0:
         raise ValueError("search: no deal consistent with the seat's view")
     return actions[improve(actions, res, default)]
 
 
 @njit(cache=True)
-def act(code, rp, hp, st, seat, mt):
-    """The action of policy ``code`` (built-in or search) at a real choice of ``seat``."""
+def act(code, rp, hp, w, st, seat, mt):
+    """The action of policy ``code`` (built-in or search) with weights ``w`` at a real choice
+    of ``seat``."""
     if code & SEARCH_FLAG:
         return search_act(rp, hp, st, seat, mt, code)
-    return choose(code, rp, hp, st, seat, mt)
+    return choose(code, rp, hp, w, st, seat, mt)
 
 
 def flat_state(state: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(rp, hp, st): the compiled state of a reference ``State`` (a live one, or the
     replayer's at step k), its deal and history replayed. :class:`~engine.search.SearchError`
     when that does not reach ``state`` (its cards or pending decision were changed in place)."""
-    from engine.fast.play import rule_arrays
+    from engine.fast.rule_arrays import rule_arrays
     from engine.fast.state import STATE_SIZE, apply_checked, new_state
     from engine.search import SearchError
 
@@ -547,7 +553,8 @@ def evaluate(
     rp, hp, st = flat_state(state)
     res = np.zeros((len(options), rollouts, 4), dtype=np.int64)
     acts = np.array(options, dtype=np.int64)
-    got = evaluate_kernel(rp, hp, st, seat, rollouts, code, np.uint64(seed), acts, res)
+    w = weights_array()
+    got = evaluate_kernel(rp, hp, w, st, seat, rollouts, code, np.uint64(seed), acts, res)
     if got == NO_DEAL:
         raise SearchError(f"no deal consistent with seat {seat}'s view in {MAX_TRIES} draws")
     if got == NOT_TO_ACT:

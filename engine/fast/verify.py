@@ -33,7 +33,8 @@ from numba import njit
 
 from engine.fast import state as S
 from engine.fast.cache_guard import guard
-from engine.fast.play import NULL8, event_fields, outcome_fields, rule_arrays
+from engine.fast.play import NULL8, event_fields, outcome_fields
+from engine.fast.rule_arrays import rule_arrays
 
 __all__ = ["verify_kernel", "replay_prefix", "NULL", "EVENT_CHECKED", "OUTCOME_CHECKED"]
 

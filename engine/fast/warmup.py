@@ -29,6 +29,10 @@ class SessionSpec:
     session_length: int = 2
     duplicate: bool = False
 
+    def tables(self) -> dict[str, Any]:
+        """No recorded weights: a ``POLICY@WEIGHTS`` seat reads its file or shipped set."""
+        return {}
+
 
 def _entry_points() -> list[Any]:
     from engine.fast import play, search, state, verify
@@ -47,9 +51,10 @@ def warm_verify() -> None:
     from engine.deck import shuffle_deck
     from engine.fast import state, verify
     from engine.fast.play import event_fields
+    from engine.fast.rule_arrays import rule_arrays
 
     rules = find_rules("hunan")
-    rp, hp = verify.rule_arrays(rules)
+    rp, hp = rule_arrays(rules)
     deck = np.array([shuffle_deck(1)], dtype=np.int64)
     z = np.zeros(1, dtype=np.int64)
     verify.run_kernel(rules, deck, z, z, z, z, z, np.zeros((6, 1), np.int64), np.zeros((1, 17)))
@@ -95,7 +100,7 @@ def warm_up(say: bool = True) -> float:
                 flush=True,
             )
         rules = find_rules("hunan")
-        for name in sorted(POLICY_CODES):
+        for name in [*sorted(POLICY_CODES), "heuristic@default"]:
             play.play_sessions(SessionSpec(rules, (name,) * rules.players), range(0, 1))
             play.play_sessions(SessionSpec(rules, (name,) * 3, duplicate=True), range(0, 1))
         import numpy as np

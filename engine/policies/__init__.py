@@ -3,10 +3,14 @@
 A policy sees only its own seat's :class:`~engine.observation.Observation`, the sorted legal
 action codes, and a ``random.Random`` owned by the play loop (so play is reproducible).
 Built-ins: ``random``, ``greedy``, ``heuristic`` and ``search@N[/POLICY]`` (determinized
-rollouts, :mod:`engine.policies.search_policy`); others load as ``module:Class``.
+rollouts, :mod:`engine.policies.search_policy`); ``greedy@WEIGHTS`` / ``heuristic@WEIGHTS``
+play another table of their parameters (a shipped set or a JSON file,
+:mod:`engine.policies.weights`); others load as ``module:Class``.
 
 >>> load_policy("random").name
 'random'
+>>> load_policy("heuristic@default").name
+'heuristic@default'
 >>> load_policy("nope")
 Traceback (most recent call last):
 ...
@@ -17,11 +21,12 @@ from __future__ import annotations
 
 import importlib
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
 from engine.errors import InvalidNotation
 from engine.observation import Observation
+from engine.policies import weights as _weights
 
 
 @runtime_checkable
@@ -42,13 +47,26 @@ BUILTIN = {
 }
 
 
-def load_policy(spec: str) -> Policy:
-    """A policy by built-in name, ``search@N[/POLICY]`` (:mod:`engine.policies.search_policy`)
-    or ``module:Class`` (instantiated with no arguments)."""
+#: Recorded tables by canonical spec (``heuristic@tuned.json`` → its table), as a run's
+#: manifest holds them; a spec found here is not read from its file again.
+Tables = Mapping[str, _weights.PolicyWeights]
+
+
+def load_policy(spec: str, tables: Tables | None = None) -> Policy:
+    """A policy by built-in name, ``search@N[/POLICY]`` (:mod:`engine.policies.search_policy`),
+    ``greedy@WEIGHTS`` / ``heuristic@WEIGHTS`` (:mod:`engine.policies.weights`; its table
+    from ``tables`` if it is there, else from its file or shipped set) or ``module:Class``
+    (instantiated with no arguments)."""
     if spec.strip().lower().startswith("search@") or spec.strip().lower() == "search":
         search = importlib.import_module("engine.policies.search_policy")
         _, rollout = search.parse_spec(spec)
         return search.SearchPolicy(spec, load_policy(rollout))  # type: ignore[no-any-return]
+    if "@" in spec:
+        key = _weights.canonical(spec)
+        table = (tables or {}).get(key) or _weights.load_spec(spec)
+        mod_name, _, cls_name = BUILTIN[table.policy].partition(":")
+        weighted = getattr(importlib.import_module(mod_name), cls_name)
+        return weighted.from_weights(table, key)  # type: ignore[no-any-return]
     target = BUILTIN.get(spec.strip().lower(), spec.strip())
     mod_name, sep, cls_name = target.partition(":")
     if not sep or not mod_name or not cls_name:
@@ -70,11 +88,14 @@ def load_policy(spec: str) -> Policy:
     return policy
 
 
-def load_policies(specs: str | Sequence[str], n_seats: int) -> list[Policy]:
-    """One policy per seat from a comma list (a single name is used for every seat)."""
+def load_policies(
+    specs: str | Sequence[str], n_seats: int, tables: Tables | None = None
+) -> list[Policy]:
+    """One policy per seat from a comma list (a single name is used for every seat);
+    ``tables`` as for :func:`load_policy`."""
     names = [s for s in (specs.split(",") if isinstance(specs, str) else specs) if s.strip()]
     if len(names) == 1:
         names = names * n_seats
     if len(names) != n_seats:
         raise InvalidNotation(f"{len(names)} policies given for {n_seats} seats: {specs!r}")
-    return [load_policy(n) for n in names]
+    return [load_policy(n, tables) for n in names]

@@ -37,6 +37,7 @@ from typing import Any
 from engine.cards import NUM_KINDS
 from engine.groups import Group, GroupKind, eat_shapes_for, huxi, same_face_huxi
 from engine.observation import Observation
+from engine.policies.weights import DEFAULT_GREEDY as _D
 from engine.rules import RuleSet
 
 #: The sentinel kind: index 20 of every count list, count 0 in ``unseen`` and a large count in
@@ -86,23 +87,33 @@ def int_sum(values: Iterable[int]) -> int:
 
 
 class Weights:
-    """Role values of one card (a complete group is worth 3 × ``full``, as on the table)."""
+    """Role values of one card (a complete group is worth 3 × ``full``, as on the table).
 
-    __slots__ = ("full", "pair", "part", "out", "spill", "big", "self_", "kan")
+    The defaults, ranges and meanings are the card-value block of
+    :data:`engine.policies.weights.PARAMS` (the slot ``self_`` is the parameter ``self``)."""
+
+    __slots__ = ("full", "pair", "part", "out", "spill", "big", "self_", "kan", "pair_dead",
+                 "part_hx")  # fmt: skip
+
+    #: parameter name (engine.policies.weights) → slot
+    PARAMS = {s.rstrip("_"): s for s in __slots__}
 
     def __init__(
         self,
-        full: float = 10.0,
-        pair: float = 6.0,
-        part: float = 3.0,
-        out: float = 0.45,  # per live copy of a card that completes a partial shape
-        spill: float = 0.12,  # share of a card's other roles added to its best one
-        big: float = 0.35,  # base bonus of a big card (大字: more 胡息)
-        self_: float = 0.12,  # base bonus per unseen copy of the card's own face (may pair)
-        kan: float = 12.0,  # a card of a dealt 坎 (fixed; never discarded while others left)
+        full: float = _D["full"],
+        pair: float = _D["pair"],
+        part: float = _D["part"],
+        out: float = _D["out"],
+        spill: float = _D["spill"],
+        big: float = _D["big"],
+        self_: float = _D["self"],
+        kan: float = _D["kan"],
+        pair_dead: float = _D["pair_dead"],
+        part_hx: float = _D["part_hx"],
     ) -> None:
         self.full, self.pair, self.part, self.out = full, pair, part, out
         self.spill, self.big, self.self_, self.kan = spill, big, self_, kan
+        self.pair_dead, self.part_hx = pair_dead, part_hx
 
 
 DEFAULT = Weights()
@@ -295,7 +306,7 @@ class Scorer:
                 if v > best:
                     best = v
         if n == 2:
-            v = wt.pair + w_hx * t.pair_hx[k] / 3.0 * (1.0 if un[k] else 0.4)
+            v = wt.pair + w_hx * t.pair_hx[k] / 3.0 * (1.0 if un[k] else wt.pair_dead)
             total += v
             if v > best:
                 best = v
@@ -304,7 +315,7 @@ class Scorer:
             if f[o]:
                 outs = un[c1] + un[c2]
                 if outs:
-                    v = part + out * outs + w_hx * hx * 0.5
+                    v = part + out * outs + w_hx * hx * wt.part_hx
                     total += v
                     if v > best:
                         best = v

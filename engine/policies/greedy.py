@@ -17,7 +17,9 @@ useful card.
   copy left (dead) first.
 
 The weights (``margin``, ``hx`` and :class:`~engine.policies.features.Weights`) were tuned
-by seat-rotated self-play. Deterministic given (observation, legal actions, rng); the rng
+by seat-rotated self-play; they are rows of the one parameter table
+(:data:`engine.policies.weights.PARAMS`, docs/POLICIES.md), and ``greedy@WEIGHTS`` plays
+another table. Deterministic given (observation, legal actions, rng); the rng
 only breaks exact ties.
 """
 
@@ -30,6 +32,7 @@ from engine.actions import CHI_BASE, DISCARD_BASE, HU, PASS, PENG, TI_BASE, chi_
 from engine.cards import NUM_KINDS
 from engine.observation import Observation
 from engine.policies import features as F
+from engine.policies import weights as _W
 
 _CHI_CACHE: dict[int, tuple[tuple[tuple[int, int, int], ...], tuple[int, ...]]] = {}
 
@@ -45,14 +48,16 @@ def chi_cards(code: int) -> tuple[tuple[tuple[int, int, int], ...], tuple[int, .
 
 class GreedyPolicy:
     name = "greedy"
+    # The parameters are rows of the one table, engine.policies.weights.PARAMS (defaults,
+    # ranges and meanings there and in docs/POLICIES.md); a table plays via from_weights.
     #: A take is made when it scores above this (see the module docstring).
-    margin = -25.0
+    margin = _W.DEFAULT_GREEDY["margin"]
     #: A table group is worth ``table`` × 3 × ``full`` (a complete hand group: 3 × ``full``).
-    table = 1.0
+    table = _W.DEFAULT_GREEDY["table"]
     #: Weight of one 胡息 against structure (a card of a complete group is worth 10).
-    hx = 7.0
+    hx = _W.DEFAULT_GREEDY["hx"]
     #: Count the least valuable card left after a take (the discard it owes) against it.
-    discard_term = True
+    discard_term = bool(_W.DEFAULT_GREEDY["discard_term"])
 
     def __init__(self, weights: F.Weights | None = None, **params: float) -> None:
         """Defaults are the tuned values; ``weights`` and keyword ``params`` (class attributes
@@ -62,6 +67,19 @@ class GreedyPolicy:
             if not hasattr(self, key):
                 raise TypeError(f"unknown {self.name} parameter {key!r}")
             setattr(self, key, value)
+
+    @classmethod
+    def from_weights(cls, table: _W.PolicyWeights, name: str | None = None) -> GreedyPolicy:
+        """The policy playing ``table`` (a table of this policy; ``name``: its spec, e.g.
+        ``heuristic@tuned.json``, default the policy's own name)."""
+        if table.policy != cls.name:
+            raise ValueError(f"a {table.policy} table for the {cls.name} policy")
+        values = table.typed()
+        card = {slot: values.pop(param) for param, slot in F.Weights.PARAMS.items()}
+        policy = cls(F.Weights(**card), **values)
+        if name is not None:
+            policy.name = name
+        return policy
 
     def act(
         self, observation: Observation, legal_actions: Sequence[int], rng: random.Random

@@ -38,19 +38,26 @@ from engine.cards import NUM_KINDS
 from engine.observation import Observation
 from engine.policies import features as F
 from engine.policies.greedy import GreedyPolicy
+from engine.policies.weights import DEFAULT_HEURISTIC as _D
 
 
 class HeuristicPolicy(GreedyPolicy):
     name = "heuristic"
-    big_extra = 0.5  # added to a big card's discard cost (出小不出大)
-    seen_w = 0.25  # per unseen copy of the discarded face (熟张 first)
-    danger_w = 4.0  # cost of a discard an opponent can take, per unit of his threat
-    hu_risk = 0.5  # where discards may be won: chance of his 胡 per unit of threat
-    stinky_w = 1.2  # share of the partial shapes waiting on a face lost by passing on it
-    path_w = 1.5  # per missing 胡息 of a take that leaves no path to the threshold
-    ready_max_hand = 14  # look for waits when the hand holds at most this many cards
-    ready_w = 40.0  # per live winning copy
-    ready_takes = True  # also value the waits a take leaves (and a pass keeps)
+    # rows of engine.policies.weights.PARAMS (docs/POLICIES.md): defaults, ranges, meanings
+    big_extra = _D["big_extra"]  # added to a big card's discard cost (出小不出大)
+    seen_w = _D["seen_w"]  # per unseen copy of the discarded face (熟张 first)
+    danger_w = _D["danger_w"]  # cost of a discard an opponent can take, per unit of his threat
+    hu_risk = _D["hu_risk"]  # where discards may be won: chance of his 胡 per unit of threat
+    threat_floor = _D["threat_floor"]  # a threat below this is none
+    threat_hand = _D["threat_hand"]  # a threat falls to 0 as his hand grows to this size
+    p_in_max = _D["p_in_max"]  # cap of the chance that an unseen card is in his hand
+    stinky_w = _D["stinky_w"]  # share of the partial shapes waiting on a face lost by passing
+    path_w = _D["path_w"]  # per missing 胡息 of a take that leaves no path to the threshold
+    path_slack = int(_D["path_slack"])  # the path is checked while reach < min_huxi + this
+    ready_max_hand = int(_D["ready_max_hand"])  # look for waits at most this many cards in hand
+    ready_w = _D["ready_w"]  # per live winning copy
+    ready_hx = _D["ready_hx"]  # a winning copy counts 1 + this per 胡息 above min_huxi
+    ready_takes = bool(_D["ready_takes"])  # also value the waits a take leaves (a pass keeps)
 
     def view(self, observation: Observation, claim: bool) -> F.View:
         v = super().view(observation, claim)
@@ -124,7 +131,8 @@ class HeuristicPolicy(GreedyPolicy):
         need = v.rules.min_huxi
         un = v.un
         # left to right over the waits in ascending card order, as engine.fast.policies._ready_row
-        return self.ready_w * F.left_sum(un[c] * (1.0 + 0.1 * (hx - need)) for c, hx in waits)
+        ready_hx = self.ready_hx
+        return self.ready_w * F.left_sum(un[c] * (1.0 + ready_hx * (hx - need)) for c, hx in waits)
 
     # ---- takes
 
@@ -153,7 +161,7 @@ class HeuristicPolicy(GreedyPolicy):
         f2 = F.free_counts(h2)
         size = v.hand_size - (F.int_sum(v.h) - F.int_sum(h2))
         # (early on every hand still has groups enough to reach the threshold)
-        if size <= self.ready_max_hand and e.reach < need + 3:
+        if size <= self.ready_max_hand and e.reach < need + self.path_slack:
             reach = _reach(v.meld_hx + table_hx, h2, f2, v.un, v.t)
             bonus -= self.path_w * (max(0.0, need - reach) - max(0.0, need - e.reach))
         if self.ready_takes and size <= self.ready_max_hand + 1:
@@ -196,12 +204,12 @@ class _Extra:
         any_threat = 0.0
         for o, vis, hand, discarded in v.opps:
             # close to winning: much visible 胡息 and few cards left to arrange
-            threat = min(1.0, vis / need) * max(0.0, 1.0 - hand / 21.0)
+            threat = min(1.0, vis / need) * max(0.0, 1.0 - hand / p.threat_hand)
             threat *= threat
-            if threat < 0.02:
+            if threat < p.threat_floor:
                 threat = 0.0
             any_threat += threat
-            p_in = min(0.9, hand / hidden)  # chance that a given unseen card is in his hand
+            p_in = min(p.p_in_max, hand / hidden)  # chance that a given unseen card is in his hand
             opps.append((p_in, threat, o == xia, discarded))
         self.opps = opps
         self.threat = any_threat

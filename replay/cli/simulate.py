@@ -248,19 +248,40 @@ def build_spec(
     duplicate: bool,
     shard_hands: int,
     engine: str = "auto",
+    data: Path | None = None,
+    run_name: str | None = None,
 ) -> RunSpec:
     """The run of these options, with ``engine`` resolved to ``fast`` or ``reference``
-    (raises ``PaohuziError`` on bad input)."""
+    (raises ``PaohuziError`` on bad input). A ``POLICY@WEIGHTS`` table is read now; if the
+    run (``run_name``, else the default name, in the store ``data``) already exists, the table
+    it recorded is used when the file is gone, and a file that now says otherwise is refused
+    (:func:`replay.record.spec.resolve_tables`)."""
     import dataclasses
 
-    from engine.policies import load_policies
+    from engine.policies import load_policy
+    from engine.policies.weights import canonical, defaults, is_weighted_spec, parse_spec
     from engine.rules import find_rules
+    from replay.record.spec import resolve_tables
 
     ruleset = find_rules(rules).with_overrides(tuple(overrides))
     names = [s.strip() for s in policies.split(",") if s.strip()]
-    load_policies(names, ruleset.players)  # validates names and count
+    for n in names:  # names and syntax; a weights file is read below
+        if is_weighted_spec(n):
+            parse_spec(n)
+        else:
+            load_policy(n)
     if len(names) == 1:
         names = names * ruleset.players
+    if len(names) != ruleset.players:
+        from engine.errors import InvalidNotation
+
+        raise InvalidNotation(
+            f"{len(names)} policies given for {ruleset.players} seats: {policies!r}"
+        )
+    # the run's name does not depend on the tables (they are outside its identity): found
+    # with stand-in tables, before any file is read
+    stand_in = tuple(sorted({canonical(n): defaults(parse_spec(n)[0])
+                             for n in names if is_weighted_spec(n)}.items()))  # fmt: skip
     spec = RunSpec(
         rules=ruleset,
         policies=tuple(names),
@@ -269,12 +290,33 @@ def build_spec(
         session_length=session_length,
         duplicate=duplicate,
         shard_hands=shard_hands,
+        weights=stand_in,
     )
+    if stand_in:
+        name = run_name or spec.default_name()
+        recorded = _recorded(data, name) if data is not None else {}
+        tables = resolve_tables(names, recorded, name if recorded else None)
+        spec = dataclasses.replace(spec, weights=tables)
     if engine == "reference":
         return spec
     from replay.record.fast_engine import resolve
 
     return dataclasses.replace(spec, engine=resolve(engine, spec))
+
+
+def _recorded(data: Path, name: str) -> dict[str, Any]:
+    """The weight tables run ``name`` of the store ``data`` recorded ({} when there is no such
+    run, or its manifest cannot be read: the runner then says why)."""
+    from engine.errors import PaohuziError
+    from replay.record.spec import recorded_tables
+
+    try:
+        path = store.run_dir(data, name)
+        if not (path / store.MANIFEST_NAME).exists():
+            return {}
+        return recorded_tables(store.read_manifest(path))
+    except (OSError, PaohuziError):
+        return {}
 
 
 @click.command(short_help="Play hands with policies and record them (Parquet + DuckDB).")
@@ -306,7 +348,9 @@ def build_spec(
     "-p",
     default=DEFAULT_POLICIES,
     show_default=True,
-    help="Policy per seat, comma-separated (one name: every seat).",
+    help="Policy per seat, comma-separated (one name: every seat): random, greedy, heuristic,"
+    " search@N[/POLICY], greedy@WEIGHTS or heuristic@WEIGHTS (a weights file, a path with '/'"
+    " or ending in .json, or a shipped set: docs/POLICIES.md), module:Class.",
 )
 @engine_option
 @backend_options
@@ -371,7 +415,7 @@ def simulate_command(
     try:
         spec = build_spec(
             hands, seed, rules, overrides, policies, session_length, duplicate, shard_hands,
-            engine,
+            engine, data, run_name,
         )  # fmt: skip
         if run_name is not None:
             store.check_run_name(run_name)

@@ -189,11 +189,12 @@ def sweep(
         specs: list[tuple[str, Cell, RunSpec]] = []
         name = sweep or sweep_name(cells, hands, seed)
         for cell in cells:
+            run_name = store.check_run_name(cell_run_name(name, cell))
             spec = build_spec(
                 hands, seed, cell.rules, cell.overrides, cell.policies, session_length,
-                duplicate, shard_hands, engine,
+                duplicate, shard_hands, engine, data, run_name,
             )  # fmt: skip
-            specs.append((store.check_run_name(cell_run_name(name, cell)), cell, spec))
+            specs.append((run_name, cell, spec))
         names = [n for n, _, _ in specs]
         if len(set(names)) != len(names):
             raise PaohuziError("two cells of the grid have the same run name")

@@ -25,7 +25,8 @@ ENGINES = ("auto", "fast", "reference")
 
 
 def fast_policies() -> frozenset[str]:
-    """The built-in policies the compiled engine plays (and ``search@N[/POLICY]`` over them)."""
+    """The built-in policies the compiled engine plays (and ``search@N[/POLICY]`` over them,
+    and ``greedy@WEIGHTS`` / ``heuristic@WEIGHTS``: any table)."""
     from engine.fast.policies import POLICY_CODES
 
     return frozenset(POLICY_CODES)
@@ -34,14 +35,15 @@ def fast_policies() -> frozenset[str]:
 def unsupported(spec: RunSpec) -> str | None:
     """Why the compiled engine cannot play ``spec``, or None."""
     from engine.policies.search_policy import is_search_spec
+    from engine.policies.weights import is_weighted_spec
 
     have = fast_policies()
     for name in spec.policies:
         key = name.strip().lower()
-        if key not in have and not is_search_spec(key):
+        if key not in have and not is_search_spec(key) and not is_weighted_spec(name):
             return (
                 f"policy {name!r} has no compiled version (the fast engine plays"
-                f" {', '.join(sorted(have))} and search@N over them)"
+                f" {', '.join(sorted(have))}, greedy@WEIGHTS, heuristic@WEIGHTS and search@N)"
             )
     return None
 

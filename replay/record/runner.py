@@ -26,9 +26,7 @@ from typing import Any
 from engine.errors import PaohuziError
 from replay import store
 from replay.record.backend import Backend, LocalBackend, Work
-from replay.record.spec import (
-    RunSpec,
-)
+from replay.record.spec import RunSpec, recorded_tables
 from replay.store.manifest import Manifest, ManifestWriter, now, writer_info
 
 __all__ = ["RunResult", "make_backend", "new_manifest", "simulate"]
@@ -71,6 +69,7 @@ def new_manifest(spec: RunSpec, name: str, command: list[str]) -> dict[str, Any]
             "sessions_per_shard": spec.sessions_per_shard,
             "n_sessions": spec.n_sessions,
             "n_shards": spec.n_shards,
+            **({"weights": spec.weights_manifest()} if spec.weights else {}),
         },
         seeds=spec.seeds_manifest(),
         history="resumed",
@@ -86,6 +85,30 @@ def _check_identity(name: str, manifest: dict[str, Any], spec: RunSpec) -> None:
             raise store.RunMismatch(
                 f"run {name!r} was recorded with {key}={_fmt(old.get(key))}, not {_fmt(value)};"
                 " use the same arguments to resume it, or another --run"
+            )
+
+
+def _check_weights(name: str, manifest: dict[str, Any], spec: RunSpec) -> None:
+    """A resumed run plays the tables it recorded: ``spec``'s must be those (the CLI takes
+    them from the manifest, replay.record.spec.resolve_tables)."""
+    from engine.policies.weights import first_difference
+
+    try:
+        old = recorded_tables(manifest)
+    except PaohuziError as e:
+        raise store.RunMismatch(f"run {name!r}: {e}") from None
+    new = spec.tables()
+    for key in sorted(set(old) | set(new)):
+        if key not in old or key not in new:
+            raise store.RunMismatch(
+                f"run {name!r} was recorded {'without' if key not in old else 'with'} weights"
+                f" for {key}; use the same arguments to resume it, or another --run"
+            )
+        if old[key] != new[key]:
+            raise store.RunMismatch(
+                f"run {name!r} was recorded with other weights for {key}"
+                f" ({first_difference(old[key], new[key])}); use the recorded table to resume"
+                " it, or another --run"
             )
 
 
@@ -216,6 +239,7 @@ def _open_manifest(
     if (path / store.MANIFEST_NAME).exists():
         manifest = store.read_manifest(path)
         _check_identity(name, manifest, spec)
+        _check_weights(name, manifest, spec)
         manifest.setdefault("resumed", []).append({"at": now(), "command": command})
     else:
         manifest = new_manifest(spec, name, command)

@@ -31,7 +31,8 @@ def play_sessions(
     seeds = spec.seeds
     seat_names = [spec.seat_policies(r) for r in range(rotations)]
     for session in sessions:
-        by_rotation = [load_policies(list(names), spec.n_seats) for names in seat_names]
+        tables = spec.tables()  # the run's recorded weights, never its files again
+        by_rotation = [load_policies(list(names), spec.n_seats, tables) for names in seat_names]
         ds: DealerState = seeds.first_dealer(spec.rules, session)
         deals = spec.session_deals(session)
         for k, deal_id in enumerate(deals):

@@ -21,6 +21,11 @@ dealer, and the dealer sequence follows the outcomes of rotation 0.
 **Rotations.** In rotation ``r`` seat ``s`` is played by ``policies[(s − r) mod seats]``, so
 policy ``p`` sits at seat ``(p + r) mod seats``.
 
+**Weights.** A ``greedy@WEIGHTS`` / ``heuristic@WEIGHTS`` policy plays the table in
+:attr:`RunSpec.weights` (canonical spec → table), read once when the spec is made
+(:func:`resolve_tables`) and recorded in the manifest (``params.weights``); shards, workers
+and a resumed run play that table and never read the file again.
+
 >>> spec = RunSpec(rules=find_rules("hunan"), policies=("random",) * 3, seed=1, deals=20,
 ...                session_length=8, duplicate=True, shard_hands=48)
 >>> spec.rotations, spec.n_sessions, spec.sessions_per_shard, spec.n_shards, spec.hands_total
@@ -33,11 +38,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from engine.deck import SHUFFLE_VERSION
 from engine.errors import PaohuziError
+from engine.policies import weights as W
 from engine.rules import RuleSet, find_rules
 from engine.session import SEED_METHOD, RunSeeds
 from replay.record import schema
@@ -53,6 +60,7 @@ __all__ = [
     "RunError",
     "RunSpec",
     "find_rules",
+    "resolve_tables",
 ]
 
 
@@ -74,6 +82,11 @@ class RunSpec:
     #: ``reference`` (engine/, the Python engine) or ``fast`` (engine/fast/, compiled). Not
     #: part of the identity: both write the same rows, so a run may be resumed with either.
     engine: str = "reference"
+    #: The table of every weighted policy: ``(canonical spec, table)`` sorted by spec; one
+    #: missing is read from its file or shipped set when the spec is made. Recorded in the
+    #: manifest (``params.weights``) and checked on resume, outside the identity (so a run's
+    #: name does not depend on a file that may be gone when it is resumed).
+    weights: tuple[tuple[str, W.PolicyWeights], ...] = ()
 
     def __post_init__(self) -> None:
         if self.deals < 1 or self.session_length < 1 or self.shard_hands < 1:
@@ -82,6 +95,17 @@ class RunSpec:
             raise PaohuziError(f"{self.hands_total:,} hands is more than a run holds (2³² − 1)")
         if self.session_length > 65535:
             raise PaohuziError(f"session length {self.session_length} is above 65535")
+        tables = resolve_tables(self.policies, dict(self.weights))
+        if tables != self.weights:
+            object.__setattr__(self, "weights", tables)
+
+    def tables(self) -> dict[str, W.PolicyWeights]:
+        """The weighted policies' tables by canonical spec."""
+        return dict(self.weights)
+
+    def weights_manifest(self) -> dict[str, dict[str, float]]:
+        """The manifest's ``params.weights``: every weighted spec's parameters by name."""
+        return {key: table.as_dict() for key, table in self.weights}
 
     @property
     def seeds(self) -> RunSeeds:
@@ -159,3 +183,49 @@ class RunSpec:
         preset = self.rules.preset_name() or "custom"
         dup = "dup-" if self.duplicate else ""
         return f"{preset}-{dup}s{self.seed}-n{self.deals}-{digest[:8]}"
+
+
+def resolve_tables(
+    policies: Iterable[str], recorded: Mapping[str, W.PolicyWeights], run: str | None = None
+) -> tuple[tuple[str, W.PolicyWeights], ...]:
+    """The table of every ``POLICY@WEIGHTS`` in ``policies``, sorted by spec (other policies
+    have none). Without ``run``, a table in ``recorded`` is taken as given and the others are
+    read now. With ``run`` (``recorded``: that run's manifest) each file or shipped set is
+    read again: one that cannot be read any more gives the recorded table; one that can must
+    equal it, else one line naming the first parameter that differs."""
+    out: dict[str, W.PolicyWeights] = {}
+    for name in policies:
+        if not W.is_weighted_spec(name):
+            continue
+        key = W.canonical(name)
+        if key in out:
+            continue
+        old = recorded.get(key)
+        if old is not None and run is None:
+            out[key] = old  # given with the spec: not read again
+            continue
+        try:
+            new = W.load_spec(name)
+        except W.WeightsUnreadable:
+            if old is None:
+                raise
+            new = old  # the file is gone: the run plays the table it recorded
+        if old is not None and new != old:
+            raise PaohuziError(
+                f"run {run!r} was recorded with other weights for {key}"
+                f" ({W.first_difference(old, new)} as its file says now): restore the file (or"
+                " remove it: the recorded table is used), or give another --run"
+            )
+        out[key] = new
+    return tuple(sorted(out.items()))
+
+
+def recorded_tables(manifest: Mapping[str, Any]) -> dict[str, W.PolicyWeights]:
+    """The tables a run's manifest records (``params.weights``), by canonical spec."""
+    recorded = (manifest.get("params") or {}).get("weights") or {}
+    return {
+        key: W.weights_from_mapping(
+            values, W.parse_spec(key)[0], f"manifest field params.weights[{key!r}]"
+        )
+        for key, values in recorded.items()
+    }

@@ -241,7 +241,7 @@ class FastState:
 
     def __init__(self, rules: RuleSet, deck: Sequence[int], dealer: int) -> None:
         from engine.fast import state as S
-        from engine.fast.play import rule_arrays
+        from engine.fast.rule_arrays import rule_arrays
 
         self.S = S
         self.rules = rules
@@ -307,7 +307,7 @@ ENGINES = ("fast", "reference")
 def fast_unsupported(rules: RuleSet) -> str | None:
     """Why the compiled engine cannot re-apply hands of ``rules`` (None if it can)."""
     try:
-        from engine.fast.play import rule_arrays
+        from engine.fast.rule_arrays import rule_arrays
 
         rule_arrays(rules)
     except Exception as e:  # a rule set the compiled tables do not cover

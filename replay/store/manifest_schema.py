@@ -22,6 +22,7 @@ from pydantic_core import SchemaValidator, ValidationError
 from pydantic_core import core_schema as cs
 
 from engine.errors import CorruptLog, PaohuziError
+from engine.policies import weights as _W
 from engine.rules import RuleSet
 
 
@@ -80,6 +81,23 @@ _SHARD = _obj(
         ),
     }
 )
+#: A weighted policy's recorded table (``params.weights[SPEC]``): each parameter of
+#: engine.policies.weights.PARAMS a finite number in its range, no other key (which
+#: parameters a spec's policy must list is checked after, :func:`_weights`).
+_TABLE = cs.typed_dict_schema(
+    {
+        p.name: cs.typed_dict_field(
+            cs.float_schema(ge=p.low, le=p.high, allow_inf_nan=False, strict=True),
+            required=False,
+        )
+        for p in _W.PARAMS
+    },
+    extra_behavior="forbid",
+    strict=True,
+)
+_WEIGHTS = cs.dict_schema(
+    cs.str_schema(min_length=3, max_length=200, strict=True), _TABLE, max_length=4, strict=True
+)
 _NAMES = cs.list_schema(cs.str_schema(max_length=200, strict=True), max_length=4, strict=True)
 _PARAMS = _obj(
     {
@@ -96,6 +114,7 @@ _PARAMS = _obj(
         "sessions_per_shard": _opt(POSITIVE),
         "n_sessions": _opt(HANDS),
         "n_shards": _opt(HANDS),
+        "weights": (_WEIGHTS, False),
     }
 )
 _PROGRESS = _obj({k: (COUNT, False) for k in ("shards", "hands", "events", "bytes")})
@@ -148,12 +167,37 @@ def _rules_and_seats(doc: dict[str, Any]) -> None:
         raise ManifestInvalid(
             f"manifest field params.policies: {n} seat(s) for a {players}-player table"
         )
+    _weights(params)
     for r, seats in enumerate(params.get("seat_policies") or ()):
         if len(seats) != players:
             raise ManifestInvalid(
                 f"manifest field params.seat_policies[{r}]: {len(seats)} seat(s) for a"
                 f" {players}-player table"
             )
+
+
+def _weights(params: dict[str, Any]) -> None:
+    """``params.weights``: one table per weighted policy of ``params.policies`` (by canonical
+    spec), listing exactly its policy's parameters, whole numbers where the table says."""
+    recorded = params.get("weights") or {}
+    specs = set()
+    for name in params.get("policies") or ():
+        if _W.is_weighted_spec(name):
+            try:
+                specs.add(_W.canonical(name))
+            except PaohuziError as e:
+                raise ManifestInvalid(f"manifest field params.policies: {e}") from None
+    for key, values in recorded.items():
+        where = f"manifest field params.weights[{key!r}]"
+        if key not in specs:
+            raise ManifestInvalid(f"{where}: no weighted policy of params.policies is {key!r}")
+        try:
+            _W.weights_from_mapping(values, _W.parse_spec(key)[0], where)
+        except PaohuziError as e:
+            raise ManifestInvalid(str(e)) from None
+    missing = sorted(specs - set(recorded))
+    if missing:
+        raise ManifestInvalid(f"manifest field params.weights[{missing[0]!r}] is missing")
 
 
 def _where(loc: tuple[int | str, ...]) -> str:
@@ -181,6 +225,9 @@ def expected_text(err: dict[str, Any]) -> str:
         return f"expected {number} in {ctx['ge']} … {ctx['le']}"
     return {
         "int_type": "expected an integer",
+        "float_type": "expected a number",
+        "finite_number": "expected a finite number",
+        "extra_forbidden": "unknown parameter",
         "greater_than_equal": f"expected an integer ≥ {ctx.get('ge')}",
         "less_than_equal": f"expected an integer ≤ {ctx.get('le')}",
         "bool_type": "expected true or false",
@@ -202,6 +249,8 @@ def describe(e: ValidationError) -> str:
     err = e.errors(include_url=False)[0]
     where = _where(tuple(err["loc"]))
     expected = expected_text(dict(err))
+    if where.startswith("params.weights"):  # the weights are numbers, not integers
+        expected = expected.replace("an integer", "a number")
     if err["type"] == "missing":
         return f"manifest field {where} is missing"
     return f"manifest field {where}: {expected}, got {shown_value(err.get('input'))}"

@@ -81,7 +81,7 @@ def perft_fast(rules: RuleSet, deck: list[int], dealer: int, depth: int) -> Coun
     import numpy as np
 
     from engine.fast import state as S
-    from engine.fast.play import rule_arrays
+    from engine.fast.rule_arrays import rule_arrays
 
     rp, hp = rule_arrays(rules)
     st = np.zeros(S.STATE_SIZE, dtype=np.int32)

@@ -14,13 +14,16 @@ against the reference engine.
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
+from weights_helpers import FLAGS_OFF, ODD_GREEDY, ODD_HEURISTIC, write_weights
 
 from engine.deck import derive_seed, shuffle_deck
 from engine.fast import state as S
-from engine.fast.play import EVENT_COLUMNS, play_batch, rule_arrays
+from engine.fast.play import EVENT_COLUMNS, play_batch
+from engine.fast.rule_arrays import rule_arrays
 from engine.groups import EAT_SHAPE_ID, GroupKind
 from engine.policies import load_policies
 from engine.rules import RuleSet, find_rules
@@ -107,6 +110,31 @@ def test_play_batch_greedy_equals_recorder(case: tuple[str, tuple[str, ...], int
     _check_run(rules, pols, deals, 99 + len(overrides), case)
     mixed = ("greedy", "random", "greedy", "random")[: rules.players]
     _check_run(rules, mixed, deals // 2, 7, case)
+
+
+WEIGHTED_CASES: list[tuple[str, tuple[str, ...], int]] = [
+    ("hunan", (), 40),
+    ("luzhou", (), 30),
+    ("hunan-4p", (), 24),
+    ("hunan", ("hu_on_discards=on", "min_huxi=10"), 30),
+]
+
+
+@pytest.mark.parametrize("case", WEIGHTED_CASES, ids=_case_id)
+def test_play_batch_weighted_equals_recorder(
+    case: tuple[str, tuple[str, ...], int], tmp_path: Path
+) -> None:
+    """Non-default tables (every parameter moved; the flags off; greedy's) play the same
+    events compiled as in the reference, the compiled policies reading them from the seat's
+    weight array."""
+    preset, overrides, deals = case
+    rules = _rules(preset, overrides)
+    odd = write_weights(tmp_path / "odd.json", "heuristic", ODD_HEURISTIC)
+    off = write_weights(tmp_path / "off.json", "heuristic", FLAGS_OFF)
+    g = write_weights(tmp_path / "g.json", "greedy", ODD_GREEDY)
+    _check_run(rules, (f"heuristic@{odd}",) * rules.players, deals, 31 + len(overrides), case)
+    mixed = (f"heuristic@{off}", "heuristic", f"greedy@{g}", "random")[: rules.players]
+    _check_run(rules, mixed, deals, 32, case)
 
 
 def _check_run(

@@ -15,6 +15,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 from click.testing import CliRunner
+from weights_helpers import FLAGS_OFF, ODD_GREEDY, ODD_HEURISTIC, write_weights
 
 from engine.rules import find_rules
 from replay.cli.main import main
@@ -91,6 +92,37 @@ def test_same_shards_with_the_search_policy(
     assert resolve("auto", RunSpec(rules=rules, policies=names, seed=1, deals=1)) == "fast"
     spec = RunSpec(rules=rules, policies=names, seed=13, deals=4, session_length=3,
                    duplicate=True, shard_hands=len(names) * 3)  # fmt: skip
+    run_both(tmp_path, spec)
+
+
+@pytest.mark.parametrize("preset", ["hunan", "hunan-4p", "luzhou"])
+def test_same_shards_with_weights_tables(tmp_path: Path, preset: str) -> None:
+    """Non-default weights tables (heuristic with every parameter moved, heuristic with its
+    flags off, greedy's) play compiled under ``auto`` and record the reference's bytes; the
+    manifest of both records the tables, parameter by parameter."""
+    rules = find_rules(preset)
+    odd = write_weights(tmp_path / "odd.json", "heuristic", ODD_HEURISTIC)
+    off = write_weights(tmp_path / "off.json", "heuristic", FLAGS_OFF)
+    g = write_weights(tmp_path / "g.json", "greedy", ODD_GREEDY)
+    mix = (f"heuristic@{odd}", f"greedy@{g}", f"heuristic@{off}", "heuristic")
+    names = mix[: rules.players]
+    spec = RunSpec(rules=rules, policies=names, seed=17, deals=60, session_length=4,
+                   duplicate=True, shard_hands=48)  # fmt: skip
+    assert resolve("auto", spec) == "fast"
+    run_both(tmp_path, spec)
+    for engine in ("fast", "reference"):
+        m = open_store(tmp_path / engine).run("r").manifest
+        assert m["params"]["weights"][f"heuristic@{odd}"] == ODD_HEURISTIC
+        assert m["params"]["weights"][f"greedy@{g}"] == ODD_GREEDY
+
+
+def test_same_shards_with_a_shipped_set_and_search(tmp_path: Path) -> None:
+    """``heuristic@default`` beside a search seat (whose rollouts keep the default table)."""
+    rules = find_rules("hunan")
+    odd = write_weights(tmp_path / "odd.json", "heuristic", ODD_HEURISTIC)
+    names = ("heuristic@default", "search@1/heuristic", f"heuristic@{odd}")
+    spec = RunSpec(rules=rules, policies=names, seed=19, deals=3, session_length=3,
+                   shard_hands=3)  # fmt: skip
     run_both(tmp_path, spec)
 
 

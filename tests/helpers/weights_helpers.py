@@ -1,0 +1,49 @@
+"""Weight tables other than the defaults, and weights files of them, for the tests of
+``POLICY@WEIGHTS`` in both engines (engine.policies.weights)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from engine.policies import weights as W
+
+#: Every heuristic parameter moved off its default (flags on), so every term plays differently.
+ODD_HEURISTIC: dict[str, float] = {
+    "margin": -12.0, "table": 1.3, "hx": 5.5, "discard_term": 1, "full": 9.0, "pair": 7.0,
+    "part": 2.5, "out": 0.6, "spill": 0.2, "big": 0.5, "self": 0.2, "kan": 14.0,
+    "pair_dead": 0.25, "part_hx": 0.6, "big_extra": 1.0, "seen_w": 0.4, "danger_w": 9.0,
+    "hu_risk": 0.8, "threat_floor": 0.01, "threat_hand": 24.0, "p_in_max": 0.8, "stinky_w": 2.0,
+    "path_w": 3.0, "path_slack": 5, "ready_max_hand": 17, "ready_w": 25.0, "ready_hx": 0.2,
+    "ready_takes": 1,
+}  # fmt: skip
+#: The heuristic defaults with both flags off (no owed-discard term, no waits of takes).
+FLAGS_OFF: dict[str, float] = {
+    **W.DEFAULT_HEURISTIC.as_dict(),
+    "discard_term": 0,
+    "ready_takes": 0,
+    "danger_w": 20.0,
+}
+#: Greedy moved off its defaults.
+ODD_GREEDY: dict[str, float] = {
+    **W.DEFAULT_GREEDY.as_dict(),
+    "margin": -5.0,
+    "hx": 9.0,
+    "full": 11.0,
+    "out": 0.3,
+    "spill": 0.05,
+    "kan": 9.0,
+    "pair_dead": 0.7,
+}
+
+
+def document(policy: str, values: dict[str, Any], about: str = "a test table") -> dict[str, Any]:
+    """A weights file's JSON document."""
+    return {"policy": policy, "about": about, "weights": dict(values)}
+
+
+def write_weights(path: Path, policy: str, values: dict[str, Any]) -> Path:
+    """``path`` holding a weights file of ``values`` for ``policy``."""
+    path.write_text(json.dumps(document(policy, values)), encoding="utf-8")
+    return path
