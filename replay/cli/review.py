@@ -34,8 +34,28 @@ def _seats(value: str, players: int) -> list[int]:
 
 @click.command(short_help="Value every decision of a recorded hand (determinized rollouts).")
 @click.argument("run")
-@click.argument("hand", type=click.IntRange(min=0))
+@click.argument("hand", type=click.IntRange(min=0), required=False)
 @data_option
+@click.option(
+    "--hands",
+    "hand_ids",
+    metavar="IDS",
+    default=None,
+    help="Review these hands (e.g. 1,5,9-12) and print the rates per policy.",
+)
+@click.option(
+    "--sample",
+    type=click.IntRange(1, 100_000),
+    default=None,
+    help="Review K hands of the run drawn by --seed, and print the rates per policy.",
+)
+@click.option(
+    "--workers",
+    "-w",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Processes for --hands/--sample (default: the CPU count).",
+)
 @click.option("--seat", "-s", "seat", default="all", show_default=True,
               help="The seat to review, or 'all'.")  # fmt: skip
 @click.option(
@@ -68,8 +88,11 @@ def _seats(value: str, players: int) -> list[int]:
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 def review(
     run: str,
-    hand: int,
+    hand: int | None,
     data: Path,
+    hand_ids: str | None,
+    sample: int | None,
+    workers: int | None,
     seat: str,
     rollouts: int,
     rollout_policy: str,
@@ -83,11 +106,14 @@ def review(
     determinized rollouts that see only what the deciding seat saw; the option played, the
     best one, what the choice lost, and its class (inaccuracy, mistake, blunder: 5, 10, 15
     points of winning chance given up); then per seat the agreement with the best option,
-    the accuracy and the costliest decisions. Ctrl-C stops it.
+    the accuracy and the costliest decisions. With --hands or --sample instead of HAND, many
+    hands on all cores and, per policy and kind of decision, the blunder, mistake and
+    inaccuracy rates and the mean loss. Ctrl-C stops it.
 
     \b
     paohuzi review my-run 17
     paohuzi review my-run 17 --seat 0 --rollouts 1024 --format json
+    paohuzi review my-run --sample 200 --rollouts 64
     """
     from engine.errors import PaohuziError
     from replay import store
@@ -95,8 +121,15 @@ def review(
     from replay.cli.simulate import Progress
     from replay.review.hand import review_hand
 
+    if sum(x is not None for x in (hand, hand_ids, sample)) != 1:
+        raise _input_error("give one of HAND, --hands IDS or --sample K")
     try:
-        log = _load(store.open_store(data), run, hand)
+        st = store.open_store(data)
+        if hand is None:
+            _many(st, run, hand_ids, sample, seat, rollouts, rollout_policy, seed, engine,
+                  workers, fmt, quiet)  # fmt: skip
+            return
+        log = _load(st, run, hand)
         seats = _seats(seat, log.rules.players)
         with Progress(f"review {log.where}", not quiet, "review", "decisions") as bar:
             result = review_hand(log, seats, rollouts, rollout_policy, seed, engine, bar)
@@ -109,6 +142,78 @@ def review(
         click.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=1))
         return
     click.echo(render(result))
+
+
+def _many(
+    st: Any, run: str, hand_ids: str | None, sample: int | None, seat: str, rollouts: int,
+    rollout_policy: str, seed: int, engine: str, workers: int | None, fmt: str, quiet: bool,
+) -> None:  # fmt: skip
+    """``--hands`` / ``--sample``: the rates per policy and decision kind."""
+    import os
+
+    from replay.cli.simulate import Progress
+    from replay.review.many import parse_ids, review_hands, sample_ids
+    from replay.review.rates import rates, rows_of
+    from replay.store.manage import format_ranges, hand_ranges
+
+    r = st.run(run)
+    seats = _seats(seat, r.rules.players)
+    ranges = hand_ranges(r.manifest)
+    if hand_ids is not None:
+        ids = parse_ids(hand_ids)
+        have: set[int] = set()
+        for a, b in ranges:
+            have.update(x for x in ids if a <= x <= b)
+        missing = [x for x in ids if x not in have]
+        if missing:
+            raise _input_error(f"run {run} has no hand {missing[0]} ({format_ranges(ranges)})")
+    else:
+        assert sample is not None
+        ids = sample_ids(ranges, sample, seed)
+    n_workers = workers or os.cpu_count() or 1
+    with Progress(f"review run {run}", not quiet, "review", "hands") as bar:
+        got = review_hands(st.root, run, ids, seats, rollouts, rollout_policy, seed, engine,
+                           n_workers, bar)  # fmt: skip
+    rows = [row for h, rv, pols in got for row in rows_of(h, rv, pols)]
+    table = rates(rows)
+    if fmt == "json":
+        doc = {
+            "run": run, "hands": ids, "seats": seats, "rollouts": rollouts,
+            "rollout_policy": rollout_policy, "seed": seed,
+            "rates": [t.to_dict() for t in table],
+            "hand_summaries": {str(h): rv.summary()["all"] for h, rv, _ in got},
+        }  # fmt: skip
+        click.echo(json.dumps(doc, ensure_ascii=False, indent=1))
+        return
+    click.echo(render_rates(run, len(ids), rollouts, rollout_policy, seed, table))
+
+
+def render_rates(
+    run: str, n_hands: int, rollouts: int, policy: str, seed: int, table: list[Any]
+) -> str:
+    """The rates as text: one row per policy and decision kind."""
+    from replay.cli.runs import _table
+
+    def share(s: Any) -> str:
+        return f"{100 * s.p:.1f} % [{100 * s.lo:.1f}, {100 * s.hi:.1f}]"
+
+    def mean(m: Any) -> str:
+        if m.lo != m.lo:  # one decision: no interval
+            return f"{m.mean:.2f}"
+        return f"{m.mean:.2f} [{m.lo:.2f}, {m.hi:.2f}]"
+
+    head = (
+        f"review of run {run}: {n_hands} hands, {rollouts} rollouts per decision by {policy},"
+        f" seed {seed}; 95 % intervals (decisions taken as independent)"
+    )
+    rows = [
+        [t.policy, t.kind, f"{t.decisions:,}", share(t.blunder), share(t.mistake),
+         share(t.inaccuracy), share(t.best), mean(t.score_loss), mean(t.win_loss)]
+        for t in table
+    ]  # fmt: skip
+    header = ["policy", "kind", "decisions", "blunders", "mistakes", "inaccuracies",
+              "best played", "score loss", "win loss (pts)"]  # fmt: skip
+    return head + "\n\n" + _table(header, rows)
 
 
 def _pct(e: Any) -> str:
