@@ -198,13 +198,13 @@ def render_rates(
         return f"{100 * s.p:.1f} % [{100 * s.lo:.1f}, {100 * s.hi:.1f}]"
 
     def mean(m: Any) -> str:
-        if m.lo != m.lo:  # one decision: no interval
+        if m.lo != m.lo:  # one hand: no interval
             return f"{m.mean:.2f}"
         return f"{m.mean:.2f} [{m.lo:.2f}, {m.hi:.2f}]"
 
     head = (
         f"review of run {run}: {n_hands} hands, {rollouts} rollouts per decision by {policy},"
-        f" seed {seed}; 95 % intervals (decisions taken as independent)"
+        f" seed {seed}; 95 % intervals (a hand one cluster)"
     )
     rows = [
         [t.policy, t.kind, f"{t.decisions:,}", share(t.blunder), share(t.mistake),

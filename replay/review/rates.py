@@ -3,8 +3,10 @@
 From reviewed decisions (:class:`replay.review.hand.HandReview`), grouped by the policy of the
 deciding seat and the kind of the option it played (discard, 吃, 碰, 胡, pass; ``all`` for
 every kind): the decisions reviewed, the blunder, mistake and inaccuracy rates and the share
-that played the best option (Wilson 95 % intervals), and the mean score loss and win-chance
-loss per decision (normal 95 % intervals). docs/REVIEW.md defines the classes and losses.
+that played the best option, and the mean score loss and win-chance loss per decision, with
+the statistics layer's 95 % intervals and types (:mod:`replay.analysis.figures.results`), a
+hand one cluster: Wilson on the effective size for the rates, cluster-robust for the means.
+docs/REVIEW.md defines the classes and losses.
 
 The one place these rates are computed; ``paohuzi review RUN --sample K`` prints them.
 """
@@ -16,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from engine.actions import ActionKind, kind_of
-from replay.analysis.intervals import mean_ci, wilson
+from replay.analysis.figures.results import Mean, Rate
+from replay.analysis.intervals import ClusterSums
 from replay.review.hand import CLASSES, HandReview
 
 #: The decision kinds, in the order tables show them (the played option's kind).
@@ -55,22 +58,6 @@ def rows_of(hand: int, review: HandReview, policies: Sequence[str | None]) -> li
 
 
 @dataclass(frozen=True)
-class Share:
-    k: int
-    n: int
-    p: float
-    lo: float
-    hi: float
-
-
-@dataclass(frozen=True)
-class Mean:
-    mean: float
-    lo: float
-    hi: float
-
-
-@dataclass(frozen=True)
 class RateRow:
     """The rates of one (policy, kind) group."""
 
@@ -78,27 +65,28 @@ class RateRow:
     kind: str
     decisions: int
     hands: int
-    blunder: Share
-    mistake: Share
-    inaccuracy: Share
-    best: Share
+    blunder: Rate
+    mistake: Rate
+    inaccuracy: Rate
+    best: Rate
     score_loss: Mean
     win_loss: Mean
 
     def to_dict(self) -> dict[str, Any]:
         from dataclasses import asdict
 
-        return asdict(self)
+        out = asdict(self)
+        for name in ("blunder", "mistake", "inaccuracy", "best"):
+            out[name]["p"] = getattr(self, name).p
+        return out
 
 
-def _share(k: int, n: int) -> Share:
-    lo, hi = wilson(k, n)
-    return Share(k, n, k / n, lo, hi)
-
-
-def _mean(xs: Sequence[float]) -> Mean:
-    m, lo, hi = mean_ci(xs)
-    return Mean(m, lo, hi)
+def _mean(rs: Sequence[DecisionRow], value: str) -> Mean:
+    """The cluster-robust mean of ``value`` over ``rs``, a hand one cluster."""
+    by_hand: dict[int, list[float]] = {}
+    for r in rs:
+        by_hand.setdefault(r.hand, []).append(getattr(r, value))
+    return Mean.of(ClusterSums.of(by_hand.values()))
 
 
 def rates(rows: Iterable[DecisionRow]) -> list[RateRow]:
@@ -113,14 +101,17 @@ def rates(rows: Iterable[DecisionRow]) -> list[RateRow]:
     for (policy, kind), rs in sorted(
         groups.items(), key=lambda g: (g[0][0], order.get(g[0][1], 99))
     ):
-        n = len(rs)
+        n, hands = len(rs), len({r.hand for r in rs})
         counts = {name: sum(r.cls == name for r in rs) for name, _ in CLASSES}
+
+        def rate(k: int, n: int = n, hands: int = hands) -> Rate:
+            return Rate.of(k, n, clusters=hands)
+
         out.append(
             RateRow(
-                policy, kind, n, len({r.hand for r in rs}),
-                _share(counts["blunder"], n), _share(counts["mistake"], n),
-                _share(counts["inaccuracy"], n), _share(sum(r.best for r in rs), n),
-                _mean([r.score_loss for r in rs]), _mean([r.win_loss for r in rs]),
+                policy, kind, n, hands, rate(counts["blunder"]), rate(counts["mistake"]),
+                rate(counts["inaccuracy"]), rate(sum(r.best for r in rs)),
+                _mean(rs, "score_loss"), _mean(rs, "win_loss"),
             )
         )  # fmt: skip
     return out
