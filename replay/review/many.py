@@ -1,8 +1,9 @@
 """Reviewing many hands of a run on all cores (``paohuzi review RUN --sample K|--hands IDS``).
 
 Each hand is reviewed as :func:`replay.review.hand.review_hand` reviews one, in the package's
-process pool (:func:`replay.pool.process_pool`), with the same parameters; results come back
-in hand order, so the output does not depend on the worker count. Which hands: the ids given
+process pool (:func:`replay.pool.process_pool`; workers forked from this process, its
+kernels loaded, when that is safe, else spawned), with the same parameters; results come
+back in hand order, so the output does not depend on the worker count. Which hands: the ids given
 (:func:`parse_ids`, ``1,5,9-12``) or ``K`` drawn without replacement from the run's hand ids
 by ``random.Random(seed)`` (:func:`sample_ids`).
 """
@@ -68,6 +69,12 @@ def _review_one(args: tuple[Any, ...]) -> tuple[int, Any, list[str | None]]:
     return hand, review, policies
 
 
+def _worker_died() -> Exception:
+    from engine.errors import PaohuziError
+
+    return PaohuziError("a review worker process died (killed, or out of memory): run it again")
+
+
 def review_hands(
     data: Path,
     run: str,
@@ -90,9 +97,14 @@ def review_hands(
             if progress is not None:
                 progress(len(out), len(jobs))
         return out
-    from replay.pool import process_pool
+    from replay.pool import process_pool, start_method
 
-    with process_pool(min(workers, len(jobs))) as ex:
+    method = start_method(fork=True)  # forked from a warm parent: ready in milliseconds
+    if method == "fork" and engine != "reference":
+        from engine.fast.warmup import warm_search
+
+        warm_search()  # load the kernels here, once; the workers inherit them
+    with process_pool(min(workers, len(jobs)), method, broken=_worker_died) as ex:
         for got in ex.map(_review_one, jobs):
             out.append(got)
             if progress is not None:
