@@ -149,16 +149,14 @@ class HandReview:
         }
 
 
-def decisions_to_review(log: HandLog, seats: Sequence[int]) -> list[int]:
-    """The steps at which a reviewed seat chose among two or more options (not forced)."""
-    rp = Replayer(log)
-    steps = []
-    for k in range(log.n_steps):
-        state = rp.state_at(k)
-        seat, _ = log.events[k]
-        if seat in seats and not state.is_forced() and len(state.legal_actions(seat)) > 1:
-            steps.append(k)
-    return steps
+def decisions_to_review(
+    log: HandLog, seats: Sequence[int], rp: Replayer | None = None
+) -> list[int]:
+    """The steps at which a reviewed seat chose among two or more options (not forced), read
+    from the replayer's decisions (``rp``: one already stepping through ``log``)."""
+    rp = Replayer(log) if rp is None else rp
+    decisions = (rp.decision(k) for k in range(log.n_steps))
+    return [d.step for d in decisions if d.seat in seats and not d.forced and len(d.legal) > 1]
 
 
 def review_hand(
@@ -177,19 +175,19 @@ def review_hand(
     if engine not in ENGINES:
         raise InvalidNotation(f"unknown engine {engine!r} (choose from {', '.join(ENGINES)})")
     evaluate = _evaluator(engine, rollout_policy)
-    steps = decisions_to_review(log, seats)
-    rp = Replayer(log)
+    rp = Replayer(log)  # one pass over the hand: its states are kept
+    steps = decisions_to_review(log, seats, rp)
     out = []
     for i, k in enumerate(steps):
-        state = rp.state_at(k)
-        seat, played = log.events[k]
-        values = tuple(evaluate(state, seat, rollouts, derive_seed(seed, "review", k)))
+        d = rp.decision(k)
+        seat, played = d.seat, d.action
+        values = tuple(evaluate(rp.state_at(k), seat, rollouts, derive_seed(seed, "review", k)))
         by = {v.action: v for v in values}
         best = best_option(values)
         score_loss = by[best].delta.mean - by[played].delta.mean
         win_loss = 100.0 * (max(v.win.mean for v in values) - by[played].win.mean)
         out.append(
-            DecisionReview(k, seat, state.phase.name, played, best, values, score_loss,
+            DecisionReview(k, seat, d.phase, played, best, values, score_loss,
                            win_loss, classify(win_loss))
         )  # fmt: skip
         if progress is not None:
