@@ -298,6 +298,13 @@ def option_values(options: Sequence[int], cols: Sequence[Columns]) -> list[Optio
     ]
 
 
+def options_of(state: State, seat: int, actions: Sequence[int] | None) -> list[int]:
+    """The legal options of ``seat`` an evaluation values: all, or those in ``actions``, in
+    the legal order."""
+    legal = list(state.pending.get(seat, ()))
+    return legal if actions is None else [a for a in legal if a in set(actions)]
+
+
 def evaluate(
     state: State,
     seat: int,
@@ -309,8 +316,7 @@ def evaluate(
     """The value of each legal option of ``seat`` at ``state`` (or of those in ``actions``):
     ``rollouts`` determinizations, each option played out from every one of them with the same
     random stream (common random numbers). A pure function of its arguments."""
-    legal = list(state.pending.get(seat, ()))
-    options = legal if actions is None else [a for a in legal if a in set(actions)]
+    options = options_of(state, seat, actions)
     outcomes = playouts(state, seat, rollouts, rollout_policy, seed, options)
     return option_values(options, [columns(seat, os) for os in outcomes])
 

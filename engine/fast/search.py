@@ -367,7 +367,6 @@ def _same_view(st, out, seat):
 #: A search policy's compiled code: ``rollouts << 4 | SEARCH_FLAG | rollout policy code``
 #: (the built-in codes of engine.fast.policies are below SEARCH_FLAG).
 SEARCH_FLAG = 8
-_NO_HUXI = -32768  # a win with no 胡息 split (the recorder's null; never expected)
 # evaluate_kernel's result columns, per option and rollout
 R_DELTA, R_WIN, R_HUANG, R_HUXI = 0, 1, 2, 3
 
@@ -412,7 +411,7 @@ def evaluate_kernel(rp, hp, w, st, seat, rollouts, code, seed, actions, res):
     ``actions[i]`` applied and played out by policy ``code`` (weights ``w``: the defaults,
     as the reference's rollout policy plays) from the same stream (the next 64
     bits of the determinization's generator). ``res[i, r]`` (int64, 4): the seat's score
-    delta, 1 for its win, 1 for a 荒庄, the 胡息 of its win (``_NO_HUXI`` otherwise). Returns
+    delta, 1 for its win, 1 for a 荒庄, the 胡息 of its win (0 otherwise). Returns
     1, or determinize's NO_DEAL / NOT_TO_ACT; ``st`` is untouched."""
     root = np.zeros(MT_N + 1, dtype=np.int64)
     base = np.zeros(MT_N + 1, dtype=np.int64)
@@ -435,7 +434,7 @@ def evaluate_kernel(rp, hp, w, st, seat, rollouts, code, seed, actions, res):
             res[i, r, R_DELTA] = work[OUT_DELTA + seat]
             res[i, r, R_WIN] = 1 if won else 0
             res[i, r, R_HUANG] = 1 if work[OUT_WINNER] < 0 else 0
-            res[i, r, R_HUXI] = work[OUT_HUXI] if won else _NO_HUXI
+            res[i, r, R_HUXI] = work[OUT_HUXI] if won else 0
     return 1
 
 
@@ -538,7 +537,7 @@ def evaluate(
 ) -> list[Any]:
     """engine.search.evaluate in one compiled call (``rollout_policy`` a built-in name): the
     same option values, number for number, from the same arguments."""
-    from engine.search import SearchError, check_budget, option_values
+    from engine.search import SearchError, check_budget, option_values, options_of
 
     check_budget(rollouts, seed)
     code = POLICY_CODES.get(rollout_policy)
@@ -546,10 +545,7 @@ def evaluate(
         raise SearchError(
             f"unknown rollout policy {rollout_policy!r} (one of {', '.join(POLICY_CODES)})"
         )
-    legal = list(state.pending.get(seat, ()))
-    options = legal if actions is None else [a for a in legal if a in set(actions)]
-    if state.outcome is not None or seat not in state.deciders():
-        raise SearchError(f"seat {seat} is not to act (deciders {list(state.deciders())})")
+    options = options_of(state, seat, actions)
     rp, hp, st = flat_state(state)
     res = np.zeros((len(options), rollouts, 4), dtype=np.int64)
     acts = np.array(options, dtype=np.int64)
@@ -567,7 +563,7 @@ def evaluate(
                 r[:, R_DELTA].astype(float).tolist(),
                 r[:, R_WIN].astype(float).tolist(),
                 r[:, R_HUANG].astype(float).tolist(),
-                r[won & (r[:, R_HUXI] != _NO_HUXI), R_HUXI].astype(float).tolist(),
+                r[won, R_HUXI].astype(float).tolist(),
             )
         )
     return option_values(options, cols)
