@@ -7,14 +7,8 @@ from pathlib import Path
 
 import click
 
+from replay.cli.main import input_error
 from replay.store.layout import data_option
-
-
-def _input_error(msg: str) -> click.ClickException:
-    from replay.cli.main import InputError
-
-    text = " ".join(str(msg).split())
-    return InputError(text if len(text) <= 400 else text[:397] + "...")
 
 
 @click.command("doctor", short_help="List (--fix: remove) left-overs of killed commands.")
@@ -43,7 +37,7 @@ def doctor(data: Path, fix: bool) -> None:
     try:
         found = leftovers.find_leftovers(data)
     except PaohuziError as e:
-        raise _input_error(str(e)) from None
+        raise input_error(str(e)) from None
     for note in found.notes:
         click.echo(f"Warning: {note}", err=True)
     for lo in found.in_use:
@@ -72,7 +66,7 @@ def doctor(data: Path, fix: bool) -> None:
         _refresh_catalog(data)
     if failed:
         n = len(failed)
-        raise _input_error(f"{n} left-over{'s' * (n != 1)} not removed: {'; '.join(failed)}")
+        raise input_error(f"{n} left-over{'s' * (n != 1)} not removed: {'; '.join(failed)}")
 
 
 def _refresh_catalog(data: Path) -> None:

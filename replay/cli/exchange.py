@@ -9,18 +9,12 @@ from typing import Any
 
 import click
 
+from replay.cli.main import input_error
 from replay.store.layout import data_option
 
 #: The default of ``--max-bytes`` (replay.replayer.exchange.MAX_BYTES, not imported here so
 #: that ``--help`` stays cheap).
 MAX_BYTES = 1 << 20
-
-
-def _input_error(msg: str) -> click.ClickException:
-    from replay.cli.main import InputError
-
-    text = " ".join(str(msg).split())
-    return InputError(text if len(text) <= 400 else text[:397] + "...")
 
 
 def max_bytes_option(f: Any) -> Any:
@@ -82,7 +76,7 @@ def export(
         text, _ = exchange.export_hand(store.open_store(data), run, hand, fmt)
         out_file.write_output(target, text.encode("utf-8"))
     except PaohuziError as e:
-        raise _input_error(str(e)) from None
+        raise input_error(str(e)) from None
     if target.how != "stdout":
         click.echo(f"wrote run {run} hand {hand} to {output}", err=True)
 
@@ -133,7 +127,7 @@ def import_(
             allow_duplicate=allow_duplicate,
         )
     except (PaohuziError, StoreError) as e:
-        raise _input_error(str(e)) from None
+        raise input_error(str(e)) from None
     for f, hid in zip(files, res.hand_ids, strict=True):
         click.echo(f"imported {f} as run {res.run} hand {hid}")
     if res.catalog_problem is not None:

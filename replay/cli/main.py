@@ -64,6 +64,13 @@ class InputError(click.ClickException):
     exit_code = 2
 
 
+def input_error(msg: object) -> InputError:
+    """An :class:`InputError` of ``msg`` on one line: whitespace folded, at most 400
+    characters (a long path or value cut with ``...``)."""
+    text = " ".join(str(msg).split())
+    return InputError(text if len(text) <= 400 else text[:397] + "...")
+
+
 def _one_line(e: click.UsageError) -> InputError:
     where = e.ctx.command_path if e.ctx is not None else "paohuzi"
     return InputError(f"{e.format_message()} (see '{where} --help')")

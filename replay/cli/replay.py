@@ -11,19 +11,13 @@ from typing import Any
 import click
 
 from replay.cli.exchange import max_bytes_option
+from replay.cli.main import input_error
 from replay.store.layout import data_option
 
 KEYS_HELP = (
     "keys: n/space/→ next · p/← previous · g go to step · 0-3 next decision of that seat"
     " · h start · e end · v switch view · q quit"
 )
-
-
-def _input_error(msg: str) -> click.ClickException:
-    from replay.cli.main import InputError
-
-    text = " ".join(str(msg).split())
-    return InputError(text if len(text) <= 400 else text[:397] + "...")
 
 
 def use_color(flag: bool | None) -> bool:
@@ -99,36 +93,36 @@ def replay(
     from replay.replayer.hand import Replayer
 
     if seat is not None and all_:
-        raise _input_error("give either --seat S or --all, not both")
+        raise input_error("give either --seat S or --all, not both")
     if interactive and fmt == "json":
-        raise _input_error("--interactive shows text; leave out --format json")
+        raise input_error("--interactive shows text; leave out --format json")
     try:
         if file_ is not None:
             if run is not None or hand is not None:
-                raise _input_error("give either RUN HAND or --file FILE, not both")
+                raise input_error("give either RUN HAND or --file FILE, not both")
             rf = exchange.read_replay_file(file_, max_bytes)
             log = rf.log
         else:
             if run is None or hand is None:
-                raise _input_error(
+                raise input_error(
                     "missing RUN and HAND (or --file FILE) (see 'paohuzi replay --help')"
                 )
             if hand < 0:
-                raise _input_error(f"bad hand id {hand}")
+                raise input_error(f"bad hand id {hand}")
             log = _load(store.open_store(data), run, hand)
         if seat is not None and not 0 <= seat < log.rules.players:
-            raise _input_error(f"seat {seat} out of range: seats are 0 … {log.rules.players - 1}")
+            raise input_error(f"seat {seat} out of range: seats are 0 … {log.rules.players - 1}")
         rp = Replayer(log)
         start = log.check_step(step if step is not None else (0 if interactive else None))
         rp.seek(start)
     except PaohuziError as e:
-        raise _input_error(str(e)) from None
+        raise input_error(str(e)) from None
     colored = use_color(color) and fmt == "text"
     if interactive:
         try:
             _interactive(rp, seat, colored)
         except PaohuziError as e:
-            raise _input_error(str(e)) from None
+            raise input_error(str(e)) from None
         return
     if fmt == "json":
         from replay.replayer.views import state_view
@@ -147,7 +141,7 @@ def _load(st: Any, run: str, hand: int) -> Any:
         return load_hand(st, run, hand)
     except UnknownHand:
         ranges = format_ranges(hand_ranges(st.run(run).manifest))
-        raise _input_error(f"run {run} has no hand {hand} ({ranges})") from None
+        raise input_error(f"run {run} has no hand {hand} ({ranges})") from None
 
 
 def _frame(rp: Any, seat: int | None, colored: bool) -> str:

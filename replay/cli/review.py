@@ -8,16 +8,10 @@ from typing import Any
 
 import click
 
+from replay.cli.main import input_error
 from replay.store.layout import data_option
 
 _MAX_SEED = 2**64 - 1
-
-
-def _input_error(msg: str) -> click.ClickException:
-    from replay.cli.main import InputError
-
-    text = " ".join(str(msg).split())
-    return InputError(text if len(text) <= 400 else text[:397] + "...")
 
 
 def _seats(value: str, players: int) -> list[int]:
@@ -26,9 +20,9 @@ def _seats(value: str, players: int) -> list[int]:
     try:
         seat = int(value)
     except ValueError:
-        raise _input_error(f"--seat {value!r}: a seat number or 'all'") from None
+        raise input_error(f"--seat {value!r}: a seat number or 'all'") from None
     if not 0 <= seat < players:
-        raise _input_error(f"seat {seat} out of range: seats are 0 … {players - 1}")
+        raise input_error(f"seat {seat} out of range: seats are 0 … {players - 1}")
     return [seat]
 
 
@@ -122,7 +116,7 @@ def review(
     from replay.review.hand import review_hand
 
     if sum(x is not None for x in (hand, hand_ids, sample)) != 1:
-        raise _input_error("give one of HAND, --hands IDS or --sample K")
+        raise input_error("give one of HAND, --hands IDS or --sample K")
     try:
         st = store.open_store(data)
         if hand is None:
@@ -134,7 +128,7 @@ def review(
         with Progress(f"review {log.where}", not quiet, "review", "decisions") as bar:
             result = review_hand(log, seats, rollouts, rollout_policy, seed, engine, bar)
     except PaohuziError as e:
-        raise _input_error(str(e)) from None
+        raise input_error(str(e)) from None
     except KeyboardInterrupt:
         click.echo("review interrupted: nothing printed", err=True)
         raise SystemExit(130) from None
@@ -166,7 +160,7 @@ def _many(
             have.update(x for x in ids if a <= x <= b)
         missing = [x for x in ids if x not in have]
         if missing:
-            raise _input_error(f"run {run} has no hand {missing[0]} ({format_ranges(ranges)})")
+            raise input_error(f"run {run} has no hand {missing[0]} ({format_ranges(ranges)})")
     else:
         assert sample is not None
         ids = sample_ids(ranges, sample, seed)

@@ -9,18 +9,12 @@ from typing import Any
 
 import click
 
+from replay.cli.main import input_error
 from replay.store.layout import data_option
 
 #: ``paohuzi hands --limit`` default (replay.store.manage.DEFAULT_LIMIT; not imported here so
 #: that ``--help`` stays cheap).
 DEFAULT_LIMIT = 50
-
-
-def _input_error(msg: str) -> click.ClickException:
-    from replay.cli.main import InputError
-
-    text = " ".join(str(msg).split())
-    return InputError(text if len(text) <= 400 else text[:397] + "...")
 
 
 def _size(n: int | None) -> str:
@@ -65,7 +59,7 @@ def runs(data: Path, as_json: bool) -> None:
     try:
         rows = manage.run_summaries(open_store(data))
     except (PaohuziError, OSError) as e:
-        raise _input_error(str(e)) from None
+        raise input_error(str(e)) from None
     if as_json:
         click.echo(json.dumps(rows, ensure_ascii=False, indent=1))
         return
@@ -146,7 +140,7 @@ def hands(
         )
         rows, more = manage.query_hands(open_store(data), run, flt, limit)
     except PaohuziError as e:
-        raise _input_error(str(e)) from None
+        raise input_error(str(e)) from None
     for r in rows:
         r["outcome"] = OutcomeKind(r["outcome"]).name.lower()
         r["source"] = None if r["source"] is None else Source(r["source"]).name.lower()
@@ -213,7 +207,7 @@ def rm(run: str, data: Path, yes: bool) -> None:
             try:
                 ok = click.confirm(question, default=False)
             except click.Abort:
-                raise _input_error(
+                raise input_error(
                     f"run {run} not removed: no confirmation (give --yes to remove it)"
                 ) from None
             if not ok:
@@ -221,7 +215,7 @@ def rm(run: str, data: Path, yes: bool) -> None:
                 raise SystemExit(1)
         path = manage.remove_run(st.root, run)
     except PaohuziError as e:
-        raise _input_error(_name_hint(str(e), data, run)) from None
+        raise input_error(_name_hint(str(e), data, run)) from None
     for gone in plan.interrupted:
         click.echo(f"finished the interrupted removal of run {run} ({gone})")
     if plan.linked:
