@@ -82,28 +82,17 @@ def test_classes_and_accuracy_follow_their_thresholds() -> None:
     assert 60 < accuracy(10) < 70 and accuracy(5) > accuracy(10) > accuracy(15)
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    d = tmp_path_factory.mktemp("review")
-    r = CliRunner().invoke(
-        main, ["simulate", "--data", str(d), "--run", "h", "-n", "2", "-q", "-w", "1",
-               "--policies", "heuristic,random,greedy"],
-    )  # fmt: skip
-    assert r.exit_code == 0, r.stderr
-    return d
-
-
 def _review(store: Path, *args: str) -> tuple[int, str, str]:
     r = CliRunner().invoke(main, ["review", "--data", str(store), "-q", *args])
     return r.exit_code, r.stdout, r.stderr
 
 
 def test_review_command_prints_text_and_json(store: Path) -> None:
-    code, out, err = _review(store, "h", "1", "--seat", "1", "--rollouts", "4")
+    code, out, err = _review(store, "m", "1", "--seat", "1", "--rollouts", "4")
     assert code == 0, err
-    assert out.startswith("review of run h hand 1: seats 1, 4 rollouts")
+    assert out.startswith("review of run m hand 1: seats 1, 4 rollouts")
     assert "seat 1:" in out and "option" in out
-    code, out, err = _review(store, "h", "1", "--seat", "1", "-N", "4", "--format", "json")
+    code, out, err = _review(store, "m", "1", "--seat", "1", "-N", "4", "--format", "json")
     assert code == 0, err
     doc = json.loads(out)
     assert doc["seats"] == [1] and doc["rollouts"] == 4 and doc["engine"] == "fast"
@@ -117,12 +106,12 @@ def test_review_command_prints_text_and_json(store: Path) -> None:
     ("args", "message"),
     [
         (("nope", "0"), "nope"),
-        (("h", "99"), "run h has no hand 99"),
-        (("h", "0", "--seat", "3"), "seat 3 out of range: seats are 0 … 2"),
-        (("h", "0", "--seat", "x"), "--seat 'x': a seat number or 'all'"),
-        (("h", "0", "--rollouts", "0"), "0 is not in the range 1<=x<=4096"),
-        (("h", "0", "--rollouts", "5000"), "5000 is not in the range 1<=x<=4096"),
-        (("h", "0", "--rollout-policy", "search"), "'search' is not one of"),
+        (("m", "99"), "run m has no hand 99"),
+        (("m", "0", "--seat", "3"), "seat 3 out of range: seats are 0 … 2"),
+        (("m", "0", "--seat", "x"), "--seat 'x': a seat number or 'all'"),
+        (("m", "0", "--rollouts", "0"), "0 is not in the range 1<=x<=4096"),
+        (("m", "0", "--rollouts", "5000"), "5000 is not in the range 1<=x<=4096"),
+        (("m", "0", "--rollout-policy", "search"), "'search' is not one of"),
     ],
 )
 def test_bad_review_input_is_one_error_line(
@@ -140,5 +129,5 @@ def test_ctrl_c_stops_the_review_cleanly(store: Path, monkeypatch: pytest.Monkey
         raise KeyboardInterrupt
 
     monkeypatch.setattr(H, "review_hand", interrupted)
-    code, out, err = _review(store, "h", "0")
+    code, out, err = _review(store, "m", "0")
     assert code == 130 and out == "" and "review interrupted" in err

@@ -16,17 +16,6 @@ from replay.review.many import parse_ids, sample_ids
 from replay.review.rates import DecisionRow, rates
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    d = tmp_path_factory.mktemp("many")
-    r = CliRunner().invoke(
-        main, ["simulate", "--data", str(d), "--run", "m", "-n", "6", "-q", "-w", "1",
-               "--policies", "heuristic,random,greedy"],
-    )  # fmt: skip
-    assert r.exit_code == 0, r.stderr
-    return d
-
-
 def _review(store: Path, *args: str) -> tuple[int, str, str]:
     r = CliRunner().invoke(main, ["review", "m", "--data", str(store), "-q", *args])
     return r.exit_code, r.stdout, r.stderr
