@@ -32,6 +32,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "rm": "replay.cli.runs:rm",
     "doctor": "replay.cli.doctor:doctor",
     "review": "replay.cli.review:review",
+    "tune": "replay.cli.tune:tune",
 }
 
 #: The one-line help of each lazy command, for ``paohuzi --help`` without importing them
@@ -53,6 +54,7 @@ SHORT_HELP: dict[str, str] = {
     "rm": "Remove a run from the store.",
     "doctor": "List (--fix: remove) left-overs of killed commands.",
     "review": "Value every decision of a recorded hand (determinized rollouts).",
+    "tune": "Tune a policy's weights by CMA-ES over duplicate self-play.",
 }
 
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())

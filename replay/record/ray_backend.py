@@ -152,6 +152,14 @@ class RayBackend(Backend):
             raise PaohuziError(f"cannot start Ray ({where}): {msg}") from None
         self.startup_seconds = time.perf_counter() - t0
 
+    @property
+    def module(self) -> Any:
+        """The ``ray`` module, once :meth:`open` has connected (for other task kinds than
+        shards: ``replay.tune.evaluate``)."""
+        if self._ray is None:
+            raise PaohuziError("Ray is not started (open the backend first)")
+        return self._ray
+
     def close(self) -> None:
         if self._ray is not None:
             with contextlib.suppress(Exception):

@@ -362,3 +362,37 @@ def test_group_shards_keeps_every_shard_once() -> None:
     for n, size, workers in [(1, 64, 2), (25, 4096, 2), (100, 64, 2), (37, 512, 8)]:
         groups = group_shards(list(range(n)), size, workers)
         assert [i for g in groups for i in g] == list(range(n))
+
+
+# ------------------------------------------------------------------ paohuzi tune on Ray
+
+TUNE = ["-g", "2", "--deals", "24", "--popsize", "3", "--validation-deals", "24", "--seed", "4",
+        "--params", "danger_w,hx", "-q"]  # fmt: skip
+
+
+def _tune_report(out: Path) -> dict:
+    doc = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    doc.pop("command")
+    for g in doc["generations"]:
+        g.pop("seconds")
+    doc["validation"].pop("seconds")
+    return doc
+
+
+@needs_netns
+def test_tune_on_ray_equals_the_process_pool() -> None:
+    """``paohuzi tune --backend ray`` (a local instance, loopback only): the same
+    generations, validation and weights as the process pool."""
+    with short_tmp() as tmp:
+        gate = tmp / "gate"
+        gate.mkdir()
+        env = {**_env(tmp, gate), "RAY_TMPDIR": str(tmp)}
+        tune = [*CLI, "tune", str(tmp / "ray"), *TUNE, "--backend", "ray", "-w", "2"]
+        script = 'ip link set lo up && exec "$@"'
+        cmd = ["unshare", "--net", "bash", "-c", script, "sh", *tune]
+        r = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        assert "Traceback" not in r.stderr
+        local = CliRunner().invoke(main, ["tune", str(tmp / "local"), *TUNE, "-w", "2"])
+        assert local.exit_code == 0, local.output
+        assert _tune_report(tmp / "ray") == _tune_report(tmp / "local")

@@ -1,0 +1,12 @@
+"""``paohuzi tune``: the weights of ``greedy`` / ``heuristic`` tuned by CMA-ES over duplicate
+self-play against a baseline (docs/TUNING.md).
+
+* :mod:`replay.tune.space` — the tuned parameters as a vector: which ones, their scale and
+  bounds, a vector back to a weights table;
+* :mod:`replay.tune.duel` — one candidate against the baseline on common duplicate deals: the
+  per-deal paired differences (exactly the hands ``simulate --duplicate`` records);
+* :mod:`replay.tune.evaluate` — a generation's candidates on the process pool or Ray;
+* :mod:`replay.tune.optimizer` — the CMA-ES loop, its checkpoint (resume after Ctrl-C or a
+  kill), bounds, the validation on fresh deals;
+* :mod:`replay.tune.report` — the report: a table, an SVG plot of the fitness per generation.
+"""
