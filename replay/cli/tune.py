@@ -258,7 +258,7 @@ def _run(
     from replay.record.fast_engine import unsupported, warm_up
     from replay.tune import optimizer as O
     from replay.tune.evaluate import open_evaluator
-    from replay.tune.report import REPORT_MD, _ci
+    from replay.tune.report import REPORT_MD, _ci, points
 
     spec = settings.duel().spec(settings.start, settings.seed, 1)
     why = unsupported(spec)
@@ -272,10 +272,8 @@ def _run(
         raise input_error(str(e)) from None
     done0 = 0 if state0 is None else len(state0.history)
     warm_up(spec, say=not quiet)
-    n = workers or os.cpu_count() or 1
     try:
-        evaluator = open_evaluator(settings.duel(), n if backend_name == "local" else workers,
-                                   backend_name, address)  # fmt: skip
+        evaluator = open_evaluator(settings.duel(), workers, backend_name, address)
     except PaohuziError as e:
         raise input_error(str(e)) from None
     if not quiet:
@@ -305,6 +303,7 @@ def _run(
         )
         raise SystemExit(130) from None
     v = state.validation
+    assert v is not None  # tune() always ends validated
     wall = time.monotonic() - t0
     evals = sum(len(g.fitness) + 1 for g in state.history[done0:])
     lines = [
@@ -312,16 +311,14 @@ def _run(
         f" {evals / wall if wall else 0:.2f} evaluations/s)"
         + (f"; stopped by {state.stop_reason}" if state.stop_reason else ""),
         f"validation on {v.deals:,} fresh deals against {settings.baseline}: score per hand"
-        f" {_ci(v.score_ci)}, win rate {_ci(tuple(100 * x for x in v.win_ci), 2)} points",
+        f" {_ci(v.score_ci)}, win rate {_ci(points(v.win_ci), 2)} points",
     ]
     if v.verdict == "better":
         lines.append(f"better than {settings.baseline}: the whole interval is above 0")
     elif v.verdict == "worse":
         lines.append(f"worse than {settings.baseline}: the whole interval is below 0")
     else:
-        lines.append(
-            f"not shown better than {settings.baseline}: the interval includes 0"
-        )
+        lines.append(f"not shown better than {settings.baseline}: the interval includes 0")
     lines.append(
         f"weights: {out / O.WEIGHTS} (play it as {settings.policy}@{out / O.WEIGHTS});"
         f" report: {out / REPORT_MD}"

@@ -80,9 +80,7 @@ class DealDiffs:
 
     @classmethod
     def join(cls, parts: Sequence[DealDiffs]) -> DealDiffs:
-        return cls(
-            np.concatenate([p.score for p in parts]), np.concatenate([p.won for p in parts])
-        )
+        return cls(np.concatenate([p.score for p in parts]), np.concatenate([p.won for p in parts]))
 
     @property
     def deals(self) -> int:

@@ -180,12 +180,15 @@ class RayEvaluator(Evaluator):
 
 
 def open_evaluator(
-    duel: Duel, workers: int, backend: str = "local", address: str | None = None
+    duel: Duel, workers: int | None, backend: str = "local", address: str | None = None
 ) -> Evaluator:
     """The evaluator for ``--backend`` (``local``: this process for one worker, else the
-    pool; ``ray``)."""
+    pool, of the CPU count by default; ``ray``: the cluster's CPUs by default)."""
+    import os
+
     if backend == "ray":
         return RayEvaluator(duel, workers, address)
+    workers = workers or os.cpu_count() or 1
     if workers <= 1:
         return InProcess(duel, 1)
     return PoolEvaluator(duel, workers)

@@ -412,4 +412,3 @@ def validate(
     return Validation(
         generations, seed, d.deals, d.score_ci(), d.win_ci(), round(time.monotonic() - t0, 3)
     )
-

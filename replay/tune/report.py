@@ -42,6 +42,11 @@ def _ci(t: tuple[float, float, float], digits: int = 3) -> str:
     return f"{m:+.{digits}f} [{lo:+.{digits}f}, {hi:+.{digits}f}]"
 
 
+def points(t: tuple[float, float, float]) -> tuple[float, float, float]:
+    """A rate's (mean, lo, hi) in percentage points."""
+    return (100 * t[0], 100 * t[1], 100 * t[2])
+
+
 def about(state: State, settings: Settings, command: str) -> str:
     n = len(state.history)
     parts = [
@@ -52,8 +57,7 @@ def about(state: State, settings: Settings, command: str) -> str:
     v = state.validation
     if v is not None and v.generations == n:
         parts.append(
-            f"validation on {v.deals:,} fresh deals: {_ci(v.score_ci)} score per hand"
-            f" ({v.verdict})"
+            f"validation on {v.deals:,} fresh deals: {_ci(v.score_ci)} score per hand ({v.verdict})"
         )
     if command:
         parts.append(f"made by: {command}")
@@ -112,7 +116,7 @@ def markdown(state: State, settings: Settings, table: W.PolicyWeights, command: 
             "",
             f"The final mean against {settings.baseline} on {v.deals:,} fresh duplicate deals"
             f" (seed {v.seed}, never tuned on): score per hand {_ci(v.score_ci)}, win rate"
-            f" {_ci(tuple(100 * x for x in v.win_ci), 2)} points — **{v.verdict}**"
+            f" {_ci(points(v.win_ci), 2)} points — **{v.verdict}**"
             + (" (the interval includes 0)" if v.verdict == "not shown different" else "")
             + ".",
             "",
@@ -197,11 +201,7 @@ def svg(hist: list[Generation], width: int = 720, height: int = 360) -> str:
             out.append(f'<circle cx="{X(i)}" cy="{Y(g.best_ci[0])}" r="2.5" fill="#e45756"/>')
     for k in range(min(len(hist), 6)):
         i = round(k * (len(hist) - 1) / max(1, min(len(hist), 6) - 1))
-        out.append(
-            f'<text x="{X(i)}" y="{top + h + 16}" text-anchor="middle">{i}</text>'
-        )
-    out.append(
-        f'<text x="{left + w / 2}" y="{height - 8}" text-anchor="middle">generation</text>'
-    )
+        out.append(f'<text x="{X(i)}" y="{top + h + 16}" text-anchor="middle">{i}</text>')
+    out.append(f'<text x="{left + w / 2}" y="{height - 8}" text-anchor="middle">generation</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"

@@ -37,9 +37,7 @@ def default_params(policy: str) -> tuple[str, ...]:
     """What ``tune`` searches unless ``--params`` says: every non-flag parameter of
     ``policy`` but :data:`NOT_BY_DEFAULT`."""
     return tuple(
-        p.name
-        for p in W.policy_params(policy)
-        if p.kind != "flag" and p.name not in NOT_BY_DEFAULT
+        p.name for p in W.policy_params(policy) if p.kind != "flag" and p.name not in NOT_BY_DEFAULT
     )
 
 
@@ -84,9 +82,7 @@ class Space:
                 raise InvalidNotation(f"--params: unknown parameter {n!r} for {policy}")
             p = W.BY_NAME[n]
             if p.kind == "flag":
-                raise InvalidNotation(
-                    f"--params: {n!r} is a flag (0 or 1); flags are not tuned"
-                )
+                raise InvalidNotation(f"--params: {n!r} is a flag (0 or 1); flags are not tuned")
             scales.append(max(abs(start[n]), abs(p.default), 1e-3))
         return cls(policy, start, tuple(names), tuple(scales))
 

@@ -85,11 +85,22 @@ def test_from_weights_sets_every_parameter() -> None:
 
 
 def test_shipped_default_sets_equal_the_defaults() -> None:
-    assert W.shipped_names("heuristic") == ["default"] and W.shipped_names("greedy") == ["default"]
+    assert W.shipped_names("heuristic") == ["default", "tuned-hunan"]
+    assert W.shipped_names("greedy") == ["default"]
     assert W.load_spec("heuristic@default") == W.DEFAULT_HEURISTIC
     assert W.load_spec("greedy@DEFAULT") == W.DEFAULT_GREEDY
     doc = json.loads((W.SHIPPED_DIR / "default-heuristic.json").read_text("utf-8"))
     assert "default" in doc["about"] and "weights_document" in doc["about"]
+
+
+def test_shipped_tuned_set_names_the_command_that_made_it() -> None:
+    """docs/TUNING.md: a tuned set is data with its command; it differs from the defaults
+    and is a valid table (read by the one reader)."""
+    t = W.load_spec("heuristic@tuned-hunan")
+    assert t.policy == "heuristic" and t != W.DEFAULT_HEURISTIC
+    doc = json.loads((W.SHIPPED_DIR / "tuned-hunan-heuristic.json").read_text("utf-8"))
+    assert "made by: paohuzi tune " in doc["about"] and "(better)" in doc["about"]
+    assert t["ready_max_hand"] == W.DEFAULT_HEURISTIC["ready_max_hand"]  # not tuned: speed
 
 
 # ---------------------------------------------------------------------------------------------

@@ -126,6 +126,15 @@ def test_same_shards_with_a_shipped_set_and_search(tmp_path: Path) -> None:
     run_both(tmp_path, spec)
 
 
+def test_same_shards_with_the_tuned_set(tmp_path: Path) -> None:
+    """The shipped ``heuristic@tuned-hunan`` (docs/TUNING.md) against the defaults, duplicate."""
+    rules = find_rules("hunan")
+    names = ("heuristic@tuned-hunan", "heuristic", "greedy")
+    spec = RunSpec(rules=rules, policies=names, seed=23, deals=4, session_length=2,
+                   duplicate=True, shard_hands=6)  # fmt: skip
+    run_both(tmp_path, spec)
+
+
 @pytest.mark.parametrize(
     "overrides",
     [("min_huxi=10", "one_five_ten=true"), ("hu_on_discards=true", "chouhu=false")],

@@ -63,14 +63,20 @@ def test_split_covers_every_session_once() -> None:
         for tables in (1, 3, 14):
             r = split(n, tables, 2)
             assert r[0][0] == 0 and r[-1][1] == n
-            assert all(a < b for a, b in r) and all(r[i][1] == r[i + 1][0] for i in range(len(r) - 1))
+            assert all(a < b for a, b in r) and all(
+                r[i][1] == r[i + 1][0] for i in range(len(r) - 1)
+            )
 
 
 # ------------------------------------------------------------------ the duel = stats
 
 
-@pytest.mark.parametrize("preset, sets", [("hunan", ()), ("hunan-4p", ()), ("hunan", ("min_huxi=10",))])
-def test_duel_equals_stats_of_the_recorded_run(tmp_path: Path, preset: str, sets: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(
+    "preset, sets", [("hunan", ()), ("hunan-4p", ()), ("hunan", ("min_huxi=10",))]
+)
+def test_duel_equals_stats_of_the_recorded_run(
+    tmp_path: Path, preset: str, sets: tuple[str, ...]
+) -> None:
     """The duel's per-deal figure = ``paohuzi stats``'s paired difference of the same run
     recorded by ``simulate --duplicate`` (candidate in one seat, the baseline in the others)."""
     rules = find_rules(preset).with_overrides(sets)
