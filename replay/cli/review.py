@@ -79,6 +79,8 @@ def _seats(value: str, players: int) -> list[int]:
 )
 @click.option("--format", "-f", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="json: one JSON object (docs/REVIEW.md).")  # fmt: skip
+@click.option("--no-store", "no_store", is_flag=True,
+              help="Neither read stored reviews nor store this one (docs/REVIEW.md).")  # fmt: skip
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 def review(
     run: str,
@@ -93,6 +95,7 @@ def review(
     seed: int,
     engine: str,
     fmt: str,
+    no_store: bool,
     quiet: bool,
 ) -> None:
     """Review hand HAND of run RUN: for each decision of the reviewed seats with two or more
@@ -102,7 +105,9 @@ def review(
     points of winning chance given up); then per seat the agreement with the best option,
     the accuracy and the costliest decisions. With --hands or --sample instead of HAND, many
     hands on all cores and, per policy and kind of decision, the blunder, mistake and
-    inaccuracy rates and the mean loss. Ctrl-C stops it.
+    inaccuracy rates and the mean loss. Reviews are stored in the run folder: the same
+    review asked again is read, not computed (other --rollouts, --rollout-policy or --seed
+    are stored beside). Ctrl-C stops it.
 
     \b
     paohuzi review my-run 17
@@ -117,16 +122,24 @@ def review(
 
     if sum(x is not None for x in (hand, hand_ids, sample)) != 1:
         raise input_error("give one of HAND, --hands IDS or --sample K")
+    from replay.review import stored as S
+
+    key = S.Key(rollouts, rollout_policy, seed)
     try:
         st = store.open_store(data)
         if hand is None:
-            _many(st, run, hand_ids, sample, seat, rollouts, rollout_policy, seed, engine,
-                  workers, fmt, quiet)  # fmt: skip
+            _many(st, run, hand_ids, sample, seat, key, engine, workers, fmt, quiet, no_store)
             return
         log = _load(st, run, hand)
         seats = _seats(seat, log.rules.players)
+        r = st.run(run)
+        sr = None if no_store else S.StoredReviews(r.path, r.manifest, key, _warn)
+        need = seats if sr is None else S.missing(sr, hand, seats)
         with Progress(f"review {log.where}", not quiet, "review", "decisions") as bar:
-            result = review_hand(log, seats, rollouts, rollout_policy, seed, engine, bar)
+            fresh = review_hand(log, need, rollouts, rollout_policy, seed, engine, bar)
+        result = fresh if sr is None else S.merge(fresh, seats, sr, hand)
+        if sr is not None and need:
+            _note(S.store(r.path, key, [(hand, S.mask_of(need), fresh.decisions)]))
     except PaohuziError as e:
         raise input_error(str(e)) from None
     except KeyboardInterrupt:
@@ -138,14 +151,24 @@ def review(
     click.echo(render(result))
 
 
+def _warn(text: str) -> None:
+    click.echo(f"Warning: {text}", err=True)
+
+
+def _note(result: Any) -> None:
+    if result.note:
+        click.echo(f"Note: {result.note}", err=True)
+
+
 def _many(
-    st: Any, run: str, hand_ids: str | None, sample: int | None, seat: str, rollouts: int,
-    rollout_policy: str, seed: int, engine: str, workers: int | None, fmt: str, quiet: bool,
+    st: Any, run: str, hand_ids: str | None, sample: int | None, seat: str, key: Any,
+    engine: str, workers: int | None, fmt: str, quiet: bool, no_store: bool,
 ) -> None:  # fmt: skip
     """``--hands`` / ``--sample``: the rates per policy and decision kind."""
     import os
 
     from replay.cli.simulate import Progress
+    from replay.review import stored as S
     from replay.review.many import parse_ids, review_hands, sample_ids
     from replay.review.rates import rates, rows_of
     from replay.store.manage import format_ranges, hand_ranges
@@ -163,11 +186,18 @@ def _many(
             raise input_error(f"run {run} has no hand {missing[0]} ({format_ranges(ranges)})")
     else:
         assert sample is not None
-        ids = sample_ids(ranges, sample, seed)
+        ids = sample_ids(ranges, sample, key.seed)
+    rollouts, rollout_policy, seed = key.rollouts, key.rollout_policy, key.seed
     n_workers = workers or os.cpu_count() or 1
+    sr = None if no_store else S.StoredReviews(r.path, r.manifest, key, _warn)
+    need = {h: list(seats) if sr is None else S.missing(sr, h, seats) for h in ids}
     with Progress(f"review run {run}", not quiet, "review", "hands") as bar:
-        got = review_hands(st.root, run, ids, seats, rollouts, rollout_policy, seed, engine,
-                           n_workers, bar)  # fmt: skip
+        fresh = review_hands(st.root, run, ids, seats, rollouts, rollout_policy, seed, engine,
+                             n_workers, bar, need)  # fmt: skip
+    got = fresh if sr is None else [(h, S.merge(rv, seats, sr, h), p) for h, rv, p in fresh]
+    if sr is not None:
+        _note(S.store(r.path, key, [(h, S.mask_of(need[h]), rv.decisions)
+                                    for h, rv, _ in fresh if need[h]]))  # fmt: skip
     rows = [row for h, rv, pols in got for row in rows_of(h, rv, pols)]
     table = rates(rows)
     if fmt == "json":

@@ -824,6 +824,14 @@ def _check_manifest(
         for f in s["files"].values()
         if isinstance(f, dict) and "path" in f
     }
+    from replay.review import stored as reviews
+    from replay.store.scan import ChecksumCache
+
+    listed |= reviews.listed_paths(m)  # stored reviews (LOG_FORMAT §11)
+    cache = ChecksumCache(path.parent.parent)
+    for line in reviews.verify_reviews(path, m, cache):
+        bad(line)
+    cache.save()
     for p in sorted(path.glob("*/*.parquet")):
         rel = p.relative_to(path).as_posix()
         if rel not in listed and m.get("status") == "complete":

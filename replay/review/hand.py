@@ -115,6 +115,8 @@ class HandReview:
     seed: int
     engine: str
     decisions: tuple[DecisionReview, ...]
+    #: How many of the decisions were read from a stored review (replay.review.stored).
+    stored: int = 0
 
     def summary(self) -> dict[str, Any]:
         """Decisions reviewed, agreement with the best option, accuracy, the class counts and
@@ -144,9 +146,26 @@ class HandReview:
             "rollout_policy": self.rollout_policy,
             "seed": self.seed,
             "engine": self.engine,
+            "stored_decisions": self.stored,
             "summary": self.summary(),
             "decisions": [d.to_dict() for d in self.decisions],
         }
+
+
+def judge(
+    step: int, seat: int, phase: str, played: int, values: Sequence[OptionValue]
+) -> DecisionReview:
+    """The review of one decision from its options' values (the module's definitions of best,
+    the losses and the class): what a fresh review and a stored one (replay.review.stored)
+    both make of the values."""
+    values = tuple(values)
+    by = {v.action: v for v in values}
+    best = best_option(values)
+    score_loss = by[best].delta.mean - by[played].delta.mean
+    win_loss = 100.0 * (max(v.win.mean for v in values) - by[played].win.mean)
+    return DecisionReview(
+        step, seat, phase, played, best, values, score_loss, win_loss, classify(win_loss)
+    )
 
 
 def decisions_to_review(
@@ -182,14 +201,7 @@ def review_hand(
         d = rp.decision(k)
         seat, played = d.seat, d.action
         values = tuple(evaluate(rp.state_at(k), seat, rollouts, derive_seed(seed, "review", k)))
-        by = {v.action: v for v in values}
-        best = best_option(values)
-        score_loss = by[best].delta.mean - by[played].delta.mean
-        win_loss = 100.0 * (max(v.win.mean for v in values) - by[played].win.mean)
-        out.append(
-            DecisionReview(k, seat, d.phase, played, best, values, score_loss,
-                           win_loss, classify(win_loss))
-        )  # fmt: skip
+        out.append(judge(k, seat, d.phase, played, values))
         if progress is not None:
             progress(i + 1, len(steps))
     name = "reference" if engine == "reference" else "fast"

@@ -11,7 +11,7 @@ by ``random.Random(seed)`` (:func:`sample_ids`).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -86,10 +86,14 @@ def review_hands(
     engine: str,
     workers: int,
     progress: Callable[[int, int], None] | None = None,
+    seats_of: Mapping[int, Sequence[int]] | None = None,
 ) -> list[tuple[int, Any, list[str | None]]]:
     """``(hand, HandReview, policies)`` of each of ``hands``, in their order, reviewed by
-    ``workers`` processes (1: in this process)."""
-    jobs = [(data, run, h, tuple(seats), rollouts, rollout_policy, seed, engine) for h in hands]
+    ``workers`` processes (1: in this process); ``seats_of[hand]``, when given, the seats
+    reviewed in that hand instead of ``seats``."""
+    of = seats_of or {}
+    jobs = [(data, run, h, tuple(of.get(h, seats)), rollouts, rollout_policy, seed, engine)
+            for h in hands]  # fmt: skip
     out = []
     if workers <= 1 or len(jobs) <= 1:
         for job in jobs:

@@ -58,14 +58,14 @@ def _opt(schema: cs.CoreSchema) -> tuple[cs.CoreSchema, bool]:
     return cs.nullable_schema(schema), False
 
 
-_FILE = _obj(
-    {
-        "path": (cs.str_schema(min_length=1, max_length=4096, strict=True), True),
-        "rows": (COUNT, True),
-        "bytes": (COUNT, True),
-        "sha256": (cs.str_schema(pattern=r"^[0-9a-f]{64}$", strict=True), True),
-    }
-)
+#: What every listed file has: its path in the run folder, rows, bytes and SHA-256.
+_FILE_FIELDS: dict[str, tuple[cs.CoreSchema, bool]] = {
+    "path": (cs.str_schema(min_length=1, max_length=4096, strict=True), True),
+    "rows": (COUNT, True),
+    "bytes": (COUNT, True),
+    "sha256": (cs.str_schema(pattern=r"^[0-9a-f]{64}$", strict=True), True),
+}
+_FILE = _obj(_FILE_FIELDS)
 _SHARD = _obj(
     {
         "index": (HANDS, True),
@@ -117,6 +117,23 @@ _PARAMS = _obj(
         "weights": (_WEIGHTS, False),
     }
 )
+#: A stored review's file (replay.review.stored, docs/LOG_FORMAT.md §11): a shard file's
+#: fields, the review's key, and the (hand, seat) pairs it holds as [first, last, seat mask].
+_REVIEW = _obj(
+    {
+        **_FILE_FIELDS,
+        "version": (cs.literal_schema([1]), True),
+        "rollouts": (_count(1 << 20, 1), True),
+        "rollout_policy": (cs.str_schema(min_length=1, max_length=40, strict=True), True),
+        "seed": (SEED, True),
+        "hands": (
+            cs.list_schema(
+                cs.list_schema(HANDS, min_length=3, max_length=3, strict=True), strict=True
+            ),
+            True,
+        ),
+    }
+)
 _PROGRESS = _obj({k: (COUNT, False) for k in ("shards", "hands", "events", "bytes")})
 _ANY_OBJECT = cs.dict_schema(TEXT, cs.any_schema(), strict=True)
 
@@ -140,6 +157,7 @@ MANIFEST_SCHEMA = _obj(
         "shards": (cs.list_schema(_SHARD, strict=True), True),
         "progress": (_PROGRESS, False),
         "error": _opt(TEXT),
+        "reviews": (cs.list_schema(_REVIEW, max_length=1 << 20, strict=True), False),
     }
 )
 
@@ -237,6 +255,7 @@ def expected_text(err: dict[str, Any]) -> str:
         "string_pattern_mismatch": "expected 64 lowercase hex digits",
         "list_type": "expected a list",
         "too_long": f"expected at most {ctx.get('max_length')} items",
+        "too_short": f"expected at least {ctx.get('min_length')} items",
         "dict_type": "expected an object",
         "model_type": "expected an object",
         "literal_error": f"expected {ctx.get('expected')}",

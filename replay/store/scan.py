@@ -478,7 +478,7 @@ def check_shard(
     for table in TABLES:
         hands = (first, n, table == "hands")
         rows = n if table == "hands" else n_events
-        out.append((table, _check_file(run_path, entries[table], cache, rows, hands)[0]))
+        out.append((table, check_file(run_path, entries[table], cache, rows, hands)[0]))
     return out
 
 
@@ -497,7 +497,7 @@ def check_summaries(
         if entry is None:
             return [], None
         try:
-            path, st = _check_file(run_path, entry, cache)
+            path, st = check_file(run_path, entry, cache)
             n = cache.summary_hands(path, st)
         except CorruptLog as e:
             return [], str(e)
@@ -522,21 +522,22 @@ def summary_warning(name: str, problem: str) -> str:
     )
 
 
-def _check_file(
+def check_file(
     run_path: Path,
     entry: Any,
     cache: ChecksumCache,
     rows: int | None = None,
     hands: tuple[int, int, bool] | None = None,
+    what: str = "shard file",
 ) -> tuple[str, os.stat_result]:
     """One listed file against its manifest entry: inside the run folder, present, with the
     listed size, footer row count (and ``rows``, what the shard entry implies), hand ids in
     ``hands`` = (first, count, must start at first), and SHA-256; its path and the stat the
-    checks were made on. Raises :class:`CorruptLog` naming the file."""
+    checks were made on. Raises :class:`CorruptLog` naming the file (``what``: how)."""
     name = os.path.basename(str(run_path)).removeprefix("run=")
     rel = entry.get("path") if isinstance(entry, dict) else None
     path = _resolve(run_path, rel, cache.dirs)
-    where = f"run {name}: shard file {rel}"
+    where = f"run {name}: {what} {rel}"
     try:
         st = os.stat(path)
     except OSError:
