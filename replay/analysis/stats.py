@@ -47,6 +47,7 @@ from replay.analysis.figures.results import (
 )
 from replay.analysis.figures.selection import Plan, Selection, plan
 from replay.record import schema
+from replay.review.rates import StoredRates, stored_rates
 from replay.store.layout import StoreError
 from replay.store.manifest import Manifest
 from replay.store.runs import Run, Store
@@ -127,6 +128,8 @@ class RunStats:
     zimo: Rate | None = None
     mingtang: list[MingtangRow] = field(default_factory=list)
     auto_tianhu: AutoTianhu | None = None
+    #: The rates of the run's stored reviews, per review key (replay.review.rates).
+    reviews: list[StoredRates] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data: NaN becomes None, rates carry their proportion."""
@@ -197,7 +200,7 @@ def run_stats(
         if own:
             con = store.connect(state)
         return [
-            summarize(con, run, plan(state, _selection(run)) if summaries else None)
+            summarize(con, run, plan(state, _selection(run)) if summaries else None, on_skip)
             for run in healthy
         ]
     except duckdb.Error as e:
@@ -213,9 +216,12 @@ def _selection(run: Run) -> Selection:
     return Selection(runs=(run.name,), duplicate=(run.name,) if duplicate else ())
 
 
-def summarize(con: Any, run: Run, pl: Plan | None = None) -> RunStats:
+def summarize(
+    con: Any, run: Run, pl: Plan | None = None, warn: Callable[[str], None] | None = None
+) -> RunStats:
     """One run's statistics from the catalog on ``con`` (the run already checked): from its
-    hands, or from its summary tables when ``pl`` is its summary plan."""
+    hands, or from its summary tables when ``pl`` is its summary plan; and the rates of its
+    stored reviews (a damaged review file named through ``warn`` and left out)."""
     m = run.manifest
     params = Manifest(m).params
     rules = run.rules
@@ -284,6 +290,7 @@ def summarize(con: Any, run: Run, pl: Plan | None = None) -> RunStats:
         exact_non_dealer=o.non_dealer,
         exact_bound=o.triple_bound,
     )
+    st.reviews.extend(stored_rates(run.path, m, warn))
     return st
 
 

@@ -131,7 +131,7 @@ def render(s: RunStats) -> str:
     if not s.hands:
         out.append("  no hands recorded yet")
         return "\n".join(out)
-    for section in (_outcomes, _win_rates, _paired, _winning, _mingtang, _auto_tianhu):
+    for section in (_outcomes, _win_rates, _paired, _winning, _mingtang, _auto_tianhu, _reviews):
         text = section(s)
         if text:
             out += ["", text]
@@ -172,6 +172,18 @@ def _paired(s: RunStats) -> str:
         score = f"{_num(p.score_diff.mean, True)} {_ci(p.score_diff, True)}".rstrip()
         rows.append([f"{p.a} − {p.b}", f"{p.deals:,}", win, score])
     return _table(rows, right=(1,))
+
+
+def _reviews(s: RunStats) -> str:
+    """The rates of the run's stored reviews (``paohuzi review``), one table per key."""
+    from replay.cli.review import render_rates
+
+    parts = []
+    for r in s.reviews:
+        text = render_rates(s.run, r.hands, r.rollouts, r.rollout_policy, r.seed, r.rates)
+        lines = ("stored " + text).splitlines()
+        parts.append("\n".join(f"  {x}" if x else "" for x in lines))
+    return "\n\n".join(parts)
 
 
 def _winning(s: RunStats) -> str:

@@ -13,14 +13,14 @@ The one place these rates are computed; ``paohuzi review RUN --sample K`` prints
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from engine.actions import ActionKind, kind_of
 from replay.analysis.figures.results import Mean, Rate
 from replay.analysis.intervals import ClusterSums
-from replay.review.hand import CLASSES, HandReview
+from replay.review.hand import CLASSES, DecisionReview, HandReview
 
 #: The decision kinds, in the order tables show them (the played option's kind).
 KINDS = {
@@ -49,11 +49,18 @@ class DecisionRow(NamedTuple):
 
 def rows_of(hand: int, review: HandReview, policies: Sequence[str | None]) -> list[DecisionRow]:
     """The decisions of one hand's review; ``policies[s]``: the policy of seat s."""
+    return decision_rows(hand, review.decisions, policies)
+
+
+def decision_rows(
+    hand: int, decisions: Iterable[DecisionReview], policies: Sequence[str | None]
+) -> list[DecisionRow]:
+    """Reviewed decisions of ``hand`` as rows; ``policies[s]``: the policy of seat s."""
     return [
         DecisionRow(hand, d.step, d.seat, policies[d.seat] or "?",
                     KINDS.get(kind_of(d.played), kind_of(d.played).name.lower()), d.kind,
                     d.score_loss, d.win_loss, d.played == d.best)
-        for d in review.decisions
+        for d in decisions
     ]  # fmt: skip
 
 
@@ -114,4 +121,61 @@ def rates(rows: Iterable[DecisionRow]) -> list[RateRow]:
                 _mean(rs, "score_loss"), _mean(rs, "win_loss"),
             )
         )  # fmt: skip
+    return out
+
+
+@dataclass(frozen=True)
+class StoredRates:
+    """The rates of a run's stored reviews under one key (``paohuzi stats``, the dashboard)."""
+
+    rollouts: int
+    rollout_policy: str
+    seed: int
+    hands: int
+    decisions: int
+    rates: list[RateRow]
+
+
+def stored_rates(
+    run_path: Any, manifest: dict[str, Any], warn: Callable[[str], None] | None = None
+) -> list[StoredRates]:
+    """Per key of the run's stored reviews (replay.review.stored), the rates of every
+    decision they hold, each (hand, seat) once (from the first good file listing it); a
+    damaged file is named through ``warn`` and left out. The policy of a seat is the one
+    the manifest gives its rotation (``?`` for a run of imported hands)."""
+    import pyarrow.parquet as pq
+
+    from replay.review import stored as S
+    from replay.store.scan import ChecksumCache, resolve_shard_path
+
+    entries = S.review_entries(manifest)
+    if not entries:
+        return []
+    cache = ChecksumCache(run_path.parent.parent)
+    good, bad = S.check_reviews(run_path, entries, cache)
+    cache.save()
+    for line in bad:
+        if warn is not None:
+            warn(line)
+    params = manifest.get("params") or {}
+    seat_policies = params.get("seat_policies") or [params.get("policies") or []]
+    keys = sorted({(e["rollouts"], e["rollout_policy"], e["seed"]) for e in good})
+    out = []
+    for rollouts, policy, seed in keys:
+        key = S.Key(rollouts, policy, seed)
+        taken: dict[int, int] = {}
+        rows: list[DecisionRow] = []
+        for e in good:
+            if not key.of(e):
+                continue
+            cov = S.coverage_of(e)
+            table = pq.read_table(resolve_shard_path(run_path, e["path"]), schema=S.SCHEMA)
+            for (h, seat), ds in sorted(S.decisions_of(table).items()):
+                if (taken.get(h, 0) >> seat) & 1:
+                    continue
+                pols = seat_policies[h % len(seat_policies)] if seat_policies else []
+                rows.extend(decision_rows(h, ds, [*pols, None, None, None, None]))
+            for h, m in cov.items():
+                taken[h] = taken.get(h, 0) | m
+        out.append(StoredRates(rollouts, policy, seed, len(taken), len(rows), rates(rows)))
     return out

@@ -84,6 +84,21 @@ def test_many_hands_read_what_is_stored(data: Path) -> None:
     assert single["stored_decisions"] == len(decisions(single))
 
 
+def test_stats_reports_the_stored_rates(data: Path) -> None:
+    """``paohuzi stats`` gives, per key, the rates ``review --hands`` printed for the same
+    decisions (one place computes them: replay.review.rates)."""
+    many = review(data, "--hands", "0-5")
+    review(data, "1", "--seed", "3")  # another key: its own table
+    r = CliRunner().invoke(main, ["stats", "m", "--data", str(data), "--json"])
+    assert r.exit_code == 0, r.output
+    (first, other) = json.loads(r.stdout)["runs"][0]["reviews"]
+    assert (first["rollouts"], first["seed"], first["hands"]) == (6, 0, 6)
+    assert first["rates"] == many["rates"]
+    assert other["seed"] == 3 and other["hands"] == 1
+    text = CliRunner().invoke(main, ["stats", "m", "--data", str(data)]).output
+    assert "stored review of run m: 6 hands, 6 rollouts per decision by heuristic" in text
+
+
 def test_damaged_review_file_is_named_left_out_and_computed_again(data: Path) -> None:
     first = review(data, "4")
     part = data / "runs" / "run=m" / "reviews" / "part-00000.parquet"
