@@ -36,6 +36,7 @@ PAGES = [
     st.Page(P["compare"], title="Compare", icon=":material/compare_arrows:", url_path="compare"),
     st.Page(P["replay"], title="Replay", icon=":material/play_circle:", url_path="replay"),
     st.Page(P["drilldown"], title="Drill-down", icon=":material/search:", url_path="drilldown"),
+    st.Page(P["review"], title="Review", icon=":material/analytics:", url_path="review"),
     st.Page(P["sql"], title="SQL", icon=":material/database:", url_path="sql"),
 ]
 

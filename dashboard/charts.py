@@ -143,3 +143,93 @@ def stacked_hbars(x: str, x_fmt: str, y: str, color: str, tooltip: Sequence[Spec
             "tooltip": list(tooltip),
         },
     }
+
+
+#: The review classes' colours (none: grey), mildest first.
+CLASS_COLORS = {
+    "none": "#9e9e9e",
+    "inaccuracy": "#f2b701",
+    "mistake": "#e67e22",
+    "blunder": "#c0392b",
+}
+
+
+def win_curve(n_steps: int, pick: str = "pick") -> Spec:
+    """The review's win-probability graph: per seat under review a line of the win chance
+    (%) after each of its decisions, its 95 % band, and a point per decision coloured by its
+    class (inaccuracy, mistake, blunder) and sized up when it has one; ``pick``: a click
+    selection of one point (by ``step``), nearest to the pointer."""
+    x = field("step:Q", title="step", scale={"domain": [0, max(1, n_steps)]})
+    y = field("win:Q", title="win chance after the decision (%)", scale={"domain": [0, 100]})
+    seat = field("seat:N", title="seat")
+    band = {
+        "mark": {"type": "area", "opacity": 0.15, "interpolate": "step-after"},
+        "encoding": {"x": x, "y": field("lo:Q", title=y["title"]), "y2": {"field": "hi"},
+                     "color": seat},
+    }  # fmt: skip
+    line = {
+        "mark": {"type": "line", "interpolate": "step-after"},
+        "encoding": {"x": x, "y": y, "color": seat},
+    }
+    points = {
+        "mark": {"type": "point", "filled": True, "stroke": "#333", "strokeWidth": 0.5},
+        "params": [
+            {
+                "name": pick,
+                "select": {"type": "point", "fields": ["step"], "on": "click", "nearest": True},
+            }
+        ],  # fmt: skip
+        "encoding": {
+            "x": x,
+            "y": y,
+            "fill": field(
+                "class:N",
+                title="class",
+                scale={"domain": list(CLASS_COLORS), "range": list(CLASS_COLORS.values())},
+            ),
+            "size": {"condition": {"test": "datum['class'] != 'none'", "value": 140}, "value": 45},
+            "shape": seat,
+            "tooltip": [
+                tip("step:Q"),
+                tip("seat:N"),
+                tip("played:N"),
+                tip("best:N"),
+                tip("win:Q", ".1f", "win % after"),
+                tip("lost:Q", ".1f", "win points lost"),
+                tip("score_loss:Q", ".2f", "score lost"),
+                tip("class:N"),
+            ],  # fmt: skip
+        },
+    }
+    return {"height": 260, "layer": [band, line, points]}
+
+
+def option_bars(value: str, title: str) -> Spec:
+    """One bar per option of a decision (``value``: ``win`` or ``score``, with ``value_lo``
+    … ``value_hi``), its 95 % interval as an error bar, coloured by ``mark`` (played, best)."""
+    colors = {"played · best": "#2e7d32", "played": "#c0392b", "best": "#2e7d32",
+              "other": "#90a4ae"}  # fmt: skip
+    y = field("option:N", title=None, sort=None)
+    bars = {
+        "mark": {"type": "bar", "opacity": 0.8},
+        "encoding": {
+            "x": field(f"{value}:Q", title=title),
+            "color": field(
+                "mark:N",
+                title="option",
+                scale={"domain": list(colors), "range": list(colors.values())},
+            ),  # fmt: skip
+            "tooltip": [
+                tip("option:N"),
+                tip(f"{value}:Q", ".2f", title),
+                tip(f"{value}_lo:Q", ".2f", "95 % low"),
+                tip(f"{value}_hi:Q", ".2f", "95 % high"),
+                tip("mark:N"),
+            ],  # fmt: skip
+        },
+    }
+    err = {
+        "mark": {"type": "errorbar", "ticks": True, "color": "#333"},
+        "encoding": {"x": field(f"{value}_lo:Q", title=title), "x2": {"field": f"{value}_hi"}},
+    }
+    return _layers({"y": y}, bars, err)

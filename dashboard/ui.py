@@ -28,6 +28,7 @@ PAGE_FILES = {
     "compare": "views/compare.py",
     "replay": "views/replay.py",
     "drilldown": "views/drilldown.py",
+    "review": "views/review.py",
     "sql": "views/sql.py",
 }
 

@@ -2,7 +2,14 @@
 options at each decision, the one taken, and the final decomposition and settlement.
 
 URL parameters (from a drill-down or a shared link): ``run``, ``hand``, ``step`` or
-``at=decisive``, ``seat`` (``all`` or a number). The replay itself is ``replay.replayer.hand``
+``at=decisive``, ``seat`` (``all`` or a number).
+
+Below the hand, its decision review (``dashboard.services.review``): the seats under review
+(the viewed seat, or all), a win-probability graph over the steps with markers on
+inaccuracies, mistakes and blunders (a click on a point goes to that step), the option bars
+at this step and the costliest decisions — from a stored review when there is one, else
+computed on request (at most ``MAX_PAGE_ROLLOUTS`` rollouts per option) and kept for the
+session. The replay itself is ``replay.replayer.hand``
 (``load_hand``, ``replay_hand``) and ``replay.replayer.views.state_view``.
 
 A link is checked against the store first (``services.links``): one that names no hand of it
@@ -126,6 +133,102 @@ def _go(to: str) -> None:
     }[to]
 
 
+def _to_step(k: int) -> None:
+    st.session_state["rp_step"] = int(k)
+
+
+def _review_section(run: str, hand: int, step: int, seat: int | None, players: int) -> None:
+    """The decision review of the hand: the win-probability graph of the seats under review
+    (a click on a point goes to that step), the option bars at this step, the costliest
+    decisions. From a stored review (``paohuzi review``) when there is one, else computed on
+    request within the page's budget and kept for the session (nothing is written)."""
+    from dashboard import charts
+    from dashboard.queries import review as qr
+    from dashboard.services import review as rv
+    from replay.review.stored import Key
+
+    st.subheader("Review")
+    c = st.columns([3, 1, 2, 1])
+    default = [seat] if seat is not None else list(range(players))
+    if "rv_seats" not in st.session_state or any(
+        x >= players for x in st.session_state["rv_seats"]
+    ):
+        st.session_state["rv_seats"] = default
+    chosen = c[0].multiselect("seats under review", list(range(players)), key="rv_seats",
+                              format_func=lambda s: f"seat {s}")  # fmt: skip
+    rollouts = int(c[1].number_input("rollouts per option", min_value=1, max_value=100_000,
+                                     value=64, step=16, key="rv_rollouts"))  # fmt: skip
+    policy = c[2].selectbox("rollout policy", rv.ROLLOUT_POLICIES, key="rv_policy")
+    seed = int(c[3].number_input("seed", min_value=0, value=0, step=1, key="rv_seed"))
+    seats = tuple(sorted(chosen))
+    if not seats:
+        st.caption("Choose a seat to review.")
+        return
+    key = Key(rollouts, str(policy), seed)
+    cache_key = (run, hand, seats, key)
+    review, warnings = qr.stored_hand_review(state.root, sig, run, hand, seats, key)
+    for w in warnings:
+        st.warning(db.redact(w))
+    if review is None:
+        review = st.session_state.get("_rv_done", {}).get(cache_key)
+    if review is None:
+        why = rv.check_budget(rollouts)
+        if why:
+            st.error(why)
+            return
+        st.caption(
+            f"No stored review of {', '.join(f'seat {s}' for s in seats)} of this hand with"
+            f" {rollouts} rollouts per option by {policy}, seed {seed}"
+            f" (`paohuzi review {run} {hand}` stores one)."
+        )
+        if not st.button("Review this hand", icon=":material/analytics:", key="rv_go"):
+            return
+        bar = st.progress(0.0, text="reviewing…")
+
+        def progress(done: int, total: int) -> None:
+            bar.progress(done / max(1, total), text=f"reviewing… decision {done} of {total}")
+
+        try:
+            review = rv.compute_review(qh.hand_log(state.root, sig, run, hand), seats, key,
+                                       progress)  # fmt: skip
+        except (PaohuziError, ValueError) as e:
+            st.error(db.redact(str(e)))
+            return
+        bar.empty()
+        st.session_state.setdefault("_rv_done", {})[cache_key] = review
+    st.caption(rv.summary_line(review))
+    if not review.decisions:
+        return
+    curve = rv.curve_frame(review)
+    n_pick = int(st.session_state.get("_rv_pick", 0))
+    event = ui.chart(curve, charts.win_curve(st.session_state.get("_rp_n", 0)),
+                     on_select="rerun", key=f"rv_curve_{n_pick}")  # fmt: skip
+    picked = (dict(event.selection or {}) if event else {}).get("pick")
+    if picked and picked[0].get("step") is not None:
+        st.session_state["_rp_pending"] = int(picked[0]["step"])
+        st.session_state["_rv_pick"] = n_pick + 1  # a fresh graph: the click is used once
+        st.rerun()
+    bars = rv.options_frame(review, step)
+    if bars is not None:
+        st.markdown(
+            f"**Options at step {step}** (seat {int(bars['seat'].iloc[0])}, 95 % intervals)"
+        )
+        left, right = st.columns(2)
+        with left:
+            ui.chart(bars, charts.option_bars("win", "win chance (%)"), key="rv_bars_win")
+        with right:
+            ui.chart(bars, charts.option_bars("score", "mean score change"), key="rv_bars_score")
+    costly = rv.costliest(review)
+    if costly:
+        st.markdown("**Costliest decisions**")
+        cols = st.columns(len(costly))
+        for col, d in zip(cols, costly):
+            label = (f"step {d['step']} · seat {d['seat']}: {d['played']}, best {d['best']}"
+                     f" (−{d['score_loss']:.2f} score{', ' + d['class'] if d['class'] else ''})")  # fmt: skip
+            col.button(label, key=f"rv_costly_{d['step']}", on_click=_to_step, args=(d["step"],),
+                       width="stretch")  # fmt: skip
+
+
 b = st.columns(6)
 b[0].button("start", icon=":material/first_page:", on_click=_go, args=("start",), width="stretch")
 b[1].button("back", icon=":material/chevron_left:", on_click=_go, args=("back",), width="stretch")
@@ -182,6 +285,8 @@ if decision:
     elif chosen.get("hidden"):
         st.markdown(f"Taken: seat {chosen['seat']} (hidden from this view)")
     st.dataframe(rsvc.options_frame(view), hide_index=True, width="stretch")
+
+_review_section(run, hand, step, seat, info.players)
 
 out = rsvc.outcome_frames(view)
 if out:

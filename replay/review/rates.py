@@ -13,7 +13,7 @@ The one place these rates are computed; ``paohuzi review RUN --sample K`` prints
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -136,13 +136,14 @@ class StoredRates:
     rates: list[RateRow]
 
 
-def stored_rates(
+def stored_decisions(
     run_path: Any, manifest: dict[str, Any], warn: Callable[[str], None] | None = None
-) -> list[StoredRates]:
-    """Per key of the run's stored reviews (replay.review.stored), the rates of every
-    decision they hold, each (hand, seat) once (from the first good file listing it); a
-    damaged file is named through ``warn`` and left out. The policy of a seat is the one
-    the manifest gives its rotation (``?`` for a run of imported hands)."""
+) -> Iterator[tuple[tuple[int, str, int], int, int, list[DecisionReview], list[str | None]]]:
+    """Every stored (hand, seat) of the run, per review key, once (from the first good file
+    listing it): ``((rollouts, rollout_policy, seed), hand, seat, its decisions, the seats'
+    policies)``; a damaged file named through ``warn`` and left out. The policy of a seat is
+    the one the manifest gives its rotation (``?`` for a run of imported hands). Keys in
+    order; within one, files in the manifest's order."""
     import pyarrow.parquet as pq
 
     from replay.review import stored as S
@@ -150,7 +151,7 @@ def stored_rates(
 
     entries = S.review_entries(manifest)
     if not entries:
-        return []
+        return
     cache = ChecksumCache(run_path.parent.parent)
     good, bad = S.check_reviews(run_path, entries, cache)
     cache.save()
@@ -159,23 +160,68 @@ def stored_rates(
             warn(line)
     params = manifest.get("params") or {}
     seat_policies = params.get("seat_policies") or [params.get("policies") or []]
-    keys = sorted({(e["rollouts"], e["rollout_policy"], e["seed"]) for e in good})
-    out = []
-    for rollouts, policy, seed in keys:
+    for rollouts, policy, seed in sorted({(e["rollouts"], e["rollout_policy"], e["seed"])
+                                          for e in good}):  # fmt: skip
         key = S.Key(rollouts, policy, seed)
         taken: dict[int, int] = {}
-        rows: list[DecisionRow] = []
         for e in good:
             if not key.of(e):
                 continue
-            cov = S.coverage_of(e)
             table = pq.read_table(resolve_shard_path(run_path, e["path"]), schema=S.SCHEMA)
-            for (h, seat), ds in sorted(S.decisions_of(table).items()):
-                if (taken.get(h, 0) >> seat) & 1:
-                    continue
-                pols = seat_policies[h % len(seat_policies)] if seat_policies else []
-                rows.extend(decision_rows(h, ds, [*pols, None, None, None, None]))
-            for h, m in cov.items():
-                taken[h] = taken.get(h, 0) | m
-        out.append(StoredRates(rollouts, policy, seed, len(taken), len(rows), rates(rows)))
+            by_pair = S.decisions_of(table)
+            cov = S.coverage_of(e)
+            for h in sorted(cov):
+                pols = list(seat_policies[h % len(seat_policies)]) if seat_policies else []
+                pols = [*pols, None, None, None, None]
+                for seat in range(4):
+                    if (cov[h] >> seat) & 1 and not (taken.get(h, 0) >> seat) & 1:
+                        yield (rollouts, policy, seed), h, seat, by_pair.get((h, seat), []), pols
+                taken[h] = taken.get(h, 0) | cov[h]
+
+
+def stored_rates(
+    run_path: Any, manifest: dict[str, Any], warn: Callable[[str], None] | None = None
+) -> list[StoredRates]:
+    """Per key of the run's stored reviews (replay.review.stored), the rates of every
+    decision they hold (:func:`stored_decisions`)."""
+    out: list[StoredRates] = []
+    current: tuple[int, str, int] | None = None
+    rows: list[DecisionRow] = []
+    hands: set[int] = set()
+
+    def close() -> None:
+        if current is not None:
+            out.append(StoredRates(*current, len(hands), len(rows), rates(rows)))
+
+    for key, h, _, ds, pols in stored_decisions(run_path, manifest, warn):
+        if key != current:
+            close()
+            current, rows, hands = key, [], set()
+        hands.add(h)
+        rows.extend(decision_rows(h, ds, pols))
+    close()
     return out
+
+
+def costliest_stored(
+    run_path: Any, manifest: dict[str, Any], limit: int = 20
+) -> list[dict[str, Any]]:
+    """The ``limit`` stored decisions that lost the most score, over every key (ties: hand,
+    step), each with its hand, step, seat, policy, kind, class, losses and review key."""
+    from engine.actions import action_str
+
+    found: list[dict[str, Any]] = []
+    for (rollouts, policy, seed), h, seat, ds, pols in stored_decisions(run_path, manifest):
+        for d, r in zip(ds, decision_rows(h, ds, pols)):
+            if d.score_loss > 0:
+                found.append(
+                    {
+                        "hand": h, "step": d.step, "seat": seat, "policy": r.policy,
+                        "kind": r.kind, "class": d.kind or "", "played": action_str(d.played),
+                        "best": action_str(d.best), "score_loss": d.score_loss,
+                        "win_loss": d.win_loss, "rollouts": rollouts, "rollout_policy": policy,
+                        "seed": seed,
+                    }
+                )  # fmt: skip
+    found.sort(key=lambda x: (-float(x["score_loss"]), int(x["hand"]), int(x["step"])))
+    return found[:limit]

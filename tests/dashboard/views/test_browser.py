@@ -252,3 +252,49 @@ def test_first_visit_to_a_page_url_on_a_fresh_server(store_dir: Path, browser: A
             assert pg.url.endswith("/win-rates")
         finally:
             pg.close()
+
+
+def test_replay_review_graph_option_bars_and_a_marker_click(
+    store_dir: Path, browser: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A hand reviewed by ``paohuzi review`` (64 rollouts, the page's default): the Replay
+    page draws its win-probability graph and the option bars of the current decision; a
+    click on a marker of the graph lands on that step."""
+    import shutil
+
+    from click.testing import CliRunner
+
+    from replay.cli.main import main
+
+    d = tmp_path_factory.mktemp("browser-review") / "data"
+    shutil.copytree(store_dir, d)
+    r = CliRunner().invoke(main, ["review", "base", "7", "-N", "64", "-q", "--data", str(d)])
+    assert r.exit_code == 0, r.output
+    first = int(r.output.split("\nstep ")[1].split(" ")[0])  # the first reviewed decision
+    with dashboard_server(d, "dashboard-server-review.log") as base:
+        pg = browser.new_page(viewport={"width": 1400, "height": 2600})
+        pg.set_default_timeout(30_000)
+        try:
+            visit(pg, f"{base}/replay?run=base&hand=7&step={first}&seat=all", charts=3)
+            text = main_text(pg)
+            assert "Review" in text and "stored review" in text
+            assert f"Options at step {first}" in text
+            check(pg, "replay_review")
+            points = pg.locator(".vega-embed").first.locator(
+                'g.mark-symbol [role="graphics-symbol"]'
+            )
+            labels = [points.nth(i).get_attribute("aria-label") or "" for i in range(points.count())]
+            steps = [int(x.split("step: ")[1].split(";")[0]) for x in labels if "step: " in x]
+            assert len(steps) >= 2, labels
+            target = next(s for s in reversed(steps) if s != first)
+            points.nth(steps.index(target)).click(force=True)  # through the nearest-point layer
+            deadline = time.monotonic() + 30
+            while slider_value(pg) != target and time.monotonic() < deadline:
+                time.sleep(0.25)
+            settle(pg)
+            assert slider_value(pg) == target
+            assert f"step={target}" in pg.url
+            charts_drawn(pg, 3)
+            check(pg, "replay_review_marker_clicked")
+        finally:
+            pg.close()

@@ -1,0 +1,50 @@
+"""Cached reads of stored reviews (replay.review.stored, replay.review.rates), keyed by the
+store's signature: a review stored since changes the signature, and the page reads it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from dashboard.queries.hands import hand_log
+from dashboard.services import review as svc
+from replay.review.hand import HandReview
+from replay.review.stored import Key
+from replay.store import open_store
+
+
+def _run(root: str, run: str) -> Any:
+    return open_store(root).run(run)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def stored_hand_review(
+    root: str, sig: str, run: str, hand: int, seats: tuple[int, ...], key: Key
+) -> tuple[HandReview | None, tuple[str, ...]]:
+    """The stored review of ``seats`` of the hand, or None; and the warnings (a damaged
+    review file named)."""
+    warnings: list[str] = []
+    r = _run(root, run)
+    log = hand_log(root, sig, run, hand)
+    review = svc.stored_review(r.path, r.manifest, log, seats, key, warnings.append)
+    return review, tuple(warnings)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def stored_rates(root: str, sig: str, run: str) -> tuple[list[Any], tuple[str, ...]]:
+    """The rates of the run's stored reviews per key (replay.review.rates.stored_rates)."""
+    from replay.review.rates import stored_rates as rates
+
+    warnings: list[str] = []
+    r = _run(root, run)
+    return rates(r.path, r.manifest, warnings.append), tuple(warnings)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def costliest_stored(root: str, sig: str, run: str, limit: int) -> list[dict[str, Any]]:
+    """The costliest decisions of the run's stored reviews (replay.review.rates)."""
+    from replay.review.rates import costliest_stored as top
+
+    r = _run(root, run)
+    return top(r.path, r.manifest, limit)

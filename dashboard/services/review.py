@@ -1,0 +1,165 @@
+"""The decision review on the dashboard (the Replay page's graph and option bars, the Review
+page): from stored reviews (replay.review.stored) when they hold the hand, else computed on
+request (replay.review.hand) and kept for the session — the dashboard never writes to the
+store. No streamlit.
+
+>>> classes_legend()
+['inaccuracy', 'mistake', 'blunder']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from replay.review.hand import CLASSES, HandReview, review_hand
+from replay.review.stored import Key, StoredReviews
+
+#: The largest budget the page computes (rollouts per option of every decision); a bigger
+#: review is ``paohuzi review`` on the command line, whose stored result the page then reads.
+MAX_PAGE_ROLLOUTS = 256
+ROLLOUT_POLICIES = ("heuristic", "greedy", "random")
+
+
+def classes_legend() -> list[str]:
+    """The classes, mildest first (the graph's legend order)."""
+    return [name for name, _ in reversed(CLASSES)]
+
+
+def check_budget(rollouts: int) -> str | None:
+    """Why the page refuses ``rollouts``, or None."""
+    if not 1 <= rollouts <= MAX_PAGE_ROLLOUTS:
+        return (
+            f"{rollouts} rollouts per option is above the page's limit of {MAX_PAGE_ROLLOUTS}:"
+            f" run `paohuzi review RUN HAND --rollouts {rollouts}` and the page reads what it"
+            " stores"
+        )
+    return None
+
+
+def stored_review(
+    run_path: Path, manifest: dict[str, Any], log: Any, seats: Sequence[int], key: Key,
+    warn: Callable[[str], None] | None = None,
+) -> HandReview | None:  # fmt: skip
+    """The review of ``seats`` of the hand ``log`` read from the run's stored reviews, or
+    None when they do not hold every one of those seats."""
+    hand = int(log.hand_id)
+    sr = StoredReviews(run_path, manifest, key, warn)
+    have = sr.mask(hand)
+    if any(not (have >> s) & 1 for s in seats):
+        return None
+    decisions = tuple(sr.decisions(hand, seats))
+    return HandReview(log.where, tuple(seats), key.rollouts, key.rollout_policy, key.seed,
+                      "stored", decisions, len(decisions))  # fmt: skip
+
+
+def compute_review(
+    log: Any, seats: Sequence[int], key: Key, progress: Callable[[int, int], None] | None = None
+) -> HandReview:
+    """A fresh review (compiled rollouts), within the page's budget."""
+    why = check_budget(key.rollouts)
+    if why:
+        raise ValueError(why)
+    return review_hand(log, seats, key.rollouts, key.rollout_policy, key.seed, "auto", progress)
+
+
+def curve_frame(review: HandReview, link: Callable[[int, int], str] | None = None) -> pd.DataFrame:
+    """The win-probability graph's points: per reviewed decision, the deciding seat's win
+    chance after the option it played (%, with its interval), the class (``none`` below an
+    inaccuracy), what was played and what was best, and ``href``: the Replay page at that
+    step (``link(step, seat)``)."""
+    from engine.actions import action_str
+
+    rows = []
+    for d in review.decisions:
+        v = next(o for o in d.options if o.action == d.played)
+        rows.append(
+            {
+                "step": d.step,
+                "seat": f"seat {d.seat}",
+                "win": 100 * v.win.mean,
+                "lo": 100 * v.win.low,
+                "hi": 100 * v.win.high,
+                "class": d.kind or "none",
+                "played": action_str(d.played),
+                "best": action_str(d.best),
+                "lost": round(d.win_loss, 1),
+                "score_loss": round(d.score_loss, 2),
+                "href": link(d.step, d.seat) if link else "",
+            }
+        )
+    cols = ["step", "seat", "win", "lo", "hi", "class", "played", "best", "lost", "score_loss",
+            "href"]  # fmt: skip
+    return pd.DataFrame(rows, columns=cols)
+
+
+def options_frame(review: HandReview, step: int) -> pd.DataFrame | None:
+    """The option bars at ``step``: every legal option's win chance and mean score delta with
+    their intervals, the played and the best one marked; None when ``step`` is no reviewed
+    decision."""
+    from engine.actions import action_str
+
+    d = next((d for d in review.decisions if d.step == step), None)
+    if d is None:
+        return None
+    rows = []
+    for v in sorted(d.options, key=lambda v: (-v.delta.mean, v.action)):
+        tag = " · ".join(
+            t for t, on in (("played", v.action == d.played), ("best", v.action == d.best)) if on
+        )
+        rows.append(
+            {
+                "option": action_str(v.action),
+                "win": 100 * v.win.mean,
+                "win_lo": 100 * v.win.low,
+                "win_hi": 100 * v.win.high,
+                "score": v.delta.mean,
+                "score_lo": v.delta.low,
+                "score_hi": v.delta.high,
+                "mark": tag or "other",
+                "seat": d.seat,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def costliest(review: HandReview, k: int = 3) -> list[dict[str, Any]]:
+    """The ``k`` decisions that lost the most score (ties: the earlier step), with a loss."""
+    from engine.actions import action_str
+
+    out = []
+    for d in sorted(review.decisions, key=lambda d: (-d.score_loss, d.step))[:k]:
+        if d.score_loss <= 0:
+            continue
+        out.append(
+            {
+                "step": d.step,
+                "seat": d.seat,
+                "played": action_str(d.played),
+                "best": action_str(d.best),
+                "score_loss": d.score_loss,
+                "win_loss": d.win_loss,
+                "class": d.kind,
+            }
+        )
+    return out
+
+
+def summary_line(review: HandReview) -> str:
+    s = review.summary()["all"]
+    if not s["decisions"]:
+        return "no decision with a choice for these seats"
+    src = (
+        "stored review"
+        if review.stored == len(review.decisions)
+        else "computed now (not stored: the dashboard is read-only)"
+    )
+    return (
+        f"{s['decisions']} decisions · {100 * s['agreement']:.0f} % the best option ·"
+        f" accuracy {s['accuracy']:.1f} · {s['blunder']} blunders, {s['mistake']} mistakes,"
+        f" {s['inaccuracy']} inaccuracies · {review.rollouts} rollouts per option by"
+        f" {review.rollout_policy}, seed {review.seed} · {src}"
+    )
