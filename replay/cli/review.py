@@ -79,6 +79,11 @@ def _seats(value: str, players: int) -> list[int]:
 )
 @click.option("--format", "-f", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="json: one JSON object (docs/REVIEW.md).")  # fmt: skip
+@click.option("--backend", "backend_name", type=click.Choice(["local", "ray"]), default="local",
+              show_default=True, help="--hands/--sample on this machine's process pool, or as"
+              " Ray tasks (the same output; --data must be a path every node reaches).")  # fmt: skip
+@click.option("--address", metavar="ADDR", default=None,
+              help="With --backend ray: a running cluster ('auto' or HOST:PORT).")  # fmt: skip
 @click.option("--no-store", "no_store", is_flag=True,
               help="Neither read stored reviews nor store this one (docs/REVIEW.md).")  # fmt: skip
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
@@ -95,6 +100,8 @@ def review(
     seed: int,
     engine: str,
     fmt: str,
+    backend_name: str,
+    address: str | None,
     no_store: bool,
     quiet: bool,
 ) -> None:
@@ -128,7 +135,8 @@ def review(
     try:
         st = store.open_store(data)
         if hand is None:
-            _many(st, run, hand_ids, sample, seat, key, engine, workers, fmt, quiet, no_store)
+            _many(st, run, hand_ids, sample, seat, key, engine, workers, fmt, quiet, no_store,
+                  backend_name, address)  # fmt: skip
             return
         log = _load(st, run, hand)
         seats = _seats(seat, log.rules.players)
@@ -163,6 +171,7 @@ def _note(result: Any) -> None:
 def _many(
     st: Any, run: str, hand_ids: str | None, sample: int | None, seat: str, key: Any,
     engine: str, workers: int | None, fmt: str, quiet: bool, no_store: bool,
+    backend_name: str = "local", address: str | None = None,
 ) -> None:  # fmt: skip
     """``--hands`` / ``--sample``: the rates per policy and decision kind."""
     import os
@@ -191,9 +200,21 @@ def _many(
     n_workers = workers or os.cpu_count() or 1
     sr = None if no_store else S.StoredReviews(r.path, r.manifest, key, _warn)
     need = {h: list(seats) if sr is None else S.missing(sr, h, seats) for h in ids}
-    with Progress(f"review run {run}", not quiet, "review", "hands") as bar:
-        fresh = review_hands(st.root, run, ids, seats, rollouts, rollout_policy, seed, engine,
-                             n_workers, bar, need)  # fmt: skip
+    ray = None
+    if backend_name == "ray":
+        from replay.record.ray_backend import RayBackend
+
+        ray = RayBackend(address)
+        ray.open()
+        if not quiet:
+            click.echo(ray.describe(), err=True)
+    try:
+        with Progress(f"review run {run}", not quiet, "review", "hands") as bar:
+            fresh = review_hands(st.root, run, ids, seats, rollouts, rollout_policy, seed,
+                                 engine, n_workers, bar, need, ray)  # fmt: skip
+    finally:
+        if ray is not None:
+            ray.close()
     got = fresh if sr is None else [(h, S.merge(rv, seats, sr, h), p) for h, rv, p in fresh]
     if sr is not None:
         _note(S.store(r.path, key, [(h, S.mask_of(need[h]), rv.decisions)

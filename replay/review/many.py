@@ -87,13 +87,17 @@ def review_hands(
     workers: int,
     progress: Callable[[int, int], None] | None = None,
     seats_of: Mapping[int, Sequence[int]] | None = None,
+    ray: Any = None,
 ) -> list[tuple[int, Any, list[str | None]]]:
     """``(hand, HandReview, policies)`` of each of ``hands``, in their order, reviewed by
-    ``workers`` processes (1: in this process); ``seats_of[hand]``, when given, the seats
-    reviewed in that hand instead of ``seats``."""
+    ``workers`` processes (1: in this process), or as Ray tasks when ``ray`` is an opened
+    ``replay.record.ray_backend.RayBackend`` (``data`` then a path every node reaches);
+    ``seats_of[hand]``, when given, the seats reviewed in that hand instead of ``seats``."""
     of = seats_of or {}
     jobs = [(data, run, h, tuple(of.get(h, seats)), rollouts, rollout_policy, seed, engine)
             for h in hands]  # fmt: skip
+    if ray is not None:
+        return _on_ray(ray, jobs, progress)
     out = []
     if workers <= 1 or len(jobs) <= 1:
         for job in jobs:
@@ -113,4 +117,57 @@ def review_hands(
             out.append(got)
             if progress is not None:
                 progress(len(out), len(jobs))
+    return out
+
+
+#: Ray tasks in flight per CPU of the cluster (the results come back in hand order).
+RAY_WINDOW = 4
+
+
+def _on_ray(
+    backend: Any, jobs: list[tuple[Any, ...]], progress: Callable[[int, int], None] | None
+) -> list[tuple[int, Any, list[str | None]]]:
+    """The jobs as Ray tasks (at most :data:`RAY_WINDOW` per CPU in flight), answers in job
+    order: the same output as the process pool's."""
+    import contextlib
+    from collections import deque
+
+    from engine.errors import PaohuziError
+
+    ray = backend.module
+    from ray.exceptions import RayError, RayTaskError
+
+    task = ray.remote(_review_one).options(num_cpus=1, max_retries=3)
+    window = RAY_WINDOW * backend.cpus()
+    pending: deque[Any] = deque()
+    out: list[tuple[int, Any, list[str | None]]] = []
+    todo = iter(jobs)
+    try:
+        for job in todo:
+            pending.append(task.remote(job))
+            if len(pending) >= window:
+                break
+        while pending:
+            ref = pending.popleft()
+            try:
+                out.append(ray.get(ref))
+            except RayTaskError as e:
+                cause = e.cause if e.cause is not None else e
+                if isinstance(cause, PaohuziError):
+                    raise PaohuziError(str(cause)) from None
+                raise PaohuziError(
+                    f"a Ray review task failed ({type(cause).__name__}: {cause})"
+                ) from None
+            except RayError as e:
+                first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                raise PaohuziError(f"a Ray review task failed ({first})") from None
+            if progress is not None:
+                progress(len(out), len(jobs))
+            nxt = next(todo, None)
+            if nxt is not None:
+                pending.append(task.remote(nxt))
+    finally:
+        for ref in pending:
+            with contextlib.suppress(Exception):
+                ray.cancel(ref, force=True)
     return out

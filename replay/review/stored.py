@@ -148,8 +148,9 @@ def decisions_of(table: pa.Table) -> dict[tuple[int, int], list[DecisionReview]]
             OptionValue(
                 int(d["action"][r]),
                 *(
-                    Estimate(d[f"{e}_mean"][r], d[f"{e}_low"][r], d[f"{e}_high"][r],
-                             int(d[f"{e}_n"][r]))
+                    Estimate(
+                        d[f"{e}_mean"][r], d[f"{e}_low"][r], d[f"{e}_high"][r], int(d[f"{e}_n"][r])
+                    )
                     for e in ESTIMATES
                 ),  # fmt: skip
             )

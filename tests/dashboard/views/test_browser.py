@@ -283,7 +283,9 @@ def test_replay_review_graph_option_bars_and_a_marker_click(
             points = pg.locator(".vega-embed").first.locator(
                 'g.mark-symbol [role="graphics-symbol"]'
             )
-            labels = [points.nth(i).get_attribute("aria-label") or "" for i in range(points.count())]
+            labels = [
+                points.nth(i).get_attribute("aria-label") or "" for i in range(points.count())
+            ]
             steps = [int(x.split("step: ")[1].split(";")[0]) for x in labels if "step: " in x]
             assert len(steps) >= 2, labels
             target = next(s for s in reversed(steps) if s != first)

@@ -31,7 +31,9 @@ def reviewed(store_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def texts(at) -> str:  # type: ignore[no-untyped-def]
-    return "\n".join(str(x.value) for kind in ("markdown", "caption", "subheader") for x in at.get(kind))
+    return "\n".join(
+        str(x.value) for kind in ("markdown", "caption", "subheader") for x in at.get(kind)
+    )
 
 
 def charts(at) -> int:  # type: ignore[no-untyped-def]

@@ -396,3 +396,33 @@ def test_tune_on_ray_equals_the_process_pool() -> None:
         local = CliRunner().invoke(main, ["tune", str(tmp / "local"), *TUNE, "-w", "2"])
         assert local.exit_code == 0, local.output
         assert _tune_report(tmp / "ray") == _tune_report(tmp / "local")
+
+
+# ------------------------------------------------------------------ paohuzi review on Ray
+
+
+@needs_netns
+def test_review_on_ray_equals_the_process_pool() -> None:
+    """``paohuzi review RUN --hands … --backend ray`` (a local instance, loopback only): the
+    same rates and hand summaries as the process pool, and the same stored review."""
+    with short_tmp() as tmp:
+        gate = tmp / "gate"
+        gate.mkdir()
+        env = {**_env(tmp, gate), "RAY_TMPDIR": str(tmp)}
+        data = tmp / "d"
+        r = CliRunner().invoke(main, ["simulate", "--data", str(data), "--run", "m", "-n", "4",
+                                      "-q", "-w", "1", "-p", "heuristic,random,greedy"])  # fmt: skip
+        assert r.exit_code == 0, r.output
+        args = ["review", "m", "--hands", "0-3", "-N", "4", "--format", "json", "-q"]
+        review = [*CLI, *args, "--data", str(data), "--backend", "ray"]
+        script = 'ip link set lo up && exec "$@"'
+        cmd = ["unshare", "--net", "bash", "-c", script, "sh", *review]
+        ray = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert ray.returncode == 0, ray.stderr
+        assert "Traceback" not in ray.stderr
+        local = CliRunner().invoke(main, [*args, "--data", str(data), "-w", "2", "--no-store"])
+        assert local.exit_code == 0, local.output
+        a, b = json.loads(ray.stdout), json.loads(local.stdout)
+        assert a["rates"] == b["rates"] and a["hand_summaries"] == b["hand_summaries"]
+        stored = json.loads((data / "runs" / "run=m" / "manifest.json").read_text())["reviews"]
+        assert [e["hands"] for e in stored] == [[[0, 3, 7]]]
