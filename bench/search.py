@@ -1,6 +1,7 @@
 """The speed of search (issue 21), beside the engine-only self-play of the same run.
 
-    python -m bench.search [--states 40] [--rollouts 64] [--hands 60]   (also in ``make bench``)
+    python -m bench.search [--states 40] [--rollouts 64] [--hands 60] [--review-hands 1000]
+    (also in ``make bench``)
 
 Prints, per core (CPU time, one process):
 
@@ -14,7 +15,9 @@ Prints, per core (CPU time, one process):
   asks: rollouts/s with heuristic rollouts ≥ the heuristic's self-play hands/s);
 * a ``search@16`` and a ``search@64`` seat against two ``heuristic`` seats: hands/s and the
   search seat's decisions/s (its choices among two or more options);
-* ``paohuzi review`` of one recorded hand of about 30 decisions at 256 rollouts per option.
+* ``paohuzi review`` of one recorded hand of about 30 decisions at 256 rollouts per option;
+* ``paohuzi review RUN --hands …`` of 1,000 recorded hands on 2 workers at 64 rollouts per
+  option: wall time, hands/s and decisions/s (``--review-hands``).
 """
 
 from __future__ import annotations
@@ -135,7 +138,34 @@ def review_time(rollouts: int = 256) -> tuple[float, int]:
     return time.process_time() - t, best[0]
 
 
-def figures(n_states: int, rollouts: int, hands: int, self_play_hands: int) -> dict[str, float]:
+def review_many_rate(hands: int, rollouts: int = 64, workers: int = 2) -> tuple[float, int]:
+    """(wall seconds, decisions) of ``paohuzi review RUN --hands 0-(hands − 1)`` — every
+    seat, ``rollouts`` per option, heuristic rollouts — on ``workers`` processes, over a
+    recorded heuristic hunan run of ``hands`` hands in a temporary store (nothing stored:
+    the review is computed, as a first review is)."""
+    import tempfile
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from replay.cli.main import main as cli
+    from replay.review.many import review_hands
+
+    with tempfile.TemporaryDirectory(prefix="bench-review-") as tmp:
+        data = Path(tmp)
+        r = CliRunner().invoke(cli, ["simulate", "--data", str(data), "--run", "r", "-n",
+                                     str(hands), "-q", "-p", "heuristic", "--seed", "5"])  # fmt: skip
+        assert r.exit_code == 0, r.output
+        t = time.perf_counter()
+        got = review_hands(data, "r", list(range(hands)), [0, 1, 2], rollouts, "heuristic", 0,
+                           "fast", workers)  # fmt: skip
+        wall = time.perf_counter() - t
+    return wall, sum(len(rv.decisions) for _, rv, _ in got)
+
+
+def figures(
+    n_states: int, rollouts: int, hands: int, self_play_hands: int, review_hands: int = 1000
+) -> dict[str, float]:
     """Print the search figures (see the module) and return them."""
     rules = find_rules("hunan")
     states = mid_states(n_states)
@@ -165,6 +195,14 @@ def figures(n_states: int, rollouts: int, hands: int, self_play_hands: int) -> d
         f"review of a hand      : {seconds:.1f} s for its {decisions} decisions, every seat,"
         " 256 rollouts per option, heuristic rollouts (target ≤ 10 s for 30 decisions)"
     )
+    if review_hands:
+        wall, n = review_many_rate(review_hands)
+        out["review_many_s"] = wall
+        print(
+            f"review of {review_hands:,} hands: {wall:.0f} s wall on 2 workers,"
+            f" {review_hands / wall:.2f} hands/s, {n / wall:.1f} decisions/s ({n:,} decisions,"
+            " every seat, 64 rollouts per option, heuristic rollouts)"
+        )
     return out
 
 
@@ -174,8 +212,10 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     p.add_argument("--rollouts", type=int, default=64, help="rollouts per option and state")
     p.add_argument("--hands", type=int, default=60, help="hands of the search@16 seat")
     p.add_argument("--self-play", type=int, default=20_000, help="hands per self-play figure")
+    p.add_argument("--review-hands", type=int, default=1000,
+                   help="hands of the many-hands review on 2 workers (0: skip)")  # fmt: skip
     a = p.parse_args(argv)
-    return figures(a.states, a.rollouts, a.hands, a.self_play)
+    return figures(a.states, a.rollouts, a.hands, a.self_play, a.review_hands)
 
 
 if __name__ == "__main__":
