@@ -201,7 +201,7 @@ def win_curve(n_steps: int, pick: str = "pick") -> Spec:
             ],  # fmt: skip
         },
     }
-    return {"height": 260, "layer": [band, line, points]}
+    return {"height": 300, "layer": [band, line, points]}
 
 
 def option_bars(value: str, title: str) -> Spec:
