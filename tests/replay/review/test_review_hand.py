@@ -131,3 +131,21 @@ def test_ctrl_c_stops_the_review_cleanly(store: Path, monkeypatch: pytest.Monkey
     monkeypatch.setattr(H, "review_hand", interrupted)
     code, out, err = _review(store, "m", "0")
     assert code == 130 and out == "" and "review interrupted" in err
+
+
+def test_the_intervals_shrink_as_one_over_root_n() -> None:
+    """Four times the rollouts, half the interval (1/√N), option by option, on average."""
+    log, k = _hand_with_a_hu_offered(decline=True)
+    seat = log.events[k][0]
+    small = review_hand(log, [seat], 32, "heuristic", seed=2)
+    big = review_hand(log, [seat], 128, "heuristic", seed=2)
+    ratios = []
+    for a, b in zip(small.decisions, big.decisions):
+        assert a.step == b.step
+        for x, y in zip(a.options, b.options):
+            wa, wb = x.delta.high - x.delta.low, y.delta.high - y.delta.low
+            if wa > 0 and wb > 0:
+                ratios.append(wb / wa)
+    assert len(ratios) >= 10
+    mean = sum(ratios) / len(ratios)
+    assert 0.4 < mean < 0.62, mean  # 1/√4 = 0.5
