@@ -24,6 +24,7 @@ replay.store.layout.StoreError: no runs in the store ...
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -63,7 +64,9 @@ __all__ = [
     "RunStats",
     "Winning",
     "run_stats",
+    "stats_payload",
     "summarize",
+    "use_summaries",
 ]
 
 
@@ -206,6 +209,21 @@ def run_stats(
     finally:
         if own and con is not None:
             con.close()
+
+
+#: ``PAOHUZI_SUMMARY=0``: read the hands even where summary tables exist (comparisons).
+SUMMARY_ENV = "PAOHUZI_SUMMARY"
+
+
+def use_summaries() -> bool:
+    """Whether :func:`run_stats` reads summary tables where they exist (``$PAOHUZI_SUMMARY``
+    is not ``0``)."""
+    return os.environ.get(SUMMARY_ENV, "1") != "0"
+
+
+def stats_payload(result: Sequence[RunStats]) -> dict[str, Any]:
+    """The object ``paohuzi stats --json`` prints (and the service's ``/stats`` answers)."""
+    return {"runs": [r.to_dict() for r in result]}
 
 
 def _selection(run: Run) -> Selection:
