@@ -33,6 +33,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "doctor": "replay.cli.doctor:doctor",
     "review": "replay.cli.review:review",
     "tune": "replay.cli.tune:tune",
+    "serve": "replay.cli.serve:serve",
 }
 
 #: The one-line help of each lazy command, for ``paohuzi --help`` without importing them
@@ -55,6 +56,7 @@ SHORT_HELP: dict[str, str] = {
     "doctor": "List (--fix: remove) left-overs of killed commands.",
     "review": "Value every decision of a recorded hand (determinized rollouts).",
     "tune": "Tune a policy's weights by CMA-ES over duplicate self-play.",
+    "serve": "Serve the store's runs, hands and statistics over HTTP (read-only).",
 }
 
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
