@@ -111,8 +111,8 @@ def review(
     """
     from engine.errors import PaohuziError
     from replay import store
-    from replay.cli.replay import _load
     from replay.cli.simulate import Progress
+    from replay.replayer.hand import load_hand
     from replay.review.hand import review_hand
 
     if sum(x is not None for x in (hand, hand_ids, sample)) != 1:
@@ -123,7 +123,7 @@ def review(
             _many(st, run, hand_ids, sample, seat, rollouts, rollout_policy, seed, engine,
                   workers, fmt, quiet)  # fmt: skip
             return
-        log = _load(st, run, hand)
+        log = load_hand(st, run, hand)
         seats = _seats(seat, log.rules.players)
         with Progress(f"review {log.where}", not quiet, "review", "decisions") as bar:
             result = review_hand(log, seats, rollouts, rollout_policy, seed, engine, bar)
