@@ -20,6 +20,7 @@ its thread pool, each request on its own DuckDB connection.
 
 import json
 import re
+import threading
 from collections.abc import Callable, Iterator
 from importlib import metadata
 from pathlib import Path
@@ -72,7 +73,7 @@ def create_app(data_dir: str | Path, limits: Limits | None = None) -> FastAPI:
     """The API over the store at ``data_dir`` within ``limits`` (default :class:`Limits`)."""
     lim = limits if limits is not None else Limits()
     root = Path(data_dir)
-    roots = {str(root), str(root.absolute()), str(root.resolve())}
+    roots = {str(root.absolute()), str(root.resolve())}
 
     app = FastAPI(
         title="paohuzi",
@@ -86,7 +87,7 @@ def create_app(data_dir: str | Path, limits: Limits | None = None) -> FastAPI:
     choices = {"outcome": outcomes, "mingtang": mingtang_names}
 
     def say(e: object) -> str:
-        return public(str(e).replace(str(root.resolve()), ROOT_NAME), roots)
+        return public(e, roots, ROOT_NAME)
 
     # -----------------------------------------------------------------------------------------
     # Errors: {"error": "one line"}
@@ -124,6 +125,10 @@ def create_app(data_dir: str | Path, limits: Limits | None = None) -> FastAPI:
 
     @app.exception_handler(Exception)
     async def _internal(_r: Request, e: Exception) -> JSONResponse:
+        import duckdb
+
+        if isinstance(e, OSError | duckdb.Error):  # the store cannot be read: say why
+            return error(500, say(f"cannot read the store: {e}"))
         return error(500, f"internal error ({type(e).__name__})")
 
     # -----------------------------------------------------------------------------------------
@@ -147,9 +152,17 @@ def create_app(data_dir: str | Path, limits: Limits | None = None) -> FastAPI:
         except PaohuziError as e:
             raise ApiError(404, str(e)) from None
 
+    # A stale catalog is rebuilt by the connection that finds it so, in a temporary file
+    # named by the process id: two threads of this process must not rebuild it at once.
+    connecting = threading.Lock()
+
+    def connect(st: Any) -> Any:
+        with connecting:
+            return st.connect()
+
     def timed(st: Any, work: Callable[[Any], T]) -> T:
         """``work(con)`` on a new catalog connection within the query time limit."""
-        con = st.connect()
+        con = connect(st)
         budget = Budget(con, lim.query_seconds)
         try:
             with budget.running():
@@ -378,7 +391,7 @@ def create_app(data_dir: str | Path, limits: Limits | None = None) -> FastAPI:
         )
         st = store()
         known(st, run)
-        con = st.connect()
+        con = connect(st)
         budget = Budget(con, lim.query_seconds)
         try:
             with budget.running():

@@ -2,15 +2,15 @@
 code, never a traceback and never a path of the server's filesystem.
 
 The library's messages are the commands' messages (``paohuzi replay`` says ``run a has no
-hand 9 (hands 0–7)``); :func:`public` folds one to a line, cuts it, and replaces the store's
-root (and any other absolute path) by what a client may see.
+hand 9 (hands 0–7)``); :func:`public` folds one to a line, cuts it, and writes the store's
+root ``DATA`` and any other absolute path by its last part.
 
 >>> public("no run 'x' in /srv/data (runs: a)", "/srv/data")
-"no run 'x' in the store (runs: a)"
->>> public("run a: cannot read shard /srv/data/runs/run=a/hands/part-00000.parquet: x", "/srv/data")
-'run a: cannot read shard runs/run=a/hands/part-00000.parquet: x'
->>> public("target '/etc/other/place' refused", "/srv/data")
-"target '…/place' refused"
+"no run 'x' in DATA (runs: a)"
+>>> public("run a: cannot read shard /srv/data/runs/run=a/hands/part-00000.parquet", "/srv/data")
+'run a: cannot read shard DATA/runs/run=a/hands/part-00000.parquet'
+>>> public("/srv/data2/x and /etc/other/place", "/srv/data")
+'…/x and …/place'
 """
 
 from __future__ import annotations
@@ -36,14 +36,15 @@ class ApiError(Exception):
         self.message = message
 
 
-def public(text: object, roots: str | Iterable[str] = ()) -> str:
+def public(text: object, roots: str | Iterable[str] = (), name: str = "DATA") -> str:
     """``text`` on one line (whitespace folded, at most :data:`MAX_MESSAGE` characters),
-    with the store's ``roots`` (and every other absolute path) taken out."""
+    with the store's ``roots`` (absolute paths) written ``name`` and every other absolute
+    path by its last part."""
     line = " ".join(str(text).split())
     for root in sorted([roots] if isinstance(roots, str) else set(roots), key=len, reverse=True):
         root = root.rstrip("/")
-        if root:
-            line = line.replace(root + "/", "").replace(root, "the store")
+        if root.startswith("/"):
+            line = re.sub(re.escape(root) + r"(?=/|\b|$)", name, line)
     line = _ABSOLUTE.sub(lambda m: "…/" + m.group(1), line)
     if len(line) > MAX_MESSAGE:
         line = line[: MAX_MESSAGE - 3] + "..."

@@ -1,5 +1,5 @@
-"""A damaged run (one of its shard files truncated) is named and left out, as by the
-commands, while the other run still answers."""
+"""A damaged run (one of its shard files truncated) and a run whose manifest cannot be read
+are named and left out, as by the commands, while the other run still answers."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ def damaged(store: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(store, d)
     shard = d / "runs" / "run=dup" / "hands" / "part-00000.parquet"
     shard.write_bytes(shard.read_bytes()[:-100])
+    shutil.copytree(d / "runs" / "run=a", d / "runs" / "run=broken")
+    (d / "runs" / "run=broken" / "manifest.json").write_text("{")
     return d
 
 
@@ -39,7 +41,7 @@ def one_error(r: Any, status: int, damaged: Path, *needles: str) -> None:
         assert n in body["error"], body["error"]
 
 
-def test_runs_name_the_damaged_run(dclient: Any) -> None:
+def test_runs_name_the_damaged_run(dclient: Any, damaged: Path) -> None:
     rows = {r["run"]: r for r in dclient.get("/runs").json()}
     assert rows["a"]["damaged"] is False and rows["a"]["problem"] is None
     assert rows["dup"]["damaged"] is True
@@ -47,6 +49,11 @@ def test_runs_name_the_damaged_run(dclient: Any) -> None:
     one = dclient.get("/runs/dup").json()
     assert one["damaged"] is True and one["problem"] == rows["dup"]["problem"]
     assert one["hand_ranges"] == [[0, 23]]
+    broken = rows["broken"]
+    assert (broken["status"], broken["damaged"], broken["hands"]) == ("unreadable", True, None)
+    assert broken["error"] and broken["problem"] and str(damaged) not in broken["error"]
+    one = dclient.get("/runs/broken").json()
+    assert (one["status"], one["damaged"], one["hand_ranges"]) == ("unreadable", True, [])
 
 
 def test_stats_leave_it_out_with_a_warning(dclient: Any, damaged: Path) -> None:
@@ -55,21 +62,30 @@ def test_stats_leave_it_out_with_a_warning(dclient: Any, damaged: Path) -> None:
     assert res.exit_code == 0, res.output
     assert [r["run"] for r in got["runs"]] == ["a"]
     assert got["runs"] == cli_json("stats", "--data", str(damaged), "--json")["runs"]
-    warnings = [ln.removeprefix("Warning: ") for ln in res.stderr.splitlines()]
+    # the command's lines, the store's root written DATA
+    root = str(damaged.resolve())
+    warnings = [
+        ln.removeprefix("Warning: ").replace(root, "DATA") for ln in res.stderr.splitlines()
+    ]
     assert got["warnings"] == warnings
-    assert len(warnings) == 1 and warnings[0].startswith("run dup is damaged and left out: ")
+    assert len(warnings) == 2
+    assert warnings[0].startswith("run broken is damaged and left out: ")
+    assert warnings[1].startswith("run dup is damaged and left out: ")
     one_error(dclient.get("/stats?run=dup"), 409, damaged, "run dup is damaged and left out")
     assert [r["run"] for r in dclient.get("/stats?run=a").json()["runs"]] == ["a"]
 
 
 def test_its_hands_are_refused_the_others_answer(dclient: Any, damaged: Path) -> None:
-    for url in (
-        "/runs/dup/hands",
-        "/runs/dup/hands.ndjson",
-        "/runs/dup/hands/3",
-        "/runs/dup/hands/3/state",
+    for url, needle in (
+        ("/runs/broken/hands", "unreadable manifest DATA/runs/run=broken/manifest.json"),
+        ("/runs/broken/hands/3", "unreadable manifest DATA/runs/run=broken/manifest.json"),
+        ("/stats?run=broken", "unreadable manifest DATA/runs/run=broken/manifest.json"),
+        ("/runs/dup/hands", "run dup is damaged and left out: run dup: shard file hands/"),
+        ("/runs/dup/hands.ndjson", "run dup is damaged and left out"),
+        ("/runs/dup/hands/3", "run dup: shard file hands/part-00000.parquet"),
+        ("/runs/dup/hands/3/state", "run dup: shard file hands/part-00000.parquet"),
     ):
-        one_error(dclient.get(url), 409, damaged, "run dup")
+        one_error(dclient.get(url), 409, damaged, needle)
     assert len(dclient.get("/runs/a/hands").json()["hands"]) == 40
     assert len(dclient.get("/runs/a/hands.ndjson").text.splitlines()) == 40
     assert dclient.get("/runs/a/hands/3").status_code == 200
