@@ -61,7 +61,7 @@ def serve(
     paohuzi hands, paginated), /runs/RUN/hands.ndjson (a streamed export),
     /runs/RUN/hands/HAND (the replay file), /runs/RUN/hands/HAND/state?step=K&seat=S,
     /stats?run=RUN, /health, /version; the schema at /openapi.json, docs at /docs.
-    Nothing is ever written to the store. Needs pip install 'paohuzi[service]'.
+    Read-only: no run is ever added or changed. Needs pip install 'paohuzi[service]'.
 
     \b
     paohuzi serve
