@@ -9,10 +9,11 @@ reported as one line on stderr with exit status 2.
 from __future__ import annotations
 
 import importlib
-from importlib import metadata
 from typing import Any
 
 import click
+
+from replay import package_version
 
 #: Subcommands defined elsewhere, loaded on first use: ``"name": "package.module:command"``.
 LAZY_COMMANDS: dict[str, str] = {
@@ -130,14 +131,7 @@ class PaohuziGroup(click.Group):
             raise _one_line(e) from None
 
 
-def _version() -> str:
-    try:
-        return metadata.version("paohuzi")
-    except metadata.PackageNotFoundError:
-        return "unknown"
-
-
 @click.group(cls=PaohuziGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(_version(), "-V", "--version", prog_name="paohuzi")
+@click.version_option(package_version(), "-V", "--version", prog_name="paohuzi")
 def main() -> None:
     """跑胡子 (Hunan Paohuzi): hand calculator, simulator, recorder and replayer."""

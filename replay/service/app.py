@@ -22,7 +22,6 @@ import json
 import re
 import threading
 from collections.abc import Callable, Iterator
-from importlib import metadata
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -33,6 +32,7 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from engine.errors import PaohuziError, quote
+from replay import package_version
 from replay.service import models
 from replay.service.deadline import Budget
 from replay.service.errors import ApiError, public, status_of
@@ -62,13 +62,6 @@ RunName = Annotated[str, PathParam(description="The run's name (paohuzi runs).",
 HandId = Annotated[int, PathParam(description="The hand's id in its run.", ge=0, le=MAX_HAND_ID)]
 
 
-def _version() -> str:
-    try:
-        return metadata.version("paohuzi")
-    except metadata.PackageNotFoundError:
-        return "unknown"
-
-
 def create_app(data_dir: str | Path, limits: Limits | None = None) -> FastAPI:
     """The API over the store at ``data_dir`` within ``limits`` (default :class:`Limits`)."""
     lim = limits if limits is not None else Limits()
@@ -77,7 +70,7 @@ def create_app(data_dir: str | Path, limits: Limits | None = None) -> FastAPI:
 
     app = FastAPI(
         title="paohuzi",
-        version=_version(),
+        version=package_version(),
         summary="The runs, hands and statistics of a paohuzi store, read-only.",
         description="docs/SERVICE.md: endpoints, limits, examples.",
     )
@@ -174,11 +167,6 @@ def create_app(data_dir: str | Path, limits: Limits | None = None) -> FastAPI:
         finally:
             con.close()
 
-    def hand_filter(**kw: Any) -> Any:
-        from replay.store import manage
-
-        return manage.hand_filter(**kw)
-
     # -----------------------------------------------------------------------------------------
     # Service
     # -----------------------------------------------------------------------------------------
@@ -196,7 +184,7 @@ def create_app(data_dir: str | Path, limits: Limits | None = None) -> FastAPI:
         from replay.replayer.views import VIEW_VERSION
 
         return {
-            "paohuzi": _version(),
+            "paohuzi": package_version(),
             "api": API_VERSION,
             "view_version": VIEW_VERSION,
             "replay_format": FORMAT,
@@ -319,7 +307,7 @@ def create_app(data_dir: str | Path, limits: Limits | None = None) -> FastAPI:
         hand ``cursor`` on. ``next_cursor`` starts the next page."""
         from replay.store import manage
 
-        flt = hand_filter(
+        flt = manage.hand_filter(
             winner=winner,
             outcome=outcome,
             huxi_min=huxi_min,
@@ -380,7 +368,7 @@ def create_app(data_dir: str | Path, limits: Limits | None = None) -> FastAPI:
         ``{"error": …}`` line."""
         from replay.store import manage
 
-        flt = hand_filter(
+        flt = manage.hand_filter(
             winner=winner,
             outcome=outcome,
             huxi_min=huxi_min,
