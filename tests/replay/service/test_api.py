@@ -79,10 +79,10 @@ def test_pages_and_ndjson_are_paohuzi_hands(
     # one page, as the command
     page = get(client, f"/runs/{run}/hands", params={**query, "limit": 1000}).json()
     assert {k: page[k] for k in ("run", "hands", "more")} == want
-    # pages of 7 by cursor, and by offset
+    # pages of 9 by cursor, and by offset
     got, cursor = [], None
     for _ in range(20):
-        q = {**query, "limit": 7, **({"cursor": cursor} if cursor is not None else {})}
+        q = {**query, "limit": 9, **({"cursor": cursor} if cursor is not None else {})}
         p = get(client, f"/runs/{run}/hands", params=q).json()
         got += p["hands"]
         if not p["more"]:
@@ -91,8 +91,8 @@ def test_pages_and_ndjson_are_paohuzi_hands(
         cursor = p["next_cursor"]
     assert got == want["hands"]
     by_offset = []
-    for offset in range(0, 50, 7):
-        q = {**query, "limit": 7, "offset": offset}
+    for offset in range(0, 45, 9):
+        q = {**query, "limit": 9, "offset": offset}
         by_offset += get(client, f"/runs/{run}/hands", params=q).json()["hands"]
     assert by_offset == want["hands"]
     # the export, whole and bounded

@@ -23,7 +23,7 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance  # noqa: 
 from replay.service.app import create_app  # noqa: E402
 
 #: Examples per operation and generation mode.
-EXAMPLES = 25
+EXAMPLES = 20
 
 #: Every operation of the schema (the app is built without reading its store) with each
 #: generation mode it has: negative needs a parameter to break.
