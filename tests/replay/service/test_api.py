@@ -254,3 +254,33 @@ def test_query_time_limit(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         r = c.get("/runs/a/hands")
     assert r.status_code == 503
     assert r.json() == {"error": "the query took longer than the limit of 0.2 s (--query-seconds)"}
+
+
+def test_an_error_while_streaming_ends_the_stream_with_one_line(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the stream has begun its status cannot change: the last line says what broke."""
+    from fastapi.testclient import TestClient
+
+    from engine.errors import CorruptLog
+    from replay.service.app import create_app
+    from replay.store import manage
+
+    real = manage.stream_hands
+
+    def broken(*args: Any, **kw: Any) -> Any:
+        batches = real(*args, **kw)
+
+        def gen() -> Any:
+            yield next(batches)
+            raise CorruptLog(f"run a: cannot read shard {store.resolve()}/runs/run=a/x.parquet")
+
+        return gen()
+
+    monkeypatch.setattr(manage, "stream_hands", broken)
+    with TestClient(create_app(store)) as c:
+        r = c.get("/runs/a/hands.ndjson?max=5")
+    assert r.status_code == 200
+    lines = [json.loads(ln) for ln in r.text.splitlines()]
+    assert [h["hand_id"] for h in lines[:-1]] == [0, 1, 2, 3, 4]
+    assert lines[-1] == {"error": "run a: cannot read shard DATA/runs/run=a/x.parquet"}
