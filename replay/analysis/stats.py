@@ -51,7 +51,7 @@ from replay.record import schema
 from replay.store.layout import StoreError
 from replay.store.manifest import Manifest
 from replay.store.runs import Run, Store
-from replay.store.scan import rules_label, summary_warning
+from replay.store.scan import StoreState, rules_label, summary_warning
 
 __all__ = [
     "QUANTILES",
@@ -161,6 +161,7 @@ def run_stats(
     con: Any = None,
     on_skip: Callable[[str], None] | None = None,
     summaries: bool = True,
+    state: StoreState | None = None,
 ) -> list[RunStats]:
     """The statistics of the named runs (all runs when ``names`` is empty), in that order.
 
@@ -172,11 +173,13 @@ def run_stats(
 
     A run whose every shard has a summary file (``paohuzi index``) is answered from the
     summary tables, with the same numbers; ``summaries=False`` reads the hands of every run.
+    ``state``: the store's scan the caller made (and ``con`` was opened on), else one is
+    made here.
     """
     if not store.root.is_dir():
         raise StoreError(f"no store at {store.root} (run 'paohuzi simulate' first)")
     asked = {n: store.run(n) for n in dict.fromkeys(names)}  # StoreError if unknown
-    state = store.scan()
+    state = state if state is not None else store.scan()
     if not state.runs:
         raise StoreError(f"no runs in the store {store.root} (run 'paohuzi simulate' first)")
     healthy = []

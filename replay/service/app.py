@@ -149,17 +149,20 @@ def create_app(data_dir: str | Path, limits: Limits | None = None) -> FastAPI:
     # named by the process id: two threads of this process must not rebuild it at once.
     connecting = threading.Lock()
 
-    def connect(st: Any) -> Any:
+    def connect(st: Any) -> tuple[Any, Any]:
+        """The store's scan and a catalog connection opened on it."""
+        state = st.scan()
         with connecting:
-            return st.connect()
+            return state, st.connect(state)
 
-    def timed(st: Any, work: Callable[[Any], T]) -> T:
-        """``work(con)`` on a new catalog connection within the query time limit."""
-        con = connect(st)
+    def timed(st: Any, work: Callable[[Any, Any], T]) -> T:
+        """``work(state, con)`` on the store's scan and a new catalog connection, within
+        the query time limit."""
+        state, con = connect(st)
         budget = Budget(con, lim.query_seconds)
         try:
             with budget.running():
-                return work(con)
+                return work(state, con)
         except Exception:
             if budget.spent:
                 raise ApiError(503, budget.message) from None
@@ -317,7 +320,9 @@ def create_app(data_dir: str | Path, limits: Limits | None = None) -> FastAPI:
         )
         st = store()
         known(st, run)
-        rows, more = timed(st, lambda con: manage.query_hands(st, run, flt, limit, offset, con))
+        rows, more = timed(
+            st, lambda state, con: manage.query_hands(st, run, flt, limit, offset, con, state)
+        )
         rows = [manage.named_hand(r) for r in rows]
         return {
             "run": run,
@@ -379,11 +384,11 @@ def create_app(data_dir: str | Path, limits: Limits | None = None) -> FastAPI:
         )
         st = store()
         known(st, run)
-        con = connect(st)
+        state, con = connect(st)
         budget = Budget(con, lim.query_seconds)
         try:
             with budget.running():
-                batches = manage.stream_hands(st, run, flt, max, con, STREAM_BATCH)
+                batches = manage.stream_hands(st, run, flt, max, con, STREAM_BATCH, state)
         except Exception:
             con.close()
             if budget.spent:
@@ -497,8 +502,15 @@ def create_app(data_dir: str | Path, limits: Limits | None = None) -> FastAPI:
             raise ApiError(404, f"no runs in the store {ROOT_NAME}")
         warnings: list[str] = []
 
-        def work(con: Any) -> Any:
-            return run_stats(st, names, con=con, on_skip=warnings.append, summaries=use_summaries())
+        def work(state: Any, con: Any) -> Any:
+            return run_stats(
+                st,
+                names,
+                con=con,
+                on_skip=warnings.append,
+                summaries=use_summaries(),
+                state=state,
+            )
 
         payload = stats_payload(timed(st, work))
         payload["warnings"] = [say(w) for w in warnings]

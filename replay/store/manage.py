@@ -234,10 +234,12 @@ def named_hand(row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def _hands_cursor(st: Any, run: str, flt: HandFilter, limit: int, offset: int, con: Any) -> Any:
+def _hands_cursor(
+    st: Any, run: str, flt: HandFilter, limit: int, offset: int, con: Any, state: Any
+) -> Any:
     """The checks of :func:`query_hands` and its query, executed: (connection, cursor)."""
     st.run(run)  # StoreError naming the known runs if absent
-    state = st.scan()
+    state = state if state is not None else st.scan()
     info = state.run(run)
     if info is not None and info.problem is not None:
         raise CorruptLog(f"run {run} is damaged and left out: {info.problem}")
@@ -273,12 +275,14 @@ def query_hands(
     limit: int = DEFAULT_LIMIT,
     offset: int = 0,
     con: Any = None,
+    state: Any = None,
 ) -> tuple[list[dict[str, Any]], bool]:
     """The hands of ``run`` matching ``flt`` in hand order, at most ``limit`` of them after
     skipping ``offset``, and whether there are more. Reads through the store's DuckDB views
     (``con``, or a connection of its own), which push the run and the filters down into the
-    Parquet scan; memory is bounded by ``limit``."""
-    own, cur = _hands_cursor(st, run, flt, limit + 1, offset, con)
+    Parquet scan; memory is bounded by ``limit``. ``state``: the store's scan the caller
+    made (and ``con`` was opened on), else one is made here."""
+    own, cur = _hands_cursor(st, run, flt, limit + 1, offset, con, state)
     try:
         rows = [dict(zip(HAND_COLUMNS, r, strict=True)) for r in cur.fetchall()]
     except BaseException as e:
@@ -296,13 +300,14 @@ def stream_hands(
     limit: int = DEFAULT_LIMIT,
     con: Any = None,
     batch: int = 1000,
+    state: Any = None,
 ) -> Iterator[list[dict[str, Any]]]:
     """The rows :func:`query_hands` selects (at most ``limit``), in batches of at most
     ``batch`` rows: the run is looked up and checked, and the query started, before this
     returns (so an unknown or damaged run raises here); the batches are fetched as they are
     iterated, so memory is bounded by ``batch``. The connection it opens (without ``con``)
     is closed when the iteration ends."""
-    own, cur = _hands_cursor(st, run, flt, limit, 0, con)
+    own, cur = _hands_cursor(st, run, flt, limit, 0, con, state)
 
     def batches() -> Iterator[list[dict[str, Any]]]:
         try:

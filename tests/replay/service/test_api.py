@@ -245,7 +245,7 @@ def test_query_time_limit(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from replay.service.limits import Limits
     from replay.store import manage
 
-    def slow(st: Any, run: str, flt: Any, limit: int, offset: int, con: Any) -> Any:
+    def slow(st: Any, run: str, flt: Any, limit: int, offset: int, con: Any, state: Any) -> Any:
         con.execute("SELECT count(*) FROM range(1000000000000) a").fetchall()
         raise AssertionError("not interrupted")
 
