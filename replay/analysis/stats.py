@@ -24,6 +24,7 @@ replay.store.layout.StoreError: no runs in the store ...
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -51,7 +52,7 @@ from replay.review.rates import StoredRates, stored_rates
 from replay.store.layout import StoreError
 from replay.store.manifest import Manifest
 from replay.store.runs import Run, Store
-from replay.store.scan import rules_label, summary_warning
+from replay.store.scan import StoreState, rules_label, summary_warning
 
 __all__ = [
     "QUANTILES",
@@ -64,7 +65,9 @@ __all__ = [
     "RunStats",
     "Winning",
     "run_stats",
+    "stats_payload",
     "summarize",
+    "use_summaries",
 ]
 
 
@@ -161,6 +164,7 @@ def run_stats(
     con: Any = None,
     on_skip: Callable[[str], None] | None = None,
     summaries: bool = True,
+    state: StoreState | None = None,
 ) -> list[RunStats]:
     """The statistics of the named runs (all runs when ``names`` is empty), in that order.
 
@@ -172,11 +176,13 @@ def run_stats(
 
     A run whose every shard has a summary file (``paohuzi index``) is answered from the
     summary tables, with the same numbers; ``summaries=False`` reads the hands of every run.
+    ``state``: the store's scan the caller made (and ``con`` was opened on), else one is
+    made here.
     """
     if not store.root.is_dir():
         raise StoreError(f"no store at {store.root} (run 'paohuzi simulate' first)")
     asked = {n: store.run(n) for n in dict.fromkeys(names)}  # StoreError if unknown
-    state = store.scan()
+    state = state if state is not None else store.scan()
     if not state.runs:
         raise StoreError(f"no runs in the store {store.root} (run 'paohuzi simulate' first)")
     healthy = []
@@ -209,6 +215,21 @@ def run_stats(
     finally:
         if own and con is not None:
             con.close()
+
+
+#: ``PAOHUZI_SUMMARY=0``: read the hands even where summary tables exist (comparisons).
+SUMMARY_ENV = "PAOHUZI_SUMMARY"
+
+
+def use_summaries() -> bool:
+    """Whether :func:`run_stats` reads summary tables where they exist (``$PAOHUZI_SUMMARY``
+    is not ``0``)."""
+    return os.environ.get(SUMMARY_ENV, "1") != "0"
+
+
+def stats_payload(result: Sequence[RunStats]) -> dict[str, Any]:
+    """The object ``paohuzi stats --json`` prints (and the service's ``/stats`` answers)."""
+    return {"runs": [r.to_dict() for r in result]}
 
 
 def _selection(run: Run) -> Selection:

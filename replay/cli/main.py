@@ -9,10 +9,11 @@ reported as one line on stderr with exit status 2.
 from __future__ import annotations
 
 import importlib
-from importlib import metadata
 from typing import Any
 
 import click
+
+from replay import package_version
 
 #: Subcommands defined elsewhere, loaded on first use: ``"name": "package.module:command"``.
 LAZY_COMMANDS: dict[str, str] = {
@@ -33,6 +34,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "doctor": "replay.cli.doctor:doctor",
     "review": "replay.cli.review:review",
     "tune": "replay.cli.tune:tune",
+    "serve": "replay.cli.serve:serve",
 }
 
 #: The one-line help of each lazy command, for ``paohuzi --help`` without importing them
@@ -55,6 +57,7 @@ SHORT_HELP: dict[str, str] = {
     "doctor": "List (--fix: remove) left-overs of killed commands.",
     "review": "Value every decision of a recorded hand (determinized rollouts).",
     "tune": "Tune a policy's weights by CMA-ES over duplicate self-play.",
+    "serve": "Serve the store's runs, hands and statistics over HTTP (read-only).",
 }
 
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
@@ -128,14 +131,7 @@ class PaohuziGroup(click.Group):
             raise _one_line(e) from None
 
 
-def _version() -> str:
-    try:
-        return metadata.version("paohuzi")
-    except metadata.PackageNotFoundError:
-        return "unknown"
-
-
 @click.group(cls=PaohuziGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(_version(), "-V", "--version", prog_name="paohuzi")
+@click.version_option(package_version(), "-V", "--version", prog_name="paohuzi")
 def main() -> None:
     """跑胡子 (Hunan Paohuzi): hand calculator, simulator, recorder and replayer."""

@@ -90,7 +90,7 @@ def replay(
     from engine.errors import PaohuziError
     from replay import store
     from replay.replayer import exchange
-    from replay.replayer.hand import Replayer
+    from replay.replayer.hand import load_hand, replayer_at
 
     if seat is not None and all_:
         raise input_error("give either --seat S or --all, not both")
@@ -109,12 +109,8 @@ def replay(
                 )
             if hand < 0:
                 raise input_error(f"bad hand id {hand}")
-            log = _load(store.open_store(data), run, hand)
-        if seat is not None and not 0 <= seat < log.rules.players:
-            raise input_error(f"seat {seat} out of range: seats are 0 … {log.rules.players - 1}")
-        rp = Replayer(log)
-        start = log.check_step(step if step is not None else (0 if interactive else None))
-        rp.seek(start)
+            log = load_hand(store.open_store(data), run, hand)
+        rp = replayer_at(log, step if step is not None else (0 if interactive else None), seat)
     except PaohuziError as e:
         raise input_error(str(e)) from None
     colored = use_color(color) and fmt == "text"
@@ -130,18 +126,6 @@ def replay(
         click.echo(json.dumps(state_view(rp.state, seat, log=log), ensure_ascii=False, indent=1))
         return
     click.echo(_frame(rp, seat, colored), color=colored)
-
-
-def _load(st: Any, run: str, hand: int) -> Any:
-    """The hand's log; an unknown hand id names the hand ranges the manifest lists."""
-    from replay.replayer.hand import UnknownHand, load_hand
-    from replay.store.manage import format_ranges, hand_ranges
-
-    try:
-        return load_hand(st, run, hand)
-    except UnknownHand:
-        ranges = format_ranges(hand_ranges(st.run(run).manifest))
-        raise input_error(f"run {run} has no hand {hand} ({ranges})") from None
 
 
 def _frame(rp: Any, seat: int | None, colored: bool) -> str:

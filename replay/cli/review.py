@@ -123,8 +123,8 @@ def review(
     """
     from engine.errors import PaohuziError
     from replay import store
-    from replay.cli.replay import _load
     from replay.cli.simulate import Progress
+    from replay.replayer.hand import load_hand
     from replay.review.hand import review_hand
 
     if sum(x is not None for x in (hand, hand_ids, sample)) != 1:
@@ -138,7 +138,7 @@ def review(
             _many(st, run, hand_ids, sample, seat, key, engine, workers, fmt, quiet, no_store,
                   backend_name, address)  # fmt: skip
             return
-        log = _load(st, run, hand)
+        log = load_hand(st, run, hand)
         seats = _seats(seat, log.rules.players)
         r = st.run(run)
         sr = None if no_store else S.StoredReviews(r.path, r.manifest, key, _warn)

@@ -125,26 +125,14 @@ def hands(
     paohuzi hands my-run --outcome huangzhuang --json
     """
     from engine.errors import PaohuziError
-    from engine.hu import Source
-    from engine.state import OutcomeKind
-    from replay.record import schema
     from replay.store import manage, open_store
 
     try:
-        flt = manage.HandFilter(
-            winner=winner,
-            outcome=None if outcome is None else manage.outcome_code(outcome),
-            huxi_min=huxi_min,
-            huxi_max=huxi_max,
-            mingtang=None if mingtang is None else manage.mingtang_mask(mingtang),
-        )
+        flt = manage.hand_filter(winner, outcome, huxi_min, huxi_max, mingtang)
         rows, more = manage.query_hands(open_store(data), run, flt, limit)
     except PaohuziError as e:
         raise input_error(str(e)) from None
-    for r in rows:
-        r["outcome"] = OutcomeKind(r["outcome"]).name.lower()
-        r["source"] = None if r["source"] is None else Source(r["source"]).name.lower()
-        r["mingtang"] = schema.mingtang_names(r["mingtang"] or 0)
+    rows = [manage.named_hand(r) for r in rows]
     if as_json:
         click.echo(json.dumps({"run": run, "hands": rows, "more": more}, ensure_ascii=False))
         return

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import unicodedata
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -38,18 +37,16 @@ def stats(runs: tuple[str, ...], data: Path, as_json: bool) -> None:
     import duckdb
 
     from engine.errors import PaohuziError
-    from replay.analysis.stats import run_stats
+    from replay.analysis.stats import run_stats, stats_payload, use_summaries
     from replay.cli.main import InputError
     from replay.store.runs import open_store
 
     try:
-        # PAOHUZI_SUMMARY=0: read the hands even where summary tables exist (comparisons)
-        use = os.environ.get("PAOHUZI_SUMMARY", "1") != "0"
-        result = run_stats(open_store(data), runs, on_skip=_warn, summaries=use)
+        result = run_stats(open_store(data), runs, on_skip=_warn, summaries=use_summaries())
     except (PaohuziError, duckdb.Error, OSError) as e:
         raise InputError(_one_line(e)) from None
     if as_json:
-        payload = {"runs": [r.to_dict() for r in result]}
+        payload = stats_payload(result)
         click.echo(json.dumps(payload, ensure_ascii=False, indent=1, allow_nan=False))
         return
     click.echo("\n\n".join(render(r) for r in result))

@@ -56,6 +56,7 @@ __all__ = [
     "UnknownHand",
     "load_hand",
     "load_run",
+    "replayer_at",
     "replay_hand",
     "decision_at",
     "list_runs",
@@ -313,6 +314,18 @@ class Replayer:
             yield self.state_at(k)
 
 
+def replayer_at(log: HandLog, step: int | None = None, seat: int | None = None) -> Replayer:
+    """A :class:`Replayer` of ``log`` at ``step`` (``None``: the end; negative: from the
+    end), for a view from ``seat`` (``None``: every hand): :class:`StepOutOfRange` for a
+    step, :class:`PaohuziError` for a seat the hand does not have (what ``paohuzi replay``
+    and the service's ``state`` answer)."""
+    if seat is not None and not 0 <= seat < log.rules.players:
+        raise PaohuziError(f"seat {seat} out of range: seats are 0 … {log.rules.players - 1}")
+    rp = Replayer(log)
+    rp.seek(log.check_step(step))
+    return rp
+
+
 # ---------------------------------------------------------------------------------------------
 # Loading from the store
 # ---------------------------------------------------------------------------------------------
@@ -335,8 +348,9 @@ def _shard_of(run: Run, hand_id: int) -> dict[str, Any]:
     i = bisect.bisect_right(firsts, hand_id) - 1
     if i >= 0 and hand_id < shards[i]["first_hand"] + shards[i]["hands"]:
         return shards[i]
-    total = run.n_hands
-    have = f"0 … {total - 1}" if total else "no hands"
+    from replay.store.manage import format_ranges, hand_ranges
+
+    have = format_ranges(hand_ranges(run.manifest))
     raise UnknownHand(f"run {run.name} has no hand {hand_id} ({have})")
 
 

@@ -17,7 +17,7 @@ import contextlib
 import os
 import shutil
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -175,6 +175,8 @@ class HandFilter:
     huxi_min: int | None = None
     huxi_max: int | None = None
     mingtang: int | None = None  # a mask: any of its bits
+    since: int | None = None  # hand_id ≥ since
+    until: int | None = None  # hand_id ≤ until
 
     def where(self) -> tuple[str, list[Any]]:
         """The SQL condition (after ``run = ?``) and its parameters."""
@@ -184,6 +186,8 @@ class HandFilter:
             ("outcome", "=", self.outcome),
             ("huxi", ">=", self.huxi_min),
             ("huxi", "<=", self.huxi_max),
+            ("hand_id", ">=", self.since),
+            ("hand_id", "<=", self.until),
         ):
             if v is not None:
                 sql.append(f"{col} {op} ?")
@@ -194,33 +198,132 @@ class HandFilter:
         return " AND ".join(sql), params
 
 
-def query_hands(
-    st: Any, run: str, flt: HandFilter = HandFilter(), limit: int = DEFAULT_LIMIT
-) -> tuple[list[dict[str, Any]], bool]:
-    """The hands of ``run`` matching ``flt`` in hand order, at most ``limit`` of them, and
-    whether there are more. Reads through the store's DuckDB views, which push the run and
-    the filters down into the Parquet scan; memory is bounded by ``limit``."""
-    import duckdb
+def hand_filter(
+    winner: int | None = None,
+    outcome: str | None = None,
+    huxi_min: int | None = None,
+    huxi_max: int | None = None,
+    mingtang: str | None = None,
+    since: int | None = None,
+    until: int | None = None,
+) -> HandFilter:
+    """The :class:`HandFilter` of the filters as ``paohuzi hands`` takes them: an outcome by
+    name (:func:`outcome_code`), a 名堂 by pinyin id or name (:func:`mingtang_mask`);
+    :class:`InvalidNotation` for an unknown one."""
+    return HandFilter(
+        winner=winner,
+        outcome=None if outcome is None else outcome_code(outcome),
+        huxi_min=huxi_min,
+        huxi_max=huxi_max,
+        mingtang=None if mingtang is None else mingtang_mask(mingtang),
+        since=since,
+        until=until,
+    )
 
+
+def named_hand(row: dict[str, Any]) -> dict[str, Any]:
+    """A row of :func:`query_hands` as ``paohuzi hands --json`` shows it: the outcome and
+    the source by name (lower case), the 名堂 as a list of pinyin ids (changed in place)."""
+    from engine.hu import Source
+    from engine.state import OutcomeKind
+    from replay.record import schema
+
+    row["outcome"] = OutcomeKind(row["outcome"]).name.lower()
+    row["source"] = None if row["source"] is None else Source(row["source"]).name.lower()
+    row["mingtang"] = schema.mingtang_names(row["mingtang"] or 0)
+    return row
+
+
+def _hands_cursor(
+    st: Any, run: str, flt: HandFilter, limit: int, offset: int, con: Any, state: Any
+) -> Any:
+    """The checks of :func:`query_hands` and its query, executed: (connection, cursor)."""
     st.run(run)  # StoreError naming the known runs if absent
-    state = st.scan()
+    state = state if state is not None else st.scan()
     info = state.run(run)
     if info is not None and info.problem is not None:
         raise CorruptLog(f"run {run} is damaged and left out: {info.problem}")
     where, params = flt.where()
     cols = ", ".join(HAND_COLUMNS)
-    con = st.connect(state)
+    own = con is None
+    if own:
+        con = st.connect(state)
     try:
         cur = con.execute(
-            f"SELECT {cols} FROM hands WHERE {where} ORDER BY hand_id LIMIT ?",
-            [run, *params, limit + 1],
+            f"SELECT {cols} FROM hands WHERE {where} ORDER BY hand_id LIMIT ? OFFSET ?",
+            [run, *params, limit, offset],
         )
+    except BaseException as e:
+        if own:
+            con.close()
+        raise _read_error(run, e) from None
+    return (con if own else None), cur
+
+
+def _read_error(run: str, e: BaseException) -> BaseException:
+    import duckdb
+
+    if isinstance(e, duckdb.Error):
+        return StoreError(f"run {run}: cannot read its hands: {str(e).splitlines()[0]}")
+    return e
+
+
+def query_hands(
+    st: Any,
+    run: str,
+    flt: HandFilter = HandFilter(),
+    limit: int = DEFAULT_LIMIT,
+    offset: int = 0,
+    con: Any = None,
+    state: Any = None,
+) -> tuple[list[dict[str, Any]], bool]:
+    """The hands of ``run`` matching ``flt`` in hand order, at most ``limit`` of them after
+    skipping ``offset``, and whether there are more. Reads through the store's DuckDB views
+    (``con``, or a connection of its own), which push the run and the filters down into the
+    Parquet scan; memory is bounded by ``limit``. ``state``: the store's scan the caller
+    made (and ``con`` was opened on), else one is made here."""
+    own, cur = _hands_cursor(st, run, flt, limit + 1, offset, con, state)
+    try:
         rows = [dict(zip(HAND_COLUMNS, r, strict=True)) for r in cur.fetchall()]
-    except duckdb.Error as e:
-        raise StoreError(f"run {run}: cannot read its hands: {str(e).splitlines()[0]}") from None
+    except BaseException as e:
+        raise _read_error(run, e) from None
     finally:
-        con.close()
+        if own is not None:
+            own.close()
     return rows[:limit], len(rows) > limit
+
+
+def stream_hands(
+    st: Any,
+    run: str,
+    flt: HandFilter = HandFilter(),
+    limit: int = DEFAULT_LIMIT,
+    con: Any = None,
+    batch: int = 1000,
+    state: Any = None,
+) -> Iterator[list[dict[str, Any]]]:
+    """The rows :func:`query_hands` selects (at most ``limit``), in batches of at most
+    ``batch`` rows: the run is looked up and checked, and the query started, before this
+    returns (so an unknown or damaged run raises here); the batches are fetched as they are
+    iterated, so memory is bounded by ``batch``. The connection it opens (without ``con``)
+    is closed when the iteration ends."""
+    own, cur = _hands_cursor(st, run, flt, limit, 0, con, state)
+
+    def batches() -> Iterator[list[dict[str, Any]]]:
+        try:
+            while True:
+                try:
+                    got = cur.fetchmany(batch)
+                except BaseException as e:
+                    raise _read_error(run, e) from None
+                if not got:
+                    return
+                yield [dict(zip(HAND_COLUMNS, r, strict=True)) for r in got]
+        finally:
+            if own is not None:
+                own.close()
+
+    return batches()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -25,7 +25,6 @@ import stat
 import subprocess
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -47,11 +46,9 @@ def now() -> str:
 
 def code_info() -> dict[str, Any]:
     """The code that wrote a run: package version, git description, Python, pyarrow."""
-    try:
-        version = metadata.version("paohuzi")
-    except metadata.PackageNotFoundError:
-        version = "unknown"
-    info: dict[str, Any] = {"package": "paohuzi", "version": version}
+    from replay import package_version
+
+    info: dict[str, Any] = {"package": "paohuzi", "version": package_version()}
     with contextlib.suppress(OSError, subprocess.SubprocessError):
         here = Path(__file__).resolve().parent
         out = subprocess.run(

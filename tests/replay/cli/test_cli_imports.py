@@ -1,6 +1,6 @@
 """The command line stays light: ``paohuzi --help`` and ``paohuzi score`` import no pyarrow,
-duckdb, pandas, numpy, numba or streamlit (issue 8), and the help list of the lazy commands
-is their own short help."""
+duckdb, pandas, numpy, numba, streamlit, fastapi or uvicorn (issue 8), and the help list of
+the lazy commands is their own short help."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from replay.cli.main import LAZY_COMMANDS, SHORT_HELP
 
-HEAVY = ("pyarrow", "duckdb", "pandas", "numpy", "numba", "streamlit")
+HEAVY = ("pyarrow", "duckdb", "pandas", "numpy", "numba", "streamlit", "fastapi", "uvicorn")
 
 
 def imported(*args: str) -> set[str]:
