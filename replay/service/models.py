@@ -360,6 +360,32 @@ class AutoTianhu(Strict):
     exact_bound: float
 
 
+class ReviewRateRow(Strict):
+    """One (policy, kind) row of the stored reviews' rates (replay.review.rates.RateRow)."""
+
+    policy: str
+    kind: str
+    decisions: int
+    hands: int
+    blunder: Rate
+    mistake: Rate
+    inaccuracy: Rate
+    best: Rate
+    score_loss: Mean
+    win_loss: Mean
+
+
+class StoredReviewRates(Strict):
+    """The rates of a run's stored reviews under one key (replay.review.rates.StoredRates)."""
+
+    rollouts: int
+    rollout_policy: str
+    seed: int
+    hands: int
+    decisions: int
+    rates: list[ReviewRateRow]
+
+
 class RunStats(Strict):
     """One run of ``paohuzi stats --json``."""
 
@@ -382,6 +408,9 @@ class RunStats(Strict):
     zimo: Rate | None
     mingtang: list[MingtangRow]
     auto_tianhu: AutoTianhu | None
+    reviews: list[StoredReviewRates] = Field(
+        description="The rates of the run's stored reviews, per review key (docs/REVIEW.md)."
+    )
 
 
 class Stats(Strict):

@@ -27,11 +27,14 @@ def cli_json(*args: str) -> Any:
 
 
 def record(d: Path) -> Path:
-    """Runs ``a`` and ``dup`` in the store ``d``."""
+    """Runs ``a`` and ``dup`` in the store ``d``; hands 0–1 of ``dup`` reviewed and stored
+    (so ``/stats`` answers its ``reviews`` too)."""
     for args in (
         ["--run", "a", "-n", "40", "--seed", "3"],
         ["--run", "dup", "-n", "8", "--duplicate", "-p", "heuristic,greedy,random"],
     ):
         res = cli("simulate", "--data", str(d), "-q", "-w", "1", "--engine", "reference", *args)
         assert res.exit_code == 0, res.output
+    res = cli("review", "dup", "--hands", "0-1", "-N", "2", "-q", "-w", "1", "--data", str(d))
+    assert res.exit_code == 0, res.output
     return d

@@ -158,6 +158,8 @@ def test_stats_is_paohuzi_stats_json(client: Any, store: Path) -> None:
         got = get(client, f"/stats?{q}").json()
         assert got == {**want, "warnings": []}
         models.Stats.model_validate(got)
+    dup = get(client, "/stats?run=dup").json()["runs"][0]
+    assert dup["reviews"] and dup["reviews"][0]["hands"] == 2  # the stored review's rates
     # a run named twice is summarised once, as by the command
     assert [r["run"] for r in get(client, "/stats?run=a&run=a").json()["runs"]] == ["a"]
 
