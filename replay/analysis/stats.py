@@ -179,26 +179,8 @@ def run_stats(
     ``state``: the store's scan the caller made (and ``con`` was opened on), else one is
     made here.
     """
-    if not store.root.is_dir():
-        raise StoreError(f"no store at {store.root} (run 'paohuzi simulate' first)")
-    asked = {n: store.run(n) for n in dict.fromkeys(names)}  # StoreError if unknown
-    state = state if state is not None else store.scan()
-    if not state.runs:
-        raise StoreError(f"no runs in the store {store.root} (run 'paohuzi simulate' first)")
-    healthy = []
-    for name in asked or [r.name for r in state.runs]:
-        info = state.run(name)
-        problem = info.problem if info is not None else f"run {name} is unreadable"
-        if problem is None:
-            healthy.append(asked[name] if name in asked else store.run(name))
-            if summaries and info is not None and info.summary_problem and on_skip is not None:
-                on_skip(summary_warning(name, info.summary_problem))
-        elif names:
-            raise CorruptLog(f"run {name} is damaged and left out: {problem}")
-        elif on_skip is not None:
-            on_skip(f"run {name} is damaged and left out: {problem}")
-    if not healthy:
-        raise CorruptLog("every run of the store is damaged (see 'paohuzi verify')")
+    state = state if state is not None else _scan(store)
+    healthy = checked_runs(store, state, names, on_skip, summaries)
     import duckdb
 
     own = con is None
@@ -215,6 +197,45 @@ def run_stats(
     finally:
         if own and con is not None:
             con.close()
+
+
+def _scan(store: Store) -> StoreState:
+    if not store.root.is_dir():
+        raise StoreError(f"no store at {store.root} (run 'paohuzi simulate' first)")
+    return store.scan()
+
+
+def checked_runs(
+    store: Store,
+    state: StoreState,
+    names: Sequence[str] = (),
+    on_skip: Callable[[str], None] | None = None,
+    summaries: bool = True,
+) -> list[Run]:
+    """The runs a figure may be computed from, in order: the named ones (all when none),
+    each checked by the scan ``state``. A damaged run asked for by name is refused
+    (``CorruptLog``); without names it is left out and ``on_skip`` gets its one line (and a
+    run whose summaries cannot be used, the warning saying so, when ``summaries``)."""
+    if not store.root.is_dir():
+        raise StoreError(f"no store at {store.root} (run 'paohuzi simulate' first)")
+    asked = {n: store.run(n) for n in dict.fromkeys(names)}  # StoreError if unknown
+    if not state.runs:
+        raise StoreError(f"no runs in the store {store.root} (run 'paohuzi simulate' first)")
+    healthy = []
+    for name in asked or [r.name for r in state.runs]:
+        info = state.run(name)
+        problem = info.problem if info is not None else f"run {name} is unreadable"
+        if problem is None:
+            healthy.append(asked[name] if name in asked else store.run(name))
+            if summaries and info is not None and info.summary_problem and on_skip is not None:
+                on_skip(summary_warning(name, info.summary_problem))
+        elif names:
+            raise CorruptLog(f"run {name} is damaged and left out: {problem}")
+        elif on_skip is not None:
+            on_skip(f"run {name} is damaged and left out: {problem}")
+    if not healthy:
+        raise CorruptLog("every run of the store is damaged (see 'paohuzi verify')")
+    return healthy
 
 
 #: ``PAOHUZI_SUMMARY=0``: read the hands even where summary tables exist (comparisons).

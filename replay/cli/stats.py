@@ -23,7 +23,10 @@ _WIN_LABELS = {"huxi": "胡息", "deng": "等", "fan": "番", "score": "score �
 @click.argument("runs", nargs=-1, metavar="[RUN]...")
 @data_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def stats(runs: tuple[str, ...], data: Path, as_json: bool) -> None:
+@click.option("--events", "events", is_flag=True,
+              help="What players do, from the event log: actions, declines, forced share,"
+              " options per choice, 臭胡/忍碰/八块, hand length, win timing.")  # fmt: skip
+def stats(runs: tuple[str, ...], data: Path, as_json: bool, events: bool) -> None:
     """Summarise recorded runs (all of them without RUN): hands, 胡 and 荒庄 rates, win rate
     by seat, dealer and policy (paired over duplicate deals), winning 胡息 / 等 / 番,
     名堂 frequencies, mean score per seat, and the 3提/5坎 天胡 rate beside its exact
@@ -33,6 +36,7 @@ def stats(runs: tuple[str, ...], data: Path, as_json: bool) -> None:
     paohuzi stats
     paohuzi stats my-run other-run --data /srv/paohuzi
     paohuzi stats my-run --json | jq .runs[0].outcomes
+    paohuzi stats my-run --events
     """
     import duckdb
 
@@ -41,6 +45,9 @@ def stats(runs: tuple[str, ...], data: Path, as_json: bool) -> None:
     from replay.cli.main import InputError
     from replay.store.runs import open_store
 
+    if events:
+        _events(data, runs, as_json)
+        return
     try:
         result = run_stats(open_store(data), runs, on_skip=_warn, summaries=use_summaries())
     except (PaohuziError, duckdb.Error, OSError) as e:
@@ -50,6 +57,26 @@ def stats(runs: tuple[str, ...], data: Path, as_json: bool) -> None:
         click.echo(json.dumps(payload, ensure_ascii=False, indent=1, allow_nan=False))
         return
     click.echo("\n\n".join(render(r) for r in result))
+
+
+def _events(data: Path, runs: tuple[str, ...], as_json: bool) -> None:
+    import duckdb
+
+    from engine.errors import PaohuziError
+    from replay.analysis.event_stats import event_stats
+    from replay.cli.main import InputError
+    from replay.cli.stats_events import render as render_events
+    from replay.store.runs import open_store
+
+    try:
+        result = event_stats(open_store(data), runs, on_skip=_warn)
+    except (PaohuziError, duckdb.Error, OSError) as e:
+        raise InputError(_one_line(e)) from None
+    if as_json:
+        payload = {"runs": [r.to_dict() for r in result]}
+        click.echo(json.dumps(payload, ensure_ascii=False, indent=1, allow_nan=False))
+        return
+    click.echo("\n\n".join(render_events(r) for r in result))
 
 
 def _warn(text: str) -> None:

@@ -1,0 +1,184 @@
+"""``paohuzi stats --events``: what players do, per run, from its event log
+(:mod:`replay.analysis.figures.events`), each figure with its count, its denominator and a
+95 % interval (the deal the cluster in --duplicate runs, as in ``paohuzi stats``).
+
+* actions per seat-hand by kind (chosen and forced apart), per policy;
+* decline rates: 胡, 碰, 吃 passed when offered in a real choice (two or more options);
+* forced share of the events, per policy;
+* legal options per real choice (its distribution and mean), per policy;
+* per hand: decisions (distribution), 臭胡 (a 胡 declined), 忍碰 (a 碰 declined) and 八块 (a
+  seat's second 跑 or 提) rates;
+* win timing: the wins by stock left, and the 荒庄 count.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.actions import ActionKind
+from replay.analysis.figures import events as E
+from replay.analysis.figures import fetch
+from replay.analysis.figures.results import Distribution, Mean, Rate, count, num
+from replay.analysis.figures.selection import Selection
+from replay.analysis.intervals import ClusterSums
+from replay.store.runs import Run, Store
+
+#: Kind names as the figures print them.
+KIND_NAMES = {
+    int(ActionKind.PASS): "过 pass",
+    int(ActionKind.HU): "胡",
+    int(ActionKind.PENG): "碰",
+    int(ActionKind.DISCARD): "打 discard",
+    int(ActionKind.TI): "提",
+    int(ActionKind.WEI): "偎",
+    int(ActionKind.PAO): "跑",
+    int(ActionKind.CHI): "吃",
+}
+
+
+@dataclass(frozen=True)
+class ActionRow:
+    policy: str
+    kind: str
+    forced: bool
+    events: int
+    per_seat_hand: Mean
+
+
+@dataclass(frozen=True)
+class DeclineRow:
+    policy: str
+    offered: str
+    declined: Rate  # k passed of n offers
+
+
+@dataclass(frozen=True)
+class PolicyRate:
+    policy: str
+    rate: Rate
+
+
+@dataclass(frozen=True)
+class OptionsRow:
+    policy: str
+    choices: int
+    mean: float
+    values: tuple[int, ...]
+    counts: tuple[int, ...]
+
+
+@dataclass
+class EventStats:
+    """The event figures of one run."""
+
+    run: str
+    hands: int
+    clusters: int
+    actions: list[ActionRow] = field(default_factory=list)
+    declines: list[DeclineRow] = field(default_factory=list)
+    forced: list[PolicyRate] = field(default_factory=list)
+    options: list[OptionsRow] = field(default_factory=list)
+    decisions_mean: float = math.nan
+    decisions: dict[str, Any] = field(default_factory=dict)  # values, counts, quantiles
+    chouhu: Rate | None = None
+    renpeng: Rate | None = None
+    bakuai: Rate | None = None
+    win_stock: dict[str, Any] = field(default_factory=dict)  # values, counts; huang
+
+    def to_dict(self) -> dict[str, Any]:
+        from replay.analysis.stats import _jsonable
+
+        out: dict[str, Any] = _jsonable(self)
+        return out
+
+
+def event_stats(
+    store: Store,
+    names: Sequence[str] = (),
+    on_skip: Callable[[str], None] | None = None,
+) -> list[EventStats]:
+    """The event figures of the named runs (all when none), each run checked first as
+    ``paohuzi stats`` checks it (a damaged run named and left out, or refused by name)."""
+    import duckdb
+
+    from engine.errors import CorruptLog
+    from replay.analysis.stats import _scan, checked_runs
+
+    state = _scan(store)
+    runs = checked_runs(store, state, names, on_skip, summaries=False)
+    con = store.connect(state)
+    try:
+        return [summarize_events(con, r) for r in runs]
+    except duckdb.Error as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise CorruptLog(f"cannot read the store {store.root}: {first}") from None
+    finally:
+        con.close()
+
+
+def summarize_events(con: Any, run: Run) -> EventStats:
+    sel = Selection(runs=(run.name,))
+    facts = fetch(con, E.hand_facts(sel))
+    total = next((r for r in facts if r["decisions"] is None), None)
+    hands = count(total["n"]) if total else 0
+    clusters = count(total["d"]) if total else 0
+    st = EventStats(run.name, hands, clusters)
+    if not hands:
+        return st
+    per_value = [r for r in facts if r["decisions"] is not None]
+    d = Distribution.of("decisions", ((r["decisions"], r["n"]) for r in per_value))
+    st.decisions = {"values": list(d.values), "counts": list(d.counts),
+                    "quantiles": {str(q): v for q, v in d.quantiles.items()}}  # fmt: skip
+    st.decisions_mean = math.fsum(v * c for v, c in zip(d.values, d.counts)) / max(1, d.n)
+    for name in ("chouhu", "renpeng", "bakuai"):
+        k = sum(count(r[name]) for r in per_value)
+        setattr(st, name, Rate.of(k, hands, clusters))
+    sums: dict[str, tuple[int, float, float]] = {}
+    rows = fetch(con, E.actions(sel))
+    for r in rows:
+        if r["kind"] is None:
+            sums[str(r["policy"])] = (count(r["d"]), num(r["m"]), num(r["mm"]))
+    for r in rows:
+        if r["kind"] is None:
+            continue
+        dd, m, mm = sums.get(str(r["policy"]), (0, 0.0, 0.0))
+        cs = ClusterSums(dd, num(r["y"]), m, num(r["yy"]), num(r["ym"]), mm)
+        st.actions.append(
+            ActionRow(
+                str(r["policy"]),
+                KIND_NAMES.get(int(r["kind"]), str(r["kind"])),
+                bool(r["forced"]),
+                count(r["n"]),
+                Mean.of(cs),
+            )  # fmt: skip
+        )
+    for r in fetch(con, E.declines(sel)):
+        st.declines.append(
+            DeclineRow(
+                str(r["policy"]),
+                str(r["offered"]),
+                Rate.of(count(r["k"]), count(r["n"]), count(r["d"])),
+            )  # fmt: skip
+        )
+    for r in fetch(con, E.forced(sel)):
+        st.forced.append(
+            PolicyRate(str(r["policy"]), Rate.of(count(r["k"]), count(r["n"]), count(r["d"])))
+        )
+    by_policy: dict[str, list[tuple[int, int]]] = {}
+    for r in fetch(con, E.options(sel)):
+        by_policy.setdefault(str(r["policy"]), []).append((int(r["v"]), count(r["n"])))
+    for policy, pairs in by_policy.items():
+        n = sum(c for _, c in pairs)
+        mean = math.fsum(v * c for v, c in pairs) / n if n else math.nan
+        st.options.append(OptionsRow(policy, n, mean, tuple(v for v, _ in pairs),
+                                     tuple(c for _, c in pairs)))  # fmt: skip
+    timing = fetch(con, E.win_timing(sel))
+    st.win_stock = {
+        "values": [int(r["v"]) for r in timing if r["v"] is not None],
+        "counts": [count(r["n"]) for r in timing if r["v"] is not None],
+        "huang": sum(count(r["n"]) for r in timing if r["v"] is None),
+    }
+    return st

@@ -1,0 +1,160 @@
+"""What players do, from the event log (issue 24, first step: every figure from the raw
+``events`` table joined with ``hands``; per-shard event summaries are the next source).
+
+An event's **policy** is the one of the seat that declared it (``policy_S`` of its hand).
+The independent unit is the deal (a hand outside --duplicate runs), as everywhere.
+
+* :func:`actions` — events per (policy, kind, forced), with the cluster sums of events per
+  seat-hand of the policy: *actions per seat-hand by kind*;
+* :func:`declines` — per policy and offered kind (胡, 碰, 吃): real choices (two or more
+  options) offering it, and those that passed (过);
+* :func:`options` — per policy, the histogram of ``n_legal`` over real choices;
+* :func:`hand_facts` — per hand: its decisions, whether it had a 臭胡 (a 胡 declined), a
+  忍碰 (a 碰 declined), a 八块 (a seat's second 跑 or 提): their rates per hand and the
+  distribution of decisions per hand;
+* :func:`win_timing` — the wins by stock left.
+
+>>> sql, params = declines(Selection(runs=("a",)))
+>>> sorted(params.items())
+[('run_0', 'a')]
+"""
+
+from __future__ import annotations
+
+from engine.actions import ActionKind
+from replay.analysis.figures.params import Params, Statement
+from replay.analysis.figures.selection import (
+    HUANG,
+    Selection,
+    hands_where,
+    runs_in,
+    seats_where,
+    wins_where,
+)
+
+#: The policy of the seat that declared an event ``e`` of hand ``h``.
+EVENT_POLICY = (
+    "CASE e.seat WHEN 0 THEN h.policy_0 WHEN 1 THEN h.policy_1 WHEN 2 THEN h.policy_2"
+    " ELSE h.policy_3 END"
+)
+PASS, HU, PENG, CHI = (int(ActionKind.PASS), int(ActionKind.HU), int(ActionKind.PENG),
+                       int(ActionKind.CHI))  # fmt: skip
+TI, PAO = int(ActionKind.TI), int(ActionKind.PAO)
+#: The offered kinds whose decline is counted, by name.
+DECLINED = {"胡": HU, "碰": PENG, "吃": CHI}
+#: A cluster of a row with ``run``, ``deal_id`` and ``hand_id``: the deal in a --duplicate
+#: run, else the hand.
+CLUSTER = "CASE WHEN r.duplicate THEN h.deal_id ELSE h.hand_id END"
+
+
+def _events(sel: Selection, p: Params) -> str:
+    """The selected events: of the selected runs, declared by a selected seat and policy."""
+    parts = [runs_in(sel, p, "e.run")]
+    if sel.seats:
+        parts.append(p.in_("e.seat", sel.seats, "seat"))
+    if sel.policies:
+        parts.append(p.in_(EVENT_POLICY, sel.policies, "pol"))
+    return (
+        f"SELECT e.run, e.hand_id, e.seq, e.seat, e.kind, e.forced, e.n_legal, e.options,"
+        f" {EVENT_POLICY} AS policy, {CLUSTER} AS c FROM events e"
+        " JOIN hands h ON h.run = e.run AND h.hand_id = e.hand_id JOIN runs r ON r.run = e.run"
+        f" WHERE {' AND '.join(parts)}"
+    )
+
+
+def actions(sel: Selection) -> Statement:
+    """Rows per (policy, kind, forced): ``n`` events and over the clusters of the policy's
+    seat-hands ``y`` = Σ events, ``yy`` = Σ (events per cluster)², ``ym`` = Σ events ×
+    seat-hands; and per policy (``kind`` NULL) ``d`` clusters, ``m`` = Σ seat-hands,
+    ``mm`` = Σ seat-hands² (for :class:`~replay.analysis.intervals.ClusterSums`)."""
+    p = Params()
+    ev = _events(sel, p)
+    sh_where = seats_where(sel, p)
+    return p.statement(
+        f"WITH ev AS ({ev}),"
+        " sh AS (SELECT s.policy, s.run, CASE WHEN r.duplicate THEN s.deal_id ELSE s.hand_id"
+        f" END AS c, count(*) AS m FROM seats s JOIN runs r USING (run) WHERE {sh_where}"
+        " GROUP BY ALL),"
+        " ck AS (SELECT policy, kind, forced, run, c, count(*) AS y FROM ev GROUP BY ALL)"
+        " SELECT ck.policy, ck.kind, ck.forced, sum(ck.y) AS n, sum(ck.y) AS y,"
+        " sum(ck.y * ck.y) AS yy, sum(ck.y * sh.m) AS ym, NULL AS d, NULL AS m, NULL AS mm"
+        " FROM ck JOIN sh USING (policy, run, c) GROUP BY ALL"
+        " UNION ALL SELECT policy, NULL, NULL, NULL, NULL, NULL, NULL, count(*), sum(m),"
+        " sum(m * m) FROM sh GROUP BY ALL ORDER BY 1, 2 NULLS FIRST, 3"
+    )
+
+
+def declines(sel: Selection) -> Statement:
+    """Rows per (policy, offered kind): ``n`` real choices (``n_legal`` ≥ 2) offering it,
+    ``k`` of them passed, ``d`` their clusters."""
+    p = Params()
+    ev = _events(sel, p)
+    parts = [
+        f"SELECT policy, '{name}' AS offered, count(*) AS n,"
+        f" count(*) FILTER (WHERE kind = {PASS}) AS k, count(DISTINCT (run, c)) AS d"
+        f" FROM ev WHERE n_legal >= 2 AND (options >> {bit}) & 1 = 1 GROUP BY ALL"
+        for name, bit in DECLINED.items()
+    ]
+    return p.statement(f"WITH ev AS ({ev}) " + " UNION ALL ".join(parts) + " ORDER BY 1, 2")
+
+
+def forced(sel: Selection) -> Statement:
+    """Rows per policy: ``n`` events, ``k`` forced ones, ``d`` clusters."""
+    p = Params()
+    return p.statement(
+        f"WITH ev AS ({_events(sel, p)}) SELECT policy, count(*) AS n,"
+        " count(*) FILTER (WHERE forced) AS k, count(DISTINCT (run, c)) AS d FROM ev"
+        " GROUP BY ALL ORDER BY 1"
+    )
+
+
+def options(sel: Selection) -> Statement:
+    """Rows per (policy, ``v`` = n_legal): ``n`` real choices (two or more options)."""
+    p = Params()
+    return p.statement(
+        f"WITH ev AS ({_events(sel, p)}) SELECT policy, n_legal AS v, count(*) AS n FROM ev"
+        " WHERE n_legal >= 2 AND NOT forced GROUP BY ALL ORDER BY 1, 2"
+    )
+
+
+def hand_facts(sel: Selection) -> Statement:
+    """Rows per ``decisions`` value of the selected hands: ``n`` hands, and how many had a
+    臭胡, a 忍碰, a 八块; ``d`` clusters of those (for the rates, summed in Python over the
+    hands' clusters: ``dh`` clusters with a 臭胡 …, per value of ``decisions`` are not
+    additive, so the cluster counts come as one extra row, ``decisions`` NULL)."""
+    p = Params()
+    where = hands_where(sel, p)
+    return p.statement(
+        "WITH hs AS (SELECT h.run, h.hand_id, CASE WHEN r.duplicate THEN h.deal_id ELSE"
+        f" h.hand_id END AS c FROM hands h JOIN runs r USING (run) WHERE {where}),"
+        " e1 AS (SELECT e.run, e.hand_id, count(*) AS decisions,"
+        f" bool_or(e.kind = {PASS} AND (e.options >> {HU}) & 1 = 1 AND e.n_legal >= 2)"
+        " AS chouhu,"
+        f" bool_or(e.kind = {PASS} AND (e.options >> {PENG}) & 1 = 1 AND e.n_legal >= 2)"
+        " AS renpeng FROM events e JOIN hs USING (run, hand_id) GROUP BY ALL),"
+        f" e2 AS (SELECT e.run, e.hand_id, max(cnt) >= 2 AS bakuai FROM (SELECT e.run,"
+        f" e.hand_id, e.seat, count(*) FILTER (WHERE e.kind IN ({TI}, {PAO})) AS cnt FROM"
+        " events e JOIN hs USING (run, hand_id) GROUP BY ALL) e GROUP BY ALL),"
+        " x AS (SELECT hs.run, hs.c, coalesce(e1.decisions, 0) AS decisions,"
+        " coalesce(e1.chouhu, false) AS chouhu, coalesce(e1.renpeng, false) AS renpeng,"
+        " coalesce(e2.bakuai, false) AS bakuai FROM hs LEFT JOIN e1 USING (run, hand_id)"
+        " LEFT JOIN e2 USING (run, hand_id))"
+        " SELECT decisions, count(*) AS n, count(*) FILTER (WHERE chouhu) AS chouhu,"
+        " count(*) FILTER (WHERE renpeng) AS renpeng, count(*) FILTER (WHERE bakuai) AS"
+        " bakuai, NULL AS d FROM x GROUP BY ALL"
+        " UNION ALL SELECT NULL, count(*), NULL, NULL, NULL, count(DISTINCT (run, c)) FROM x"
+        " ORDER BY 1 NULLS FIRST"
+    )
+
+
+def win_timing(sel: Selection) -> Statement:
+    """Rows per ``v`` = stock left at the win: ``n`` selected wins; and the 荒庄 count as
+    ``v`` NULL (its hands end with the stock empty)."""
+    p = Params()
+    wins = wins_where(sel, p)
+    hands = hands_where(sel, p)
+    return p.statement(
+        f"SELECT stock_left AS v, count(*) AS n FROM hands WHERE {wins} GROUP BY ALL"
+        f" UNION ALL SELECT NULL, count(*) FROM hands WHERE {hands} AND outcome = {HUANG}"
+        " ORDER BY 1 NULLS FIRST"
+    )

@@ -1,0 +1,68 @@
+"""``paohuzi stats --events``: the event figures (:mod:`replay.analysis.event_stats`) as text;
+this module only renders them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from replay.cli.stats import _ci, _ci_pct, _num, _pct, _table
+
+
+def _rate(r: Any, digits: int = 1) -> list[str]:
+    return [f"{r.k:,}", f"{r.n:,}", _pct(r.p, digits), _ci_pct(r, digits)]
+
+
+def render(s: Any) -> str:
+    out = [f"run {s.run} · events of {s.hands:,} hands ({s.clusters:,} clusters); 95 % intervals"]
+    if not s.hands:
+        out.append("  no hands recorded yet")
+        return "\n".join(out)
+    rows = [["per hand", "hands", "of", "rate", "95 % CI (%)"]]
+    for label, r in (("臭胡 (a 胡 declined)", s.chouhu), ("忍碰 (a 碰 declined)", s.renpeng),
+                     ("八块 (a second 跑/提)", s.bakuai)):  # fmt: skip
+        rows.append([label, *_rate(r)])
+    q = s.decisions["quantiles"]
+    out.append(_table(rows, right=(1, 2, 3)))
+    out.append(
+        f"  decisions per hand: mean {s.decisions_mean:.1f}; p10 {q['0.1']:g}, median"
+        f" {q['0.5']:g}, p90 {q['0.9']:g}; {min(s.decisions['values'])} … {max(s.decisions['values'])}"
+    )
+    rows = [["actions per seat-hand", "kind", "", "events", "mean", "95 % CI"]]
+    for a in s.actions:
+        rows.append([a.policy, a.kind, "forced" if a.forced else "chosen", f"{a.events:,}",
+                     _num(a.per_seat_hand.mean), _ci(a.per_seat_hand)])  # fmt: skip
+    out.append(_table(rows, right=(3, 4)))
+    rows = [["declined when offered", "offered", "passed", "offers", "rate", "95 % CI (%)"]]
+    for d in s.declines:
+        rows.append([d.policy, d.offered, *_rate(d.declined)])
+    out.append(_table(rows, right=(2, 3, 4)))
+    rows = [["forced share", "forced", "events", "share", "95 % CI (%)"]]
+    for f in s.forced:
+        rows.append([f.policy, *_rate(f.rate)])
+    out.append(_table(rows, right=(1, 2, 3)))
+    rows = [["options per real choice", "choices", "mean", "distribution (options: share)"]]
+    for o in s.options:
+        dist = ", ".join(f"{v}: {100 * c / o.choices:.0f}%" for v, c in zip(o.values, o.counts)
+                         if 100 * c / o.choices >= 1)  # fmt: skip
+        rows.append([o.policy, f"{o.choices:,}", f"{o.mean:.2f}", dist])
+    out.append(_table(rows, right=(1, 2)))
+    w = s.win_stock
+    wins = sum(w["counts"])
+    if wins:
+        by = sorted(zip(w["values"], w["counts"]), reverse=True)
+        early = sum(c for v, c in by if v >= 10)
+        out.append(
+            f"  win timing: {wins:,} wins, {100 * early / wins:.1f} % with 10 or more cards left in"
+            f" the stock; median stock left {_median(by):g}; 荒庄 {w['huang']:,} hands"
+        )
+    return "\n".join(out)
+
+
+def _median(pairs: list[tuple[int, int]]) -> float:
+    n = sum(c for _, c in pairs)
+    seen = 0
+    for v, c in sorted(pairs):
+        seen += c
+        if 2 * seen >= n:
+            return float(v)
+    return float("nan")
