@@ -29,6 +29,7 @@ PAGE_FILES = {
     "replay": "views/replay.py",
     "drilldown": "views/drilldown.py",
     "review": "views/review.py",
+    "actions": "views/actions.py",
     "sql": "views/sql.py",
 }
 

@@ -8,6 +8,8 @@ cache key, so a new shard or run is seen at once and unchanged data is never re-
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
@@ -91,3 +93,12 @@ def survival(sig: str, f: Selection, key: str) -> pd.DataFrame:
 @st.cache_data(show_spinner=False, max_entries=512)
 def retention(sig: str, f: Selection) -> pd.DataFrame:
     return db.query(*huang.retention(f, summary_plan(f)))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def event_figures(sig: str, run: str, seats: tuple[int, ...], policies: tuple[str, ...]) -> Any:
+    """One run's event figures (replay.analysis.event_stats, the numbers of ``paohuzi stats
+    --events``) for the sidebar's seats and policies."""
+    from replay.analysis.event_stats import summarize_events
+
+    return summarize_events(db.connection(), run, seats, policies)

@@ -41,6 +41,9 @@ LABELS: dict[str, str] = {
     "stock_left": "hands that ended with {v} cards left in the stock",
     "retained_dealer": "hands dealt by a dealer kept after 荒庄",
     "popao": "won by 破跑胡 (free hu while a 跑 of the card was possible)",
+    "chouhu": "hands with a 臭胡 (a 胡 declined)",
+    "renpeng": "hands with a 忍碰 (a 碰 declined)",
+    "bakuai": "hands with a 八块 (a seat's second 跑 or 提)",
 }
 
 #: Conditions offered in the page's picker, in this order.
@@ -62,6 +65,9 @@ MENU = [
     "deng_eq",
     "fan_eq",
     "score_eq",
+    "chouhu",
+    "renpeng",
+    "bakuai",
 ]
 
 DEFAULT_VALUES = {"huxi_ge": 30, "score_ge": 10, "stock_left": 0, "mingtang": 0, "source": 0}

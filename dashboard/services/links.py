@@ -4,11 +4,11 @@ shown in its place. No streamlit.
 
 ``run`` (a run of the store), ``hand`` (a hand id of that run, 0 … hands − 1), ``step``
 (a decision count, checked against the hand once it is loaded: :func:`check_step`) or
-``at=decisive``, ``seat`` (``all`` or a seat of the run's table).
+``at=decisive`` (or ``at=chouhu|renpeng|bakuai``: the step where that happened), ``seat`` (``all`` or a seat of the run's table).
 
 >>> runs = {"base": (240, 3, None)}
 >>> parse_link({"run": "base", "hand": "7", "at": "decisive"}, runs, "base")
-ReplayLink(run='base', hand=7, step=None, decisive=True, seat='all')
+ReplayLink(run='base', hand=7, step=None, decisive=True, seat='all', event=None)
 >>> parse_link({"run": "base", "hand": "999999"}, runs, "base")
 Traceback (most recent call last):
 ...
@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+from replay.analysis.figures.drill import EVENT_CONDITIONS as EVENT_AT
 
 #: The replay's URL parameters.
 PARAMS = ("run", "hand", "step", "at", "seat")
@@ -42,6 +44,7 @@ class ReplayLink:
     step: int | None  # None: the start, unless ``decisive``
     decisive: bool
     seat: int | str  # a seat number or "all"
+    event: str | None = None  # at=chouhu|renpeng|bakuai: the step where it happened
 
 
 def _whole(raw: str) -> int | None:
@@ -79,8 +82,9 @@ def parse_link(
     if hand >= hands:
         raise BadLink(f"Run {run} has no hand {hand}: its hands are {span}.")
     at = qp.get("at")
-    if at is not None and at != "decisive":
-        raise BadLink(f"The link's at={_show(at)} is not known (only at=decisive is).")
+    if at is not None and at != "decisive" and at not in EVENT_AT:
+        known = ", ".join(("decisive", *EVENT_AT))
+        raise BadLink(f"The link's at={_show(at)} is not known (at= one of {known}).")
     step = None
     if "step" in qp and at is None:
         step = _whole(qp["step"])
@@ -99,7 +103,7 @@ def parse_link(
                 f" 0 – {players - 1}, or all."
             )
         seat = s
-    return ReplayLink(run, hand, step, at == "decisive", seat)
+    return ReplayLink(run, hand, step, at == "decisive", seat, at if at in EVENT_AT else None)
 
 
 def check_step(link: ReplayLink, n_steps: int) -> None:

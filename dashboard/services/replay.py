@@ -38,6 +38,29 @@ def decisive_step(log: HandLog) -> int:
     return log.n_steps
 
 
+def event_step(log: HandLog, at: str) -> int:
+    """The first step at which ``at`` happened (the state before that decision, its options
+    shown): a 胡 declined (``chouhu``), a 碰 declined (``renpeng``), a seat's second 跑 or 提
+    (``bakuai``); the decisive step when the hand has none (as the figures define them,
+    replay.analysis.figures.events)."""
+    from replay.analysis.figures.events import FOUR, HU, PASS, PENG
+
+    ev = log.event_rows
+    kinds, seats = ev.get("kind") or [], ev.get("seat") or []
+    opts, legal = ev.get("options") or [], ev.get("n_legal") or []
+    fours: dict[int, int] = {}
+    for k, (kind, seat) in enumerate(zip(kinds, seats)):
+        if at in ("chouhu", "renpeng"):
+            bit = HU if at == "chouhu" else PENG
+            if kind == PASS and (opts[k] >> bit) & 1 and legal[k] >= 2:
+                return k
+        elif at == "bakuai" and kind in FOUR:
+            fours[seat] = fours.get(seat, 0) + 1
+            if fours[seat] == 2:
+                return k
+    return decisive_step(log)
+
+
 def view_at(log: HandLog, step: int, seat: int | None) -> dict[str, Any]:
     """``replay.replayer.views.state_view`` of the state after ``step`` decisions, seen by ``seat``
     (``None``: everything)."""

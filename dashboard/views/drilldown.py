@@ -10,7 +10,7 @@ from dashboard.queries import hands as qh
 from dashboard.queries import stats as q
 from dashboard.services import drill
 from dashboard.services import stats as svc
-from replay.analysis.figures.drill import SCAN_BOUND
+from replay.analysis.figures.drill import EVENT_CONDITIONS, SCAN_BOUND
 
 state, f = ui.start(
     "Drill-down",
@@ -93,6 +93,9 @@ else:
         + (f" The first {LIMIT} are listed." if k > LIMIT else "")
     )
 
+# a hand of an event condition opens where it happened, any other at its decisive step
+AT = cond if cond in EVENT_CONDITIONS else "decisive"
+WHERE = "step where it happened" if cond in EVENT_CONDITIONS else "decisive step"
 table = drill.hand_table(listed, names)
 if table.empty:
     st.info("No hand matches.")
@@ -112,7 +115,7 @@ if picked:
     row = table.iloc[picked[0]]
     st.switch_page(
         ui.PAGE_FILES["replay"],
-        query_params={"run": str(row["run"]), "hand": str(int(row["hand"])), "at": "decisive"},
+        query_params={"run": str(row["run"]), "hand": str(int(row["hand"])), "at": AT},
     )
 st.caption("Select a row to open that hand in the replay, or pick it here:")
 if st.session_state.get("dd_pick") not in keys:
@@ -121,7 +124,7 @@ choice = st.selectbox("hand", keys, key="dd_pick")
 run, hand = choice.split(" / ")
 st.page_link(
     ui.PAGE_FILES["replay"],
-    label=f"Open {run} hand {hand} in the replay at the decisive step",
+    label=f"Open {run} hand {hand} in the replay at the {WHERE}",
     icon=":material/play_circle:",
-    query_params={"run": run, "hand": hand, "at": "decisive"},
+    query_params={"run": run, "hand": hand, "at": AT},
 )

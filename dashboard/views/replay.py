@@ -78,6 +78,8 @@ if qp and st.session_state.get("_rp_applied") != qp_key:
     st.session_state["rp_seat"] = link.seat
     if link.decisive:
         st.session_state["_rp_pending"] = "decisive"
+    elif link.event is not None:
+        st.session_state["_rp_pending"] = f"at:{link.event}"
     elif link.step is not None:
         st.session_state["_rp_pending"] = link.step
 
@@ -115,6 +117,8 @@ if link is not None:
 pending = st.session_state.pop("_rp_pending", None)
 if pending == "decisive":
     st.session_state["rp_step"] = rsvc.decisive_step(log)
+elif isinstance(pending, str) and pending.startswith("at:"):
+    st.session_state["rp_step"] = rsvc.event_step(log, pending.removeprefix("at:"))
 elif isinstance(pending, int):
     st.session_state["rp_step"] = pending
 st.session_state["rp_step"] = min(max(0, int(st.session_state.get("rp_step", 0))), n)

@@ -24,7 +24,7 @@ from replay.analysis.figures import fetch
 from replay.analysis.figures.results import Distribution, Mean, Rate, count, num
 from replay.analysis.figures.selection import Selection
 from replay.analysis.intervals import ClusterSums
-from replay.store.runs import Run, Store
+from replay.store.runs import Store
 
 #: Kind names as the figures print them.
 KIND_NAMES = {
@@ -99,9 +99,12 @@ def event_stats(
     store: Store,
     names: Sequence[str] = (),
     on_skip: Callable[[str], None] | None = None,
+    seats: Sequence[int] = (),
+    policies: Sequence[str] = (),
 ) -> list[EventStats]:
     """The event figures of the named runs (all when none), each run checked first as
-    ``paohuzi stats`` checks it (a damaged run named and left out, or refused by name)."""
+    ``paohuzi stats`` checks it (a damaged run named and left out, or refused by name); of
+    the events of ``seats`` played by ``policies`` (all when empty)."""
     import duckdb
 
     from engine.errors import CorruptLog
@@ -111,7 +114,7 @@ def event_stats(
     runs = checked_runs(store, state, names, on_skip, summaries=False)
     con = store.connect(state)
     try:
-        return [summarize_events(con, r) for r in runs]
+        return [summarize_events(con, r.name, seats, policies) for r in runs]
     except duckdb.Error as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise CorruptLog(f"cannot read the store {store.root}: {first}") from None
@@ -119,13 +122,18 @@ def event_stats(
         con.close()
 
 
-def summarize_events(con: Any, run: Run) -> EventStats:
-    sel = Selection(runs=(run.name,))
+def summarize_events(
+    con: Any, run: str, seats: Sequence[int] = (), policies: Sequence[str] = ()
+) -> EventStats:
+    """One run's event figures from the catalog on ``con`` (the run already checked): of
+    the events declared by ``seats`` played by ``policies``, the hands in which such a seat
+    played (all when empty)."""
+    sel = Selection(runs=(run,), seats=tuple(seats), policies=tuple(policies))
     facts = fetch(con, E.hand_facts(sel))
     total = next((r for r in facts if r["decisions"] is None), None)
     hands = count(total["n"]) if total else 0
     clusters = count(total["d"]) if total else 0
-    st = EventStats(run.name, hands, clusters)
+    st = EventStats(run, hands, clusters)
     if not hands:
         return st
     per_value = [r for r in facts if r["decisions"] is not None]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from replay.analysis.figures import events as EV
 from replay.analysis.figures.params import Params, Statement
 from replay.analysis.figures.selection import (
     AUTO,
@@ -70,6 +71,23 @@ CONDITIONS: dict[str, tuple[str, bool, bool]] = {
         True,
     ),
 }
+
+# What players do (replay.analysis.figures.events): hands in which it happened.
+_EV = "EXISTS (SELECT 1 FROM events e WHERE e.run = h.run AND e.hand_id = h.hand_id AND "
+CONDITIONS.update(
+    {
+        "chouhu": (_EV + f"{EV.declined('e', EV.HU)})", False, False),  # a 胡 declined
+        "renpeng": (_EV + f"{EV.declined('e', EV.PENG)})", False, False),  # a 碰 declined
+        "bakuai": (  # a seat's second 跑 or 提
+            _EV + f"e.kind IN {EV.FOUR_KINDS} GROUP BY e.seat HAVING count(*) >= 2)",
+            False,
+            False,
+        ),
+    }
+)
+#: The conditions about one event of a hand: the Replay page opens such a hand at the step
+#: where it happened (``at=COND``, :func:`event_step`).
+EVENT_CONDITIONS = ("chouhu", "renpeng", "bakuai")
 
 #: Drill-down conditions the summary tables count exactly: (kind, condition on its rows
 #: ``x``, with at most one ``$value``). ``popao`` needs the events and is never here.

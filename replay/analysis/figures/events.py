@@ -42,6 +42,17 @@ PASS, HU, PENG, CHI = (int(ActionKind.PASS), int(ActionKind.HU), int(ActionKind.
 TI, PAO = int(ActionKind.TI), int(ActionKind.PAO)
 #: The offered kinds whose decline is counted, by name.
 DECLINED = {"胡": HU, "碰": PENG, "吃": CHI}
+#: 跑 and 提, the kinds of a 八块 (a seat's second one).
+FOUR = (TI, PAO)
+FOUR_KINDS = f"({TI}, {PAO})"
+
+
+def declined(e: str, bit: int) -> str:
+    """Event ``e`` passed on an offered kind (``bit``) in a real choice: a 臭胡 for 胡, a
+    忍碰 for 碰 (the one definition; the drill-down conditions use it too)."""
+    return f"{e}.kind = {PASS} AND ({e}.options >> {bit}) & 1 = 1 AND {e}.n_legal >= 2"
+
+
 #: A cluster of a row with ``run``, ``deal_id`` and ``hand_id``: the deal in a --duplicate
 #: run, else the hand.
 CLUSTER = "CASE WHEN r.duplicate THEN h.deal_id ELSE h.hand_id END"
@@ -128,12 +139,10 @@ def hand_facts(sel: Selection) -> Statement:
         "WITH hs AS (SELECT h.run, h.hand_id, CASE WHEN r.duplicate THEN h.deal_id ELSE"
         f" h.hand_id END AS c FROM hands h JOIN runs r USING (run) WHERE {where}),"
         " e1 AS (SELECT e.run, e.hand_id, count(*) AS decisions,"
-        f" bool_or(e.kind = {PASS} AND (e.options >> {HU}) & 1 = 1 AND e.n_legal >= 2)"
-        " AS chouhu,"
-        f" bool_or(e.kind = {PASS} AND (e.options >> {PENG}) & 1 = 1 AND e.n_legal >= 2)"
-        " AS renpeng FROM events e JOIN hs USING (run, hand_id) GROUP BY ALL),"
+        f" bool_or({declined('e', HU)}) AS chouhu, bool_or({declined('e', PENG)}) AS renpeng"
+        " FROM events e JOIN hs USING (run, hand_id) GROUP BY ALL),"
         f" e2 AS (SELECT e.run, e.hand_id, max(cnt) >= 2 AS bakuai FROM (SELECT e.run,"
-        f" e.hand_id, e.seat, count(*) FILTER (WHERE e.kind IN ({TI}, {PAO})) AS cnt FROM"
+        f" e.hand_id, e.seat, count(*) FILTER (WHERE e.kind IN {FOUR_KINDS}) AS cnt FROM"
         " events e JOIN hs USING (run, hand_id) GROUP BY ALL) e GROUP BY ALL),"
         " x AS (SELECT hs.run, hs.c, coalesce(e1.decisions, 0) AS decisions,"
         " coalesce(e1.chouhu, false) AS chouhu, coalesce(e1.renpeng, false) AS renpeng,"

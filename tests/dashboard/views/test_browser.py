@@ -150,6 +150,8 @@ PAGES = [
         ["Headline numbers", "Distributions over the wins", "名堂 frequencies"],
         1,
     ),
+    ("actions", "actions_page", ["Per hand", "Declined when offered", "Options per real"], 2),
+    ("review", "review_page", ["Review", "No stored review"], 0),
     ("sql", "sql", ["row limit", "time limit", "rows in"], 0),
 ]
 
@@ -300,3 +302,22 @@ def test_replay_review_graph_option_bars_and_a_marker_click(
             check(pg, "replay_review_marker_clicked")
         finally:
             pg.close()
+
+
+def test_actions_rate_through_drilldown_to_the_replay_step(page: Any, server: str) -> None:
+    """The Actions page: a per-hand rate's link opens Drill-down on those hands, and a hand
+    there opens in the Replay page at the step where it happened (a seat's second 跑/提)."""
+    visit(page, f"{server}/actions", "actions", charts=2)
+    assert "Per hand" in main_text(page) and "Declined when offered" in main_text(page)
+    page.get_by_role("link", name="Hands with a 八块").click()
+    page.wait_for_url("**/drilldown?*")
+    settle(page)
+    check(page, "actions_to_drilldown")
+    assert "cond=bakuai" in page.url and "八块" in main_text(page)
+    page.get_by_role("link", name="in the replay at the step where it happened").click()
+    page.wait_for_url("**/replay?*")
+    settle(page)
+    check(page, "actions_drilldown_to_replay")
+    step = slider_value(page)
+    assert step > 0 and f"step={step}" in page.url
+    assert "Decision" in main_text(page) and ("跑" in main_text(page) or "提" in main_text(page))

@@ -1,0 +1,162 @@
+"""Actions: what players do, from the event log (replay.analysis.event_stats, the numbers of
+``paohuzi stats --events``) — per hand 臭胡, 忍碰 and 八块 (each linking to the hands in the
+Drill-down page, and from there to the Replay page at the step where it happened), decline
+rates, actions per seat-hand, forced share, options per choice, hand length, win timing."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import charts, ui
+from dashboard.charts import tip
+from dashboard.queries import stats as q
+
+state, f = ui.start(
+    "Actions",
+    "What the players did, counted from every recorded decision (declines included), for"
+    " the seats and policies of the sidebar; Wilson 95 % intervals on the clusters (the deal"
+    " in --duplicate runs).",
+)
+sig = state.signature
+runs = [r for r in state.usable_runs if r.name in f.runs]
+stats = []
+with ui.guard():
+    for r in runs:
+        stats.append(q.event_figures(sig, r.name, tuple(f.seats), tuple(f.policies)))
+
+
+def _rate_row(label: str, rate: object, **more: object) -> dict[str, object]:
+    r = rate
+    return {
+        **more,
+        "what": label,
+        "k": r.k,  # type: ignore[attr-defined]
+        "of": r.n,  # type: ignore[attr-defined]
+        "rate": f"{100 * r.p:.1f} %",  # type: ignore[attr-defined]
+        "95 % CI": f"[{100 * r.lo:.1f}, {100 * r.hi:.1f}]",  # type: ignore[attr-defined]
+        "p": r.p,  # type: ignore[attr-defined]
+        "lo": r.lo,  # type: ignore[attr-defined]
+        "hi": r.hi,  # type: ignore[attr-defined]
+    }
+
+
+st.subheader("Per hand")
+rows = []
+for s in stats:
+    if not s.hands:
+        continue
+    for label, rate in (("臭胡 (a 胡 declined)", s.chouhu), ("忍碰 (a 碰 declined)", s.renpeng),
+                        ("八块 (a second 跑/提)", s.bakuai)):  # fmt: skip
+        rows.append(_rate_row(label, rate, run=s.run))
+if not rows:
+    st.info("No hand in the selection.")
+    st.stop()
+per_hand = pd.DataFrame(rows)
+ui.table(per_hand)
+cols = st.columns(3)
+for col, (cond, label) in zip(
+    cols,
+    (
+        ("chouhu", "Hands with a 臭胡"),
+        ("renpeng", "Hands with a 忍碰"),
+        ("bakuai", "Hands with a 八块"),
+    ),
+):
+    with col:
+        ui.drill_link(label, cond)
+
+st.subheader("Declined when offered")
+dec = pd.DataFrame(
+    [
+        _rate_row(f"{s.run} · {d.policy} · {d.offered}", d.declined)
+        for s in stats
+        for d in s.declines
+    ]
+)
+if not dec.empty:
+    ui.rate_chart(dec.rename(columns={"what": "group"}), "group", "passed when offered")
+    ui.table(dec)
+
+st.subheader("Actions per seat-hand")
+acts = pd.DataFrame(
+    [
+        {
+            "run": s.run, "policy": a.policy, "kind": a.kind,
+            "how": "forced" if a.forced else "chosen", "events": a.events,
+            "per seat-hand": round(a.per_seat_hand.mean, 3),
+            "95 % CI": f"[{a.per_seat_hand.lo:.3f}, {a.per_seat_hand.hi:.3f}]",
+        }
+        for s in stats
+        for a in s.actions
+    ]
+)  # fmt: skip
+if not acts.empty:
+    st.dataframe(acts, hide_index=True, width="stretch")
+
+st.subheader("Forced share of the decisions")
+forced = pd.DataFrame([_rate_row(f"{s.run} · {x.policy}", x.rate) for s in stats for x in s.forced])
+if not forced.empty:
+    ui.table(forced)
+
+st.subheader("Options per real choice")
+opt_rows = [
+    {"group": f"{s.run} · {o.policy}", "v": v, "n": c, "share": c / o.choices}
+    for s in stats
+    for o in s.options
+    for v, c in zip(o.values, o.counts)
+]
+if opt_rows:
+    ui.chart(
+        pd.DataFrame(opt_rows),
+        charts.grouped_bars(
+            "v:O", "legal options", "group:N", "share of choices",
+            [tip("group:N"), tip("v:O"), tip("n:Q"), tip("share:Q", ".1%")],
+        ),
+    )  # fmt: skip
+    st.caption(
+        " · ".join(
+            f"{s.run} · {o.policy}: mean {o.mean:.2f} over {o.choices:,} choices"
+            for s in stats
+            for o in s.options
+        )  # fmt: skip
+    )
+
+st.subheader("Hand length and win timing")
+left, right = st.columns(2)
+with left:
+    st.caption("decisions per hand")
+    rows2 = [
+        {"run": s.run, "v": v, "n": c, "share": c / max(1, s.hands)}
+        for s in stats
+        for v, c in zip(s.decisions.get("values", []), s.decisions.get("counts", []))
+    ]
+    if rows2:
+        ui.chart(
+            pd.DataFrame(rows2),
+            charts.grouped_bars(
+                "v:O",
+                "decisions",
+                "run:N",
+                "share of hands",
+                [tip("run:N"), tip("v:O"), tip("n:Q")],
+            ),  # fmt: skip
+        )
+with right:
+    st.caption("wins by cards left in the stock")
+    rows3 = [
+        {"run": s.run, "v": v, "n": c, "share": c / max(1, sum(s.win_stock["counts"]))}
+        for s in stats
+        for v, c in zip(s.win_stock.get("values", []), s.win_stock.get("counts", []))
+    ]
+    if rows3:
+        ui.chart(
+            pd.DataFrame(rows3),
+            charts.grouped_bars(
+                "v:O",
+                "stock left at the win",
+                "run:N",
+                "share of wins",
+                [tip("run:N"), tip("v:O"), tip("n:Q")],
+            ),  # fmt: skip
+        )
