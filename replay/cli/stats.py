@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import json
 import math
-import unicodedata
-from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import click
 
-from replay.analysis.stats import QUANTILES, GroupRow, Mean, Rate, RunStats, Winning
+from replay.analysis.stats import QUANTILES, GroupRow, RunStats, Winning
+from replay.cli.text_table import _ci, _ci_pct, _num, _pct, _table
 from replay.store.layout import data_option
 
 _WIN_LABELS = {"huxi": "胡息", "deng": "等", "fan": "番", "score": "score 等×番"}
@@ -91,52 +90,6 @@ def _one_line(e: BaseException) -> str:
 # ---------------------------------------------------------------------------------------------
 # Text rendering
 # ---------------------------------------------------------------------------------------------
-
-
-def _width(text: str) -> int:
-    """Terminal columns: CJK characters take two."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-
-
-def _ljust(text: str, width: int) -> str:
-    return text + " " * max(0, width - _width(text))
-
-
-def _rjust(text: str, width: int) -> str:
-    return " " * max(0, width - _width(text)) + text
-
-
-def _table(rows: Sequence[Sequence[str]], right: Iterable[int] = (), indent: str = "  ") -> str:
-    """Columns aligned by display width; column indices in ``right`` are right-aligned."""
-    right = set(right)
-    widths = [max(_width(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = []
-    for r in rows:
-        cells = [(_rjust if i in right else _ljust)(c, widths[i]) for i, c in enumerate(r)]
-        lines.append((indent + "  ".join(cells)).rstrip())
-    return "\n".join(lines)
-
-
-def _pct(x: float, digits: int = 2) -> str:
-    if math.isnan(x):
-        return "–"
-    return f"{100 * x:.{digits}f} %"
-
-
-def _ci_pct(r: Rate, digits: int = 2) -> str:
-    return f"[{100 * r.lo:.{digits}f}, {100 * r.hi:.{digits}f}]"
-
-
-def _num(x: float, signed: bool = False, digits: int = 2) -> str:
-    if isinstance(x, float) and math.isnan(x):
-        return "–"
-    return f"{x:+.{digits}f}" if signed else f"{x:.{digits}f}"
-
-
-def _ci(m: Mean, signed: bool = False, digits: int = 2) -> str:
-    if math.isnan(m.lo):
-        return ""
-    return f"[{_num(m.lo, signed, digits)}, {_num(m.hi, signed, digits)}]"
 
 
 def _sci(x: float) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from replay.cli.stats import _ci, _ci_pct, _num, _pct, _table
+from replay.cli.text_table import _ci, _ci_pct, _num, _pct, _table
 
 
 def _rate(r: Any, digits: int = 1) -> list[str]:
