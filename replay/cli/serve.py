@@ -4,17 +4,61 @@ extra; neither is imported until the command runs."""
 
 from __future__ import annotations
 
+import os
 import socket
 from pathlib import Path
 
 import click
 
 from replay.cli.main import input_error
-from replay.service.limits import PAGE_MAX, QUERY_SECONDS, STREAM_MAX
+from replay.service.limits import (
+    INGEST_BYTES,
+    INGEST_LINE_BYTES,
+    INGEST_LINES,
+    INGEST_LOCK_SECONDS,
+    PAGE_MAX,
+    QUERY_SECONDS,
+    STREAM_MAX,
+)
 from replay.store.layout import data_option
 
+#: The environment variable that holds the ingest token (``--ingest-token-file`` wins).
+TOKEN_ENV = "PAOHUZI_INGEST_TOKEN"
 
-@click.command(short_help="Serve the store's runs, hands and statistics over HTTP (read-only).")
+#: The shortest token accepted, and the largest token file read.
+TOKEN_MIN = 16
+TOKEN_FILE_MAX = 4096
+
+
+def ingest_token(path: Path | None) -> str | None:
+    """The ingest token: the first line of ``path`` (a regular file of at most 4 KiB), else
+    ``$PAOHUZI_INGEST_TOKEN``; None when neither is given (ingest disabled). A token of
+    fewer than 16 characters, or with spaces inside, is refused (one line, exit 2)."""
+    if path is not None:
+        from replay.store.files import read_regular
+
+        try:
+            text = read_regular(path, TOKEN_FILE_MAX).decode("utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            why = getattr(e, "strerror", None) or str(e)
+            raise input_error(f"cannot read the ingest token file {path}: {why}") from None
+        lines = text.strip().splitlines()
+        where = f"the ingest token file {path}"
+        value = lines[0].strip() if lines else ""
+    else:
+        value = os.environ.get(TOKEN_ENV, "").strip()
+        where = f"${TOKEN_ENV}"
+        if not value:
+            return None
+    if len(value) < TOKEN_MIN or any(c.isspace() for c in value):
+        raise input_error(
+            f"{where}: a token is at least {TOKEN_MIN} characters without spaces"
+            " (e.g. python -c 'import secrets; print(secrets.token_urlsafe())')"
+        )
+    return value
+
+
+@click.command(short_help="Serve the store's runs, hands and statistics over HTTP.")
 @data_option
 @click.option(
     "--host",
@@ -54,18 +98,70 @@ from replay.store.layout import data_option
     metavar="S",
     help="Seconds of DuckDB work one request may take (then 503).",
 )
+@click.option(
+    "--ingest-token-file",
+    type=click.Path(path_type=Path),
+    metavar="FILE",
+    help=f"Enable POST /runs/RUN/hands with the token in FILE (default: ${TOKEN_ENV}; neither:"
+    " ingest disabled, the service writes nothing).",
+)
+@click.option(
+    "--ingest-bytes",
+    type=click.IntRange(min=1),
+    default=INGEST_BYTES,
+    show_default=True,
+    metavar="N",
+    help="Largest ingest request body.",
+)
+@click.option(
+    "--ingest-lines",
+    type=click.IntRange(min=1),
+    default=INGEST_LINES,
+    show_default=True,
+    metavar="N",
+    help="Most replay files in one JSON-lines ingest.",
+)
+@click.option(
+    "--ingest-line-bytes",
+    type=click.IntRange(min=1),
+    default=INGEST_LINE_BYTES,
+    show_default=True,
+    metavar="N",
+    help="Longest line (replay file) of a JSON-lines ingest.",
+)
+@click.option(
+    "--ingest-lock-seconds",
+    type=click.FloatRange(min=0),
+    default=INGEST_LOCK_SECONDS,
+    show_default=True,
+    metavar="S",
+    help="Seconds an ingest waits for another one into the same run (then 503).",
+)
 def serve(
-    data: Path, host: str, port: int, page_max: int, stream_max: int, query_seconds: float
+    data: Path,
+    host: str,
+    port: int,
+    page_max: int,
+    stream_max: int,
+    query_seconds: float,
+    ingest_token_file: Path | None,
+    ingest_bytes: int,
+    ingest_lines: int,
+    ingest_line_bytes: int,
+    ingest_lock_seconds: float,
 ) -> None:
     """Serve the store over HTTP as JSON: /runs, /runs/RUN, /runs/RUN/hands (filters of
     paohuzi hands, paginated), /runs/RUN/hands.ndjson (a streamed export),
     /runs/RUN/hands/HAND (the replay file), /runs/RUN/hands/HAND/state?step=K&seat=S,
     /stats?run=RUN, /health, /version; the schema at /openapi.json, docs at /docs.
-    Read-only: no run is ever added or changed. Needs pip install 'paohuzi[service]'.
+    Read-only unless an ingest token is given (--ingest-token-file or $PAOHUZI_INGEST_TOKEN):
+    then POST /runs/RUN/hands with that bearer token verifies replay files and adds their
+    hands to the run of imported hands RUN. Needs pip install 'paohuzi[service]'.
 
     \b
     paohuzi serve
     paohuzi serve --data /srv/paohuzi --port 8080
+    paohuzi serve --ingest-token-file /etc/paohuzi/token
     curl -s localhost:8000/runs
     """
     try:
@@ -79,11 +175,22 @@ def serve(
     from replay.service.app import create_app
     from replay.service.limits import Limits
 
-    limits = Limits(page_max=page_max, stream_max=stream_max, query_seconds=query_seconds)
+    token = ingest_token(ingest_token_file)
+    limits = Limits(
+        page_max=page_max,
+        stream_max=stream_max,
+        query_seconds=query_seconds,
+        ingest_bytes=ingest_bytes,
+        ingest_lines=ingest_lines,
+        ingest_line_bytes=ingest_line_bytes,
+        ingest_lock_seconds=ingest_lock_seconds,
+    )
     where = Path(data).resolve()
     if not where.is_dir():
         click.echo(f"note: no store at {where} yet (the API will say so)", err=True)
-    app = create_app(data, limits)
+    app = create_app(data, limits, token)
+    if token is not None:
+        click.echo("note: ingest enabled (POST /runs/RUN/hands with the token)", err=True)
     if port != 0:
         click.echo(f"paohuzi serve: http://{host}:{port}  (store {where}; Ctrl-C stops it)")
         uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -25,13 +25,17 @@ True
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import functools
 import hashlib
 import json
 import os
 import re
 import reprlib
 import stat
+import threading
+import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -54,7 +58,7 @@ from engine.actions import (
     parse_action,
 )
 from engine.cards import COPIES, NUM_KINDS, card_char, format_cards, parse_card, parse_cards
-from engine.errors import InvalidNotation, InvalidRules, PaohuziError
+from engine.errors import CorruptLog, InvalidNotation, InvalidRules, PaohuziError
 from engine.hu import Source
 from engine.rules import PRESETS, RuleSet, find_rules
 from engine.state import OutcomeKind, State
@@ -73,7 +77,15 @@ from replay.replayer.replay_schema import (
     digits,
     parse_json,
 )
-from replay.replayer.verify import check_log, deck_problem, expected_event, expected_hand
+from replay.replayer.verify import (
+    FastState,
+    check_log,
+    check_tables,
+    deck_problem,
+    expected_event,
+    expected_hand,
+    fast_unsupported,
+)
 from replay.store.fsinfo import file_kind, read_at_most
 from replay.store.manifest import Manifest, now
 
@@ -632,10 +644,13 @@ def read_replay(text: str, name: str = "replay file") -> ReplayFile:
             obj, lines = _parse_text(text)
         return _from_doc(check_doc(obj, lines), name, lines)
     except (InvalidNotation, InvalidRules) as e:
-        raise ReplayFileError(f"{name}: {e}") from None
+        why = "unknown_rules" if isinstance(e, InvalidRules) else "malformed"
+        raise ReplayFileError(f"{name}: {e}", why) from None
     except ReplayFileError as e:
         msg = str(e)
-        raise ReplayFileError(msg if msg.startswith(name) else f"{name}: {msg}") from None
+        raise ReplayFileError(
+            msg if msg.startswith(name) else f"{name}: {msg}", e.reason, e.event
+        ) from None
 
 
 def _event(ev: dict[str, Any], i: int) -> tuple[int, int]:
@@ -660,7 +675,7 @@ def _from_doc(doc: dict[str, Any], name: str, lines: dict[str, int]) -> ReplayFi
     try:
         rules = _rules_from(doc.get("rules", "hunan"))
     except InvalidRules as e:
-        raise ReplayFileError(f"{_at(lines, 'rules')}{e}") from None
+        raise ReplayFileError(f"{_at(lines, 'rules')}{e}", "unknown_rules") from None
     dealer: int = doc.get("dealer", 0)
     if dealer >= rules.players:
         raise ReplayFileError(f"{_at(lines, 'dealer')}dealer {dealer} is not a seat of a"
@@ -827,6 +842,43 @@ def hand_key(rules: RuleSet, deck: Sequence[int], dealer: int, events: Sequence[
     return h.hexdigest()
 
 
+#: The hand keys of shards read before, by the SHA-256s of their two files and the rules'
+#: fingerprint: a listed shard file never changes, so each imported hand of the store is
+#: hashed once per process (at most this many shards remembered, the least recently used
+#: dropped).
+_SHARD_KEYS: collections.OrderedDict[tuple[str, str, str], list[tuple[str, int]]] = (
+    collections.OrderedDict()
+)
+_SHARD_KEYS_MAX = 4096
+_SHARD_KEYS_LOCK = threading.Lock()
+
+
+def _shard_keys(r: Any, shard: dict[str, Any], rules: RuleSet) -> list[tuple[str, int]]:
+    """``(hand_key, hand_id)`` of every hand of one shard of run ``r`` (read checked)."""
+    files = shard["files"]
+    ck = (str(files["hands"]["sha256"]), str(files["events"]["sha256"]), rules.fingerprint())
+    with _SHARD_KEYS_LOCK:
+        hit = _SHARD_KEYS.get(ck)
+        if hit is not None:
+            _SHARD_KEYS.move_to_end(ck)
+            return hit
+    hands = r.read_shard(shard, "hands").select(["hand_id", "deck", "dealer", "n_events"])
+    events = r.read_shard(shard, "events").select(["hand_id", "seat", "action"]).to_pydict()
+    out: list[tuple[str, int]] = []
+    i = 0
+    for hid, deck, dealer, n in zip(*hands.to_pydict().values(), strict=True):
+        if n and (events["hand_id"][i] != hid or events["hand_id"][i + n - 1] != hid):
+            raise CorruptLog(f"run {r.name}: events of hand {hid} misplaced")
+        history = zip(events["seat"][i : i + n], events["action"][i : i + n], strict=True)
+        out.append((hand_key(rules, deck, dealer, list(history)), hid))
+        i += n
+    with _SHARD_KEYS_LOCK:
+        _SHARD_KEYS[ck] = out
+        while len(_SHARD_KEYS) > _SHARD_KEYS_MAX:
+            _SHARD_KEYS.popitem(last=False)
+    return out
+
+
 def _imported_keys(root: Path, rules: RuleSet) -> dict[str, tuple[str, int]]:
     """The :func:`hand_key` of every hand of the store's imported runs with ``rules``:
     ``key -> (run, hand_id)``. Runs that cannot be read are skipped."""
@@ -840,61 +892,92 @@ def _imported_keys(root: Path, rules: RuleSet) -> dict[str, tuple[str, int]]:
                 continue
             if r.manifest.get("rules_fingerprint") != fp:
                 continue
-            for h in r.iter_hands():
-                out.setdefault(hand_key(rules, h.deck, h.dealer, h.history), (name, h.hand_id))
+            for shard in r.shards:
+                for key, hid in _shard_keys(r, shard, rules):
+                    out.setdefault(key, (name, hid))
         except (PaohuziError, KeyError, TypeError):
             continue
     return out
 
 
-def _check_duplicates(root: Path, files: Sequence[ReplayFile]) -> None:
-    seen = _imported_keys(root, files[0].log.rules)
-    for rf in files:
-        log = rf.log
-        key = hand_key(log.rules, log.deck, log.dealer, log.events)
-        where = seen.get(key)
-        if where is not None:
-            what = f"run {where[0]} hand {where[1]}" if where[1] >= 0 else where[0]
-            raise ReplayFileError(
-                f"{log.meta.get('source')}: the same hand (rules, deck, dealer and events) is"
-                f" already imported as {what}; give --allow-duplicate to import it again"
-            )
-        seen[key] = (str(log.meta.get("source")), -1)
+# ---------------------------------------------------------------------------------------------
+# Verifying hands and deriving their rows
+# ---------------------------------------------------------------------------------------------
 
 
-def _rows(
-    rf: ReplayFile, state: State, hand_id: int
-) -> tuple[dict[str, Any], dict[str, list[Any]]]:
-    """The ``hands`` row and ``events`` columns of a verified hand."""
+def verified_rows(rf: ReplayFile) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+    """The ``hands`` row and ``events`` columns of the file's hand (hand id 0), derived
+    while its events are re-applied through the checked path of the compiled engine (the
+    reference engine for rules the compiled tables do not cover), and checked against the
+    outcome the file states. Raises :class:`ReplayFileError` (``reason`` ``illegal`` with
+    the event at fault, or ``outcome_differs``)."""
     log = rf.log
+    name = log.meta.get("source", "replay file")
+    engine = "fast" if fast_unsupported(log.rules) is None else "reference"
+    problems = check_log(log, compare=False, engine=engine)
+    if problems:
+        p = problems[0]
+        where = f"event {p.seq}" if p.seq is not None else "the hand"
+        raise ReplayFileError(f"{name}: {where}: {p.reason}", "illegal", p.seq)
+    state: Any
+    if engine == "fast":
+        state = FastState(log.rules, log.deck, log.dealer)
+        derive = state.expected_event
+    else:
+        state = game_for(log.rules).new_initial_state(log.deck, log.dealer)
+        derive = functools.partial(expected_event, state)
     ev: dict[str, list[Any]] = {f.name: [] for f in schema.EVENTS_SCHEMA}
-    s = game_for(log.rules).new_initial_state(log.deck, log.dealer)
     for k, (seat, action) in enumerate(log.events):
-        kind, card, from_seat, forced, n_legal, options = expected_event(s, seat, action)
-        for c, v in (("hand_id", hand_id), ("seq", k), ("seat", seat), ("action", action),
+        kind, card, from_seat, forced, n_legal, options = derive(seat, action)
+        for c, v in (("hand_id", 0), ("seq", k), ("seat", seat), ("action", action),
                      ("kind", kind), ("card", card), ("from_seat", from_seat),
                      ("forced", bool(forced)), ("n_legal", n_legal), ("options", options)):  # fmt: skip
             ev[c].append(v)
-        s.apply_checked(seat, action)
+        state.apply_checked(seat, action)
+    exp = (
+        state.expected_hand(log.n_steps) if engine == "fast" else expected_hand(state, log.n_steps)
+    )
+    diffs = [
+        f"{k} {v!r} (replay gives {exp[k]!r})"
+        for k, v in rf.outcome.items()
+        if k in exp and exp[k] != v
+    ]
+    if diffs:
+        raise ReplayFileError(
+            f"{name}: the stated outcome differs: " + ", ".join(diffs), "outcome_differs"
+        )
     row: dict[str, Any] = {
-        "hand_id": hand_id,
-        "session": rf.record.get("session", hand_id),
+        "hand_id": 0,
+        "session": rf.record.get("session"),
         "session_hand": rf.record.get("session_hand", 0),
         "rotation": rf.record.get("rotation", 0),
-        "deal_id": rf.record.get("deal_id", hand_id),
+        "deal_id": rf.record.get("deal_id"),
         "dealer": log.dealer,
         "huang_streak": rf.record.get("huang_streak", 0),
         "deck": bytes(log.deck),
     }
-    row.update(expected_hand(state, log.n_steps))
+    row.update(exp)
     n = log.rules.players
     for s_ in range(schema.MAX_SEATS):
         if s_ < n:
-            p = rf.policies[s_] if rf.policies else None
-            row[f"policy_{s_}"] = p or "import"
+            p_ = rf.policies[s_] if rf.policies else None
+            row[f"policy_{s_}"] = p_ or "import"
         else:
             row[f"policy_{s_}"] = None
     return row, ev
+
+
+def _with_id(
+    derived: tuple[dict[str, Any], dict[str, list[Any]]], hand_id: int
+) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+    """A hand's row and event columns under its hand id (``session`` and ``deal_id``
+    default to it, as in a run of single hands)."""
+    row, ev = derived
+    row = dict(row, hand_id=hand_id)
+    for c in ("session", "deal_id"):
+        if row[c] is None:
+            row[c] = hand_id
+    return row, dict(ev, hand_id=[hand_id] * len(ev["hand_id"]))
 
 
 def _imported_params() -> dict[str, Any]:
@@ -913,57 +996,349 @@ def _imported_params() -> dict[str, Any]:
     }
 
 
+# ---------------------------------------------------------------------------------------------
+# Batches: JSON lines
+# ---------------------------------------------------------------------------------------------
+
+#: The limits of a JSON-lines batch (``paohuzi import --jsonl``, ``POST /runs/{run}/hands``;
+#: docs/SERVICE.md): its bytes, its lines (replay files), the bytes of one line.
+BATCH_BYTES = 64 << 20
+BATCH_LINES = 10_000
+LINE_BYTES = MAX_BYTES
+
+
+@dataclasses.dataclass
+class Parsed:
+    """One item of an ingest, in input order: a replay file, or why it is none
+    (``error``); ``line``: its line in a JSON-lines batch."""
+
+    name: str
+    file: ReplayFile | None = None
+    error: ReplayFileError | None = None
+    line: int | None = None
+
+
+def parse_item(data: bytes | str, name: str, line: int | None = None) -> Parsed:
+    """One replay file (either spelling) from bytes or text; a refusal, not an exception,
+    when it is not one."""
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+    except UnicodeDecodeError:
+        return Parsed(name, error=ReplayFileError(f"{name}: not UTF-8 text"), line=line)
+    try:
+        return Parsed(name, read_replay(text, name), line=line)
+    except ReplayFileError as e:
+        return Parsed(name, error=e, line=line)
+
+
+def parse_jsonl(
+    data: bytes,
+    name: str = "",
+    max_lines: int = BATCH_LINES,
+    line_bytes: int = LINE_BYTES,
+    hint: str = "",
+) -> list[Parsed]:
+    """The replay files of a JSON-lines batch: each non-blank line one file in the JSON
+    spelling, named ``NAME line N`` (``line N`` without a name). A line longer than
+    ``line_bytes`` is refused (``too_long``; ``hint`` says how to raise the limit), as is a
+    line that is no JSON object or no replay file (``malformed``, with the line or field at
+    fault); the others are parsed. More than ``max_lines`` files refuse the whole batch:
+    :class:`ReplayFileError`, before any is parsed."""
+    lines = data.split(b"\n")
+    count = sum(1 for raw in lines if raw.strip())
+    if count > max_lines:
+        raise ReplayFileError(
+            f"{name + ': ' if name else ''}{count:,} replay files, more than the limit of"
+            f" {max_lines:,} per batch{hint and f' ({hint})'}",
+            "too_long",
+        )
+    out: list[Parsed] = []
+    for no, raw in enumerate(lines, 1):
+        if not raw.strip():
+            continue
+        label = f"{name} line {no}" if name else f"line {no}"
+        if len(raw) > line_bytes:
+            why = (f"{label}: {len(raw):,} bytes, longer than the limit of {line_bytes:,} for a"
+                   f" replay file{hint and f' ({hint})'}")  # fmt: skip
+            out.append(Parsed(label, error=ReplayFileError(why, "too_long"), line=no))
+            continue
+        if not raw.lstrip().startswith(b"{"):
+            why = f"{label}: not a JSON object (one replay file in the JSON spelling per line)"
+            out.append(Parsed(label, error=ReplayFileError(why), line=no))
+            continue
+        out.append(parse_item(raw.removesuffix(b"\r"), label, no))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Importing into the store
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Verdict:
+    """What became of one item of an ingest: accepted as ``hand_id``, or refused for
+    ``reason`` (:data:`~replay.replayer.replay_schema.REASONS`) with the one-line
+    ``error`` and, for an illegal event, its index ``event``."""
+
+    index: int
+    name: str
+    line: int | None = None
+    hand_id: int | None = None
+    reason: str | None = None
+    error: str | None = None
+    event: int | None = None
+
+    @property
+    def accepted(self) -> bool:
+        return self.reason is None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The verdict as ``paohuzi import --jsonl --json`` and the API answer it."""
+        return {
+            "index": self.index,
+            "line": self.line,
+            "status": "accepted" if self.accepted else "refused",
+            "hand_id": self.hand_id,
+            "reason": self.reason,
+            "event": self.event,
+            "error": self.error,
+        }
+
+    def refuse(self, e: ReplayFileError) -> None:
+        self.reason, self.error, self.event = e.reason, " ".join(str(e).split()), e.event
+
+
 @dataclasses.dataclass
 class ImportResult:
-    run: str
-    hand_ids: list[int]
-    shard: int
-    path: Path
+    """The run written to (None when no hand got so far), one :class:`Verdict` per item in
+    input order, the new shard (None when no hand was accepted)."""
+
+    run: str | None
+    verdicts: list[Verdict]
+    shard: int | None = None
+    path: Path | None = None
     #: why ``DATA/paohuzi.duckdb`` could not be refreshed (the hands are committed; the next
     #: reader rebuilds it), or None
     catalog_problem: str | None = None
 
+    @property
+    def hand_ids(self) -> list[int]:
+        return [v.hand_id for v in self.verdicts if v.hand_id is not None]
 
-def import_files(
-    root: str | Path,
-    files: Sequence[ReplayFile],
-    run: str | None = None,
-    command: list[str] | None = None,
-    allow_duplicate: bool = False,
-) -> ImportResult:
-    """Verify each replay file's hand and add them all, as one new shard, to the run of
-    imported hands ``run`` (default :func:`default_run_name`); then refresh the catalog. All
-    or nothing: a file that does not verify raises :class:`ReplayFileError` before any
-    write. A hand already imported (same rules, deck, dealer and events, in any imported
-    run) is refused unless ``allow_duplicate``."""
-    if not files:
-        raise ReplayFileError("nothing to import")
-    rules = files[0].log.rules
-    for rf in files[1:]:
-        if rf.log.rules != rules:
-            raise ReplayFileError(
-                f"{rf.log.meta.get('source')}: other rules than"
-                f" {files[0].log.meta.get('source')}; import them into different runs"
-            )
-    states = [check_replay(rf) for rf in files]
-    root = Path(store.ensure_writable(Path(root)))
-    name = store.check_run_name(run or _default_run(root, rules))
-    path = store.run_dir(root, name)
-    if not allow_duplicate:  # before the lock, which creates the run folder
-        _check_duplicates(root, files)
-    with store.RunLock(path):
-        mpath = path / store.MANIFEST_NAME
-        if mpath.exists():
+    @property
+    def accepted(self) -> int:
+        return sum(v.accepted for v in self.verdicts)
+
+    @property
+    def refused(self) -> int:
+        return len(self.verdicts) - self.accepted
+
+    def to_dict(self) -> dict[str, Any]:
+        """The answer of ``POST /runs/{run}/hands`` (and ``paohuzi import --jsonl --json``)."""
+        return {
+            "run": self.run,
+            "accepted": self.accepted,
+            "refused": self.refused,
+            "shard": self.shard,
+            "hands": [v.to_dict() for v in self.verdicts],
+            "catalog_problem": self.catalog_problem,
+        }
+
+
+#: A test hook (``INDEX:SECONDS``): sleep that long after writing shard INDEX's files and
+#: before the manifest lists it, so that a test can kill the writer there.
+PAUSE_ENV = "PAOHUZI_TEST_INGEST_PAUSE"
+
+#: What a duplicate's refusal adds for ``paohuzi import`` (the API has no such option).
+DUPLICATE_HINT = "; give --allow-duplicate to import it again"
+
+
+class _Batch:
+    """The items of one ingest on their way to a shard: verdicts, derived rows."""
+
+    def __init__(self, items: Sequence[Parsed | ReplayFile]) -> None:
+        self.items = [
+            it if isinstance(it, Parsed) else Parsed(str(it.log.meta.get("source")), it)
+            for it in items
+        ]
+        self.verdicts = [Verdict(i, p.name, p.line) for i, p in enumerate(self.items)]
+        self.derived: dict[int, tuple[dict[str, Any], dict[str, list[Any]]]] = {}
+
+    def verify(self) -> None:
+        """Parse errors become refusals; every replay file is verified (outside any lock:
+        the CPU work of an ingest)."""
+        for i, p in enumerate(self.items):
+            if p.error is not None:
+                self.verdicts[i].refuse(p.error)
+                continue
+            assert p.file is not None
+            try:
+                self.derived[i] = verified_rows(p.file)
+            except ReplayFileError as e:
+                self.verdicts[i].refuse(e)
+            except Exception as e:  # an engine failure refuses the hand, never the batch
+                why = f"{p.name}: the engine failed on this hand ({type(e).__name__})"
+                self.verdicts[i].refuse(ReplayFileError(why, "unverifiable"))
+
+    def ok(self) -> list[int]:
+        return [i for i in sorted(self.derived) if self.verdicts[i].accepted]
+
+    def rules(self, i: int) -> RuleSet:
+        f = self.items[i].file
+        assert f is not None
+        return f.log.rules
+
+    def first_refusal(self) -> ReplayFileError | None:
+        """The refusal ``paohuzi import FILE…`` reports: mixed rules first, duplicates last,
+        else the first in input order."""
+        bad = [v for v in self.verdicts if not v.accepted]
+        if not bad:
+            return None
+        v = min(bad, key=lambda v: (v.reason == "duplicate", v.reason != "other_rules", v.index))
+        return ReplayFileError(str(v.error), str(v.reason), v.event)
+
+    def screen(
+        self, root: Path, name: str, path: Path, allow_duplicate: bool, hint: str
+    ) -> tuple[dict[str, Any] | None, RuleSet | None]:
+        """Check the run (a simulated run: :class:`ReplayFileError` for the whole batch)
+        and refuse the hands with other rules than it holds (or, for a new run, than the
+        first hand's) and those already stored; the run's manifest (None: a new run) and its
+        rules."""
+        manifest = None
+        if (path / store.MANIFEST_NAME).exists():
             manifest = store.read_manifest(path)
             if not Manifest(manifest).imported:
-                raise ReplayFileError(f"run {name!r} is a simulated run; import into another --run")
-            if manifest.get("rules_fingerprint") != rules.fingerprint():
-                raise ReplayFileError(
-                    f"run {name!r} holds hands with other rules"
-                    f" ({manifest.get('rules_preset') or manifest.get('rules_fingerprint')});"
-                    " import into another --run"
-                )
-        else:
+                raise ReplayFileError(f"run {name!r} is a simulated run; import into another run")
+        ok = self.ok()
+        if not ok:
+            return manifest, None
+        first = self.items[ok[0]].name
+        fp = manifest.get("rules_fingerprint") if manifest else self.rules(ok[0]).fingerprint()
+        for i in ok:
+            if self.rules(i).fingerprint() == fp:
+                continue
+            if manifest:
+                held = manifest.get("rules_preset") or manifest.get("rules_fingerprint")
+                why = f"run {name!r} holds hands with other rules ({held}); import into another run"
+            else:
+                why = f"other rules than {first}; import them into different runs"
+            self.verdicts[i].refuse(ReplayFileError(f"{self.items[i].name}: {why}", "other_rules"))
+        ok = self.ok()
+        if not ok:
+            return manifest, None
+        rules = self.rules(ok[0])
+        if not allow_duplicate:
+            seen = _imported_keys(root, rules)
+            for i in self.ok():
+                f = self.items[i].file
+                assert f is not None
+                log = f.log
+                key = hand_key(log.rules, log.deck, log.dealer, log.events)
+                where = seen.get(key)
+                if where is not None:
+                    what = f"run {where[0]} hand {where[1]}" if where[1] >= 0 else where[0]
+                    why = (f"{self.items[i].name}: the same hand (rules, deck, dealer and events)"
+                           f" is already imported as {what}{hint}")  # fmt: skip
+                    self.verdicts[i].refuse(ReplayFileError(why, "duplicate"))
+                else:
+                    seen[key] = (self.items[i].name, -1)
+        return manifest, rules if self.ok() else None
+
+    def tables(self, name: str, rules: RuleSet, first: int) -> tuple[pa.Table, pa.Table]:
+        """The shard's two tables of the hands still accepted, ids from ``first`` on,
+        re-applied by the compiled verifier (:func:`~replay.replayer.verify.check_tables`,
+        what ``paohuzi verify`` checks) before anything is written: a hand it flags is
+        refused (``unverifiable``) and the tables are made again without it."""
+        while True:
+            ok = self.ok()
+            hrows: list[dict[str, Any]] = []
+            ecols: dict[str, list[Any]] = {f.name: [] for f in schema.EVENTS_SCHEMA}
+            for j, i in enumerate(ok):
+                row, ev = _with_id(self.derived[i], first + j)
+                hrows.append(row)
+                for c in ecols:
+                    ecols[c] += ev[c]
+            hands_t = pa.Table.from_pylist(hrows, schema=schema.HANDS_SCHEMA)
+            events_t = pa.Table.from_pydict(ecols, schema=schema.EVENTS_SCHEMA)
+            flagged = check_tables(name, rules, hands_t, events_t) if ok else {}
+            if not flagged:
+                for j, i in enumerate(ok):
+                    self.verdicts[i].hand_id = first + j
+                return hands_t, events_t
+            for j, problems in flagged.items():
+                i = ok[j]
+                why = f"{self.items[i].name}: the verifier refuses the derived rows: {problems[0]}"
+                self.verdicts[i].refuse(ReplayFileError(why, "unverifiable"))
+
+
+def _pause(index: int) -> None:
+    spec = os.environ.get(PAUSE_ENV, "")
+    at, _, seconds = spec.partition(":")
+    if at.strip().isdigit() and int(at) == index:
+        time.sleep(min(float(seconds or 0), 600.0))
+
+
+def add_hands(
+    root: str | Path,
+    items: Sequence[Parsed | ReplayFile],
+    run: str | None = None,
+    command: list[str] | None = None,
+    *,
+    allow_duplicate: bool = False,
+    all_or_nothing: bool = False,
+    lock_wait: float = 0.0,
+    origin: str | None = None,
+    duplicate_hint: str = DUPLICATE_HINT,
+) -> ImportResult:
+    """Verify each item's hand and add those that pass, as one new shard, to the run of
+    imported hands ``run`` (default :func:`default_run_name` of the first good hand's
+    rules); then refresh the catalog. The one import path: ``paohuzi import`` (files, all or
+    nothing), ``paohuzi import --jsonl`` and ``POST /runs/{run}/hands`` (per item).
+
+    Each item is accepted or refused, in input order (:class:`Verdict`): not a replay file,
+    rules that are no rule set, an event the rules do not allow, a stated outcome the
+    replay does not give, rules other than the run's, a hand already in an imported run of
+    the store or earlier in the batch (unless ``allow_duplicate``). ``all_or_nothing``: the
+    first refusal raises :class:`ReplayFileError` and nothing is written. A simulated run
+    raises, whatever the items.
+
+    The hands are verified before the run's lock is taken; under it (waiting at most
+    ``lock_wait`` seconds for another writer: :class:`~replay.store.manifest.RunBusy`) the
+    run and the duplicates are checked again, hand ids follow the run's last, the compiled
+    verifier re-applies the rows, and both shard files are written atomically before the
+    manifest lists them: a writer killed at any point leaves the run as it was (a file not
+    listed is rewritten by the next import). Nothing is written, not even the run folder,
+    when no hand is accepted before the lock. ``origin`` prefixes the item names the
+    manifest's ``imported`` list records."""
+    if not items:
+        raise ReplayFileError("nothing to import")
+    batch = _Batch(items)
+    batch.verify()
+
+    def refused() -> None:
+        if all_or_nothing:
+            e = batch.first_refusal()
+            if e is not None:
+                raise e
+
+    refused()
+    ok = batch.ok()
+    if not ok:
+        return ImportResult(run, batch.verdicts)
+    root = Path(store.ensure_writable(Path(root)))
+    name = store.check_run_name(run or _default_run(root, batch.rules(ok[0])))
+    path = store.run_dir(root, name)
+    batch.screen(root, name, path, allow_duplicate, duplicate_hint)
+    refused()
+    if not batch.ok():
+        return ImportResult(name, batch.verdicts)
+    with store.RunLock(path, wait=lock_wait):
+        manifest, rules = batch.screen(root, name, path, allow_duplicate, duplicate_hint)
+        refused()
+        if rules is None or not batch.ok():
+            return ImportResult(name, batch.verdicts)
+        if manifest is None:
             manifest = Manifest.new(
                 name,
                 rules,
@@ -978,41 +1353,39 @@ def import_files(
         shards = manifest["shards"]
         index = max((s["index"] for s in shards), default=-1) + 1
         first = sum(s["hands"] for s in shards)
-        hrows: list[dict[str, Any]] = []
-        ecols: dict[str, list[Any]] = {f.name: [] for f in schema.EVENTS_SCHEMA}
-        ids = []
-        for i, (rf, state) in enumerate(zip(files, states, strict=True)):
-            row, ev = _rows(rf, state, first + i)
-            hrows.append(row)
-            for c in ecols:
-                ecols[c] += ev[c]
-            ids.append(first + i)
-        hands_t = pa.Table.from_pylist(hrows, schema=schema.HANDS_SCHEMA)
-        events_t = pa.Table.from_pydict(ecols, schema=schema.EVENTS_SCHEMA)
+        hands_t, events_t = batch.tables(name, rules, first)
+        refused()
+        if hands_t.num_rows == 0:
+            return ImportResult(name, batch.verdicts)
         files_entry = {
             "hands": store.write_shard_file(path, hands_t, "hands", index),
             "events": store.write_shard_file(path, events_t, "events", index),
         }
+        _pause(index)
         shards.append(
             {
                 "index": index,
                 "first_session": None,
                 "sessions": 0,
                 "first_hand": first,
-                "hands": len(files),
+                "hands": hands_t.num_rows,
                 "events": events_t.num_rows,
                 "files": files_entry,
             }
         )
         manifest.setdefault("imported", [])
-        for rf, hid in zip(files, ids, strict=True):
+        at = datetime.now(UTC).isoformat(timespec="seconds")
+        for i in batch.ok():
+            item = batch.items[i]
+            rf = item.file
+            assert rf is not None
             manifest["imported"].append(
                 {
-                    "hand_id": hid,
-                    "file": str(rf.log.meta.get("source")),
+                    "hand_id": batch.verdicts[i].hand_id,
+                    "file": f"{origin}: {item.name}" if origin else item.name,
                     "title": rf.title,
                     "from": rf.source or None,
-                    "at": datetime.now(UTC).isoformat(timespec="seconds"),
+                    "at": at,
                 }
             )
         n = sum(s["hands"] for s in shards)
@@ -1025,8 +1398,26 @@ def import_files(
         }
         manifest["updated"] = now()
         store.write_manifest(path, manifest)
+    res = ImportResult(name, batch.verdicts, index, path)
     try:
         store.refresh_catalog(root)
     except store.StoreError as e:  # the hands are committed whatever becomes of the catalog
-        return ImportResult(name, ids, index, path, " ".join(str(e).split()))
-    return ImportResult(name, ids, index, path)
+        res.catalog_problem = " ".join(str(e).split())
+    return res
+
+
+def import_files(
+    root: str | Path,
+    files: Sequence[ReplayFile],
+    run: str | None = None,
+    command: list[str] | None = None,
+    allow_duplicate: bool = False,
+) -> ImportResult:
+    """Verify each replay file's hand and add them all, as one new shard, to the run of
+    imported hands ``run`` (default :func:`default_run_name`); then refresh the catalog. All
+    or nothing: a file that does not verify raises :class:`ReplayFileError` before any
+    write. A hand already imported (same rules, deck, dealer and events, in any imported
+    run) is refused unless ``allow_duplicate``. :func:`add_hands`, all or nothing."""
+    return add_hands(
+        root, files, run, command, allow_duplicate=allow_duplicate, all_or_nothing=True
+    )

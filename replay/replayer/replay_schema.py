@@ -44,7 +44,31 @@ MAX_DEPTH = 200
 
 
 class ReplayFileError(PaohuziError):
-    """A replay file that cannot be read, or whose hand breaks the rules."""
+    """A replay file that cannot be read, or whose hand breaks the rules. ``reason`` says
+    which (one of :data:`REASONS`: what an ingest answers per hand), ``event`` the event at
+    fault when there is one."""
+
+    def __init__(self, message: str, reason: str = "malformed", event: int | None = None):
+        super().__init__(message)
+        self.reason = reason
+        self.event = event
+
+
+#: Why a hand is refused (``ReplayFileError.reason``; docs/SERVICE.md): not a replay file or
+#: not one the schema allows, a JSON line longer than the limit, rules that are no rule set,
+#: rules other than the run's, an event the rules do not allow at that point (or a hand that
+#: ends early or goes on after its end), a stated outcome the replay does not give, a hand
+#: already stored, a hand the compiled verifier flags after the rows were derived.
+REASONS = (
+    "malformed",
+    "too_long",
+    "unknown_rules",
+    "other_rules",
+    "illegal",
+    "outcome_differs",
+    "duplicate",
+    "unverifiable",
+)
 
 
 def _column_range(name: str) -> tuple[int, int]:

@@ -576,6 +576,29 @@ def verify_shard(
     return res
 
 
+def check_tables(
+    run: str, ruleset: RuleSet, hands_t: pa.Table, events_t: pa.Table
+) -> dict[int, list[Problem]]:
+    """Re-apply the hands of a shard about to be written (``hands_t`` and ``events_t`` as
+    :func:`verify_shard` reads them back: hands in id order, each hand's events one block):
+    the check ``paohuzi verify`` makes of every stored shard, through the compiled kernel
+    when it covers ``ruleset`` (else the reference engine). The problems, by hands row;
+    rows not laid out as a shard is written are each one problem."""
+    hand_ids = hands_t.column("hand_id").to_pylist()
+    n_events = hands_t.column("n_events").to_pylist()
+    ids = np.asarray(events_t.column("hand_id").to_numpy(zero_copy_only=False), np.int64)
+    seq = np.asarray(events_t.column("seq").to_numpy(zero_copy_only=False), np.int64)
+    blocks = _in_order(ids, seq, hand_ids, n_events, hand_ids[0] if hand_ids else 0)
+    if blocks is None:
+        return {
+            i: [Problem(run, hid, None, "the shard's rows are not in hand order")]
+            for i, hid in enumerate(hand_ids)
+        }
+    fast = fast_unsupported(ruleset) is None
+    check = (_FastCheck if fast else _ReferenceCheck)(run, ruleset, hands_t, events_t)
+    return check.check(np.arange(len(hand_ids), dtype=np.int64), *blocks)
+
+
 def _in_order(
     ids: np.ndarray, seq: np.ndarray, hand_ids: list[int], n_events: list[int], first: int
 ) -> tuple[np.ndarray, np.ndarray] | None:

@@ -18,6 +18,7 @@ its thread pool, each request on its own DuckDB connection.
 # No ``from __future__ import annotations``: the endpoints' parameter types are built in
 # create_app (their bounds are the limits), and FastAPI reads them at definition.
 
+import hmac
 import json
 import re
 import threading
@@ -25,10 +26,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
-from fastapi import FastAPI, Query, Request
+from fastapi import Depends, FastAPI, Query, Request
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from engine.errors import PaohuziError, quote
@@ -62,8 +65,12 @@ RunName = Annotated[str, PathParam(description="The run's name (paohuzi runs).",
 HandId = Annotated[int, PathParam(description="The hand's id in its run.", ge=0, le=MAX_HAND_ID)]
 
 
-def create_app(data_dir: str | Path, limits: Limits | None = None) -> FastAPI:
-    """The API over the store at ``data_dir`` within ``limits`` (default :class:`Limits`)."""
+def create_app(
+    data_dir: str | Path, limits: Limits | None = None, ingest_token: str | None = None
+) -> FastAPI:
+    """The API over the store at ``data_dir`` within ``limits`` (default :class:`Limits`).
+    With ``ingest_token``, ``POST /runs/{run}/hands`` adds the verified hands of a request
+    that bears it; without, that route answers 403 and the service writes nothing."""
     lim = limits if limits is not None else Limits()
     root = Path(data_dir)
     roots = {str(root.absolute()), str(root.resolve())}
@@ -71,10 +78,12 @@ def create_app(data_dir: str | Path, limits: Limits | None = None) -> FastAPI:
     app = FastAPI(
         title="paohuzi",
         version=package_version(),
-        summary="The runs, hands and statistics of a paohuzi store, read-only.",
+        summary="The runs, hands and statistics of a paohuzi store; verified ingest of hands"
+        " with a token.",
         description="docs/SERVICE.md: endpoints, limits, examples.",
     )
     app.state.limits = lim
+    app.state.ingest = ingest_token is not None
 
     outcomes, mingtang_names = filter_names()
     choices = {"outcome": outcomes, "mingtang": mingtang_names}
@@ -115,6 +124,10 @@ def create_app(data_dir: str | Path, limits: Limits | None = None) -> FastAPI:
     async def _http_error(r: Request, e: StarletteHTTPException) -> JSONResponse:
         text = "not found" if e.status_code == 404 else str(e.detail)
         return error(e.status_code, say(f"{text}: {r.method} {r.url.path}"))
+
+    @app.exception_handler(_Refusal)
+    async def _refusal(_r: Request, e: _Refusal) -> JSONResponse:
+        return JSONResponse({"error": say(e.message)}, status_code=e.status, headers=e.headers)
 
     @app.exception_handler(Exception)
     async def _internal(_r: Request, e: Exception) -> JSONResponse:
@@ -476,6 +489,89 @@ def create_app(data_dir: str | Path, limits: Limits | None = None) -> FastAPI:
         return JSONResponse(state_view(rp.state, seat, log=log))
 
     # -----------------------------------------------------------------------------------------
+    # Ingest
+    # -----------------------------------------------------------------------------------------
+
+    bearer = HTTPBearer(
+        auto_error=False,
+        description="The ingest token (PAOHUZI_INGEST_TOKEN or --ingest-token-file).",
+    )
+    token = None if ingest_token is None else ingest_token.encode("utf-8")
+
+    @app.post(
+        "/runs/{run}/hands",
+        response_model=models.IngestAnswer,
+        responses=INGEST_ERRORS,
+        openapi_extra={"requestBody": INGEST_BODY},
+        tags=["ingest"],
+    )
+    async def ingest(
+        request: Request,
+        run: RunName,
+        credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+    ) -> JSONResponse:
+        """Verify replay files and add the hands that pass to the run of imported hands
+        ``run`` (made if new): one file (``application/json``, or its text spelling as
+        ``text/plain``) or a JSON-lines batch (``application/x-ndjson``), with the ingest
+        token as a bearer token. Each file is answered in input order, accepted (its hand
+        id) or refused (why); the accepted ones are one new shard, as ``paohuzi import``
+        writes it. 403 when the service has no ingest token, 401 without the right one."""
+        from replay.replayer import exchange
+        from replay.store.layout import check_run_name
+
+        if token is None:
+            raise _Refusal(403, INGEST_DISABLED)
+        given = b"" if credentials is None else credentials.credentials.encode("utf-8")
+        if not hmac.compare_digest(given, token):
+            raise _Refusal(
+                401,
+                "the ingest needs the service's token: Authorization: Bearer TOKEN",
+                {"WWW-Authenticate": "Bearer"},
+            )
+        try:
+            check_run_name(run)
+        except PaohuziError as e:
+            raise ApiError(422, f"path parameter run: {e}") from None
+        media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if media not in INGEST_MEDIA:
+            raise ApiError(415, f"content type {media or 'none'!r} is not one of "
+                           + ", ".join(INGEST_MEDIA))  # fmt: skip
+        body = await _bounded_body(request, lim.ingest_bytes)
+        if media == NDJSON:
+            hint = "raise it with paohuzi serve --ingest-lines / --ingest-line-bytes"
+            try:
+                items = exchange.parse_jsonl(
+                    body, "", lim.ingest_lines, lim.ingest_line_bytes, hint
+                )
+            except exchange.ReplayFileError as e:
+                raise ApiError(413, str(e)) from None
+            if not items:
+                raise ApiError(400, "no replay file in the request (one JSON object per line)")
+        else:
+            items = [exchange.parse_item(body, "request body")]
+
+        def work() -> Any:
+            return exchange.add_hands(
+                root,
+                items,
+                run,
+                ["POST", f"/runs/{run}/hands"],
+                lock_wait=lim.ingest_lock_seconds,
+                origin=f"POST /runs/{run}/hands",
+                duplicate_hint="",
+            )
+
+        res = await run_in_threadpool(work)
+        answer = res.to_dict()
+        answer["run"] = run
+        for h in answer["hands"]:
+            if h["error"] is not None:
+                h["error"] = say(h["error"])
+        if answer["catalog_problem"] is not None:
+            answer["catalog_problem"] = say(answer["catalog_problem"])
+        return JSONResponse(answer)
+
+    # -----------------------------------------------------------------------------------------
     # Statistics
     # -----------------------------------------------------------------------------------------
 
@@ -517,6 +613,70 @@ def create_app(data_dir: str | Path, limits: Limits | None = None) -> FastAPI:
         return JSONResponse(payload)
 
     return app
+
+
+class _Refusal(Exception):
+    """An ingest refused before its body is read: 401 (with ``WWW-Authenticate``) or 403."""
+
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None):
+        super().__init__(message)
+        self.status, self.message, self.headers = status, message, headers
+
+
+INGEST_DISABLED = (
+    "ingest disabled: this service was started without an ingest token"
+    " (PAOHUZI_INGEST_TOKEN or paohuzi serve --ingest-token-file)"
+)
+
+NDJSON = "application/x-ndjson"
+
+#: The request bodies the ingest reads.
+INGEST_MEDIA = ("application/json", "text/plain", NDJSON)
+
+INGEST_BODY: dict[str, Any] = {
+    "required": True,
+    "description": "One replay file (docs/REPLAY_FILE.md), or a JSON-lines batch of them.",
+    "content": {
+        "application/json": {
+            "schema": {"type": "object", "description": "A replay file, JSON spelling."}
+        },
+        "text/plain": {"schema": {"type": "string", "description": "A replay file, text."}},
+        NDJSON: {"schema": {"type": "string", "description": "One JSON replay file per line."}},
+    },
+}
+
+#: The error answers of the ingest.
+INGEST_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": models.ErrorBody, "description": "No replay file in the request."},
+    401: {"model": models.ErrorBody, "description": "No token, or not the service's."},
+    403: {"model": models.ErrorBody, "description": "Ingest disabled: no token configured."},
+    409: {"model": models.ErrorBody, "description": "The run is a simulated run."},
+    413: {"model": models.ErrorBody, "description": "More bytes or lines than the limits."},
+    415: {"model": models.ErrorBody, "description": "Not JSON, text or JSON lines."},
+    422: {"model": models.ErrorBody, "description": "Not a run name."},
+    503: {"model": models.ErrorBody, "description": "The run's lock was held too long."},
+}
+
+
+async def _bounded_body(request: Request, max_bytes: int) -> bytes:
+    """The request's body, at most ``max_bytes`` (413 beyond: a declared length is refused
+    before anything is read, a stream as soon as it passes the limit)."""
+    declared = request.headers.get("content-length", "")
+    too_big = ApiError(
+        413,
+        f"the request is larger than {max_bytes:,} bytes, the limit of an ingest"
+        " (raise it with paohuzi serve --ingest-bytes)",
+    )
+    if declared.isdigit() and int(declared) > max_bytes:
+        raise too_big
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > max_bytes:
+            raise too_big
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def filter_names() -> tuple[list[str], list[str]]:

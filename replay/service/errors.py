@@ -53,14 +53,18 @@ def public(text: object, roots: str | Iterable[str] = (), name: str = "DATA") ->
 
 def status_of(e: BaseException) -> int:
     """The status code of a library error: 409 for a run or hand that exists but cannot be
-    read as written (damaged, refused folder, a log that does not replay), 400 for any other
-    bad input (an unknown 名堂, a step out of range)."""
+    read as written (damaged, refused folder, a log that does not replay) or written as
+    asked (a simulated run named for an ingest), 503 for a run whose lock another writer
+    held past the wait, 400 for any other bad input (an unknown 名堂, a step out of range)."""
     from replay.replayer.hand import UnknownHand
     from replay.replayer.replay_schema import ReplayFileError
     from replay.store.layout import StoreError
+    from replay.store.manifest import RunBusy
 
     if isinstance(e, UnknownHand):
         return 404
+    if isinstance(e, RunBusy):  # another ingest into the run held its lock too long
+        return 503
     if isinstance(e, CorruptLog | StoreError | ReplayFileError | IllegalAction | ReplayDivergence):
         return 409
     if isinstance(e, PaohuziError):

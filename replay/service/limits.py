@@ -30,6 +30,15 @@ STATS_RUNS_MAX = 100
 #: Rows fetched from DuckDB at a time by the ndjson export.
 STREAM_BATCH = 1000
 
+#: ``POST /runs/{run}/hands``: the bytes of a request, the replay files of a JSON-lines
+#: batch, the bytes of one line (``paohuzi import --jsonl``'s defaults too:
+#: replay.replayer.exchange.BATCH_BYTES, BATCH_LINES, LINE_BYTES), and the seconds a request
+#: waits for the run's lock while another ingest into the run writes.
+INGEST_BYTES = 64 << 20
+INGEST_LINES = 10_000
+INGEST_LINE_BYTES = 1 << 20
+INGEST_LOCK_SECONDS = 30.0
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -41,13 +50,28 @@ class Limits:
     stream_max: int = STREAM_MAX
     query_seconds: float = QUERY_SECONDS
     stats_runs_max: int = STATS_RUNS_MAX
+    ingest_bytes: int = INGEST_BYTES
+    ingest_lines: int = INGEST_LINES
+    ingest_line_bytes: int = INGEST_LINE_BYTES
+    ingest_lock_seconds: float = INGEST_LOCK_SECONDS
 
     def __post_init__(self) -> None:
-        for name in ("page_max", "stream_max", "stats_runs_max"):
+        for name in (
+            "page_max",
+            "stream_max",
+            "stats_runs_max",
+            "ingest_bytes",
+            "ingest_lines",
+            "ingest_line_bytes",
+        ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
         if not self.query_seconds > 0:
             raise ValueError(f"query_seconds must be more than 0, not {self.query_seconds}")
+        if not self.ingest_lock_seconds >= 0:
+            raise ValueError(
+                f"ingest_lock_seconds must be at least 0, not {self.ingest_lock_seconds}"
+            )
         # a default above its maximum is lowered to it (``--page-max 10`` alone is enough)
         object.__setattr__(self, "page_default", max(1, min(self.page_default, self.page_max)))
         object.__setattr__(

@@ -420,3 +420,46 @@ class Stats(Strict):
     warnings: list[str] = Field(
         description="Runs left out as damaged, summary tables not used: one line each."
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Ingest (replay.replayer.exchange.add_hands)
+# ---------------------------------------------------------------------------------------------
+
+
+class IngestHand(Strict):
+    """What became of one replay file of the request, in input order."""
+
+    index: int = Field(description="Its position in the request, from 0.")
+    line: int | None = Field(description="Its line in a JSON-lines batch (null: one file).")
+    status: Literal["accepted", "refused"]
+    hand_id: int | None = Field(description="Its hand id in the run, when accepted.")
+    reason: (
+        Literal[
+            "malformed",
+            "too_long",
+            "unknown_rules",
+            "other_rules",
+            "illegal",
+            "outcome_differs",
+            "duplicate",
+            "unverifiable",
+        ]
+        | None
+    ) = Field(description="Why it was refused (docs/SERVICE.md).")
+    event: int | None = Field(description="The event at fault (illegal), from 0.")
+    error: str | None = Field(description="Why it was refused, in one line.")
+
+
+class IngestAnswer(Strict):
+    """The verdict on every replay file of the request; the accepted ones are one new shard
+    of the run (``paohuzi import --jsonl --json`` prints the same object)."""
+
+    run: str
+    accepted: int
+    refused: int
+    shard: int | None = Field(description="The shard written (null: no hand accepted).")
+    hands: list[IngestHand]
+    catalog_problem: str | None = Field(
+        description="Why the catalog was not refreshed (the hands are stored all the same)."
+    )

@@ -46,6 +46,7 @@ import shutil
 import stat
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -350,7 +351,16 @@ def refresh_catalog(root: Path, state: StoreState | None = None) -> Path:
     refused = write_problem(root)
     if refused is not None:
         raise StoreError(refused)
-    state = state if state is not None else scan_store(root)
+    with _REBUILDING:  # the scan too: a later rebuild never writes an earlier listing
+        return _refresh(root, path, state if state is not None else scan_store(root))
+
+
+#: The rebuild's temporary file is named by the process id (``.paohuzi.duckdb.tmp-PID``):
+#: two threads of one process (the service's requests) rebuild one at a time.
+_REBUILDING = threading.RLock()
+
+
+def _refresh(root: Path, path: Path, state: StoreState) -> Path:
     tmp = root / f".{CATALOG_NAME}.tmp-{os.getpid()}"
     _remove_db(tmp)
     try:

@@ -11,6 +11,7 @@ import io
 import json
 import os
 import stat
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -61,9 +62,20 @@ def _fsync_dir(path: Path) -> None:
             os.close(fd)
 
 
+#: The temporary file of an atomic write is named by the process id (``.NAME.tmp-PID``, what
+#: ``paohuzi doctor`` recognises): two threads of one process writing the same path (the
+#: service's requests refreshing the checksum cache) take turns on one of these locks.
+_WRITE_LOCKS = tuple(threading.Lock() for _ in range(64))
+
+
 def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file and a rename (fsynced)."""
     path = Path(path)
+    with _WRITE_LOCKS[hash(str(path)) % len(_WRITE_LOCKS)]:
+        _atomic_write(path, data)
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
         with open(tmp, "wb") as f:

@@ -23,6 +23,7 @@ import platform
 import socket
 import stat
 import subprocess
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -266,11 +267,22 @@ class ManifestWriter:
             self.changed = 0
 
 
-class RunLock:
-    """An exclusive ``flock`` on ``run=NAME/.lock`` for the writer of a run."""
+class RunBusy(StoreError):
+    """The run's lock is held by another writer (and was not released in time)."""
 
-    def __init__(self, run_path: Path) -> None:
+
+class RunLock:
+    """An exclusive ``flock`` on ``run=NAME/.lock`` for the writer of a run. ``wait``: the
+    seconds to wait for a lock another process (or another thread: each lock opens its own
+    file description) holds, polling, before giving up; 0 (the default) gives up at once.
+    Raises :class:`StoreError` naming the holder's pid."""
+
+    #: Seconds between two tries while waiting.
+    POLL = 0.02
+
+    def __init__(self, run_path: Path, wait: float = 0.0) -> None:
         self.path = Path(run_path) / ".lock"
+        self.wait = wait
         self.fd: int | None = None
 
     def __enter__(self) -> RunLock:
@@ -285,14 +297,22 @@ class RunLock:
             raise StoreError(
                 f"{self.path} is {file_kind(mode)}, not a lock file (remove it: `paohuzi doctor`)"
             )
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
-            os.close(fd)
-            raise StoreError(
-                f"run folder {self.path.parent} is being written by another process (pid {holder})"
-            ) from None
+        deadline = time.monotonic() + max(0.0, self.wait)
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError:
+                if time.monotonic() < deadline:
+                    time.sleep(self.POLL)
+                    continue
+                holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
+                os.close(fd)
+                waited = f" (waited {self.wait:g} s)" if self.wait > 0 else ""
+                raise RunBusy(
+                    f"run folder {self.path.parent} is being written by another process"
+                    f" (pid {holder}){waited}"
+                ) from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode(), 0)
         self.fd = fd
