@@ -1,4 +1,5 @@
-"""The read-only HTTP API over a store (``paohuzi serve``, docs/SERVICE.md).
+"""The HTTP API over a store (``paohuzi serve``, docs/SERVICE.md): read-only, but for the
+ingest route, which writes only when an ingest token is configured.
 
 Every answer comes from the library functions the commands use, so the API and the command
 line say the same: ``/runs`` is :func:`replay.store.manage.run_summaries` (``paohuzi runs``)
@@ -10,8 +11,9 @@ with the integrity scan's verdict, ``/runs/{run}/hands`` is
 :func:`replay.analysis.stats.run_stats` (``paohuzi stats --json``).
 
 The store is opened afresh for every request (a run written meanwhile appears, a damaged one
-drops out); nothing is ever written but what readers write anyway (the checksum cache and a
-rebuilt catalog, as for every command). Endpoints are plain functions: FastAPI runs them in
+drops out); nothing is written but what readers write anyway (the checksum cache and a
+rebuilt catalog, as for every command), and the hands ``POST /runs/{run}/hands`` accepts
+(through :func:`replay.replayer.exchange.add_hands`, the one import path). Endpoints are plain functions: FastAPI runs them in
 its thread pool, each request on its own DuckDB connection.
 """
 
