@@ -57,7 +57,7 @@ SHORT_HELP: dict[str, str] = {
     "doctor": "List (--fix: remove) left-overs of killed commands.",
     "review": "Value every decision of a recorded hand (determinized rollouts).",
     "tune": "Tune a policy's weights by CMA-ES over duplicate self-play.",
-    "serve": "Serve the store's runs, hands and statistics over HTTP (read-only).",
+    "serve": "Serve the store's runs, hands and statistics over HTTP.",
 }
 
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
