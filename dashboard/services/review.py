@@ -66,11 +66,10 @@ def compute_review(
     return review_hand(log, seats, key.rollouts, key.rollout_policy, key.seed, "auto", progress)
 
 
-def curve_frame(review: HandReview, link: Callable[[int, int], str] | None = None) -> pd.DataFrame:
+def curve_frame(review: HandReview) -> pd.DataFrame:
     """The win-probability graph's points: per reviewed decision, the deciding seat's win
     chance after the option it played (%, with its interval), the class (``none`` below an
-    inaccuracy), what was played and what was best, and ``href``: the Replay page at that
-    step (``link(step, seat)``)."""
+    inaccuracy), what was played and what was best."""
     from engine.actions import action_str
 
     rows = []
@@ -88,11 +87,9 @@ def curve_frame(review: HandReview, link: Callable[[int, int], str] | None = Non
                 "best": action_str(d.best),
                 "lost": round(d.win_loss, 1),
                 "score_loss": round(d.score_loss, 2),
-                "href": link(d.step, d.seat) if link else "",
             }
         )
-    cols = ["step", "seat", "win", "lo", "hi", "class", "played", "best", "lost", "score_loss",
-            "href"]  # fmt: skip
+    cols = ["step", "seat", "win", "lo", "hi", "class", "played", "best", "lost", "score_loss"]
     return pd.DataFrame(rows, columns=cols)
 
 

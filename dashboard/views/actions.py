@@ -11,6 +11,7 @@ import streamlit as st
 from dashboard import charts, ui
 from dashboard.charts import tip
 from dashboard.queries import stats as q
+from replay.analysis.figures.results import Rate
 
 state, f = ui.start(
     "Actions",
@@ -26,18 +27,17 @@ with ui.guard():
         stats.append(q.event_figures(sig, r.name, tuple(f.seats), tuple(f.policies)))
 
 
-def _rate_row(label: str, rate: object, **more: object) -> dict[str, object]:
-    r = rate
+def _rate_row(label: str, r: Rate, **more: object) -> dict[str, object]:
     return {
         **more,
         "what": label,
-        "k": r.k,  # type: ignore[attr-defined]
-        "of": r.n,  # type: ignore[attr-defined]
-        "rate": f"{100 * r.p:.1f} %",  # type: ignore[attr-defined]
-        "95 % CI": f"[{100 * r.lo:.1f}, {100 * r.hi:.1f}]",  # type: ignore[attr-defined]
-        "p": r.p,  # type: ignore[attr-defined]
-        "lo": r.lo,  # type: ignore[attr-defined]
-        "hi": r.hi,  # type: ignore[attr-defined]
+        "k": r.k,
+        "of": r.n,
+        "rate": f"{100 * r.p:.1f} %",
+        "95 % CI": f"[{100 * r.lo:.1f}, {100 * r.hi:.1f}]",
+        "p": r.p,
+        "lo": r.lo,
+        "hi": r.hi,
     }
 
 

@@ -10,6 +10,7 @@ import streamlit as st
 
 from dashboard import db, ui
 from dashboard.queries import review as qr
+from replay.analysis.figures.results import Mean, Rate
 
 state, f = ui.start(
     "Review",
@@ -21,16 +22,14 @@ sig = state.signature
 runs = [r for r in state.usable_runs if r.name in f.runs]
 
 
-def _pct(rate: object) -> str:
-    r = rate  # a Rate: p, lo, hi
-    return f"{100 * r.p:.1f} % [{100 * r.lo:.1f}, {100 * r.hi:.1f}]"  # type: ignore[attr-defined]
+def _pct(r: Rate) -> str:
+    return f"{100 * r.p:.1f} % [{100 * r.lo:.1f}, {100 * r.hi:.1f}]"
 
 
-def _mean(m: object) -> str:
-    x = m  # a Mean
-    if x.lo != x.lo:  # type: ignore[attr-defined]
-        return f"{x.mean:.2f}"  # type: ignore[attr-defined]
-    return f"{x.mean:.2f} [{x.lo:.2f}, {x.hi:.2f}]"  # type: ignore[attr-defined]
+def _mean(x: Mean) -> str:
+    if x.lo != x.lo:  # one hand: no interval
+        return f"{x.mean:.2f}"
+    return f"{x.mean:.2f} [{x.lo:.2f}, {x.hi:.2f}]"
 
 
 shown = 0

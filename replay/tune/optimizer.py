@@ -24,10 +24,8 @@ the report excepted), for any worker count or backend, interrupted or not.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
 import pickle
 import time
 import warnings
@@ -42,6 +40,7 @@ from engine.deck import derive_seed
 from engine.errors import PaohuziError
 from engine.policies import weights as W
 from engine.rules import RuleSet
+from replay.store.files import atomic_write
 from replay.tune.duel import Duel
 from replay.tune.evaluate import Evaluator
 from replay.tune.space import Space
@@ -229,31 +228,23 @@ def save(out: Path, state: State) -> None:
     """Write the checkpoint atomically (a temporary file, fsync, rename)."""
     payload = pickle.dumps(state, protocol=4)
     digest = hashlib.sha256(payload).hexdigest().encode()
-    write_atomic(out / STATE, _MAGIC + digest + b"\n" + payload)
+    atomic_write(out / STATE, _MAGIC + digest + b"\n" + payload)
 
 
 def load(out: Path) -> State | None:
     """The checkpoint in ``out``, None if there is none; one line if it is damaged."""
+    from replay.store.files import NotRegularFile, read_regular
+
     path = out / STATE
     where = f"{path}"
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
+        data = read_regular(path, MAX_STATE_BYTES)
     except FileNotFoundError:
         return None
+    except NotRegularFile as e:
+        raise TuneError(f"{where}: {str(e).removeprefix(f'{path} ')}") from None
     except OSError as e:
         raise TuneError(f"{where}: cannot read it ({e.strerror or e})") from None
-    try:
-        import stat
-
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise TuneError(f"{where}: not a regular file")
-        if st.st_size > MAX_STATE_BYTES:
-            raise TuneError(f"{where}: {st.st_size:,} bytes, more than {MAX_STATE_BYTES:,}")
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            data = f.read(MAX_STATE_BYTES + 1)
-    finally:
-        os.close(fd)
     head, _, rest = data.partition(b"\n")
     digest, _, payload = rest.partition(b"\n")
     if head + b"\n" != _MAGIC:
@@ -267,20 +258,6 @@ def load(out: Path) -> State | None:
     if not isinstance(state, State) or getattr(state, "format", None) != FORMAT:
         raise TuneError(f"{where}: a checkpoint of another format (remove it to start again)")
     return state
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
 
 
 def check_same(state: State, settings: Settings, out: Path) -> None:

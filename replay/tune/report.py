@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.policies import weights as W
-from replay.tune.optimizer import WEIGHTS, Generation, Settings, State, write_atomic
+from replay.store.files import atomic_write
+from replay.tune.optimizer import WEIGHTS, Generation, Settings, State
 
 REPORT_MD = "report.md"
 REPORT_JSON = "report.json"
@@ -27,10 +28,10 @@ PLOT = "fitness.svg"
 def write_all(state: State, settings: Settings, out: Path, command: str = "") -> None:
     space = settings.space()
     table = state.table(space)
-    write_atomic(out / WEIGHTS, weights_bytes(state, settings, table, command))
-    write_atomic(out / REPORT_JSON, _json(report_doc(state, settings, table, command)))
-    write_atomic(out / PLOT, svg(state.history).encode())
-    write_atomic(out / REPORT_MD, markdown(state, settings, table, command).encode())
+    atomic_write(out / WEIGHTS, weights_bytes(state, settings, table, command))
+    atomic_write(out / REPORT_JSON, _json(report_doc(state, settings, table, command)))
+    atomic_write(out / PLOT, svg(state.history).encode())
+    atomic_write(out / REPORT_MD, markdown(state, settings, table, command).encode())
 
 
 def _json(doc: Any) -> bytes:

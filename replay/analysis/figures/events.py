@@ -129,10 +129,9 @@ def options(sel: Selection) -> Statement:
 
 
 def hand_facts(sel: Selection) -> Statement:
-    """Rows per ``decisions`` value of the selected hands: ``n`` hands, and how many had a
-    臭胡, a 忍碰, a 八块; ``d`` clusters of those (for the rates, summed in Python over the
-    hands' clusters: ``dh`` clusters with a 臭胡 …, per value of ``decisions`` are not
-    additive, so the cluster counts come as one extra row, ``decisions`` NULL)."""
+    """Rows per ``decisions`` value of the selected hands: ``n`` hands and how many of them
+    had a 臭胡, a 忍碰, a 八块; and one more row, ``decisions`` NULL, with every selected hand
+    (``n``) and their clusters (``d``: cluster counts do not add over the other rows)."""
     p = Params()
     where = hands_where(sel, p)
     return p.statement(
