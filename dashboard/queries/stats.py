@@ -101,4 +101,4 @@ def event_figures(sig: str, run: str, seats: tuple[int, ...], policies: tuple[st
     --events``) for the sidebar's seats and policies."""
     from replay.analysis.event_stats import summarize_events
 
-    return summarize_events(db.connection(), run, seats, policies)
+    return summarize_events(db.connection(), run, seats, policies, db.store_state())

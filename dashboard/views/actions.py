@@ -1,7 +1,9 @@
 """Actions: what players do, from the event log (replay.analysis.event_stats, the numbers of
 ``paohuzi stats --events``) — per hand 臭胡, 忍碰 and 八块 (each linking to the hands in the
 Drill-down page, and from there to the Replay page at the step where it happened), decline
-rates, actions per seat-hand, forced share, options per choice, hand length, win timing."""
+rates, actions per seat-hand (and, for --duplicate runs, the paired differences between
+policies), forced share, options per choice, hand length, win timing. Read from the runs'
+event summaries (the events table for runs not yet indexed)."""
 
 from __future__ import annotations
 
@@ -93,6 +95,26 @@ acts = pd.DataFrame(
 )  # fmt: skip
 if not acts.empty:
     st.dataframe(acts, hide_index=True, width="stretch")
+
+paired = pd.DataFrame(
+    [
+        {
+            "run": s.run, "a": x.a, "b": x.b, "kind": x.kind,
+            "how": "forced" if x.forced else "chosen", "deals": x.deals,
+            "a − b per seat-hand": round(x.diff.mean, 3),
+            "95 % CI": f"[{x.diff.lo:.3f}, {x.diff.hi:.3f}]",
+        }
+        for s in stats
+        for x in s.paired
+    ]
+)  # fmt: skip
+if not paired.empty:
+    st.subheader("Paired differences over the same deals (--duplicate runs)")
+    st.caption(
+        "Policy a minus policy b: events of each kind per seat-hand, deal by deal, so the"
+        " deal's luck cancels."
+    )
+    st.dataframe(paired, hide_index=True, width="stretch")
 
 st.subheader("Forced share of the decisions")
 forced = pd.DataFrame([_rate_row(f"{s.run} · {x.policy}", x.rate) for s in stats for x in s.forced])

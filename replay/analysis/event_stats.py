@@ -8,7 +8,12 @@
 * legal options per real choice (its distribution and mean), per policy;
 * per hand: decisions (distribution), 臭胡 (a 胡 declined), 忍碰 (a 碰 declined) and 八块 (a
   seat's second 跑 or 提) rates;
-* win timing: the wins by stock left, and the 荒庄 count.
+* win timing: the wins by stock left, and the 荒庄 count;
+* --duplicate runs: per pair of policies, the paired difference of each kind's events per
+  seat-hand over the same deals.
+
+The figures come from the run's event summaries (``summary_ev_*``) when every shard has
+one of this version, else from its events table; the two give the same numbers.
 """
 
 from __future__ import annotations
@@ -22,8 +27,8 @@ from engine.actions import ActionKind
 from replay.analysis.figures import events as E
 from replay.analysis.figures import fetch
 from replay.analysis.figures.results import Distribution, Mean, Rate, count, num
-from replay.analysis.figures.selection import Selection
-from replay.analysis.intervals import ClusterSums
+from replay.analysis.figures.selection import Plan, Selection, plan, summaries_enabled
+from replay.analysis.intervals import ClusterSums, Moments, paired_diff_ci
 from replay.store.runs import Store
 
 #: Kind names as the figures print them.
@@ -70,6 +75,19 @@ class OptionsRow:
     counts: tuple[int, ...]
 
 
+@dataclass(frozen=True)
+class PairedActionRow:
+    """Policy ``a`` minus policy ``b`` over the same duplicate deals: events of a kind per
+    seat-hand."""
+
+    a: str
+    b: str
+    kind: str
+    forced: bool
+    deals: int
+    diff: Mean
+
+
 @dataclass
 class EventStats:
     """The event figures of one run."""
@@ -87,6 +105,8 @@ class EventStats:
     renpeng: Rate | None = None
     bakuai: Rate | None = None
     win_stock: dict[str, Any] = field(default_factory=dict)  # values, counts; huang
+    paired: list[PairedActionRow] = field(default_factory=list)  # --duplicate runs
+    source: str = "events"  # what the figures were read from: "summaries" or "events"
 
     def to_dict(self) -> dict[str, Any]:
         from replay.analysis.stats import _jsonable
@@ -111,10 +131,10 @@ def event_stats(
     from replay.analysis.stats import _scan, checked_runs
 
     state = _scan(store)
-    runs = checked_runs(store, state, names, on_skip, summaries=False)
+    runs = checked_runs(store, state, names, on_skip, summaries=True)
     con = store.connect(state)
     try:
-        return [summarize_events(con, r.name, seats, policies) for r in runs]
+        return [summarize_events(con, r.name, seats, policies, state) for r in runs]
     except duckdb.Error as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise CorruptLog(f"cannot read the store {store.root}: {first}") from None
@@ -123,13 +143,26 @@ def event_stats(
 
 
 def summarize_events(
-    con: Any, run: str, seats: Sequence[int] = (), policies: Sequence[str] = ()
+    con: Any,
+    run: str,
+    seats: Sequence[int] = (),
+    policies: Sequence[str] = (),
+    state: Any = None,
 ) -> EventStats:
     """One run's event figures from the catalog on ``con`` (the run already checked): of
     the events declared by ``seats`` played by ``policies``, the hands in which such a seat
-    played (all when empty)."""
+    played (all when empty). From the run's event summaries when ``state`` (the scanned
+    :class:`~replay.store.scan.StoreState`) says it has them, else from its events."""
     sel = Selection(runs=(run,), seats=tuple(seats), policies=tuple(policies))
-    facts = fetch(con, E.hand_facts(sel))
+    pl = plan(state, sel) if state is not None and summaries_enabled() else None
+    st = _summarize(con, sel, pl)
+    st.source = "summaries" if pl is not None else "events"
+    return st
+
+
+def _summarize(con: Any, sel: Selection, pl: Plan | None) -> EventStats:
+    run = sel.runs[0]
+    facts = fetch(con, E.hand_facts(sel, pl))
     total = next((r for r in facts if r["decisions"] is None), None)
     hands = count(total["n"]) if total else 0
     clusters = count(total["d"]) if total else 0
@@ -145,7 +178,7 @@ def summarize_events(
         k = sum(count(r[name]) for r in per_value)
         setattr(st, name, Rate.of(k, hands, clusters))
     sums: dict[str, tuple[int, float, float]] = {}
-    rows = fetch(con, E.actions(sel))
+    rows = fetch(con, E.actions(sel, pl))
     for r in rows:
         if r["kind"] is None:
             sums[str(r["policy"])] = (count(r["d"]), num(r["m"]), num(r["mm"]))
@@ -163,7 +196,7 @@ def summarize_events(
                 Mean.of(cs),
             )  # fmt: skip
         )
-    for r in fetch(con, E.declines(sel)):
+    for r in fetch(con, E.declines(sel, pl)):
         st.declines.append(
             DeclineRow(
                 str(r["policy"]),
@@ -171,19 +204,28 @@ def summarize_events(
                 Rate.of(count(r["k"]), count(r["n"]), count(r["d"])),
             )  # fmt: skip
         )
-    for r in fetch(con, E.forced(sel)):
+    for r in fetch(con, E.forced(sel, pl)):
         st.forced.append(
             PolicyRate(str(r["policy"]), Rate.of(count(r["k"]), count(r["n"]), count(r["d"])))
         )
     by_policy: dict[str, list[tuple[int, int]]] = {}
-    for r in fetch(con, E.options(sel)):
+    for r in fetch(con, E.options(sel, pl)):
         by_policy.setdefault(str(r["policy"]), []).append((int(r["v"]), count(r["n"])))
     for policy, pairs in by_policy.items():
         n = sum(c for _, c in pairs)
         mean = math.fsum(v * c for v, c in pairs) / n if n else math.nan
         st.options.append(OptionsRow(policy, n, mean, tuple(v for v, _ in pairs),
                                      tuple(c for _, c in pairs)))  # fmt: skip
-    timing = fetch(con, E.win_timing(sel))
+    for r in fetch(con, E.paired_actions(sel, pl)):
+        n = count(r["deals"])
+        m, lo, hi = paired_diff_ci(Moments(num(r["dy"]), num(r["dyy"]), n))
+        kind = KIND_NAMES.get(int(r["kind"]), str(r["kind"]))
+        st.paired.append(
+            PairedActionRow(
+                str(r["a"]), str(r["b"]), kind, bool(r["forced"]), n, Mean(m, lo, hi, n)
+            )
+        )
+    timing = fetch(con, E.win_timing(sel, pl))
     st.win_stock = {
         "values": [int(r["v"]) for r in timing if r["v"] is not None],
         "counts": [count(r["n"]) for r in timing if r["v"] is not None],

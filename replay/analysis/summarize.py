@@ -25,7 +25,7 @@ from replay.store import summary_schema as S
 _NULL = 1 << 20  # a null key: sorts after every value
 
 
-def _col(hands: pa.Table, name: str) -> tuple[np.ndarray, np.ndarray]:
+def int_column(hands: pa.Table, name: str) -> tuple[np.ndarray, np.ndarray]:
     """(int64 values with nulls as 0, validity) of a column."""
     c = hands.column(name)
     valid = np.asarray(c.is_valid(), dtype=bool)
@@ -40,7 +40,7 @@ def _key(values: np.ndarray, valid: np.ndarray) -> np.ndarray:
     return np.where(valid, values, _NULL)
 
 
-class _Groups:
+class Groups:
     """Rows grouped by integer keys (sorted lexicographically, the first key first)."""
 
     def __init__(self, keys: Sequence[np.ndarray]) -> None:
@@ -72,7 +72,7 @@ class _Groups:
         return pa.array(s, mask=~has)
 
 
-def _key_array(k: np.ndarray, typ: pa.DataType) -> pa.Array:
+def key_array(k: np.ndarray, typ: pa.DataType) -> pa.Array:
     null = k == _NULL
     return pa.array(np.where(null, 0, k).astype(typ.to_pandas_dtype()), typ, mask=null)
 
@@ -82,7 +82,7 @@ def summarize_shard(hands: pa.Table, manifest: dict[str, Any]) -> dict[str, pa.T
     :func:`replay.analysis.summarize_sql.summarize_shard_sql`."""
     players, per, duplicate, total = S.run_shape(manifest)
     names = sorted({p for pols in per for p in pols})  # policy codes in string order
-    h = _Hands(hands, per, players, names)
+    h = Hands(hands, per, players, names)
     out = {
         "hands": _hands_kind(h),
         "stock": _stock_kind(h),
@@ -97,25 +97,25 @@ def summarize_shard(hands: pa.Table, manifest: dict[str, Any]) -> dict[str, pa.T
     return {k: S.conform(k, t) for k, t in out.items()}
 
 
-class _Hands:
+class Hands:
     """The columns the summaries read, as int64 arrays, and the seat rows."""
 
     def __init__(
         self, hands: pa.Table, per: list[tuple[str, ...]], players: int, names: list[str]
     ) -> None:
         self.n = hands.num_rows
-        self.hand_id = _col(hands, "hand_id")[0]
-        self.rotation = _col(hands, "rotation")[0]
-        self.dealer = _col(hands, "dealer")[0]
-        self.outcome = _col(hands, "outcome")[0]
-        self.huang_streak = _col(hands, "huang_streak")[0]
-        self.mingtang = _col(hands, "mingtang")[0]
-        self.stock_left = _col(hands, "stock_left")[0]
-        self.winner, self.has_winner = _col(hands, "winner")
-        self.source, self.has_source = _col(hands, "source")
-        self.zimo, self.has_zimo = _col(hands, "zimo")
-        self.values = {c: _col(hands, c) for c in S.VALUE_COLS}
-        deal = _col(hands, "deal_id")[0]
+        self.hand_id = int_column(hands, "hand_id")[0]
+        self.rotation = int_column(hands, "rotation")[0]
+        self.dealer = int_column(hands, "dealer")[0]
+        self.outcome = int_column(hands, "outcome")[0]
+        self.huang_streak = int_column(hands, "huang_streak")[0]
+        self.mingtang = int_column(hands, "mingtang")[0]
+        self.stock_left = int_column(hands, "stock_left")[0]
+        self.winner, self.has_winner = int_column(hands, "winner")
+        self.source, self.has_source = int_column(hands, "source")
+        self.zimo, self.has_zimo = int_column(hands, "zimo")
+        self.values = {c: int_column(hands, c) for c in S.VALUE_COLS}
+        deal = int_column(hands, "deal_id")[0]
         self.deals, self.deal = np.unique(deal, return_inverse=True)
         self.deal = self.deal.astype(np.int64)
         self.win = (self.outcome != S.HUANG) & self.has_winner
@@ -146,7 +146,7 @@ class _Hands:
             rows["i"].append(idx)
             rows["seat"].append(np.full(len(idx), s, dtype=np.int64))
             rows["policy"].append(got[idx])
-            rows["delta"].append(_col(hands, f"delta_{s}")[0][idx])
+            rows["delta"].append(int_column(hands, f"delta_{s}")[0][idx])
         if len(per) > 1 and self.n:
             counts = np.bincount(self.deal)
             if (counts != len(per)).any():
@@ -165,34 +165,34 @@ def _table(cols: dict[str, pa.Array]) -> pa.Table:
     return pa.table(cols)
 
 
-def _hands_kind(h: _Hands) -> pa.Table:
+def _hands_kind(h: Hands) -> pa.Table:
     keys = [h.rotation, h.dealer, h.outcome, _key(h.winner, h.has_winner),
             _key(h.source, h.has_source), _key(h.zimo, h.has_zimo), h.huang_streak]  # fmt: skip
-    g = _Groups(keys)
+    g = Groups(keys)
     huxi, hv = h.values["huxi"]
     score, sv = h.values["score"]
     types = [pa.uint8()] * 5 + [pa.bool_(), pa.uint8()]
     names = ("rotation", "dealer", "outcome", "winner", "source", "zimo", "streak")
-    cols = {n: _key_array(k, t) for n, k, t in zip(names, g.keys, types)}
+    cols = {n: key_array(k, t) for n, k, t in zip(names, g.keys, types)}
     cols["n"] = pa.array(g.count())
     cols["huxi_s"], cols["huxi_ss"] = g.sum(huxi, hv), g.sum(huxi * huxi, hv)
     cols["score_s"], cols["score_ss"] = g.sum(score, sv), g.sum(score * score, sv)
     return _table(cols)
 
 
-def _stock_kind(h: _Hands) -> pa.Table:
-    g = _Groups([h.rotation, h.outcome, h.stock_left])
+def _stock_kind(h: Hands) -> pa.Table:
+    g = Groups([h.rotation, h.outcome, h.stock_left])
     return _table(
         {
-            "rotation": _key_array(g.keys[0], pa.uint8()),
-            "outcome": _key_array(g.keys[1], pa.uint8()),
-            "stock": _key_array(g.keys[2], pa.uint8()),
+            "rotation": key_array(g.keys[0], pa.uint8()),
+            "outcome": key_array(g.keys[1], pa.uint8()),
+            "stock": key_array(g.keys[2], pa.uint8()),
             "n": pa.array(g.count()),
         }
     )
 
 
-def _values_kind(h: _Hands) -> pa.Table:
+def _values_kind(h: Hands) -> pa.Table:
     parts = []
     metrics = sorted(S.VALUE_COLS)
     for m, c in enumerate(metrics):
@@ -200,12 +200,12 @@ def _values_kind(h: _Hands) -> pa.Table:
         idx = np.flatnonzero(h.win & ok)
         parts.append((idx, np.full(len(idx), m, dtype=np.int64), v[idx]))
     idx = np.concatenate([p[0] for p in parts])
-    g = _Groups([h.rotation[idx], h.winner[idx], np.concatenate([p[1] for p in parts]),
+    g = Groups([h.rotation[idx], h.winner[idx], np.concatenate([p[1] for p in parts]),
                  np.concatenate([p[2] for p in parts])])  # fmt: skip
     return _table(
         {
-            "rotation": _key_array(g.keys[0], pa.uint8()),
-            "winner": _key_array(g.keys[1], pa.uint8()),
+            "rotation": key_array(g.keys[0], pa.uint8()),
+            "winner": key_array(g.keys[1], pa.uint8()),
             "metric": pa.array([metrics[m] for m in g.keys[2]], pa.string()),
             "v": pa.array(g.keys[3].astype(np.int32)),
             "n": pa.array(g.count()),
@@ -219,21 +219,21 @@ def _bits(mingtang: np.ndarray) -> list[tuple[int, np.ndarray]]:
     return [*out, (-1, mingtang == 0), (-2, np.ones(len(mingtang), dtype=bool))]
 
 
-def _mingtang_kind(h: _Hands) -> pa.Table:
+def _mingtang_kind(h: Hands) -> pa.Table:
     w = np.flatnonzero(h.win)
     idx, bit = [], []
     for bit_no, sel in _bits(h.mingtang[w]):
         idx.append(w[sel])
         bit.append(np.full(int(sel.sum()), bit_no, dtype=np.int64))
     i = np.concatenate(idx)
-    g = _Groups([h.rotation[i], h.winner[i], np.concatenate(bit)])
+    g = Groups([h.rotation[i], h.winner[i], np.concatenate(bit)])
     huxi, hv = (a[i] for a in h.values["huxi"])
     score, sv = (a[i] for a in h.values["score"])
     deng, dv = (a[i] for a in h.values["deng"])
     return _table(
         {
-            "rotation": _key_array(g.keys[0], pa.uint8()),
-            "winner": _key_array(g.keys[1], pa.uint8()),
+            "rotation": key_array(g.keys[0], pa.uint8()),
+            "winner": key_array(g.keys[1], pa.uint8()),
             "bit": pa.array(g.keys[2].astype(np.int16)),
             "n": pa.array(g.count()),
             "huxi_s": g.sum(huxi, hv),
@@ -245,14 +245,14 @@ def _mingtang_kind(h: _Hands) -> pa.Table:
     )
 
 
-def _conv_kind(h: _Hands, gran: int, names: list[str]) -> pa.Table:
-    g = _Groups([h.hand_id[h.s_hand] // gran, h.rotation[h.s_hand], h.s_seat, h.s_policy])
+def _conv_kind(h: Hands, gran: int, names: list[str]) -> pa.Table:
+    g = Groups([h.hand_id[h.s_hand] // gran, h.rotation[h.s_hand], h.s_seat, h.s_policy])
     return _table(
         {
             "granule": pa.array(np.full(len(g.starts), gran, dtype=np.uint32)),
             "bin": pa.array(g.keys[0].astype(np.uint32)),
-            "rotation": _key_array(g.keys[1], pa.uint8()),
-            "seat": _key_array(g.keys[2], pa.uint8()),
+            "rotation": key_array(g.keys[1], pa.uint8()),
+            "seat": key_array(g.keys[2], pa.uint8()),
             "policy": pa.array([names[p] for p in g.keys[3]], pa.string()),
             "n": pa.array(g.count()),
             "won": g.sum(h.s_won),
@@ -265,13 +265,13 @@ def _conv_kind(h: _Hands, gran: int, names: list[str]) -> pa.Table:
 # ---------------------------------------------------------------------------------------------
 
 
-def _mask_matrix(masks: Sequence[int], width: int) -> np.ndarray:
+def mask_matrix(masks: Sequence[int], width: int) -> np.ndarray:
     """(masks × width) float 0/1: row j has the bits of masks[j]."""
     bits = np.arange(width)
     return ((np.asarray(masks, dtype=np.int64)[:, None] >> bits[None, :]) & 1).astype(np.float64)
 
 
-def _per_deal(deal: np.ndarray, slot: np.ndarray, n_deals: int, width: int,
+def per_deal(deal: np.ndarray, slot: np.ndarray, n_deals: int, width: int,
               weights: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
     """(width × deals) sums of ``weights`` (counts without) per slot and deal."""
     flat = slot * n_deals + deal
@@ -279,20 +279,20 @@ def _per_deal(deal: np.ndarray, slot: np.ndarray, n_deals: int, width: int,
     return np.bincount(flat, weights=w, minlength=n_deals * width).reshape(width, n_deals)
 
 
-def _by_mask(per_deal: np.ndarray, mm: np.ndarray) -> np.ndarray:
+def by_mask(counts: np.ndarray, mm: np.ndarray) -> np.ndarray:
     """(masks × deals) int64: each mask's sum over its slots (exact: small integers)."""
-    return np.rint(mm @ per_deal).astype(np.int64)
+    return np.rint(mm @ counts).astype(np.int64)
 
 
 ClusterRow = tuple[int, str, str, Any, Any, Any, Any, Any, Any, Any, Any]
 
 
 def _clusters_kind(
-    h: _Hands, masks: list[int], rotations: int, names: list[str]
+    h: Hands, masks: list[int], rotations: int, names: list[str]
 ) -> tuple[pa.Table, dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]]:
     nd = len(h.deals)
     width = S.MAX_SEATS * rotations  # slots 4·r + s
-    mm = _mask_matrix(masks, width)
+    mm = mask_matrix(masks, width)
     rows: list[ClusterRow] = []
     policy_groups: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
@@ -311,9 +311,9 @@ def _clusters_kind(
         groups.append(("g:policy", names[c], h.s_policy == c, c))
     for what, key, sel, code in groups:
         d, sl = h.s_deal[sel], h.s_slot[sel]
-        n = _by_mask(_per_deal(d, sl, nd, width), mm)
-        won = _by_mask(_per_deal(d, sl, nd, width, h.s_won[sel]), mm)
-        y = _by_mask(_per_deal(d, sl, nd, width, h.s_delta[sel]), mm)
+        n = by_mask(per_deal(d, sl, nd, width), mm)
+        won = by_mask(per_deal(d, sl, nd, width, h.s_won[sel]), mm)
+        y = by_mask(per_deal(d, sl, nd, width, h.s_delta[sel]), mm)
         if code is not None:
             policy_groups[code] = (n, won, y)
         sums = _cluster_sums(n, y)
@@ -326,8 +326,8 @@ def _clusters_kind(
     # the wins
     w = np.flatnonzero(h.win)
     wd, ws = h.deal[w], S.MAX_SEATS * h.rotation[w] + h.winner[w]
-    cnt = _by_mask(_per_deal(wd, ws, nd, width), mm)
-    zimo = _by_mask(_per_deal(wd, ws, nd, width, (h.has_zimo & (h.zimo == 1))[w]), mm)
+    cnt = by_mask(per_deal(wd, ws, nd, width), mm)
+    zimo = by_mask(per_deal(wd, ws, nd, width, (h.has_zimo & (h.zimo == 1))[w]), mm)
     present = [j for j in range(len(masks)) if cnt[j].any()]
     csum, cdist, zsum = cnt.sum(axis=1), (cnt > 0).sum(axis=1), zimo.sum(axis=1)
     for j in present:
@@ -335,8 +335,8 @@ def _clusters_kind(
                      None, None, None, None, None))  # fmt: skip
     for col in S.VALUE_COLS:
         v, ok = h.values[col]
-        vy = _by_mask(_per_deal(wd, ws, nd, width, np.where(ok, v, 0)[w]), mm)
-        vm = _by_mask(_per_deal(wd, ws, nd, width, ok[w]), mm)
+        vy = by_mask(per_deal(wd, ws, nd, width, np.where(ok, v, 0)[w]), mm)
+        vm = by_mask(per_deal(wd, ws, nd, width, ok[w]), mm)
         # a deal's y is null when none of its selected wins has the value (m = 0)
         has = (cnt > 0) & (vm > 0)
         m_s, d_s, mm_s = vm.sum(axis=1), has.sum(axis=1), (vm * vm).sum(axis=1)
@@ -349,23 +349,23 @@ def _clusters_kind(
     src = np.where(h.has_source, h.source, 255)[w]
     for v in sorted(set(src.tolist())):
         sel = src == v
-        c = _by_mask(_per_deal(wd[sel], ws[sel], nd, width), mm)
+        c = by_mask(per_deal(wd[sel], ws[sel], nd, width), mm)
         rows += _count_rows(masks, "win_source", str(v), c)
     for b, sel in _bits(h.mingtang[w]):
         if sel.any():
-            c = _by_mask(_per_deal(wd[sel], ws[sel], nd, width), mm)
+            c = by_mask(per_deal(wd[sel], ws[sel], nd, width), mm)
             rows += _count_rows(masks, "win_bit", str(b), c)
 
     # the hand-level selection, by rotation mask
     hmasks = list(range(1, 1 << rotations))
-    hm = _mask_matrix(hmasks, rotations)
+    hm = mask_matrix(hmasks, rotations)
     rows += _count_rows(
-        hmasks, "hand", "", _by_mask(_per_deal(h.deal, h.rotation, nd, rotations), hm)
+        hmasks, "hand", "", by_mask(per_deal(h.deal, h.rotation, nd, rotations), hm)
     )
     streak = np.minimum(h.huang_streak, 3)
     for v in sorted(set(streak.tolist())):
         sel = streak == v
-        c = _by_mask(_per_deal(h.deal[sel], h.rotation[sel], nd, rotations), hm)
+        c = by_mask(per_deal(h.deal[sel], h.rotation[sel], nd, rotations), hm)
         rows += _count_rows(hmasks, "hand_streak", str(v), c)
 
     rows.sort(key=lambda r: (r[0], r[1].encode(), r[2].encode()))
@@ -393,7 +393,7 @@ def _count_rows(masks: Sequence[int], what: str, key: str, c: np.ndarray) -> lis
 
 
 def _paired_kind(
-    h: _Hands,
+    h: Hands,
     masks: list[int],
     names: list[str],
     groups: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]],
@@ -413,7 +413,7 @@ def _paired_kind(
                 d = both.sum(axis=1)
                 dw = np.where(both, wa / na - wb / nb, 0.0)
                 dy = np.where(both, ya / na - yb / nb, 0.0)
-                sums = [_seq_sums(x) for x in (dw, dw * dw, dy, dy * dy)]
+                sums = [seq_sums(x) for x in (dw, dw * dw, dy, dy * dy)]
                 for j, mask in enumerate(masks):
                     if d[j]:
                         f = [float(x[j]) for x in sums]
@@ -425,7 +425,7 @@ def _paired_kind(
     return _table({n: pa.array(list(c), t) for n, c, t in zip(names_, cols, types)})
 
 
-def _seq_sums(x: np.ndarray) -> np.ndarray:
+def seq_sums(x: np.ndarray) -> np.ndarray:
     """Σ along each row, one addition at a time (numpy's ``sum`` adds pairwise)."""
     if not x.shape[1]:
         return np.zeros(x.shape[0])

@@ -13,7 +13,10 @@ def _rate(r: Any, digits: int = 1) -> list[str]:
 
 
 def render(s: Any) -> str:
-    out = [f"run {s.run} · events of {s.hands:,} hands ({s.clusters:,} clusters); 95 % intervals"]
+    out = [
+        f"run {s.run} · events of {s.hands:,} hands ({s.clusters:,} clusters; from its"
+        f" {'event summaries' if s.source == 'summaries' else 'events table'}); 95 % intervals"
+    ]
     if not s.hands:
         out.append("  no hands recorded yet")
         return "\n".join(out)
@@ -46,6 +49,12 @@ def render(s: Any) -> str:
                          if 100 * c / o.choices >= 1)  # fmt: skip
         rows.append([o.policy, f"{o.choices:,}", f"{o.mean:.2f}", dist])
     out.append(_table(rows, right=(1, 2)))
+    if s.paired:
+        rows = [["paired, a − b per seat-hand", "b", "kind", "", "deals", "diff", "95 % CI"]]
+        for x in s.paired:
+            rows.append([x.a, x.b, x.kind, "forced" if x.forced else "chosen", f"{x.deals:,}",
+                         f"{x.diff.mean:+.3f}", _ci(x.diff)])  # fmt: skip
+        out.append(_table(rows, right=(4, 5)))
     w = s.win_stock
     wins = sum(w["counts"])
     if wins:

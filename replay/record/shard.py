@@ -84,7 +84,7 @@ def play_shard(
         name: store.write_shard_file(run_path, table, name, index)
         for name, table in (("hands", hands), ("events", events))
     }
-    files.update(summary.write_summary(run_path, index, hands, summary.spec_manifest(spec)))
+    files.update(summary.write_summary(run_path, index, hands, events, summary.spec_manifest(spec)))
     return {
         "index": index,
         "first_session": sessions.start,

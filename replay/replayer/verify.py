@@ -490,7 +490,9 @@ def verify_shard(
     if shape is not None:  # derived data checked against its source (LOG_FORMAT §10)
         from replay.replayer.verify_summary import summary_problem
 
-        derived = summary_problem(Path(run_path), shard, shape, paths["hands"], checksums)
+        derived = summary_problem(
+            Path(run_path), shard, shape, paths["hands"], paths["events"], checksums
+        )
         if derived is not None:
             shard_bad(derived)
     try:

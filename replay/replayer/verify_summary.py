@@ -1,6 +1,6 @@
 """The verifier's check of a shard's summary file (docs/LOG_FORMAT.md §10): derived data
-checked against its source. The summary is recomputed from the shard's hands with the
-builder ``simulate`` and ``index`` use (:func:`replay.analysis.summarize.summarize_shard`)
+checked against its source. The summary is recomputed from the shard's hands and events
+with the builder ``simulate`` and ``index`` use (:func:`replay.store.summaries.shard_summary`)
 and compared with the file, kind by kind and row by row; the first difference is named. A
 file that passes its manifest's size and SHA-256 checks can still summarise other hands (a
 summary rewritten with its manifest entry), and that is what this finds.
@@ -19,22 +19,31 @@ import pyarrow.parquet as pq
 
 from engine.errors import CorruptLog
 from replay.store.scan import file_sha256, resolve_shard_path
-from replay.store.summary_schema import KINDS, SUMMARY_SCHEMA, SUMMARY_TABLE
+from replay.store.summary_schema import KINDS, SUMMARY_SCHEMA, SUMMARY_TABLE, has_summary
 
 _REBUILD = "'paohuzi index' rebuilds it"
 
 
 def summary_problem(
-    run_path: Path, shard: dict[str, Any], shape: dict[str, Any], hands_path: Path, checksums: bool
+    run_path: Path,
+    shard: dict[str, Any],
+    shape: dict[str, Any],
+    hands_path: Path,
+    events_path: Path,
+    checksums: bool,
 ) -> str | None:
-    """Why the summary file a shard entry lists does not hold what its shard's hands give
-    (or cannot be checked), or None (also when the shard lists none). ``shape``: the
-    manifest's ``rules`` and ``params``; ``hands_path``: the shard's checked hands file."""
+    """Why the summary file a shard entry lists does not hold what its shard's hands and
+    events give (or cannot be checked), or None (also when the shard lists none, or one of
+    an older version: no reader uses it, and ``paohuzi index`` replaces it). ``shape``: the
+    manifest's ``rules`` and ``params``; ``hands_path``, ``events_path``: the shard's checked
+    files."""
     entry = shard.get("files", {}).get(SUMMARY_TABLE)
     if entry is None:
         return None
     if not isinstance(entry, dict):
         return f"bad summary entry in the manifest: {entry!r:.60}"
+    if not has_summary(shard):
+        return None
     rel = entry.get("path")
     try:
         path = resolve_shard_path(run_path, rel)
@@ -53,7 +62,7 @@ def summary_problem(
         return f"{where} does not match its SHA-256 in the manifest ({_REBUILD})"
     try:
         got = pq.read_table(path)
-        hands = pq.read_table(hands_path)
+        hands, events = pq.read_table(hands_path), pq.read_table(events_path)
     except (OSError, pa.ArrowException, ValueError) as e:
         return f"{where} cannot be read: {' '.join(str(e).split())[:160]}"
     if got.num_rows != entry.get("rows"):
@@ -68,25 +77,25 @@ def summary_problem(
             f" (the summary of other hands: {_REBUILD})"
         )
     try:
-        want = _recompute(hands, shape, got)
+        want = _recompute(hands, events, shape, got)
     except (ValueError, KeyError, TypeError, pa.ArrowException) as e:
         return f"{where}: the shard's hands cannot be summarised: {e}"
     diff = first_difference(got, want)
     return None if diff is None else f"{where} does not match the hands it summarises: {diff}"
 
 
-def _recompute(hands: pa.Table, shape: dict[str, Any], got: pa.Table) -> pa.Table:
-    """The shard's summary table from its hands. The ``conv`` bins use the granule the file
-    was made with (a run of imported hands grows after its earlier shards were indexed, and
-    the granule follows the run's planned hands); every other row does not depend on it."""
-    from replay.analysis.summarize import summarize_shard
-    from replay.store.summaries import summary_table
+def _recompute(hands: pa.Table, events: pa.Table, shape: dict[str, Any], got: pa.Table) -> pa.Table:
+    """The shard's summary table from its hands and events. The ``conv`` bins use the
+    granule the file was made with (a run of imported hands grows after its earlier shards
+    were indexed, and the granule follows the run's planned hands); every other row does not
+    depend on it."""
+    from replay.store.summaries import shard_summary
 
     grains = pc.unique(pc.filter(got.column("granule"), pc.equal(got.column("kind"), "conv")))
     params = dict(shape.get("params") or {})
     if len(grains) == 1 and grains[0].as_py():
         params["hands_total"] = int(grains[0].as_py()) * 100  # granule(g·100) = g
-    return summary_table(summarize_shard(hands, {**shape, "params": params}))
+    return shard_summary(hands, events, {**shape, "params": params})
 
 
 def first_difference(got: pa.Table, want: pa.Table) -> str | None:

@@ -489,12 +489,15 @@ def check_summaries(
     a shard file is (inside the run folder, a regular file of the listed size, rows and
     SHA-256) and counting exactly its shard's hands: ``([("summary", path), …], None)``
     when every shard has a good one; ``([], None)`` when some shard has none (not indexed
-    yet); ``([], problem)`` at the first damaged one. A summary is derived data: its damage
-    never costs the run, whose figures then come from its hands."""
+    yet, or indexed by an older version, whose rows lack kinds the readers ask for);
+    ``([], problem)`` at the first damaged one. A summary is derived data: its damage never
+    costs the run, whose figures then come from its hands."""
+    from replay.store.summary_schema import has_summary
+
     out: list[tuple[str, str]] = []
     for s in sorted(shards, key=lambda s: int(s["index"])):
         entry = s["files"].get("summary")
-        if entry is None:
+        if entry is None or not has_summary(s):
             return [], None
         try:
             path, st = check_file(run_path, entry, cache)

@@ -35,6 +35,19 @@ def summary_table(parts: dict[str, pa.Table]) -> pa.Table:
     return pa.concat_tables(tables) if tables else SUMMARY_SCHEMA.empty_table()
 
 
+def shard_summary(hands: pa.Table, events: pa.Table, manifest: dict[str, Any]) -> pa.Table:
+    """A shard's summary table: the kinds of its hands
+    (:func:`~replay.analysis.summarize.summarize_shard`) and of its events
+    (:func:`~replay.analysis.summarize_events.summarize_events`). ``manifest``: the run's
+    ``rules`` and ``params``."""
+    from replay.analysis.summarize import summarize_shard
+    from replay.analysis.summarize_events import summarize_events
+
+    parts = summarize_shard(hands, manifest)
+    parts.update(summarize_events(hands, events, manifest))
+    return summary_table(parts)
+
+
 def summary_bytes(table: pa.Table) -> bytes:
     sink = io.BytesIO()
     pq.write_table(table, sink, compression="zstd", compression_level=9, row_group_size=1 << 20)
@@ -42,16 +55,15 @@ def summary_bytes(table: pa.Table) -> bytes:
 
 
 def write_summary(
-    run_path: Path, index: int, hands: pa.Table, manifest: dict[str, Any]
+    run_path: Path, index: int, hands: pa.Table, events: pa.Table, manifest: dict[str, Any]
 ) -> dict[str, Any]:
-    """Summarise one shard's ``hands`` and write ``summary/part-NNNNN.parquet`` atomically;
-    the manifest entries to add to the shard's ``files``: ``{"summary": {path, rows, bytes,
-    sha256, version}}``. The runner calls this per finished shard; ``paohuzi index`` for
-    shards recorded before."""
-    from replay.analysis.summarize import summarize_shard
+    """Summarise one shard's ``hands`` and ``events`` and write
+    ``summary/part-NNNNN.parquet`` atomically; the manifest entries to add to the shard's
+    ``files``: ``{"summary": {path, rows, bytes, sha256, version}}``. The runner calls this
+    per finished shard; ``paohuzi index`` for shards recorded before."""
     from replay.store.files import atomic_write
 
-    table = summary_table(summarize_shard(hands, manifest))
+    table = shard_summary(hands, events, manifest)
     data = summary_bytes(table)
     rel = summary_path(index)
     path = Path(run_path) / rel
@@ -163,7 +175,7 @@ def summary_problem(run_path: Path, shard: dict[str, Any], cache: ChecksumCache)
 def _summarise_one(
     name: str, path: Path, shard: dict[str, Any], shape: dict[str, Any]
 ) -> dict[str, Any]:
-    """Read one shard's ``hands`` (checked) and write its summary; ``shape`` holds the
+    """Read one shard's ``hands`` and ``events`` (checked) and write its summary; ``shape`` holds the
     manifest's ``rules`` and ``params`` (a worker never receives the whole manifest). The
     shard is checked without its old summary file, which is being replaced."""
     from replay.store.runs import Run
@@ -171,7 +183,8 @@ def _summarise_one(
     files = {t: f for t, f in shard["files"].items() if t != SUMMARY_TABLE}
     bare = {**shard, "files": files}
     run = Run(name, path, {**shape, "shards": [bare]})
-    return write_summary(path, int(shard["index"]), run.read_shard(bare, "hands"), shape)
+    hands, events = (run.read_shard(bare, t) for t in ("hands", "events"))
+    return write_summary(path, int(shard["index"]), hands, events, shape)
 
 
 def _summarise(run: Any, todo: list[dict[str, Any]], manifest: dict[str, Any], workers: int) -> Any:

@@ -18,7 +18,10 @@ One Parquet file per shard, ``summary/part-NNNNN.parquet`` (listed in the manife
   distinct clusters per source and 名堂; ``hand`` / ``hand_streak`` distinct clusters of the
   hand-level selection) and ``paired`` (``--duplicate``: sums of the per-deal differences
   between two policies). A cluster is a deal (a hand outside ``--duplicate`` runs); the
-  rotations of a deal are always in one shard, so cluster sums add over shards.
+  rotations of a deal are always in one shard, so cluster sums add over shards;
+* event kinds ``ev_*``, from the shard's ``events`` (what players do: actions, declines,
+  forced share, options, per-hand facts, win timing, paired differences;
+  :mod:`replay.analysis.summarize_events` says what each holds).
 
 A selection (the dashboard's seats S and policies P; ``paohuzi stats``: everything) becomes,
 per run, a **seat mask**: bit ``4·rotation + seat`` is set when that seat in that rotation is
@@ -52,7 +55,8 @@ from replay.record.schema import MINGTANG_BITS as _SCHEMA_BITS
 
 #: Bumped when the summary's content changes; ``paohuzi index`` rebuilds older entries.
 #: 2: the ``paired`` float sums run in deal_id order (the same bytes on every build).
-SUMMARY_VERSION = 2
+#: 3: the event kinds ``ev_*`` (:mod:`replay.analysis.summarize_events`), from ``events``.
+SUMMARY_VERSION = 3
 SUMMARY_TABLE = "summary"
 HUANG = int(OutcomeKind.HUANGZHUANG)
 
@@ -78,9 +82,12 @@ SUMMARY_SCHEMA = pa.schema(
         ("mask", pa.uint16()),
         ("what", pa.string()),
         ("key", pa.string()),
+        ("action", pa.uint8()),
+        ("forced", pa.bool_()),
         ("a", pa.string()),
         ("b", pa.string()),
         ("n", pa.int64()),
+        ("k", pa.int64()),
         ("won", pa.int64()),
         ("d", pa.int64()),
         ("y", pa.int64()),
@@ -115,6 +122,14 @@ KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "conv": (("granule", "bin", "rotation", "seat", "policy"), ("n", "won")),
     "clusters": (("mask", "what", "key"), ("n", "won", "d", "y", "m", "yy", "ym", "mm")),
     "paired": (("mask", "a", "b"), ("d", "dw", "dww", "dy", "dyy")),
+    # what players do, from the events (replay.analysis.summarize_events)
+    "ev_actions": (("mask", "policy", "action", "forced"), ("n", "d", "m", "yy", "ym", "mm")),
+    "ev_declines": (("mask", "policy", "action"), ("n", "k", "d")),
+    "ev_forced": (("mask", "policy"), ("n", "k", "d")),
+    "ev_options": (("rotation", "seat", "policy", "v"), ("n",)),
+    "ev_hands": (("rotation", "v", "what"), ("n",)),
+    "ev_wins": (("rotation", "winner", "stock"), ("n",)),
+    "ev_paired": (("mask", "a", "b", "action", "forced"), ("d", "dy", "dyy")),
 }
 
 VALUE_COLS = ("huxi", "deng", "fan", "score")

@@ -1,0 +1,174 @@
+"""The event figures (replay.analysis.figures.events) from the per-shard event summaries equal
+the same figures by SQL over the raw ``events`` table — one layer, two sources — on 3-player,
+--duplicate, 4-player, Luzhou and ``--set min_huxi=10`` runs of several shards, for every
+selection of seats and policies; the paired differences of a --duplicate run equal a plain
+Python count; a run summarised by an older version reads its events until ``paohuzi index``
+rebuilds its summaries, and verifies all along."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from replay.analysis.event_stats import KIND_NAMES, EventStats, summarize_events
+from replay.cli.main import main
+from replay.store import open_store
+from replay.store import summary_schema as summary
+from replay.store.scan import scan_store
+
+RUNS = [
+    ("three", ["-n", "90", "--seed", "51", "-p", "heuristic,random,greedy"]),
+    ("dup", ["-n", "30", "--seed", "52", "-p", "greedy,random,heuristic", "--duplicate"]),
+    ("four", ["-n", "60", "--seed", "53", "--rules", "hunan-4p", "-p", "greedy,random"]),
+    ("luzhou", ["-n", "60", "--seed", "54", "--rules", "luzhou", "-p", "heuristic"]),
+    ("min10", ["-n", "60", "--seed", "55", "--set", "min_huxi=10", "-p", "random"]),
+]
+
+
+def _cli(args: list[str], env: dict[str, str] | None = None) -> str:
+    r = CliRunner().invoke(main, args, env=env)
+    assert r.exit_code == 0, r.output
+    return r.output
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("event-summaries") / "data"
+    for name, args in RUNS:
+        if name == "four":  # 4 seats, 2 policies
+            args = [a if a != "greedy,random" else "greedy,random,random,greedy" for a in args]
+        _cli(["simulate", "--data", str(d), "--run", name, "-q", "-w", "1",
+              "--shard-hands", "24", *args])  # fmt: skip
+    return d
+
+
+def _close(a: Any, b: Any, where: str = "") -> None:
+    if isinstance(a, dict):
+        assert set(a) == set(b), where
+        for k in a:
+            _close(a[k], b[k], f"{where}.{k}")
+    elif isinstance(a, list):
+        assert len(a) == len(b), f"{where}: {len(a)} != {len(b)}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            _close(x, y, f"{where}[{i}]")
+    elif isinstance(a, float) and isinstance(b, float):
+        if math.isnan(a) or math.isnan(b):
+            assert math.isnan(a) and math.isnan(b), f"{where}: {a} != {b}"
+        else:
+            assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12), f"{where}: {a} != {b}"
+    else:
+        assert a == b, f"{where}: {a!r} != {b!r}"
+
+
+def _both(store: Path, run: str, seats: tuple[int, ...], policies: tuple[str, ...]) -> tuple[EventStats, EventStats]:  # fmt: skip
+    st = open_store(store)
+    state = scan_store(store)
+    con = st.connect(state)
+    try:
+        fast = summarize_events(con, run, seats, policies, state)
+        raw = summarize_events(con, run, seats, policies)
+    finally:
+        con.close()
+    return fast, raw
+
+
+def _selections(run: Any) -> list[tuple[tuple[int, ...], tuple[str, ...]]]:
+    players = int(run.manifest["rules"]["players"])
+    pols = sorted(set(run.manifest["params"]["policies"]))
+    out: list[tuple[tuple[int, ...], tuple[str, ...]]] = [((), ()), ((1,), ()), ((0, 2), ())]
+    out += [((), (p,)) for p in pols]
+    out += [((players - 1,), (pols[0],)), ((0, 1), tuple(pols[:2]))]
+    return out
+
+
+@pytest.mark.parametrize("name", [r[0] for r in RUNS])
+def test_summaries_equal_raw_events(store: Path, name: str) -> None:
+    run = open_store(store).run(name)
+    assert all(summary.has_summary(s) for s in run.shards) and len(run.shards) > 1
+    for seats, policies in _selections(run):
+        fast, raw = _both(store, name, seats, policies)
+        assert (fast.source, raw.source) == ("summaries", "events")
+        a, b = fast.to_dict(), raw.to_dict()
+        a.pop("source"), b.pop("source")
+        _close(a, b, f"{name} seats={seats} policies={policies}")
+        if not seats and not policies:
+            assert a["hands"] == sum(s["hands"] for s in run.shards)
+            assert a["actions"] and a["declines"] and a["options"]
+
+
+def test_paired_equals_plain_python(store: Path) -> None:
+    """Per pair of policies and kind: the mean over the deals of (events per seat-hand of
+    a) − (events per seat-hand of b), counted row by row."""
+    run = open_store(store).run("dup")
+    hands = run.read_table("hands").to_pylist()
+    events = run.read_table("events").to_pylist()
+    by_hand = {h["hand_id"]: h for h in hands}
+    m: dict[tuple[int, str], int] = defaultdict(int)  # (deal, policy) → seat-hands
+    for h in hands:
+        for s in range(3):
+            m[(h["deal_id"], h[f"policy_{s}"])] += 1
+    y: dict[tuple[int, str, int, bool], int] = defaultdict(int)
+    for e in events:
+        h = by_hand[e["hand_id"]]
+        y[(h["deal_id"], h[f"policy_{e['seat']}"], e["kind"], e["forced"])] += 1
+    deals = sorted({h["deal_id"] for h in hands})
+    kinds = sorted({(k, f) for _, _, k, f in y})
+    fast, raw = _both(store, "dup", (), ())
+    got = {(r.a, r.b, r.kind, r.forced): r for r in fast.paired}
+    assert got and len(got) == len(raw.paired)
+    for a, b in (("greedy", "heuristic"), ("greedy", "random"), ("heuristic", "random")):
+        for k, f in kinds:
+            diffs = [y[(d, a, k, f)] / m[(d, a)] - y[(d, b, k, f)] / m[(d, b)] for d in deals]
+            row = got.get((a, b, KIND_NAMES[k], f))
+            if row is None:
+                assert not any(diffs)
+                continue
+            assert row.deals == len(deals)
+            assert math.isclose(row.diff.mean, sum(diffs) / len(diffs), abs_tol=1e-12)
+            assert row.diff.lo < row.diff.mean < row.diff.hi or not any(diffs)
+
+
+def test_an_older_summary_reads_the_events_until_index(store: Path, tmp_path: Path) -> None:
+    """A run whose summaries are of an older version (recorded before the event kinds) is
+    read from its events, verifies, and after ``paohuzi index`` (which rebuilds them) gives
+    the same figures from its summaries."""
+    import shutil
+
+    data = tmp_path / "data"
+    shutil.copytree(store, data)
+    mpath = data / "runs" / "run=three" / "manifest.json"
+    doc = json.loads(mpath.read_text())
+    for s in doc["shards"]:
+        s["files"]["summary"]["version"] = summary.SUMMARY_VERSION - 1
+    mpath.write_text(json.dumps(doc))
+    assert not summary.summarized(scan_store(data).run("three"))
+    before, raw = _both(data, "three", (), ())
+    assert before.source == "events"
+    _cli(["verify", "--data", str(data), "three"])
+    out = _cli(["index", "--data", str(data), "three"])
+    assert "4 shard(s) summarised" in out
+    assert summary.summarized(scan_store(data).run("three"))
+    after, _ = _both(data, "three", (), ())
+    assert after.source == "summaries"
+    a, b = after.to_dict(), before.to_dict()
+    a.pop("source"), b.pop("source")
+    _close(a, b)
+    _cli(["verify", "--data", str(data), "three"])
+
+
+def test_stats_events_json_is_the_same_from_either_source(store: Path) -> None:
+    fast = json.loads(_cli(["stats", "--events", "--data", str(store), "--json"]))
+    raw = json.loads(
+        _cli(["stats", "--events", "--data", str(store), "--json"], env={"PAOHUZI_SUMMARY": "0"})
+    )
+    for r in fast["runs"] if isinstance(fast, dict) else fast:
+        assert r.pop("source") == "summaries"
+    for r in raw["runs"] if isinstance(raw, dict) else raw:
+        assert r.pop("source") == "events"
+    _close(fast, raw)
