@@ -29,6 +29,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from engine.deck import derive_seed, shuffle_deck
 from engine.play import play_to_end
@@ -80,23 +81,29 @@ def record_overhead(hands: int, policy: str = "random", seed: int = 1) -> tuple[
 
 def fast_record_overhead(
     hands: int, policy: str = "random", rounds: int = 3
-) -> tuple[float, float]:
-    """The compiled engine: (engine-only hands/s, play-record-and-write hands/s) in CPU time
-    on the same shards (engine only = the session kernel with its seeds and decks; recording
-    adds the Arrow tables, the Parquet files, their checksums and the summary). Per shard the
-    two alternate ``rounds`` times and the fastest of each counts, so a burst of other load
-    on the machine lands on both sides or on neither."""
+) -> tuple[float, float, float]:
+    """The compiled engine: (engine-only hands/s, play-record-and-write hands/s, the same
+    without the event summaries) in CPU time on the same shards (engine only = the session
+    kernel with its seeds and decks; recording adds the Arrow tables, the Parquet files,
+    their checksums and the summary, whose event kinds the third figure leaves out). Per
+    shard the three alternate ``rounds`` times and the fastest of each counts, so a burst of
+    other load on the machine lands on all sides or on none."""
+    from unittest import mock
+
     from engine.fast.play import play_sessions
     from replay.record.fast_engine import warm_up
 
     spec = RunSpec(rules=find_rules("hunan"), policies=(policy,) * 3, seed=1,
                           deals=hands, shard_hands=10_000, engine="fast")  # fmt: skip
     warm_up(spec, say=False)
-    engine_s = record_s = 0.0
+    engine_s = record_s = bare_s = 0.0
+    no_events: Any = mock.patch(
+        "replay.analysis.summarize_events.summarize_events", lambda *a, **k: {}
+    )
     with tempfile.TemporaryDirectory() as d:
         (Path(d) / "hands").mkdir()
         for i in range(spec.n_shards):
-            best_e = best_r = float("inf")
+            best_e = best_r = best_b = float("inf")
             for _ in range(rounds):
                 t = time.process_time()
                 play_sessions(spec, spec.shard_sessions(i))
@@ -104,9 +111,41 @@ def fast_record_overhead(
                 t = time.process_time()
                 play_shard(spec, i, Path(d))
                 best_r = min(best_r, time.process_time() - t)
+                with no_events:
+                    t = time.process_time()
+                    play_shard(spec, i, Path(d))
+                    best_b = min(best_b, time.process_time() - t)
             engine_s += best_e
             record_s += best_r
-    return spec.hands_total / engine_s, spec.hands_total / record_s
+            bare_s += best_b
+    n = spec.hands_total
+    return n / engine_s, n / record_s, n / bare_s
+
+
+def event_summary_points(policy: str = "random", rounds: int = 5) -> tuple[float, float]:
+    """(engine-only CPU seconds, event-summary CPU seconds) of one 10,000-hand shard, the
+    fastest of ``rounds`` each in turns: the event summaries' share of the recording cost
+    measured directly (their points of overhead = 100 × the ratio), less noisy than the
+    difference of two overheads on a busy machine."""
+    from engine.fast.play import play_sessions
+    from replay.analysis.summarize_events import summarize_events
+    from replay.record.fast_engine import play_shard_tables, warm_up
+    from replay.store.summaries import spec_manifest
+
+    spec = RunSpec(rules=find_rules("hunan"), policies=(policy,) * 3, seed=1,
+                   deals=10_000, shard_hands=10_000, engine="fast")  # fmt: skip
+    warm_up(spec, say=False)
+    hands, events = play_shard_tables(spec, spec.shard_sessions(0))
+    manifest = spec_manifest(spec)
+    engine_s = summary_s = float("inf")
+    for _ in range(rounds):
+        t = time.process_time()
+        play_sessions(spec, spec.shard_sessions(0))
+        engine_s = min(engine_s, time.process_time() - t)
+        t = time.process_time()
+        summarize_events(hands, events, manifest)
+        summary_s = min(summary_s, time.process_time() - t)
+    return engine_s, summary_s
 
 
 def selfplay_pair(policy: str, fast_hands: int, ref_hands: int) -> tuple[float, float]:
@@ -415,11 +454,19 @@ def main(argv: list[str] | None = None) -> None:
         "  lines/s (target ≥ 150,000)"
     )
     for policy in ("random", "heuristic"):
-        engine, recorded = fast_record_overhead(args.fast_recorded, policy)
+        engine, recorded, bare = fast_record_overhead(args.fast_recorded, policy)
+        with_ev, without = 100 * (engine / recorded - 1), 100 * (engine / bare - 1)
         print(
             f"fast, {policy:<9}: engine only {engine:,.0f} hands/s CPU, play + record + write"
-            f" {recorded:,.0f}: recording overhead {100 * (engine / recorded - 1):.1f}%"
-            " (target ≤ 15%)"
+            f" {recorded:,.0f}: recording overhead {with_ev:.1f}% (target ≤ 15%); without the"
+            f" event summaries {bare:,.0f}, {without:.1f}%: they add {with_ev - without:+.1f}"
+            " points (target ≤ 5)"
+        )
+        engine_s, summary_s = event_summary_points(policy)
+        print(
+            f"fast, {policy:<9}: event summaries of a 10,000-hand shard {1000 * summary_s:.0f} ms"
+            f" CPU beside the engine's {1000 * engine_s:.0f} ms: {100 * summary_s / engine_s:.1f}"
+            " points"
         )
     engine, recorded = record_overhead(args.recorded)
     print(

@@ -35,12 +35,23 @@ class SessionSpec:
 
 
 def _entry_points() -> list[Any]:
-    from engine.fast import play, search, state, verify
+    from engine.fast import event_counts, play, search, state, verify
 
     return [play.sessions_kernel, play.play_kernel, state.new_state, state.legal_actions,
             state.apply_checked, verify.verify_kernel, verify.replay_prefix,
             verify.expected_outcome, play.event_fields, search.determinize,
-            search.evaluate_kernel]  # fmt: skip
+            search.evaluate_kernel, event_counts.count_events]  # fmt: skip
+
+
+def warm_event_counts() -> None:
+    """Count one event (engine.fast.event_counts: the event summaries of every shard), with
+    the column types of the events table (uint8) and of the summaries' hand arrays (int64)."""
+    import numpy as np
+
+    from engine.fast.event_counts import counts
+
+    u8, i64 = np.zeros(1, np.uint8), np.zeros(1, np.int64)
+    counts(i64, u8, u8, u8, u8, u8, i64, i64, 1, 1, 8, (1, 2, 7), 0, (4, 6))
 
 
 def warm_verify() -> None:
@@ -111,6 +122,7 @@ def warm_up(say: bool = True) -> float:
         play.play_batch(rules, decks, [0], [1], ["random"] * 3)
         warm_verify()
         warm_search()
+        warm_event_counts()
     return time.perf_counter() - start
 
 

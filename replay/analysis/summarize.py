@@ -77,12 +77,21 @@ def key_array(k: np.ndarray, typ: pa.DataType) -> pa.Array:
     return pa.array(np.where(null, 0, k).astype(typ.to_pandas_dtype()), typ, mask=null)
 
 
-def summarize_shard(hands: pa.Table, manifest: dict[str, Any]) -> dict[str, pa.Table]:
+def prepare(hands: pa.Table, manifest: dict[str, Any]) -> Hands:
+    """The shard's :class:`Hands` for the run of ``manifest`` (its rules and params)."""
+    players, per, _, _ = S.run_shape(manifest)
+    return Hands(hands, per, players, sorted({p for pols in per for p in pols}))
+
+
+def summarize_shard(
+    hands: pa.Table, manifest: dict[str, Any], h: Hands | None = None
+) -> dict[str, pa.Table]:
     """The summary rows of one shard's ``hands`` table, by kind: the same tables as
-    :func:`replay.analysis.summarize_sql.summarize_shard_sql`."""
+    :func:`replay.analysis.summarize_sql.summarize_shard_sql`. ``h``: the shard's
+    :class:`Hands` (:func:`prepare`), when the caller has them."""
     players, per, duplicate, total = S.run_shape(manifest)
     names = sorted({p for pols in per for p in pols})  # policy codes in string order
-    h = Hands(hands, per, players, names)
+    h = h if h is not None else Hands(hands, per, players, names)
     out = {
         "hands": _hands_kind(h),
         "stock": _stock_kind(h),
@@ -103,6 +112,7 @@ class Hands:
     def __init__(
         self, hands: pa.Table, per: list[tuple[str, ...]], players: int, names: list[str]
     ) -> None:
+        self.table = hands
         self.n = hands.num_rows
         self.hand_id = int_column(hands, "hand_id")[0]
         self.rotation = int_column(hands, "rotation")[0]

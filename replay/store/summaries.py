@@ -40,11 +40,12 @@ def shard_summary(hands: pa.Table, events: pa.Table, manifest: dict[str, Any]) -
     (:func:`~replay.analysis.summarize.summarize_shard`) and of its events
     (:func:`~replay.analysis.summarize_events.summarize_events`). ``manifest``: the run's
     ``rules`` and ``params``."""
-    from replay.analysis.summarize import summarize_shard
+    from replay.analysis.summarize import prepare, summarize_shard
     from replay.analysis.summarize_events import summarize_events
 
-    parts = summarize_shard(hands, manifest)
-    parts.update(summarize_events(hands, events, manifest))
+    h = prepare(hands, manifest)
+    parts = summarize_shard(hands, manifest, h)
+    parts.update(summarize_events(hands, events, manifest, h))
     return summary_table(parts)
 
 
