@@ -455,6 +455,25 @@ def main(argv: list[str] | None = None) -> None:
         print(
             f"paohuzi stats ({label}): {w:.2f} s wall, peak {peak:.0f} MiB, {n:,} hands", flush=True
         )
+    events_docs = {}
+    for label, env in paths:
+        w, peak, out = _run([*CLI, "stats", "--events", "--data", str(big_root), "--json"], env)
+        events_docs[label] = doc = stats_document(out)
+        print(
+            f"paohuzi stats --events ({label}): {w:.2f} s wall, peak {peak:.0f} MiB,"
+            f" {doc['runs'][0]['hands']:,} hands, from its {doc['runs'][0]['source']}",
+            flush=True,
+        )
+    if len(events_docs) == 2:
+        a, b = (
+            {k: v for k, v in d["runs"][0].items() if k != "source"} for d in events_docs.values()
+        )
+        diff = differences(a, b)
+        print(
+            "paohuzi stats --events: the same numbers from event summaries and from events"
+            if not diff
+            else f"paohuzi stats --events: summaries and events DIFFER at {len(diff)} values: {diff[:5]}"
+        )
     if len(docs) == 2:
         diff = differences(docs["summaries"], docs["raw hands"])
         print(
