@@ -74,6 +74,9 @@ class Events:
             _native(events, c) for c in ("seat", "kind", "n_legal", "options")
         )
         self.forced = _native(events, "forced").astype(np.uint8)
+        players = len(per[0]) if per else 0
+        if self.n and (int(self.seat.max()) >= players or int(self.kind.max()) >= N_KINDS):
+            raise ValueError("an event has a seat or an action kind the run cannot have")
         code = {p: i for i, p in enumerate(names)}
         width = S.MAX_SEATS * len(per)
         #: the policy code of each slot 4·rotation + seat (−1: no such seat)

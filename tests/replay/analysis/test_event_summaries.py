@@ -172,3 +172,24 @@ def test_stats_events_json_is_the_same_from_either_source(store: Path) -> None:
     for r in raw["runs"] if isinstance(raw, dict) else raw:
         assert r.pop("source") == "events"
     _close(fast, raw)
+
+
+def test_an_impossible_event_is_refused_before_counting(store: Path) -> None:
+    """The compiled count does not check its indices: an event with a seat or kind the run
+    cannot have (a shard rewritten by hand) is refused with a ValueError first."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from replay.analysis.summarize_events import summarize_events
+
+    run = open_store(store).run("three")
+    shard = run.shards[0]
+    hands, events = run.read_shard(shard, "hands"), run.read_shard(shard, "events")
+    shape = {"rules": run.manifest["rules"], "params": run.manifest["params"]}
+    assert summarize_events(hands, events, shape)["ev_actions"].num_rows
+    for col, bad in (("seat", 3), ("kind", 200)):
+        i = events.schema.get_field_index(col)
+        f = events.schema.field(i)
+        t = events.set_column(i, f, pc.add(events[col], pa.scalar(bad, f.type)).cast(f.type))
+        with pytest.raises(ValueError, match="seat or an action kind"):
+            summarize_events(hands, t, shape)
