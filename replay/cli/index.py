@@ -36,8 +36,8 @@ def index(runs: tuple[str, ...], data: Path, workers: int, quiet: bool) -> None:
     from engine.errors import PaohuziError
     from replay.cli.main import InputError
     from replay.store.catalog import refresh_catalog, write_problem
-    from replay.store.runs import open_store
     from replay.store.facts_files import index_facts
+    from replay.store.runs import open_store
     from replay.store.summaries import index_run
 
     store = open_store(data)

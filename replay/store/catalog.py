@@ -55,10 +55,10 @@ import duckdb
 
 from replay.record import schema
 from replay.store.ducklimits import duckdb_settings
+from replay.store.facts_schema import FACTS_SCHEMA, FACTS_TABLE
 from replay.store.fsinfo import file_kind
 from replay.store.layout import CATALOG_NAME, StoreError
 from replay.store.scan import StoreState, scan_store, writable_mode
-from replay.store.facts_schema import FACTS_SCHEMA, FACTS_TABLE
 from replay.store.summary_schema import KINDS, SUMMARY_SCHEMA, SUMMARY_TABLE, duck_type
 
 #: The columns of the ``runs`` table, from :class:`~replay.store.scan.RunInfo`.
