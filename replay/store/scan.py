@@ -649,7 +649,9 @@ def _run_info(run_path: Path, cache: ChecksumCache) -> RunInfo:
         )
         from replay.store.facts_files import check_facts  # it imports this module
 
-        facts, facts_problem = check_facts(run_path, shards, cache) if problem is None else ([], None)
+        facts, facts_problem = (
+            check_facts(run_path, shards, cache) if problem is None else ([], None)
+        )
         status = str(m.get("status"))
         return RunInfo(
             manifest_sha256=digest,

@@ -25,7 +25,10 @@ RUNS = [
     ("four", ["-n", "80", "--seed", "23", "--rules", "hunan-4p", "--policies", "greedy"]),
     ("lz", ["-n", "120", "--seed", "24", "--rules", "luzhou", "--policies", "greedy"]),
     ("min10", ["-n", "80", "--seed", "25", "--policies", "greedy", "--set", "min_huxi=10"]),
-    ("ref", ["-n", "60", "--seed", "26", "--policies", "random,greedy,random", "--engine", "reference"]),
+    (
+        "ref",
+        ["-n", "60", "--seed", "26", "--policies", "random,greedy,random", "--engine", "reference"],
+    ),
 ]
 
 
