@@ -8,7 +8,9 @@
 * legal options per real choice (its distribution and mean), per policy;
 * per hand: decisions (distribution), 臭胡 (a 胡 declined), 忍碰 (a 碰 declined) and 八块 (a
   seat's second 跑 or 提) rates;
-* win timing: the wins by stock left, and the 荒庄 count.
+* win timing: the wins by stock left, and the 荒庄 count;
+* from the per-hand facts (:func:`facts_rows`), per policy: 破跑胡 per win and per seat-hand,
+  比牌 per seat-hand, claim conflicts per hand.
 """
 
 from __future__ import annotations
@@ -70,6 +72,42 @@ class OptionsRow:
     counts: tuple[int, ...]
 
 
+@dataclass(frozen=True)
+class FactsRow:
+    """Per policy of a seat, from the facts (docs/LOG_FORMAT.md §12): its wins by 破跑胡 per
+    win and per seat-hand; its seat-hands with a 比牌 eat (and the eats, ``bipai``); the hands
+    it played with a claim conflict (and the conflicts, ``conflicts``)."""
+
+    policy: str
+    popao_per_win: Rate
+    popao_per_hand: Rate
+    bipai: int
+    bipai_per_seat_hand: Rate
+    conflicts: int
+    conflict_per_hand: Rate
+
+
+def facts_rows(con: Any, sel: Selection) -> list[FactsRow] | None:
+    """:class:`FactsRow` per policy of the selection's seats, or None without facts."""
+    from replay.analysis.figures import facts as F
+
+    rows = fetch(con, F.seat_facts(sel))
+    if not rows:
+        return None
+    return [
+        FactsRow(
+            str(r["policy"]),
+            Rate.of(count(r["popao"]), count(r["wins"]), count(r["d_wins"])),
+            Rate.of(count(r["popao"]), count(r["seat_hands"]), count(r["d"])),
+            count(r["bipai"]),
+            Rate.of(count(r["bipai_hands"]), count(r["seat_hands"]), count(r["d"])),
+            count(r["conflicts"]),
+            Rate.of(count(r["conflict_hands"]), count(r["hands"]), count(r["d_hands"])),
+        )
+        for r in rows
+    ]
+
+
 @dataclass
 class EventStats:
     """The event figures of one run."""
@@ -87,6 +125,8 @@ class EventStats:
     renpeng: Rate | None = None
     bakuai: Rate | None = None
     win_stock: dict[str, Any] = field(default_factory=dict)  # values, counts; huang
+    #: per policy, from the per-hand facts; None when the run has none (not indexed)
+    facts: list[FactsRow] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         from replay.analysis.stats import _jsonable
@@ -189,4 +229,5 @@ def summarize_events(
         "counts": [count(r["n"]) for r in timing if r["v"] is not None],
         "huang": sum(count(r["n"]) for r in timing if r["v"] is None),
     }
+    st.facts = facts_rows(con, sel)
     return st

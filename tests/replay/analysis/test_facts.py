@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from engine.rules import RuleSet
 from replay.analysis.facts import derive_facts, reference_facts
+from replay.analysis.figures.results import Rate
 from replay.cli.main import main
 from replay.store.facts_schema import FACTS_SCHEMA, FACTS_TABLE, GROUP_COLUMNS
 from replay.store.runs import open_store
@@ -132,3 +133,57 @@ def test_a_damaged_facts_file_is_a_warning_and_index_rebuilds_it(
     assert scan_store(d).run("lz").has_facts  # type: ignore[union-attr]
     con = open_store(d).connect()
     assert con.execute("SELECT count(*) FROM facts").fetchone() == (120,)
+
+
+@pytest.mark.parametrize("name", ["dup", "four", "base"])
+def test_event_stats_facts_equal_a_plain_count_over_the_facts(data: Path, name: str) -> None:
+    from replay.analysis.event_stats import event_stats
+
+    shards, m = _shards(data, name)
+    n_seats = int(m["rules"]["players"])
+    dup = bool(m["params"]["duplicate"])
+    per: dict[str, dict[str, set | int]] = {}
+    for s, path in shards:
+        hands = pq.read_table(path / s["files"]["hands"]["path"]).to_pylist()
+        facts = pq.read_table(path / s["files"][FACTS_TABLE]["path"]).to_pylist()
+        for h, f in zip(hands, facts, strict=True):
+            assert h["hand_id"] == f["hand_id"]
+            c = h["deal_id"] if dup else h["hand_id"]
+            for seat in range(n_seats):
+                if n_seats == 4 and seat == (h["dealer"] + 2) % 4:
+                    continue  # the 坐醒 sitter
+                x = per.setdefault(
+                    h[f"policy_{seat}"],
+                    {"seat_hands": 0, "d": set(), "wins": 0, "d_wins": set(), "popao": 0,
+                     "bipai": 0, "bipai_hands": 0, "hands": set(), "conflicts": {}},
+                )  # fmt: skip
+                x["seat_hands"] += 1
+                x["d"].add(c)
+                if h["winner"] == seat:
+                    x["wins"] += 1
+                    x["d_wins"].add(c)
+                    x["popao"] += int(bool(f["popao"]))
+                x["bipai"] += f[f"bipai_{seat}"]
+                x["bipai_hands"] += int(f[f"bipai_{seat}"] > 0)
+                x["hands"].add((h["hand_id"], c))
+                x["conflicts"][h["hand_id"]] = f["conflicts"]
+    (st,) = event_stats(open_store(data), [name])
+    assert st.facts is not None and [r.policy for r in st.facts] == sorted(per)
+    for r in st.facts:
+        x = per[r.policy]
+        conf = x["conflicts"]
+        assert (r.popao_per_win.k, r.popao_per_win.n) == (x["popao"], x["wins"])
+        assert (r.popao_per_hand.k, r.popao_per_hand.n) == (x["popao"], x["seat_hands"])
+        assert (r.bipai, r.bipai_per_seat_hand.k) == (x["bipai"], x["bipai_hands"])
+        assert r.bipai_per_seat_hand.n == x["seat_hands"]
+        assert r.conflicts == sum(conf.values())
+        assert (r.conflict_per_hand.k, r.conflict_per_hand.n) == (
+            sum(1 for v in conf.values() if v > 0),
+            len(x["hands"]),
+        )
+        # the interval is on the clusters (deals in --duplicate runs)
+        d = len(x["d_wins"])
+        assert r.popao_per_win == Rate.of(x["popao"], x["wins"], d)
+        assert r.conflict_per_hand == Rate.of(
+            sum(1 for v in conf.values() if v > 0), len(x["hands"]), len({c for _, c in x["hands"]})
+        )
