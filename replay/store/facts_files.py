@@ -15,10 +15,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from engine.errors import CorruptLog
 from engine.rules import RuleSet
 from replay.store.facts_schema import FACTS_TABLE, FACTS_VERSION, facts_path, has_facts
-from replay.store.scan import ChecksumCache, check_file
+from replay.store.scan import ChecksumCache, check_facts
 
 
 def facts_bytes(table: pa.Table) -> bytes:
@@ -51,31 +50,6 @@ def write_facts(
             "version": FACTS_VERSION,
         }
     }
-
-
-def check_facts(
-    run_path: Path, shards: list[dict[str, Any]], cache: ChecksumCache
-) -> tuple[list[tuple[str, str]], str | None]:
-    """The facts files of a run's checked shards, each checked as a shard file is (inside the
-    run folder, a regular file of the listed size, rows and SHA-256, one row per hand of its
-    shard, hand ids in place): ``([("facts", path), …], None)`` when every shard has one of
-    this version; ``([], None)`` when some shard has none (not indexed yet); ``([], problem)``
-    at the first damaged one. Facts are derived data: their damage never costs the run."""
-    out: list[tuple[str, str]] = []
-    for s in sorted(shards, key=lambda s: int(s["index"])):
-        if not has_facts(s):
-            return [], None
-        try:
-            first, n = int(s["first_hand"]), int(s["hands"])
-            path, _ = check_file(
-                run_path, s["files"][FACTS_TABLE], cache, n, (first, n, True), "facts file"
-            )
-        except CorruptLog as e:
-            return [], str(e)
-        except (KeyError, TypeError, ValueError) as e:
-            return [], f"bad facts entry: {e}"
-        out.append((FACTS_TABLE, str(path)))
-    return out, None
 
 
 def facts_problem(run_path: Path, shard: dict[str, Any], cache: ChecksumCache) -> str | None:

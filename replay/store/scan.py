@@ -529,6 +529,34 @@ def check_summaries(
     return out, None
 
 
+def check_facts(
+    run_path: Path, shards: list[dict[str, Any]], cache: ChecksumCache
+) -> tuple[list[tuple[str, str]], str | None]:
+    """The facts files of a run's checked shards, each checked as a shard file is (inside the
+    run folder, a regular file of the listed size, rows and SHA-256, one row per hand of its
+    shard, hand ids in place): ``([("facts", path), …], None)`` when every shard has one of
+    this version; ``([], None)`` when some shard has none (not indexed yet); ``([], problem)``
+    at the first damaged one. Facts are derived data: their damage never costs the run
+    (docs/LOG_FORMAT.md §12)."""
+    from replay.store.facts_schema import FACTS_TABLE, has_facts
+
+    out: list[tuple[str, str]] = []
+    for s in sorted(shards, key=lambda s: int(s["index"])):
+        if not has_facts(s):
+            return [], None
+        try:
+            first, n = int(s["first_hand"]), int(s["hands"])
+            path, _ = check_file(
+                run_path, s["files"][FACTS_TABLE], cache, n, (first, n, True), "facts file"
+            )
+        except CorruptLog as e:
+            return [], str(e)
+        except (KeyError, TypeError, ValueError) as e:
+            return [], f"bad facts entry: {e}"
+        out.append((FACTS_TABLE, str(path)))
+    return out, None
+
+
 def summary_warning(name: str, problem: str) -> str:
     """The one line a reader warns with when run ``name``'s summaries cannot be used."""
     return (
@@ -647,8 +675,6 @@ def _run_info(run_path: Path, cache: ChecksumCache) -> RunInfo:
         summary, summary_problem = (
             check_summaries(run_path, shards, cache) if problem is None else ([], None)
         )
-        from replay.store.facts_files import check_facts  # it imports this module
-
         facts, facts_problem = (
             check_facts(run_path, shards, cache) if problem is None else ([], None)
         )
