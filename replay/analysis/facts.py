@@ -65,11 +65,22 @@ def _decks(hands: pa.Table) -> np.ndarray:
     return buf.reshape(n, 80).astype(np.int64)
 
 
-def _meld(kind: int, mid: int) -> Group:
-    k = GroupKind(kind)
-    if k == GroupKind.CHI:
-        return Group(k, EAT_SHAPES[mid])
-    return Group(k, (mid,) * (4 if k in _QUAD else 3))
+def _melds() -> dict[tuple[int, int], Group]:
+    """Every table meld by (kind code, face or eat-shape id), as the kernel's rows name them."""
+    out: dict[tuple[int, int], Group] = {}
+    for k in (GroupKind.CHI, GroupKind.PENG, GroupKind.WEI, GroupKind.CHOUWEI, *_QUAD):
+        if k == GroupKind.CHI:
+            out.update({(int(k), i): Group(k, shape) for i, shape in enumerate(EAT_SHAPES)})
+        else:
+            out.update({(int(k), f): Group(k, (f,) * (4 if k in _QUAD else 3)) for f in range(20)})
+    return out
+
+
+_MELDS = _melds()
+#: The column names of each group kind's count and 胡息, by kind code.
+_GN = [f"g_{k.name.lower()}_n" for k in GROUP_KINDS]
+_GH = [f"g_{k.name.lower()}_huxi" for k in GROUP_KINDS]
+_INDEX = {k: j for j, k in enumerate(GROUP_KINDS)}
 
 
 def run_possible(melds: Sequence[Group], hand: Sequence[int], card: int, source: Source) -> bool:
@@ -93,14 +104,16 @@ def _win_result(rules: RuleSet, row: np.ndarray, outcome: int) -> tuple[HuResult
     ``_liang_hu``, the 3提/5坎 check)."""
     from engine.fast import facts as K
 
-    hand = [int(x) for x in row[K.R_HAND : K.R_HAND + 20]]
+    hand = row[K.R_HAND : K.R_HAND + 20].tolist()
     if outcome == int(OutcomeKind.TIANHU_AUTO):
         cards = [k for k in range(20) for _ in range(hand[k])]
         res = evaluate_auto_tianhu(rules, cards)
         assert res is not None
         return res, False
     n = int(row[K.R_N_MELDS])
-    melds = [_meld(int(row[K.R_MELD_KIND + j]), int(row[K.R_MELD_ID + j])) for j in range(n)]
+    kinds = row[K.R_MELD_KIND : K.R_MELD_KIND + n].tolist()
+    ids = row[K.R_MELD_ID : K.R_MELD_ID + n].tolist()
+    melds = [_MELDS[k, m] for k, m in zip(kinds, ids, strict=True)]
     source = Source(int(row[K.R_SOURCE]))
     card = int(row[K.R_CARD])
     if source == Source.LIANG_DEALER:
@@ -142,14 +155,15 @@ def _empty_columns(n: int, n_seats: int) -> dict[str, Any]:
 def _set_reading(cols: dict[str, Any], i: int, res: HuResult, popao: bool) -> None:
     cols["option"][i] = res.option
     cols["popao"][i] = popao
-    counts = dict.fromkeys(GROUP_KINDS, 0)
-    values = dict.fromkeys(GROUP_KINDS, 0)
+    counts = [0] * len(GROUP_KINDS)
+    values = [0] * len(GROUP_KINDS)
     for g, v in zip(res.groups, res.group_huxi, strict=True):
-        counts[g.kind] += 1
-        values[g.kind] += int(v)
-    for k in GROUP_KINDS:
-        cols[f"g_{k.name.lower()}_n"][i] = counts[k]
-        cols[f"g_{k.name.lower()}_huxi"][i] = values[k]
+        j = _INDEX[g.kind]
+        counts[j] += 1
+        values[j] += v
+    for k in range(len(GROUP_KINDS)):
+        cols[_GN[k]][i] = counts[k]
+        cols[_GH[k]][i] = values[k]
 
 
 def _table(hand_ids: Sequence[int], cols: dict[str, Any]) -> pa.Table:
