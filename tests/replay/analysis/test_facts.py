@@ -187,3 +187,36 @@ def test_event_stats_facts_equal_a_plain_count_over_the_facts(data: Path, name: 
         assert r.conflict_per_hand == Rate.of(
             sum(1 for v in conf.values() if v > 0), len(x["hands"]), len({c for _, c in x["hands"]})
         )
+
+
+def test_an_interrupted_index_resumes_where_it_stopped(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    from replay.store import facts_files
+
+    run = tmp_path / "store" / "runs" / "run=base"
+    shutil.copytree(data / "runs" / "run=base", run)
+    m = json.loads((run / "manifest.json").read_text())
+    for s in m["shards"]:
+        del s["files"][FACTS_TABLE]
+    (run / "manifest.json").write_text(json.dumps(m))
+    shutil.rmtree(run / "facts")
+    real = facts_files.write_facts
+    calls: list[int] = []
+
+    def dies_on_the_second(*args: object, **kw: object) -> dict:
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(facts_files, "write_facts", dies_on_the_second)
+    with pytest.raises(KeyboardInterrupt):
+        facts_files.index_facts(run)
+    listed = json.loads((run / "manifest.json").read_text())["shards"]
+    assert [FACTS_TABLE in s["files"] for s in listed] == [True, False]  # the first is kept
+    monkeypatch.setattr(facts_files, "write_facts", real)
+    assert facts_files.index_facts(run) == (1, 1)
+    assert scan_store(tmp_path / "store").run("base").has_facts  # type: ignore[union-attr]
