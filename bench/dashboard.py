@@ -465,10 +465,10 @@ def main(argv: list[str] | None = None) -> None:
             flush=True,
         )
     if len(events_docs) == 2:
-        a, b = (
+        ev_fast, ev_raw = (
             {k: v for k, v in d["runs"][0].items() if k != "source"} for d in events_docs.values()
         )
-        diff = differences(a, b)
+        diff = differences(ev_fast, ev_raw)
         print(
             "paohuzi stats --events: the same numbers from event summaries and from events"
             if not diff

@@ -7,7 +7,8 @@ the other in the same run, since the machine is shared and noisy (the ratio is t
 * search (:mod:`bench.search`): compiled rollouts/s from mid-hand states beside the
   self-play rates, and a ``search@16`` / ``search@64`` seat's hands/s and decisions/s;
 * ``paohuzi score --batch`` lines/s, reference and compiled scorer on the same lines;
-* recording: engine-only vs play-record-and-write CPU time on the same shards (overhead),
+* recording: engine-only vs play-record-and-write CPU time on the same shards (overhead);
+  the facts derivation's hands/s and the recording with and without it (``--only-facts``);
   ``simulate`` throughput with 1 and 2 workers for both engines, bytes on disk per hand, and
   the wall time and peak memory of ``paohuzi simulate --workers 2`` (1,000,000 hands with
   the compiled engine, 100,000 with the reference);
@@ -146,6 +147,62 @@ def event_summary_points(policy: str = "random", rounds: int = 5) -> tuple[float
         summarize_events(hands, events, manifest)
         summary_s = min(summary_s, time.process_time() - t)
     return engine_s, summary_s
+
+
+def facts_overhead(hands: int, policy: str = "random", rounds: int = 3) -> dict[str, float]:
+    """The facts derivation (docs/LOG_FORMAT.md §12) on the compiled engine's shards, in CPU
+    time: ``derive`` hands/s of :func:`replay.analysis.facts.derive_facts` alone on a
+    shard's tables, ``engine`` hands/s of the session kernel alone, and the play + record +
+    write hands/s ``with`` the facts file and ``without`` it (``write_facts`` left out), on the
+    same shards. As in :func:`fast_record_overhead`, the sides alternate ``rounds`` times per
+    shard and the fastest of each counts."""
+    from unittest import mock
+
+    import pyarrow.parquet as pq
+
+    from engine.fast.play import play_sessions
+    from replay.analysis.facts import derive_facts
+    from replay.record.fast_engine import warm_up
+
+    spec = RunSpec(rules=find_rules("hunan"), policies=(policy,) * 3, seed=1,
+                   deals=hands, shard_hands=10_000, engine="fast")  # fmt: skip
+    warm_up(spec, say=False)
+    total = dict.fromkeys(("engine", "with", "without", "derive"), 0.0)
+    no_facts: Any = mock.patch("replay.record.shard.write_facts", lambda *a, **k: {})
+    with tempfile.TemporaryDirectory() as d:
+        for i in range(spec.n_shards):
+            best = dict.fromkeys(total, float("inf"))
+            for _ in range(rounds):
+                t = time.process_time()
+                play_sessions(spec, spec.shard_sessions(i))
+                best["engine"] = min(best["engine"], time.process_time() - t)
+                t = time.process_time()
+                entry = play_shard(spec, i, Path(d))
+                best["with"] = min(best["with"], time.process_time() - t)
+                with no_facts:
+                    t = time.process_time()
+                    play_shard(spec, i, Path(d))
+                    best["without"] = min(best["without"], time.process_time() - t)
+                h = pq.read_table(Path(d) / entry["files"]["hands"]["path"])
+                e = pq.read_table(Path(d) / entry["files"]["events"]["path"])
+                t = time.process_time()
+                derive_facts(h, e, spec.rules)
+                best["derive"] = min(best["derive"], time.process_time() - t)
+            for k in total:
+                total[k] += best[k]
+    return {k: spec.hands_total / v for k, v in total.items()}
+
+
+def print_facts_overhead(hands: int) -> None:
+    """The "facts derivation" figure of ``make bench``."""
+    for policy in ("random", "heuristic"):
+        r = facts_overhead(hands, policy)
+        print(
+            f"facts derivation, {policy:<9}: {r['derive']:,.0f} hands/s CPU alone; play +"
+            f" record + write {r['with']:,.0f} hands/s with facts, {r['without']:,.0f} without:"
+            f" {100 * (r['without'] / r['with'] - 1):.1f}% more CPU per hand (engine only"
+            f" {r['engine']:,.0f})"
+        )
 
 
 def selfplay_pair(policy: str, fast_hands: int, ref_hands: int) -> tuple[float, float]:
@@ -425,9 +482,13 @@ def main(argv: list[str] | None = None) -> None:
         "--search-hands", type=int, default=60, help="hands of the search@16 seat (0: skip)"
     )
     p.add_argument("--only-replay", action="store_true", help="only the replay figures")
+    p.add_argument("--only-facts", action="store_true", help="only the facts derivation figure")
     args = p.parse_args(argv)
     if args.only_replay:
         replay_figures(args.verify_hands, args.seek_hands)
+        return
+    if args.only_facts:
+        print_facts_overhead(args.fast_recorded)
         return
     from bench.calculator import bench_engines
 
@@ -453,6 +514,7 @@ def main(argv: list[str] | None = None) -> None:
         f"score --batch        : fast {fast:9,.0f}  reference {ref:7,.0f}  {fast / ref:5.1f}×"
         "  lines/s (target ≥ 150,000)"
     )
+    print_facts_overhead(args.fast_recorded)
     for policy in ("random", "heuristic"):
         engine, recorded, bare = fast_record_overhead(args.fast_recorded, policy)
         with_ev, without = 100 * (engine / recorded - 1), 100 * (engine / bare - 1)

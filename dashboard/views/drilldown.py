@@ -10,7 +10,7 @@ from dashboard.queries import hands as qh
 from dashboard.queries import stats as q
 from dashboard.services import drill
 from dashboard.services import stats as svc
-from replay.analysis.figures.drill import EVENT_CONDITIONS, SCAN_BOUND
+from replay.analysis.figures.drill import EVENT_CONDITIONS, FACT_CONDITIONS
 
 state, f = ui.start(
     "Drill-down",
@@ -62,36 +62,24 @@ elif drill.takes_value(cond):
 title = drill.label(cond, value, names)
 st.subheader(title)
 
-if cond == "popao":
-    rules = tuple((r.name, r.ruleset_obj()) for r in state.usable_runs if r.name in f.runs)
-    with ui.guard():
-        count = qh.hand_count(sig, f, cond, value).to_dict("records")[0]
-        rows, checked = qh.popao(sig, f, drill.POPAO_CHECK, rules)
-    confirmed = {(run, h) for run, h, ok in checked if ok}
-    failed = sum(1 for *_, ok in checked if ok is None)
-    k_cand, n = int(count["k"]), int(count["n"])
-    share = svc.Rate.of(len(confirmed), len(checked))
-    bound = SCAN_BOUND["popao"]
-    st.markdown(
-        f"**{k_cand:,}** of {n:,} selected wins (among the first {bound:,} hands of each run)"
-        " were won while a 跑 of the hu card was possible (a 碰/偎 of it on the winner's"
-        " table, or three dealt to him). Replaying the first"
-        f" {len(checked):,} of them: **{len(confirmed):,}** took the free hu (option F) — 破跑胡"
-        f" — {svc.fmt_rate(share)} (95 % {svc.fmt_interval(share)})."
-        + (f" {failed} could not be replayed." if failed else "")
-    )
-    listed = rows[[(r, int(h)) in confirmed for r, h in zip(rows["run"], rows["hand_id"])]]
-else:
-    with ui.guard():
-        count = qh.hand_count(sig, f, cond, value).to_dict("records")[0]
-        listed = qh.hand_list(sig, f, cond, value, LIMIT)
-    k, n = int(count["k"]), int(count["n"])
-    rate = svc.Rate.of(k, n)
-    base = "selected wins" if drill.CONDITIONS[cond][2] else "selected hands"
-    st.markdown(
-        f"**{k:,}** of {n:,} {base}: {svc.fmt_rate(rate)} (95 % {svc.fmt_interval(rate)})."
-        + (f" The first {LIMIT} are listed." if k > LIMIT else "")
-    )
+with ui.guard():
+    count = qh.hand_count(sig, f, cond, value).to_dict("records")[0]
+    listed = qh.hand_list(sig, f, cond, value, LIMIT)
+k, n = int(count["k"]), int(count["n"])
+rate = svc.Rate.of(k, n)
+base = "selected wins" if drill.CONDITIONS[cond][2] else "selected hands"
+if cond in FACT_CONDITIONS:
+    missing = [r.name for r in state.usable_runs if r.name in f.runs and not r.has_facts]
+    if missing:
+        base += " of the runs with facts"
+        st.warning(
+            f"No per-hand facts yet for {', '.join(missing)} (recorded before them): run"
+            f" `paohuzi index {' '.join(missing)}` to count their hands too."
+        )
+st.markdown(
+    f"**{k:,}** of {n:,} {base}: {svc.fmt_rate(rate)} (95 % {svc.fmt_interval(rate)})."
+    + (f" The first {LIMIT} are listed." if k > LIMIT else "")
+)
 
 # a hand of an event condition opens where it happened, any other at its decisive step
 AT = cond if cond in EVENT_CONDITIONS else "decisive"

@@ -11,6 +11,7 @@ from dashboard import charts, ui
 from dashboard.charts import tip
 from dashboard.queries import hands as qh
 from dashboard.queries import stats as q
+from dashboard.services import huxi
 from dashboard.services import stats as svc
 
 state, f = ui.start(
@@ -98,16 +99,21 @@ if not mt.empty:
     )
 
 st.subheader("Which groups the 胡息 comes from")
-n_runs = len(f.runs)
-per_run = max(10, 90 // max(1, n_runs))
-rules = tuple((r.name, r.ruleset_obj()) for r in state.usable_runs if r.name in f.runs)
+missing = [r.name for r in state.usable_runs if r.name in f.runs and not r.has_facts]
 with ui.guard():
-    groups, used, failed = qh.group_sources(sig, f, per_run, 8192, rules)
-if used:
+    groups, covered = huxi.group_table(qh.group_sources(sig, f).to_dict("records")[0])
+if missing:
+    st.warning(
+        f"Run{'s' if len(missing) > 1 else ''} {', '.join(missing)} {'have' if len(missing) > 1 else 'has'}"
+        " no per-hand facts yet (recorded before them), so"
+        f" {'they are' if len(missing) > 1 else 'it is'} not counted here: run"
+        f" `paohuzi index {' '.join(missing)}` to derive them."
+    )
+if covered:
     st.caption(
-        f"The winning readings of {used:,} winning hands (the first {per_run} wins of each"
-        " selected run), replayed from their logs: the hands table stores the 胡息, not its"
-        " groups." + (f" {failed} could not be replayed." if failed else "")
+        f"The winning readings of all {covered:,} selected wins"
+        + (" of the runs with facts" if missing else "")
+        + " (each hand's reading, derived when its shard was recorded or indexed)."
     )
     tips = [tip("group type:N"), tip("where:N"), tip("groups:Q"), tip("in hands:Q")]
     spec = charts.stacked_hbars(
@@ -123,5 +129,5 @@ if used:
             "mean 胡息 per group": st.column_config.NumberColumn(format="%.2f"),
         },
     )
-else:
-    st.info("No winning hand in the first shard of the selected runs to decompose.")
+elif not missing:
+    st.info("No winning hand in the selection to decompose.")

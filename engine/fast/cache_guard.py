@@ -59,6 +59,7 @@ DEPENDS: dict[str, tuple[Path, ...]] = {
     + (_ENGINE / "search.py",),
     "play": _f("state", "features", "policies", "search", "pyrandom", "hu_bridge", "hu")
     + _POLICIES,
+    "facts": _f("state", "hu_bridge", "hu"),
     "verify": _f("state", "play", "search", "features", "policies", "pyrandom", "hu_bridge", "hu")
     + _POLICIES,
 }

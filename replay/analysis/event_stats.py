@@ -10,10 +10,12 @@
   seat's second 跑 or 提) rates;
 * win timing: the wins by stock left, and the 荒庄 count;
 * --duplicate runs: per pair of policies, the paired difference of each kind's events per
-  seat-hand over the same deals.
+  seat-hand over the same deals;
+* from the per-hand facts (:func:`facts_rows`), per policy: 破跑胡 per win and per seat-hand,
+  比牌 per seat-hand, claim conflicts per hand.
 
-The figures come from the run's event summaries (``summary_ev_*``) when every shard has
-one of this version, else from its events table; the two give the same numbers.
+The figures of the events come from the run's event summaries (``summary_ev_*``) when every
+shard has one of this version, else from its events table; the two give the same numbers.
 """
 
 from __future__ import annotations
@@ -88,6 +90,42 @@ class PairedActionRow:
     diff: Mean
 
 
+@dataclass(frozen=True)
+class FactsRow:
+    """Per policy of a seat, from the facts (docs/LOG_FORMAT.md §12): its wins by 破跑胡 per
+    win and per seat-hand; its seat-hands with a 比牌 eat (and the eats, ``bipai``); the hands
+    it played with a claim conflict (and the conflicts, ``conflicts``)."""
+
+    policy: str
+    popao_per_win: Rate
+    popao_per_hand: Rate
+    bipai: int
+    bipai_per_seat_hand: Rate
+    conflicts: int
+    conflict_per_hand: Rate
+
+
+def facts_rows(con: Any, sel: Selection) -> list[FactsRow] | None:
+    """:class:`FactsRow` per policy of the selection's seats, or None without facts."""
+    from replay.analysis.figures import facts as F
+
+    rows = fetch(con, F.seat_facts(sel))
+    if not rows:
+        return None
+    return [
+        FactsRow(
+            str(r["policy"]),
+            Rate.of(count(r["popao"]), count(r["wins"]), count(r["d_wins"])),
+            Rate.of(count(r["popao"]), count(r["seat_hands"]), count(r["d"])),
+            count(r["bipai"]),
+            Rate.of(count(r["bipai_hands"]), count(r["seat_hands"]), count(r["d"])),
+            count(r["conflicts"]),
+            Rate.of(count(r["conflict_hands"]), count(r["hands"]), count(r["d_hands"])),
+        )
+        for r in rows
+    ]
+
+
 @dataclass
 class EventStats:
     """The event figures of one run."""
@@ -107,6 +145,8 @@ class EventStats:
     win_stock: dict[str, Any] = field(default_factory=dict)  # values, counts; huang
     paired: list[PairedActionRow] = field(default_factory=list)  # --duplicate runs
     source: str = "events"  # what the figures were read from: "summaries" or "events"
+    #: per policy, from the per-hand facts; None when the run has none (not indexed)
+    facts: list[FactsRow] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         from replay.analysis.stats import _jsonable
@@ -231,4 +271,5 @@ def _summarize(con: Any, sel: Selection, pl: Plan | None) -> EventStats:
         "counts": [count(r["n"]) for r in timing if r["v"] is not None],
         "huang": sum(count(r["n"]) for r in timing if r["v"] is None),
     }
+    st.facts = facts_rows(con, sel)
     return st

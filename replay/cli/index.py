@@ -22,7 +22,8 @@ def index(runs: tuple[str, ...], data: Path, workers: int, quiet: bool) -> None:
     """Summarise every shard of the named runs (all runs without RUN) that has no summary
     yet, or whose summary is missing or damaged (it is made again): small Parquet tables of
     counts and sums from which every number of `paohuzi stats` and of the dashboard follows
-    exactly. Resumable (a summarised shard is skipped); a run being written is left for
+    exactly; and derive the shards' per-hand facts (the winning reading's groups, 破跑胡,
+    臭胡/忍碰/比牌, claim conflicts) the same way. Resumable (a summarised shard is skipped); a run being written is left for
     later. The catalog is rebuilt afterwards; a store that is read-only, or a catalog that
     is not a regular file, is refused before anything is written.
 
@@ -35,6 +36,7 @@ def index(runs: tuple[str, ...], data: Path, workers: int, quiet: bool) -> None:
     from engine.errors import PaohuziError
     from replay.cli.main import InputError
     from replay.store.catalog import refresh_catalog, write_problem
+    from replay.store.facts_files import index_facts
     from replay.store.runs import open_store
     from replay.store.summaries import index_run
 
@@ -54,6 +56,7 @@ def index(runs: tuple[str, ...], data: Path, workers: int, quiet: bool) -> None:
         t = time.perf_counter()
         try:
             done, skipped = index_run(path, workers=min(workers, os.cpu_count() or 1))
+            f_done, f_skipped = index_facts(path)
         except (PaohuziError, OSError, ValueError) as e:
             failed += 1
             click.echo(f"Warning: run {name} not indexed: {' '.join(str(e).split())}", err=True)
@@ -63,6 +66,7 @@ def index(runs: tuple[str, ...], data: Path, workers: int, quiet: bool) -> None:
                 f"run {name}: {done} shard(s) summarised, {skipped} already"
                 f" ({time.perf_counter() - t:.1f} s)"
             )
+            click.echo(f"run {name}: facts of {f_done} shard(s) derived, {f_skipped} already")
     try:
         refresh_catalog(store.root)
     except PaohuziError as e:  # one line (StoreError), also for a full disk

@@ -64,7 +64,21 @@ def render(s: Any) -> str:
             f"  win timing: {wins:,} wins, {100 * early / wins:.1f} % with 10 or more cards left in"
             f" the stock; median stock left {_median(by):g}; 荒庄 {w['huang']:,} hands"
         )
+    out.append(_render_facts(s.facts))
     return "\n".join(out)
+
+
+def _render_facts(facts: Any) -> str:
+    """The per-policy figures from the per-hand facts, or why there are none."""
+    if facts is None:
+        return "  no per-hand facts (recorded before them): run 'paohuzi index' to derive them"
+    rows = [["from the facts", "figure", "k", "of", "rate", "95 % CI (%)"]]
+    for f in facts:
+        rows.append([f.policy, "破跑胡 per win", *_rate(f.popao_per_win, 2)])
+        rows.append(["", "破跑胡 per seat-hand", *_rate(f.popao_per_hand, 2)])
+        rows.append(["", f"比牌 per seat-hand ({f.bipai:,} eats)", *_rate(f.bipai_per_seat_hand)])
+        rows.append(["", f"conflict per hand ({f.conflicts:,})", *_rate(f.conflict_per_hand)])
+    return _table(rows, right=(2, 3, 4))
 
 
 def _median(pairs: list[tuple[int, int]]) -> float:

@@ -15,6 +15,7 @@ from replay import store
 from replay.record.recorder import ShardRecorder
 from replay.record.spec import RunError, RunSpec
 from replay.store import summaries as summary
+from replay.store.facts_files import write_facts
 
 __all__ = ["play_sessions", "play_shard"]
 
@@ -85,6 +86,7 @@ def play_shard(
         for name, table in (("hands", hands), ("events", events))
     }
     files.update(summary.write_summary(run_path, index, hands, events, summary.spec_manifest(spec)))
+    files.update(write_facts(run_path, index, hands, events, spec.rules))
     return {
         "index": index,
         "first_session": sessions.start,

@@ -55,6 +55,7 @@ import duckdb
 
 from replay.record import schema
 from replay.store.ducklimits import duckdb_settings
+from replay.store.facts_schema import FACTS_SCHEMA, FACTS_TABLE
 from replay.store.fsinfo import file_kind
 from replay.store.layout import CATALOG_NAME, StoreError
 from replay.store.scan import StoreState, scan_store, writable_mode
@@ -114,7 +115,8 @@ def relation_sql(table: str, files: list[str]) -> str:
             f"(SELECT * FROM read_parquet([{listing}], hive_partitioning = true,"
             " hive_types = {'run': VARCHAR}))"
         )
-    fields = SUMMARY_SCHEMA if table == SUMMARY_TABLE else schema.SCHEMAS[table]
+    derived = {SUMMARY_TABLE: SUMMARY_SCHEMA, FACTS_TABLE: FACTS_SCHEMA}
+    fields = derived[table] if table in derived else schema.SCHEMAS[table]
     cols = ", ".join(f"NULL::{duck_type(f.type)} AS {f.name}" for f in fields)
     return f"(SELECT {cols}, NULL::VARCHAR AS run WHERE false)"
 
@@ -192,6 +194,7 @@ def listing_digest(state: StoreState) -> str:
     damaged = [(r.name, r.problem) for r in state.runs if r.problem is not None]
     listed = listed_files(state, Path(state.root))
     listed["summary"] = [_relative(f, Path(state.root)) for f in state.files("summary")]
+    listed[FACTS_TABLE] = [_relative(f, Path(state.root)) for f in state.files(FACTS_TABLE)]
     doc = [rows, listed, damaged]
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
@@ -229,12 +232,17 @@ def create_code_tables(con: Any) -> None:
 
 
 def _file_views(con: Any, state: StoreState, base: Path | None) -> list[str]:
-    """The views over the shard files on ``con`` (``hands``, ``events``, ``seats``; paths
+    """The views over the shard files on ``con`` (``hands``, ``events``, ``seats``, and
+    ``facts`` over the facts files of the runs that have them, docs/LOG_FORMAT.md §12; paths
     relative to ``base`` when given); the summary files, named the same way."""
     listed = listed_files(state, base)
     for table in schema.TABLES:
         con.execute(_view_sql(table, listed[table]))
     con.execute(_SEATS_SQL)
+    ffiles = state.files(FACTS_TABLE)
+    con.execute(
+        _view_sql(FACTS_TABLE, ffiles if base is None else [_relative(f, base) for f in ffiles])
+    )
     sfiles = state.files(SUMMARY_TABLE)
     return sfiles if base is None else [_relative(f, base) for f in sfiles]
 
@@ -547,7 +555,12 @@ def open_catalog(
         _remove_db(path)  # the open read-only connection keeps the data
     for key, value in (settings or {}).items():
         ro.execute(f"SET {key} = ?", [value])
-    allowed = state.files("hands") + state.files("events") + state.files("summary")
+    allowed = (
+        state.files("hands")
+        + state.files("events")
+        + state.files("summary")
+        + state.files(FACTS_TABLE)
+    )
     ro.execute("SET allowed_paths = ?", [allowed])
     ro.execute("SET allowed_directories = ?", [[]])
     ro.execute("SET enable_external_access = false")

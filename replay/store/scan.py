@@ -85,10 +85,18 @@ class RunInfo:
     #: hands than its shard): its figures then come from its hands, and ``paohuzi index``
     #: rebuilds them; None when they can be (or the run has none)
     summary_problem: str | None = None
+    #: why the run's facts files (docs/LOG_FORMAT.md §12) cannot be used (one damaged), or
+    #: None; a run without them (not indexed) has no ``facts`` files and no problem
+    facts_problem: str | None = None
 
     @property
     def usable(self) -> bool:
         return self.problem is None and self.hands > 0
+
+    @property
+    def has_facts(self) -> bool:
+        """Whether every shard lists a good facts file (the run is indexed for facts)."""
+        return any(t == "facts" for t, _ in self.files)
 
     def ruleset_obj(self) -> RuleSet:
         """The run's :class:`~engine.rules.RuleSet` (from its manifest)."""
@@ -169,6 +177,14 @@ class StoreState:
                 continue
             if r.summary_problem is not None:
                 out.append(("warning", summary_warning(r.name, r.summary_problem)))
+            if r.facts_problem is not None:
+                out.append(
+                    (
+                        "warning",
+                        f"run {r.name}: its facts are not used ({r.facts_problem});"
+                        " run 'paohuzi index' to rebuild them",
+                    )
+                )
             if r.status == "running" and r.writing:
                 out.append(
                     (
@@ -516,6 +532,34 @@ def check_summaries(
     return out, None
 
 
+def check_facts(
+    run_path: Path, shards: list[dict[str, Any]], cache: ChecksumCache
+) -> tuple[list[tuple[str, str]], str | None]:
+    """The facts files of a run's checked shards, each checked as a shard file is (inside the
+    run folder, a regular file of the listed size, rows and SHA-256, one row per hand of its
+    shard, hand ids in place): ``([("facts", path), …], None)`` when every shard has one of
+    this version; ``([], None)`` when some shard has none (not indexed yet); ``([], problem)``
+    at the first damaged one. Facts are derived data: their damage never costs the run
+    (docs/LOG_FORMAT.md §12)."""
+    from replay.store.facts_schema import FACTS_TABLE, has_facts
+
+    out: list[tuple[str, str]] = []
+    for s in sorted(shards, key=lambda s: int(s["index"])):
+        if not has_facts(s):
+            return [], None
+        try:
+            first, n = int(s["first_hand"]), int(s["hands"])
+            path, _ = check_file(
+                run_path, s["files"][FACTS_TABLE], cache, n, (first, n, True), "facts file"
+            )
+        except CorruptLog as e:
+            return [], str(e)
+        except (KeyError, TypeError, ValueError) as e:
+            return [], f"bad facts entry: {e}"
+        out.append((FACTS_TABLE, str(path)))
+    return out, None
+
+
 def summary_warning(name: str, problem: str) -> str:
     """The one line a reader warns with when run ``name``'s summaries cannot be used."""
     return (
@@ -634,6 +678,9 @@ def _run_info(run_path: Path, cache: ChecksumCache) -> RunInfo:
         summary, summary_problem = (
             check_summaries(run_path, shards, cache) if problem is None else ([], None)
         )
+        facts, facts_problem = (
+            check_facts(run_path, shards, cache) if problem is None else ([], None)
+        )
         status = str(m.get("status"))
         return RunInfo(
             manifest_sha256=digest,
@@ -667,9 +714,10 @@ def _run_info(run_path: Path, cache: ChecksumCache) -> RunInfo:
             session_length=params.session_length,
             bytes=sum(int(f.get("bytes") or 0) for sh in shards for f in sh["files"].values()),
             rules_items=tuple(sorted(rules.items())),
-            files=tuple(files + summary),
+            files=tuple(files + summary + facts),
             problem=problem,
             summary_problem=summary_problem,
+            facts_problem=facts_problem,
             ranges=()
             if problem
             else tuple(

@@ -26,10 +26,6 @@ from replay.analysis.figures.selection import (
     wins_where,
 )
 
-#: 破跑胡 needs the events: it is looked for among the hands with ``hand_id`` below this in
-#: each run (the first shards; hands are independent, so a fair sample).
-POPAO_BOUND = 20_000
-
 #: Drill-down conditions on ``hands h`` joined with ``runs r``: (SQL with at most one
 #: ``$value``, whether it takes a value, whether it is about winning hands).
 CONDITIONS: dict[str, tuple[str, bool, bool]] = {
@@ -53,20 +49,9 @@ CONDITIONS: dict[str, tuple[str, bool, bool]] = {
     ),
     "stock_left": ("h.stock_left = $value", True, False),
     "retained_dealer": ("h.huang_streak > 0", False, False),
-    # 破跑胡 candidates: a 跑 of the hu card was possible (a 碰 or 偎 of it on the winner's
-    # table, or three of it dealt to him and another's card); confirmed by replay.
+    # 破跑胡, exactly: the per-hand facts (docs/LOG_FORMAT.md §12) of the runs that have them
     "popao": (
-        "h.outcome IN (0, 3) AND h.hu_card IS NOT NULL AND coalesce(h.source, 2) <> 2 AND ("
-        " EXISTS (SELECT 1 FROM events e WHERE e.run = h.run AND e.hand_id = h.hand_id"
-        f" AND e.hand_id < {POPAO_BOUND}"
-        " AND e.seat = h.winner AND ((e.kind = 2 AND e.card = h.hu_card)"
-        " OR (e.kind = 5 AND e.action = 50 + h.hu_card)))"
-        " OR (h.source <> 0 AND len([i FOR i IN range(20) IF substr(hex(h.deck),"
-        " 2 * (i + 20 * (CASE WHEN h.winner = h.dealer THEN 0"
-        " WHEN h.winner = (h.dealer + 1) % r.players THEN 1 ELSE 2 END)) + 1, 2)"
-        " = printf('%02X', h.hu_card)])"
-        " + (h.winner = h.dealer AND substr(hex(h.deck), 121, 2) = printf('%02X', h.hu_card))::INT"
-        " = 3))",
+        "EXISTS (SELECT 1 FROM facts f WHERE f.run = h.run AND f.hand_id = h.hand_id AND f.popao)",
         False,
         True,
     ),
@@ -90,7 +75,7 @@ CONDITIONS.update(
 EVENT_CONDITIONS = ("chouhu", "renpeng", "bakuai")
 
 #: Drill-down conditions the summary tables count exactly: (kind, condition on its rows
-#: ``x``, with at most one ``$value``). ``popao`` needs the events and is never here.
+#: ``x``, with at most one ``$value``). ``popao`` needs the facts and is never here.
 SUMMARY_CONDITIONS: dict[str, tuple[str, str]] = {
     "huxi_ge": ("values", "x.metric = 'huxi' AND x.v >= $value"),
     "huxi_eq": ("values", "x.metric = 'huxi' AND x.v = $value"),
@@ -119,9 +104,9 @@ HAND_COLUMNS = (
     " h.huxi, h.deng, h.fan, h.score, h.mingtang, h.zimo, h.stock_left, h.n_events"
 )
 
-#: Conditions too costly for a whole store (a join with the events) look at the hands with
-#: ``hand_id`` below this in each run: the first shards, a fair sample of independent hands.
-SCAN_BOUND: dict[str, int] = {"popao": POPAO_BOUND}
+#: Conditions read from the per-hand facts: counted among the hands that have facts (the runs
+#: recorded before them have none until ``paohuzi index``).
+FACT_CONDITIONS = ("popao",)
 
 
 def _value(p: Params, cond: str, value: int | None) -> None:
@@ -132,11 +117,12 @@ def _value(p: Params, cond: str, value: int | None) -> None:
 
 
 def _base(sel: Selection, p: Params, cond: str) -> str:
-    """The hands a condition is counted among: selected wins or hands (bounded if costly)."""
+    """The hands a condition is counted among: selected wins or hands (of the runs with facts
+    for :data:`FACT_CONDITIONS`)."""
     _, _, about_wins = CONDITIONS[cond]
     where = wins_where(sel, p) if about_wins else hands_where(sel, p)
-    if cond in SCAN_BOUND:
-        return f"{where} AND hand_id < {p.bind(SCAN_BOUND[cond], 'bound')}"
+    if cond in FACT_CONDITIONS:
+        return f"{where} AND run IN (SELECT DISTINCT run FROM facts)"
     return where
 
 
@@ -144,7 +130,7 @@ def _condition(
     sel: Selection, p: Params, cond: str, value: int | None, source: str, events: str
 ) -> str:
     text = CONDITIONS[cond][0]
-    text = text.replace("FROM events e", f"FROM {events} e")  # the 破跑胡 test reads events
+    text = text.replace("FROM events e", f"FROM {events} e")  # the event conditions
     _value(p, cond, value)
     return f"FROM {source} h JOIN runs r USING (run) WHERE {_base(sel, p, cond)} AND {text}"
 
@@ -158,7 +144,7 @@ def hand_count(
     events: str = "events",
 ) -> Statement:
     """How many hands match (``k``), out of how many (``n``: the selected hands, or the
-    selected wins; for the conditions of :data:`SCAN_BOUND`, those below the bound).
+    selected wins; for :data:`FACT_CONDITIONS`, those of the runs with facts).
     ``source``: the hands relation (the catalog's view, or one over the shards that can hold
     them), ``events`` likewise for a condition that reads the decisions. ``pl`` (a summary
     plan) only for the conditions of :data:`SUMMARY_CONDITIONS`."""

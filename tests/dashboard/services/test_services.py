@@ -17,16 +17,20 @@ import pytest
 from dash_helpers import copy_store, edit_manifest
 
 from dashboard.services import drill, filters, huxi, replay, stats
-from dashboard.services.cards import card_html, cards_html
+from dashboard.services.cards import card_html, cards_html, kind_label
 from dashboard.services.sqlguard import RefusedSQL, check_select
 from engine.cards import RED_KINDS
+from engine.hu import Source
 from replay import demo_data
+from replay.analysis.facts import run_possible
 from replay.analysis.figures import drill as fdrill
+from replay.analysis.figures import facts as ffacts
 from replay.analysis.figures import groups, huang, outcomes, values
 from replay.analysis.figures.selection import Selection
 from replay.analysis.stats import run_stats
 from replay.cli.dashboard import app_path, streamlit_command
-from replay.replayer.hand import load_hand, replay_hand
+from replay.replayer.hand import load_hand, log_from_rows, replay_hand
+from replay.replayer.views import outcome_view
 from replay.store.catalog import open_catalog
 from replay.store.runs import open_store
 from replay.store.scan import scan_store
@@ -384,32 +388,64 @@ def test_replay_view_shaping(store_dir: Path) -> None:
     assert replay.step_caption(v).startswith(f"step {k} of {log.n_steps}")
 
 
+def _replayed_wins(con: Any, state: Any, runs: tuple[str, ...]) -> list[tuple[str, int, Any]]:
+    """(run, hand id, outcome view) of every win of ``runs``, by a full Python replay."""
+    rules = {r.name: r.ruleset_obj() for r in state.runs}
+    hands = con.execute(
+        "SELECT * FROM hands WHERE winner IS NOT NULL AND list_contains(?, run)"
+        " ORDER BY run, hand_id",
+        [list(runs)],
+    ).df()
+    ev = q(con, fdrill.events_for([(r, 0, 10**6) for r in runs]))
+    by = {(str(e["run"]), int(e["hand_id"])): e for e in ev.to_dict("records")}
+    out = []
+    for h in hands.to_dict("records"):
+        key = (str(h["run"]), int(h["hand_id"]))
+        e = by.get(key, {"seat": [], "action": []})
+        h["deck"] = bytes(h["deck"])
+        cols = {"seat": [int(x) for x in e["seat"]], "action": [int(x) for x in e["action"]]}
+        state_ = replay_hand(log_from_rows(key[0], rules[key[0]], h, cols))
+        out.append((key[0], key[1], state_))
+    return out
+
+
 def test_drilldown_hand_table_and_popao(con: Any, state: Any, store_dir: Path) -> None:
     f = Selection(runs=tuple(r.name for r in state.runs))
     names = drill.mingtang_names(q(con, values.mingtang_codes()))
     t = drill.hand_table(q(con, fdrill.hand_list(f, "huxi_ge", 25, 20)), names)
     assert (t["胡息"] >= 25).all() and set(t["outcome"]) <= {"胡", "天胡", "3提/5坎 天胡"}
-    rows = q(con, fdrill.hand_list(f, "popao", None, 100, True))
-    ev = q(con, fdrill.events_for([(r, 0, 10**6) for r in f.runs]))
-    rules = {r.name: r.ruleset_obj() for r in state.runs}
-    logs = huxi.sample_logs(rows, ev, rules)
-    assert len(logs) == len(rows)
-    checked = drill.popao_confirmed(logs)
-    for log, (_, _, ok) in zip(logs, checked):
-        option = replay_hand(log).outcome.result.option
-        assert option in ("F", "K", "P", "W") and ok == (option == "F")
+    # 破跑胡 is exact: the hands listed are those a full replay of every win finds
+    rows = q(con, fdrill.hand_list(f, "popao", None, 10**6))
+    count = q(con, fdrill.hand_count(f, None, "popao", None)).to_dict("records")[0]
+    expected = set()
+    wins = _replayed_wins(con, state, f.runs)
+    for run, h, st in wins:
+        o = st.outcome
+        if o.card is None or o.source == Source.LIANG_DEALER or o.result.option != "F":
+            continue
+        if run_possible(st.melds[o.winner], st.hands[o.winner], o.card, o.source):
+            expected.add((run, h))
+    got = {(str(r), int(h)) for r, h in zip(rows["run"], rows["hand_id"])}
+    assert got == expected and len(expected) > 0
+    assert (int(count["k"]), int(count["n"])) == (len(expected), len(wins))
     assert drill.parse_params({"cond": "mingtang", "value": "x"}) == ("mingtang", 0)
     assert drill.parse_params({"cond": "pinghu", "value": "5"}) == ("pinghu", None)
 
 
-def test_huxi_group_sources_add_up(con: Any, state: Any) -> None:
+def test_huxi_group_sources_count_every_win(con: Any, state: Any) -> None:
     f = Selection(runs=("base", "four"))
-    rows = q(con, values.win_sample(f, 15, 4096))
-    ev = q(con, fdrill.events_for([(r, 0, 4095) for r in f.runs]))
-    rules = {r.name: r.ruleset_obj() for r in state.runs}
-    table, used, failed = huxi.group_sources(huxi.sample_logs(rows, ev, rules))
-    assert failed == 0 and used == len(rows) > 0
-    assert int(table["胡息"].sum()) == int(rows["huxi"].sum())
+    table, wins = huxi.group_table(q(con, ffacts.group_sources(f)).to_dict("records")[0])
+    replayed = _replayed_wins(con, state, f.runs)
+    assert wins == len(replayed) > 0
+    groups: dict[str, int] = {}
+    values_: dict[str, int] = {}
+    for _, _, st in replayed:
+        for g in outcome_view(st)["decomposition"]:
+            groups[kind_label(g["kind"])] = groups.get(kind_label(g["kind"]), 0) + 1
+            values_[kind_label(g["kind"])] = values_.get(kind_label(g["kind"]), 0) + g["huxi"]
+    assert dict(zip(table["group type"], table["groups"])) == groups
+    assert dict(zip(table["group type"], table["胡息"])) == values_
+    assert int(table["胡息"].sum()) == sum(int(st.outcome.result.huxi) for _, _, st in replayed)
     assert math.isclose(table["share of 胡息"].sum(), 1.0)
 
 

@@ -4,7 +4,9 @@ corrupt."""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard.services.replay import decisive_step
 from replay.replayer.hand import load_hand
+from replay.store.runs import open_store
 
 
 def texts(at: AppTest) -> str:
@@ -78,6 +81,14 @@ def test_huxi_page_distributions_sources_groups(fixture_store: Path) -> None:
     groups = at.dataframe[-1].value
     assert "group type" in groups.columns and len(groups) > 0
     assert abs(groups["share of 胡息"].sum() - 1.0) < 1e-9
+    # every win of the selection, from the facts (no sample)
+    wins = (
+        open_store(fixture_store)
+        .connect()
+        .execute("SELECT count(*) FROM hands WHERE winner IS NOT NULL")
+        .fetchone()[0]
+    )
+    assert f"The winning readings of all {wins:,} selected wins" in texts(at)
     links = [p.proto.label for p in at.get("page_link")]
     assert "Wins by 破跑胡" in links
 
@@ -162,10 +173,19 @@ def test_drilldown_lists_hands_and_links_into_the_replay(fixture_store: Path) ->
     assert (t["outcome"] == "荒庄").all()
 
 
-def test_drilldown_popao_is_confirmed_by_replay(fixture_store: Path) -> None:
+def test_drilldown_popao_is_exact(fixture_store: Path) -> None:
     at = run_page("drilldown", {"cond": "popao"})
     assert_clean(at)
-    assert "破跑胡" in texts(at)
+    con = open_store(fixture_store).connect()
+    k, n = con.execute(
+        "SELECT count(*) FILTER (WHERE popao), count(*) FILTER (WHERE option IS NOT NULL)"
+        " FROM facts"
+    ).fetchone()
+    assert "破跑胡" in texts(at) and f"**{k:,}** of {n:,} selected wins" in texts(at)
+    if k:
+        assert len(at.dataframe[0].value) == min(k, 500)
+        links = [p for p in at.get("page_link") if "replay" in p.proto.page]
+        assert links and "at=decisive" in links[0].proto.query_string
 
 
 def test_sql_page_runs_a_select_and_refuses_the_rest(fixture_store: Path) -> None:
@@ -303,3 +323,34 @@ def test_a_bad_duckdb_limit_is_a_message(
         "PAOHUZI_DUCKDB_MEMORY='lots' is not a size such as 4GiB or 512MB: the dashboard cannot"
         " open the store's catalog with it."
     ]
+
+
+def _strip_facts(run: Path) -> None:
+    """Make ``run`` look recorded before the facts existed (no facts files listed)."""
+    m = json.loads((run / "manifest.json").read_text())
+    for s in m["shards"]:
+        s["files"].pop("facts", None)
+    (run / "manifest.json").write_text(json.dumps(m))
+    shutil.rmtree(run / "facts")
+
+
+def test_a_run_without_facts_opens_and_the_pages_name_index(
+    store_dir: Path, tmp_path: Path, use_store
+) -> None:  # type: ignore[no-untyped-def]
+    data = copy_store(store_dir, tmp_path / "d", ["base", "dup"])
+    _strip_facts(data / "runs" / "run=base")
+    use_store(data)
+    at = run_page("huxi")
+    assert_clean(at)
+    assert any("paohuzi index base" in str(w.value) for w in at.warning)
+    dup_wins = (
+        open_store(data)
+        .connect()
+        .execute("SELECT count(*) FROM hands WHERE run = 'dup' AND winner IS NOT NULL")
+        .fetchone()[0]
+    )
+    assert f"all {dup_wins:,} selected wins of the runs with facts" in texts(at)
+    at = run_page("drilldown", {"cond": "popao"})
+    assert_clean(at)
+    assert any("paohuzi index base" in str(w.value) for w in at.warning)
+    assert f"of {dup_wins:,} selected wins of the runs with facts" in texts(at)
