@@ -12,15 +12,13 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
 from dashboard.services.stats import OUTCOME_LABELS, SOURCE_LABELS, card_text
-from engine.errors import PaohuziError
 from replay.analysis.figures.drill import CONDITIONS
-from replay.replayer.hand import HandLog, replay_hand
 
 #: How each condition reads; ``{v}`` is its value, ``{name}`` a 名堂 or source name.
 LABELS: dict[str, str] = {
@@ -71,9 +69,6 @@ MENU = [
 ]
 
 DEFAULT_VALUES = {"huxi_ge": 30, "score_ge": 10, "stock_left": 0, "mingtang": 0, "source": 0}
-
-#: Hands checked by replay for 破跑胡 at most (each is a full replay).
-POPAO_CHECK = 100
 
 
 def takes_value(cond: str) -> bool:
@@ -171,20 +166,3 @@ def hand_table(df: pd.DataFrame, names: Mapping[int, str]) -> pd.DataFrame:
             "steps",
         ],
     )
-
-
-def popao_confirmed(logs: Iterable[HandLog]) -> list[tuple[str, int, bool | None]]:
-    """For each candidate hand: whether its winning reading used option F (a free hu, the
-    card joining the hand) although a 跑 was possible — 破跑胡; ``None`` if the replay
-    failed. The candidates come from SQL (a 碰/偎 of the hu card on the winner's table, or
-    three of it dealt to him); the option is known only from the replay."""
-    out: list[tuple[str, int, bool | None]] = []
-    for log in logs:
-        try:
-            o = replay_hand(log).outcome
-        except PaohuziError:
-            out.append((str(log.run), int(log.hand_id or 0), None))
-            continue
-        option = o.result.option if o is not None and o.result is not None else None
-        out.append((str(log.run), int(log.hand_id or 0), option == "F"))
-    return out

@@ -107,18 +107,3 @@ def by_mingtang(sel: Selection, pl: Plan | None) -> Statement:
 def mingtang_codes() -> Statement:
     """The 名堂 code table: bit, pinyin, name, level, 番."""
     return "SELECT bit::INTEGER AS bit, pinyin, name, level, fan FROM mingtang_codes", {}
-
-
-def win_sample(sel: Selection, per_run: int, below: int, source: str = "hands") -> Statement:
-    """The first ``per_run`` selected wins with ``hand_id < below`` of each run (hands are
-    independent draws, so the first ones are a fair sample), with their decks. The bound
-    keeps the scan to the first shards (``source``: a relation over only their files, from
-    :func:`replay.store.catalog.relation_sql`), and so does
-    :func:`~replay.analysis.figures.drill.events_for` for their events."""
-    p = Params()
-    w = wins_where(sel, p)
-    return p.statement(
-        "SELECT * EXCLUDE (k) FROM (SELECT *, row_number() OVER (PARTITION BY run"
-        f" ORDER BY hand_id) AS k FROM {source} WHERE {w} AND hand_id < {p.bind(int(below), 'below')})"
-        f" WHERE k <= {p.bind(int(per_run), 'per_run')} ORDER BY run, hand_id"
-    )

@@ -119,7 +119,6 @@ def all_builders(f: Selection) -> list[tuple[str, dict[str, Any]]]:
         values.by_source(f, None),
         values.by_mingtang(f, None),
         huang.retention(f, None),
-        values.win_sample(f, 10, 4096),
         fdrill.events_for([(HOSTILE, 0, 10)]),
         groups.convergence(f, None, "policy", 7),
     ]
