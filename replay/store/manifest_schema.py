@@ -76,7 +76,14 @@ _SHARD = _obj(
         "events": (COUNT, True),
         "engine": _opt(TEXT),
         "files": (
-            _obj({"hands": (_FILE, True), "events": (_FILE, True), "summary": (_FILE, False)}),
+            _obj(
+                {
+                    "hands": (_FILE, True),
+                    "events": (_FILE, True),
+                    "summary": (_FILE, False),
+                    "imported": (_FILE, False),  # a run of imported hands: the provenance
+                }
+            ),
             True,
         ),
     }

@@ -106,7 +106,8 @@ def test_a_server_killed_mid_ingest(tmp_path: Path, replay_lines: list[str]) -> 
     root = tmp_path / "d"
     run_path = store_api.run_dir(root, "field")
     first, second = replay_lines[:3], replay_lines[3:6]
-    shard1 = [run_path / store_api.shard_file(t, 1) for t in ("hands", "events")]
+    tables = ("events", "hands", "imported")  # the tables and the provenance, by name
+    shard1 = [run_path / store_api.shard_file(t, 1) for t in tables]
     with Server(root, env={**ENV, PAUSE_ENV: "1:300"}) as server:
         status, answer = post(server, first)
         assert status == 200 and answer["accepted"] == 3, answer
@@ -136,13 +137,13 @@ def test_a_server_killed_mid_ingest(tmp_path: Path, replay_lines: list[str]) -> 
     problems = [line for line in res.stdout.splitlines() if "not listed" in line]
     assert problems == [
         f"run field: {t}/part-00001.parquet is not listed in the manifest of a complete run"
-        for t in ("events", "hands")
+        for t in tables
     ], res.output
-    assert "run field: 3 hands," in res.stdout and "0 bad hand(s), 2 problem(s)" in res.stdout
+    assert "run field: 3 hands," in res.stdout and "0 bad hand(s), 3 problem(s)" in res.stdout
     stale = run_path / "hands" / ".part-00001.parquet.tmp-12345"
     stale.write_bytes(b"left by a writer that died")
-    unlisted = shard1[0].read_bytes()
-    inode = shard1[0].stat().st_ino
+    unlisted = shard1[1].read_bytes()
+    inode = shard1[1].stat().st_ino
 
     with Server(root, env=ENV) as server:
         status, run = server.json("GET", "/runs/field")
@@ -153,7 +154,7 @@ def test_a_server_killed_mid_ingest(tmp_path: Path, replay_lines: list[str]) -> 
     assert not stale.exists()
     decks = stored_decks(root, "field")
     assert decks == {i: deck_of(line) for i, line in enumerate(first + second)}
-    assert shard1[0].stat().st_ino != inode  # rewritten (atomically: a new file) …
-    assert shard1[0].read_bytes() == unlisted  # … with the same hands, the same bytes
+    assert shard1[1].stat().st_ino != inode  # rewritten (atomically: a new file) …
+    assert shard1[1].read_bytes() == unlisted  # … with the same hands, the same bytes
     res = cli("verify", "--data", str(root))
     assert res.exit_code == 0, res.output
