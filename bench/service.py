@@ -45,7 +45,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +73,8 @@ class Phase:
     p99_ms: float
     bytes: int
     units: int = 0
+    #: the answers other than 200, by status (0: the connection failed)
+    statuses: dict[int, int] = field(default_factory=dict)
 
     @property
     def per_second(self) -> float:
@@ -118,6 +120,7 @@ def load(
     lock = threading.Lock()
     latencies: list[float] = []
     tally = {"errors": 0, "bytes": 0, "units": 0}
+    statuses: dict[int, int] = {}
     deadline = time.perf_counter() + max_seconds
 
     def client() -> None:
@@ -146,6 +149,8 @@ def load(
                     tally["errors"] += status != 200
                     tally["bytes"] += len(data)
                     tally["units"] += n
+                    if status != 200:
+                        statuses[status] = statuses.get(status, 0) + 1
         finally:
             con.close()
 
@@ -158,7 +163,7 @@ def load(
     wall = time.perf_counter() - t0
     lat = sorted(latencies)
     return Phase(name, clients, len(lat), tally["errors"], wall, 1e3 * percentile(lat, 0.5),
-                 1e3 * percentile(lat, 0.99), tally["bytes"], tally["units"])  # fmt: skip
+                 1e3 * percentile(lat, 0.99), tally["bytes"], tally["units"], statuses)  # fmt: skip
 
 
 def _once(port: int, req: Request) -> tuple[int, bytes]:
@@ -294,6 +299,8 @@ def table(phases: list[Phase]) -> str:
             extra = f"{p.units / p.seconds:,.0f} hands/s, {p.bytes / 1e6 / p.seconds:,.1f} MB/s"
         elif p.name == "ingest":
             extra = f"{p.units / p.seconds:,.0f} hands/s accepted (verified)"
+        if p.statuses:
+            extra += " errors: " + ", ".join(f"{k}×{v}" for k, v in sorted(p.statuses.items()))
         out.append(
             f"{p.name:<8} {p.clients:>7} {p.requests:>8,} {p.errors:>6,} {p.seconds:>8.1f}"
             f" {p.per_second:>8.1f} {p.p50_ms:>8.1f} {p.p99_ms:>8.1f}  {extra}"
