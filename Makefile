@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo play-hand test warm browser-deps check lint typecheck bench bench-dashboard clean
+.PHONY: demo play-hand test warm browser-deps check lint typecheck bench bench-dashboard bench-service clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -56,3 +56,10 @@ BENCH_HANDS ?= 10000000
 BENCH_DASHBOARD_ARGS ?=
 bench-dashboard: $(STAMP)
 	$(PY) -m bench.dashboard --hands $(BENCH_HANDS) $(BENCH_DASHBOARD_ARGS)
+
+# `paohuzi serve` under load on loopback: /stats on a 10,000,000-hand store, a hands page,
+# a 100,000-hand ndjson export, verified ingest (bench/service.py; BENCH_SERVICE_ARGS=…
+# for its options, e.g. --hands 1000000 --clients 4 --seconds 10).
+BENCH_SERVICE_ARGS ?=
+bench-service: $(STAMP)
+	$(PY) -m bench.service $(BENCH_SERVICE_ARGS)

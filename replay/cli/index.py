@@ -37,6 +37,7 @@ def index(runs: tuple[str, ...], data: Path, workers: int, quiet: bool) -> None:
     from replay.cli.main import InputError
     from replay.store.catalog import refresh_catalog, write_problem
     from replay.store.facts_files import index_facts
+    from replay.store.manifest import Manifest, read_manifest
     from replay.store.runs import open_store
     from replay.store.summaries import index_run
 
@@ -55,7 +56,12 @@ def index(runs: tuple[str, ...], data: Path, workers: int, quiet: bool) -> None:
     for name, path in zip(names, paths):
         t = time.perf_counter()
         try:
-            done, skipped = index_run(path, workers=min(workers, os.cpu_count() or 1))
+            # a run of imported hands has no summary tables: its seats' policies vary from
+            # hand to hand (its figures are read from its hands); its facts are derived
+            imported = Manifest(read_manifest(path)).imported
+            done, skipped = (
+                (0, 0) if imported else index_run(path, workers=min(workers, os.cpu_count() or 1))
+            )
             f_done, f_skipped = index_facts(path)
         except (PaohuziError, OSError, ValueError) as e:
             failed += 1
@@ -63,7 +69,9 @@ def index(runs: tuple[str, ...], data: Path, workers: int, quiet: bool) -> None:
             continue
         if not quiet:
             click.echo(
-                f"run {name}: {done} shard(s) summarised, {skipped} already"
+                f"run {name}: imported hands, no summary tables ({time.perf_counter() - t:.1f} s)"
+                if imported
+                else f"run {name}: {done} shard(s) summarised, {skipped} already"
                 f" ({time.perf_counter() - t:.1f} s)"
             )
             click.echo(f"run {name}: facts of {f_done} shard(s) derived, {f_skipped} already")

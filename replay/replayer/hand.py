@@ -46,6 +46,7 @@ from engine.rules import RuleSet
 from engine.state import Game, State
 from replay.record import schema
 from replay.store.layout import StoreError
+from replay.store.manifest import Manifest
 from replay.store.runs import Run, Store, open_store
 
 __all__ = [
@@ -474,7 +475,7 @@ def list_runs(store_or_path: Store | str | Path | None = None) -> list[dict[str,
                 "players": m.get("rules", {}).get("players"),
                 "policies": params.get("policies"),
                 "seed": params.get("seed"),
-                "imported": bool(m.get("imported")),
+                "imported": Manifest(m).imported,
             }
         )
     return out

@@ -517,7 +517,8 @@ def create_app(
         ``text/plain``) or a JSON-lines batch (``application/x-ndjson``), with the ingest
         token as a bearer token. Each file is answered in input order, accepted (its hand
         id) or refused (why); the accepted ones are one new shard, as ``paohuzi import``
-        writes it. 403 when the service has no ingest token, 401 without the right one."""
+        writes it. 403 when the service has no ingest token, 401 without the right one, 422
+        for a one-file body that is no replay file at all."""
         from replay.replayer import exchange
         from replay.store.layout import check_run_name
 
@@ -551,6 +552,9 @@ def create_app(
                 raise ApiError(400, "no replay file in the request (one JSON object per line)")
         else:
             items = [exchange.parse_item(body, "request body")]
+            bad = items[0].error
+            if bad is not None and bad.reason == "malformed":  # the request is no replay file
+                raise ApiError(422, " ".join(str(bad).split()))
 
         def work() -> Any:
             return exchange.add_hands(
@@ -655,7 +659,10 @@ INGEST_ERRORS: dict[int | str, dict[str, Any]] = {
     409: {"model": models.ErrorBody, "description": "The run is a simulated run."},
     413: {"model": models.ErrorBody, "description": "More bytes or lines than the limits."},
     415: {"model": models.ErrorBody, "description": "Not JSON, text or JSON lines."},
-    422: {"model": models.ErrorBody, "description": "Not a run name."},
+    422: {
+        "model": models.ErrorBody,
+        "description": "Not a run name, or a one-file body that is not a replay file.",
+    },
     503: {"model": models.ErrorBody, "description": "The run's lock was held too long."},
 }
 

@@ -82,6 +82,7 @@ _SHARD = _obj(
                     "events": (_FILE, True),
                     "summary": (_FILE, False),
                     "facts": (_FILE, False),
+                    "imported": (_FILE, False),  # a run of imported hands: the provenance
                 }
             ),
             True,
