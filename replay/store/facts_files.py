@@ -7,7 +7,6 @@ recorded before facts (or before this :data:`~replay.store.facts_schema.FACTS_VE
 
 from __future__ import annotations
 
-import hashlib
 import io
 from pathlib import Path
 from typing import Any
@@ -33,22 +32,12 @@ def write_facts(
     ``facts/part-NNNNN.parquet`` atomically; the manifest entries to add to the shard's
     ``files``: ``{"facts": {path, rows, bytes, sha256, version}}``."""
     from replay.analysis.facts import derive_facts
-    from replay.store.files import atomic_write
+    from replay.store.files import write_derived
 
     table = derive_facts(hands, events, rules)
     data = facts_bytes(table)
-    rel = facts_path(index)
-    path = Path(run_path) / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, data)
     return {
-        FACTS_TABLE: {
-            "path": rel,
-            "rows": table.num_rows,
-            "bytes": len(data),
-            "sha256": hashlib.sha256(data).hexdigest(),
-            "version": FACTS_VERSION,
-        }
+        FACTS_TABLE: write_derived(run_path, facts_path(index), data, table.num_rows, FACTS_VERSION)
     }
 
 

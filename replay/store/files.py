@@ -75,6 +75,21 @@ def atomic_write(path: Path, data: bytes) -> None:
         _atomic_write(path, data)
 
 
+def write_derived(run_path: Path, rel: str, data: bytes, rows: int, version: int) -> dict[str, Any]:
+    """Write a shard's derived file (a summary, its facts) at ``rel`` in the run folder,
+    atomically; its manifest entry: path, rows, bytes, sha256 and version."""
+    path = Path(run_path) / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, data)
+    return {
+        "path": rel,
+        "rows": rows,
+        "bytes": len(data),
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "version": version,
+    }
+
+
 def _atomic_write(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:

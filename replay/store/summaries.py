@@ -6,7 +6,6 @@ calls :func:`write_summary` per finished shard, ``paohuzi index`` :func:`index_r
 from __future__ import annotations
 
 import collections
-import hashlib
 import io
 import os
 import stat
@@ -62,23 +61,12 @@ def write_summary(
     ``summary/part-NNNNN.parquet`` atomically; the manifest entries to add to the shard's
     ``files``: ``{"summary": {path, rows, bytes, sha256, version}}``. The runner calls this
     per finished shard; ``paohuzi index`` for shards recorded before."""
-    from replay.store.files import atomic_write
+    from replay.store.files import write_derived
 
     table = shard_summary(hands, events, manifest)
     data = summary_bytes(table)
-    rel = summary_path(index)
-    path = Path(run_path) / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, data)
-    return {
-        SUMMARY_TABLE: {
-            "path": rel,
-            "rows": table.num_rows,
-            "bytes": len(data),
-            "sha256": hashlib.sha256(data).hexdigest(),
-            "version": SUMMARY_VERSION,
-        }
-    }
+    entry = write_derived(run_path, summary_path(index), data, table.num_rows, SUMMARY_VERSION)
+    return {SUMMARY_TABLE: entry}
 
 
 def spec_manifest(spec: Any) -> dict[str, Any]:
