@@ -136,7 +136,7 @@ def event_summary_points(policy: str = "random", rounds: int = 5) -> tuple[float
     spec = RunSpec(rules=find_rules("hunan"), policies=(policy,) * 3, seed=1,
                    deals=10_000, shard_hands=10_000, engine="fast")  # fmt: skip
     warm_up(spec, say=False)
-    hands, events = play_shard_tables(spec, spec.shard_sessions(0))
+    hands, events, _ = play_shard_tables(spec, spec.shard_sessions(0))
     manifest = spec_manifest(spec)
     engine_s = summary_s = float("inf")
     for _ in range(rounds):
@@ -152,14 +152,17 @@ def event_summary_points(policy: str = "random", rounds: int = 5) -> tuple[float
 def facts_overhead(hands: int, policy: str = "random", rounds: int = 3) -> dict[str, float]:
     """The facts derivation (docs/LOG_FORMAT.md §12) on the compiled engine's shards, in CPU
     time: ``derive`` hands/s of :func:`replay.analysis.facts.derive_facts` alone on a
-    shard's tables, ``engine`` hands/s of the session kernel alone, and the play + record +
-    write hands/s ``with`` the facts file and ``without`` it (``write_facts`` left out), on the
-    same shards. As in :func:`fast_record_overhead`, the sides alternate ``rounds`` times per
-    shard and the fastest of each counts."""
+    shard's tables (by replay: ``paohuzi index``, the reference engine), ``engine`` hands/s of
+    the session kernel alone, and the play + record + write hands/s ``with`` the facts (counted
+    by the play loop, the file written) and ``without`` them (the loop counting none,
+    ``write_facts`` left out), on the same shards. As in :func:`fast_record_overhead`, the
+    sides alternate ``rounds`` times per shard and the fastest of each counts."""
+    from contextlib import ExitStack
     from unittest import mock
 
     import pyarrow.parquet as pq
 
+    from engine.fast import play
     from engine.fast.play import play_sessions
     from replay.analysis.facts import derive_facts
     from replay.record.fast_engine import warm_up
@@ -168,7 +171,18 @@ def facts_overhead(hands: int, policy: str = "random", rounds: int = 3) -> dict[
                    deals=hands, shard_hands=10_000, engine="fast")  # fmt: skip
     warm_up(spec, say=False)
     total = dict.fromkeys(("engine", "with", "without", "derive"), 0.0)
-    no_facts: Any = mock.patch("replay.record.shard.write_facts", lambda *a, **k: {})
+    real = play.play_sessions
+
+    def play_no_facts(spec: Any, sessions: range, facts: bool = False) -> Any:
+        events, hands = real(spec, sessions)
+        return events, {**hands, "facts": None}  # write_facts is left out too
+
+    def no_facts() -> ExitStack:
+        stack = ExitStack()
+        stack.enter_context(mock.patch.object(play, "play_sessions", play_no_facts))
+        stack.enter_context(mock.patch("replay.record.shard.write_facts", lambda *a, **k: {}))
+        return stack
+
     with tempfile.TemporaryDirectory() as d:
         for i in range(spec.n_shards):
             best = dict.fromkeys(total, float("inf"))
@@ -179,7 +193,7 @@ def facts_overhead(hands: int, policy: str = "random", rounds: int = 3) -> dict[
                 t = time.process_time()
                 entry = play_shard(spec, i, Path(d))
                 best["with"] = min(best["with"], time.process_time() - t)
-                with no_facts:
+                with no_facts():
                     t = time.process_time()
                     play_shard(spec, i, Path(d))
                     best["without"] = min(best["without"], time.process_time() - t)

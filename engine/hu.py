@@ -273,7 +273,7 @@ def best_packing(pool: Counts, variant: int) -> Split:
 
 
 @lru_cache(maxsize=1024)
-def _pool_group(cards: tuple[int, ...]) -> Group:
+def pool_group(cards: tuple[int, ...]) -> Group:
     if len(cards) == 2:
         return Group(GroupKind.JIANG, cards)
     a, _, c = cards
@@ -351,7 +351,7 @@ class _Candidate:
     pool: tuple[tuple[int, ...], ...]
 
     def groups(self) -> tuple[Group, ...]:
-        gs = self.fixed + [_pool_group(c) for c in self.pool]
+        gs = self.fixed + [pool_group(c) for c in self.pool]
         gs.sort(key=_group_key)
         return tuple(gs)
 
@@ -628,7 +628,7 @@ def evaluate_auto_tianhu(rules: RuleSet, cards: Sequence[int]) -> HuResult | Non
     for k in ti + kan:
         c[k] = 0
     hx, rest = best_packing(tuple(c), _variant(rules))
-    gs = fixed + [_pool_group(g) for g in rest]
+    gs = fixed + [pool_group(g) for g in rest]
     gs.sort(key=lambda g: (g.cards, g.kind))
     group_huxi = tuple(huxi(g, rules) for g in gs)
     total = sum(group_huxi)

@@ -41,6 +41,7 @@ for the hu kernels; indices 32.. belong to the caller (``hp`` below).
 ``P_HUANGZHUANG_ROTATE``   11 (for the play loop)
 ``P_MT_VARIANT = 12``      the row of ``codes.MT_ON`` (:func:`engine.fast.codes.mingtang_variant`)
 ``P_DENG_VARIANT = 13``    the row of ``codes.DENG`` (:func:`engine.fast.codes.deng_variant`)
+``P_READING = 14``         1: keep the chosen reading (``hu.hu_reading_at``; 0 in play)
 =========================  ==============================================================
 
 ``out`` (int64, ``hu.OUT_SIZE`` = 16): one hu result.
@@ -57,7 +58,8 @@ for the hu kernels; indices 32.. belong to the caller (``hp`` below).
 ``O_MINGTANG = 7`` bitmask of the 名堂 reported (``MingTang.bit``, the logs' ``hands.mingtang``)
 ``O_ZIMO = 8``     0/1 (0 unless a win)
 ``O_TIANHU = 9``   0/1 (0 unless a win)
-10..15             reserved (0)
+``O_CHOSEN = 10``   with ``P_READING``: the chosen candidate (``hu.hu_reading_at``), else 0
+11..15             reserved (0)
 =================  ==================================================================
 
 ``ws`` (int64, ``hu.WS_SIZE``): the hu kernels' scratch, parts at ``w + hu._W_*`` (hand copy,

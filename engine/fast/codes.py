@@ -23,7 +23,9 @@ Cards
 胡息 (``HX_*``, by table variant ``2·luzhou + one_five_ten``, :data:`HX_VARIANT_RULES`)
     ``HX_SH_N`` / ``HX_SH``: the eat shapes of each lowest card (a, b, c, 胡息, key);
     ``HX_SAME`` [v, GroupKind, face]: 胡息 of the same-face groups; ``HX_CHI`` [v, shape id];
-    ``HX_SHAPE_KEY`` / ``HX_KEY2..4``: sort keys of groups (:func:`group_key`).
+    ``HX_SHAPE_KEY`` / ``HX_KEY2..4``: sort keys of groups (:func:`group_key`);
+    ``HX_POOL_KIND`` [shape id] / ``HX_POOL`` [v, shape id]: the kind and 胡息 of an eat
+    shape held in the hand (the groups of a hu reading, ``engine.hu.pool_group``).
 
 名堂 (``MT_*``, one row per pattern of ``engine.mingtang.REGISTRY``, in registry order)
     A pattern is present when its field (``MT_FIELD``, an index into :data:`FIELDS`) lies
@@ -74,7 +76,7 @@ from engine.groups import (
     is_sentence,
     same_face_huxi,
 )
-from engine.hu import NoWin, Source
+from engine.hu import NoWin, Source, pool_group
 from engine.mingtang import (
     LEVELS,
     REGISTRY,
@@ -206,11 +208,16 @@ def hx_variant(rules: RuleSet) -> int:
     return 2 * int(rules.luzhou) + int(rules.one_five_ten)
 
 
+#: The radix of :func:`group_key`'s four digits (a card + 1, or 0 for no card).
+KEY_RADIX = NUM_KINDS + 1
+
+
 def group_key(cards: Sequence[int]) -> int:
-    """An int that orders groups as Python orders their card tuples (a prefix is smaller)."""
+    """An int that orders groups as Python orders their card tuples (a prefix is smaller):
+    four digits in base :data:`KEY_RADIX`, card + 1 each, 0 past the group's last card."""
     key = 0
     for i in range(4):
-        key = key * (NUM_KINDS + 1) + (cards[i] + 1 if i < len(cards) else 0)
+        key = key * KEY_RADIX + (cards[i] + 1 if i < len(cards) else 0)
     return key
 
 
@@ -245,6 +252,13 @@ HX_SHAPE_KEY = np.array([group_key(s) for s in EAT_SHAPES], dtype=np.int64)
 HX_KEY2 = np.array([group_key((k, k)) for k in range(NUM_KINDS)], dtype=np.int64)
 HX_KEY3 = np.array([group_key((k, k, k)) for k in range(NUM_KINDS)], dtype=np.int64)
 HX_KEY4 = np.array([group_key((k, k, k, k)) for k in range(NUM_KINDS)], dtype=np.int64)
+#: An eat shape held in the hand (a split's group, not a table 吃): its GroupKind
+#: (``engine.hu.pool_group``: 一句话 or 绞) by shape id, and its 胡息 by variant and shape id.
+HX_POOL_KIND = np.array([int(pool_group(s).kind) for s in EAT_SHAPES], dtype=np.int64)
+HX_POOL = np.array(
+    [[huxi(pool_group(s), rules) for s in EAT_SHAPES] for rules in HX_VARIANT_RULES],
+    dtype=np.int64,
+)
 
 #: A bound on the 胡息 of any reading: the hu kernel holds at most 24 groups per reading
 #: (``engine.fast.hu._MAXG``), each worth at most the largest 胡息 of any group.

@@ -3,7 +3,9 @@
 The kernels reproduce :func:`engine.hu.evaluate_hu_counts` and
 :func:`engine.hu.evaluate_auto_tianhu` field by field (every option F/K/P/W, the step-0 dealt
 hand, the 3提/5坎 天胡 'A', the C9 choice, the NoWin reasons, 等, 名堂, 番, the Luzhou
-multiplier and the score). The split itself (the groups) is not returned.
+multiplier and the score). The split itself is not returned on the play path;
+:func:`hu_reading_at` returns the chosen reading's groups per kind (for the facts of
+recorded wins).
 
 Interface (stable; the compiled state machine calls it from numba code)
 -----------------------------------------------------------------------
@@ -42,6 +44,13 @@ tianhu, haidi, dihu, out, o, ws, w) -> int``
     machine reads its state in place; no views, whose reference counting costs more than many
     a search).
 
+``hu_reading_at(params, …the arguments of hu_eval_at…, groups, g0) -> int``
+    :func:`hu_eval_at` with ``params`` of :func:`reading_params` (``P_READING`` set: the C9
+    tie-break by the canonical groups is made even between equal splits of one option, as
+    the reference always makes it), and the groups of the chosen reading per GroupKind into
+    ``groups[g0 : g0 + READING_SIZE]``: counts at ``g0 + kind``, 胡息 at
+    ``g0 + N_GROUP_KINDS + kind`` (the reference's ``HuResult.groups`` / ``group_huxi``).
+
 ``hu_auto_tianhu(params, counts, out) -> int``
     :func:`engine.hu.evaluate_auto_tianhu` of one player's dealt cards given as int64[20]
     counts. Returns 1 and fills ``out`` as above (option ``OPT_A``) when the 3提/5坎 天胡
@@ -54,8 +63,10 @@ Speed: ``python -m bench.hu_kernel`` (kernel against the Python on the inputs of
 recorded reference play).
 
 Plain-Python helpers: :func:`meld_arrays` (table groups → the two arrays),
-:func:`evaluate` (the kernel with Python arguments) and :func:`reference_vector` (a Python
-:class:`~engine.hu.HuResult` as the same ``out`` vector; used by the differential tests).
+:func:`evaluate` / :func:`reading` (the kernels with Python arguments),
+:func:`reading_params`, and :func:`reference_vector` / :func:`reference_reading` (a Python
+:class:`~engine.hu.HuResult` as the same ``out`` / ``groups`` vector; used by the
+differential tests and for the 3提/5坎 天胡's facts).
 
 Every table and code (胡息 by group, eat shapes, the 名堂 and 等 tables, ``SRC_*``, ``R_*``,
 ``OPT_*``) comes from :mod:`engine.fast.codes`, derived from the reference at import; numba
@@ -85,21 +96,27 @@ from engine.fast.codes import (
     F_TIANHU,
     F_ZIMO,
     GK_CHI,
+    GK_CHOUWEI,
+    GK_JIANG,
     GK_KAN,
     GK_PAO,
     GK_PENG,
     GK_PENG_HU,
     GK_TI,
+    GK_WEI,
     HUAYANG_LEVELS,
     HX_CHI,
     HX_KEY2,
     HX_KEY3,
     HX_KEY4,
     HX_MAX_GROUPS,
+    HX_POOL,
+    HX_POOL_KIND,
     HX_SAME,
     HX_SH,
     HX_SH_N,
     HX_SHAPE_KEY,
+    KEY_RADIX,
     MINGTANG_BITS,
     MT_BIT,
     MT_COMBO,
@@ -112,6 +129,8 @@ from engine.fast.codes import (
     MT_ON,
     MT_ROWS,
     MT_SLOPE,
+    N_GROUP_KINDS,
+    N_SHAPES,
     NUM_KINDS,
     OPT_A,
     OPT_DEALT,
@@ -182,6 +201,10 @@ P_PENG_COMPULSORY = 10
 P_HUANGZHUANG_ROTATE = 11
 P_MT_VARIANT = 12
 P_DENG_VARIANT = 13
+#: 1: keep the C9 reading even with one candidate (its sorted group keys, ``out[O_CHOSEN]``),
+#: as :func:`hu_reading_at` needs; :func:`rule_params` leaves it 0 (the state machine's
+#: evaluations need no reading), :func:`reading_params` sets it.
+P_READING = 14
 HU_PARAMS_END = 32  # indices >= 32 belong to the state machine
 PARAMS_SIZE = 32
 
@@ -218,6 +241,7 @@ O_SCORE = 6
 O_MINGTANG = 7
 O_ZIMO = 8
 O_TIANHU = 9
+O_CHOSEN = 10  # with P_READING: the chosen candidate (its keys at _W_CKEYS), else 0
 OUT_SIZE = 16
 
 _MAXD = 16  # DFS depth (groups in a split; 8 at most for 22 cards)
@@ -707,7 +731,11 @@ def _finish(
         out[o + O_REASON] = R_BELOW_MIN
         out[o + O_OPTION] = ws[opt + bi]
         out[o + O_HUXI] = ws[chx + bi]
+        if params[P_READING]:
+            out[o + O_CHOSEN] = bi
         return 0
+    if params[P_READING]:
+        out[o + O_CHOSEN] = bi
     out[o + O_WIN] = 1
     out[o + O_OPTION] = ws[opt + bi]
     out[o + O_HUXI] = ws[chx + bi]
@@ -872,7 +900,7 @@ def hu_eval_at(
     n_runs = (1 if run_k else 0) + (1 if run_p else 0) + (1 if run_ww else 0)
     if opt_run and n_runs == 0 and not opt_f:
         return _nowin(out, o, R_CARD_COUNT)
-    need_lex = (1 if opt_f else 0) + n_runs > 1
+    need_lex = (1 if opt_f else 0) + n_runs > 1 or params[P_READING] != 0
 
     info = w + _W_INFO
     skeys = w + _W_SKEYS
@@ -1086,21 +1114,66 @@ def _eval_dealt(
         return _nowin(out, o, R_CARD_COUNT)
     jiang = q >= 1
     info = w + _W_INFO
-    r = _best_split(ws, w, jiang, -1, v, False, w + _W_SKEYS)
+    skeys = w + _W_SKEYS
+    lex = params[P_READING] != 0
+    r = _best_split(ws, w, jiang, -1, v, lex, skeys)
     if r < 0:
         return _nowin(out, o, R_NO_SPLIT)
     shua = 1 if (hand_size == 1 and jiang) else 0
     has_shape = ws[info]
     _candidate(ws, w, 0, OPT_DEALT, fixed_hx + r, 0 if (has_chi or has_shape) else 1, shua)
+    if lex:
+        _fill_keys_dealt(ws, w, 0, v, meld_kind, k0, meld_card, c0, n_melds, skeys, ws[info + 1])
     ncand = 1
     if has_shape:
-        r2 = _duidui_split(ws, w, jiang, -1, v, w + _W_SKEYS)
+        r2 = _duidui_split(ws, w, jiang, -1, v, skeys)
         if r2 >= 0:
             _candidate(ws, w, 1, OPT_DEALT, fixed_hx + r2, 0 if has_chi else 1, shua)
+            if lex:
+                _fill_keys_dealt(
+                    ws, w, 1, v, meld_kind, k0, meld_card, c0, n_melds, skeys, ws[info + 1]
+                )
             ncand = 2
     return _finish(
-        params, ws, w, ncand, False, red, big, n - big, haidi != 0, dihu != 0, zimo, th, out, o
+        params, ws, w, ncand, lex, red, big, n - big, haidi != 0, dihu != 0, zimo, th, out, o
     )
+
+
+@njit(cache=True)
+def _fill_keys_dealt(
+    ws: Any,
+    w: int,
+    ci: int,
+    v: int,
+    meld_kind: Any,
+    k0: int,
+    meld_card: Any,
+    c0: int,
+    n_melds: int,
+    skeys: int,
+    ns: int,
+) -> None:
+    """:func:`_fill_keys` of a dealt hand's candidate ``ci``: the melds, the 提 and 坎 of the
+    hand copy (``ws[w + _W_HC:]``, the card added), then the split ``ws[skeys : skeys + ns]``."""
+    dst = w + _W_CKEYS + ci * _MAXG
+    m = dst
+    for i in range(n_melds):
+        _hx, key, _n, _r, _b = _meld_hx_key(v, meld_kind[k0 + i], meld_card[c0 + i])
+        ws[m] = key
+        m += 1
+    for k in range(NUM_KINDS):
+        x = ws[w + _W_HC + k]
+        if x == 4:
+            ws[m] = HX_KEY4[k]
+            m += 1
+        elif x == 3:
+            ws[m] = HX_KEY3[k]
+            m += 1
+    for i in range(ns):
+        ws[m] = ws[skeys + i]
+        m += 1
+    _sort_small(ws, dst, m - dst)
+    ws[w + _W_CNK + ci] = m - dst
 
 
 @njit(cache=True)
@@ -1162,6 +1235,134 @@ def hu_auto_tianhu_at(params: Any, counts: Any, h0: int, out: Any, o: int) -> in
 
 
 # ---------------------------------------------------------------------------------------------
+# The chosen reading's groups (facts of recorded wins; not on the play path)
+# ---------------------------------------------------------------------------------------------
+
+#: ``groups`` of :func:`hu_reading_at`: the count, then the 胡息, per GroupKind.
+READING_SIZE = 2 * N_GROUP_KINDS
+
+
+@njit(cache=True)
+def _reading(
+    params: Any,
+    ws: Any,
+    w: int,
+    bi: int,
+    meld_kind: Any,
+    k0: int,
+    meld_card: Any,
+    c0: int,
+    n_melds: int,
+    hand: Any,
+    h0: int,
+    dealt: bool,
+    groups: Any,
+    g0: int,
+) -> None:
+    """The GroupKind of every group of candidate ``bi``'s reading (its sorted keys), counted
+    with its 胡息 into ``groups[g0:]`` (:data:`READING_SIZE`). A key names the cards only;
+    the kind follows from where such cards can be (``engine.hu._Candidate.groups``): four of
+    a face are the table's 跑/提 of it, else a 提 of the dealt hand or the 跑 the option
+    made; three of a face are the table's 碰/偎/臭偎 of it, else the hand's 坎, else the C8
+    碰-valued triple; an eat shape is a table 吃 while the table has more of it than the
+    keys before it, else a hand group (``engine.hu.pool_group``); two cards are the 将.
+    ``hand[h0:]`` is the hand the triples are counted in (a dealt hand with its card added)."""
+    v = params[P_VARIANT]
+    for j in range(READING_SIZE):
+        groups[g0 + j] = 0
+    base = w + _W_CKEYS + bi * _MAXG
+    r = KEY_RADIX
+    same = 0  # keys equal to this one before it
+    for j in range(ws[w + _W_CNK + bi]):
+        key = ws[base + j]
+        same = same + 1 if j > 0 and ws[base + j - 1] == key else 0
+        d0 = key // (r * r * r) - 1
+        d2 = key // r % r - 1
+        d3 = key % r - 1
+        if d2 < 0:
+            kind = GK_JIANG
+            hx = 0
+        elif d3 >= 0:
+            kind = GK_TI if dealt else GK_PAO
+            for i in range(n_melds):
+                mk = meld_kind[k0 + i]
+                if mk >= GK_PAO and meld_card[c0 + i] == d0:
+                    kind = mk
+            hx = HX_SAME[v, kind, d0]
+        elif d0 == d2:
+            kind = GK_KAN if hand[h0 + d0] == 3 else GK_PENG_HU
+            for i in range(n_melds):
+                mk = meld_kind[k0 + i]
+                if (mk == GK_PENG or mk == GK_WEI or mk == GK_CHOUWEI) and meld_card[c0 + i] == d0:  # noqa: SIM109 (numba)
+                    kind = mk
+            hx = HX_SAME[v, kind, d0]
+        else:
+            sid = 0
+            while sid < N_SHAPES and HX_SHAPE_KEY[sid] != key:
+                sid += 1
+            on_table = 0
+            for i in range(n_melds):
+                if meld_kind[k0 + i] == GK_CHI and meld_card[c0 + i] == sid:
+                    on_table += 1
+            if same < on_table:
+                kind = GK_CHI
+                hx = HX_CHI[v, sid]
+            else:
+                kind = HX_POOL_KIND[sid]
+                hx = HX_POOL[v, sid]
+        groups[g0 + kind] += 1
+        groups[g0 + N_GROUP_KINDS + kind] += hx
+
+
+@njit(cache=True)
+def hu_reading_at(
+    params: Any,
+    meld_kind: Any,
+    k0: int,
+    meld_card: Any,
+    c0: int,
+    n_melds: int,
+    hand_counts: Any,
+    h0: int,
+    card: int,
+    source: int,
+    tianhu: int,
+    haidi: int,
+    dihu: int,
+    out: Any,
+    o: int,
+    ws: Any,
+    w: int,
+    groups: Any,
+    g0: int,
+) -> int:
+    """:func:`hu_eval_at`, and the groups of the reading it chose (the one
+    :func:`engine.hu.evaluate_hu_counts` returns, C9 included) per GroupKind into
+    ``groups[g0 : g0 + READING_SIZE]``: the count at ``g0 + kind``, the 胡息 at
+    ``g0 + N_GROUP_KINDS + kind``; all 0 when there is no reading (a NoWin before a split).
+    ``params`` must be :func:`reading_params`' (``P_READING`` set). Returns ``out[O_WIN]``."""
+    win = hu_eval_at(
+        params, meld_kind, k0, meld_card, c0, n_melds, hand_counts, h0, card, source, tianhu,
+        haidi, dihu, out, o, ws, w,
+    )  # fmt: skip
+    if out[o + O_HUXI] < 0:
+        for j in range(READING_SIZE):
+            groups[g0 + j] = 0
+        return win
+    if card < 0 or source == SRC_LIANG_DEALER:
+        _reading(
+            params, ws, w, out[o + O_CHOSEN], meld_kind, k0, meld_card, c0, n_melds, ws,
+            w + _W_HC, True, groups, g0,
+        )  # fmt: skip
+    else:
+        _reading(
+            params, ws, w, out[o + O_CHOSEN], meld_kind, k0, meld_card, c0, n_melds,
+            hand_counts, h0, False, groups, g0,
+        )  # fmt: skip
+    return win
+
+
+# ---------------------------------------------------------------------------------------------
 # Plain-Python helpers
 # ---------------------------------------------------------------------------------------------
 
@@ -1205,6 +1406,47 @@ def evaluate(
         out,
     )
     return out
+
+
+def reading_params(rules: RuleSet) -> np.ndarray:
+    """:func:`rule_params` with ``P_READING`` set: the params of :func:`hu_reading_at`."""
+    p = rule_params(rules)
+    p[P_READING] = 1
+    return p
+
+
+def reading(
+    params: np.ndarray,
+    melds: Sequence[Group],
+    hand_counts: Sequence[int],
+    card: int | None,
+    source: int,
+    tianhu: bool = False,
+    haidi: bool = False,
+    dihu: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`hu_reading_at` with Python arguments (``params`` of :func:`reading_params`):
+    the ``out`` vector and the ``groups`` vector."""
+    kind, mc, n = meld_arrays(melds)
+    out = np.zeros(OUT_SIZE, dtype=np.int64)
+    groups = np.zeros(READING_SIZE, dtype=np.int64)
+    ws = np.zeros(WS_SIZE, dtype=np.int64)
+    hc = np.array(list(hand_counts), dtype=np.int64)
+    c = -1 if card is None else card
+    hu_reading_at(
+        params, kind, 0, mc, 0, n, hc, 0, c, int(source), int(tianhu), int(haidi), int(dihu),
+        out, 0, ws, 0, groups, 0,
+    )  # fmt: skip
+    return out, groups
+
+
+def reference_reading(res: Any) -> np.ndarray:
+    """A Python :class:`~engine.hu.HuResult`'s groups as :func:`hu_reading_at`'s vector."""
+    groups = np.zeros(READING_SIZE, dtype=np.int64)
+    for g, hx in zip(res.groups, res.group_huxi, strict=True):
+        groups[int(g.kind)] += 1
+        groups[N_GROUP_KINDS + int(g.kind)] += hx
+    return groups
 
 
 def mingtang_mask(rules: RuleSet, items: Sequence[tuple[str, int]]) -> int:

@@ -41,6 +41,7 @@ from numba import njit
 
 from engine.actions import CHI_BASE, DISCARD_BASE, HU, PAO_BASE, PASS, PENG, TI_BASE, WEI_BASE
 from engine.cards import COPIES, DECK_SIZE, NUM_KINDS
+from engine.fast import facts as F
 from engine.fast import state as S
 from engine.fast.cache_guard import guard
 from engine.fast.codes import (
@@ -66,6 +67,7 @@ from engine.rules import RuleSet
 from engine.session import RunSeeds
 
 NULL8 = 255
+_NO_FX = np.zeros(0, dtype=np.int64)  # the facts scratch of a loop that counts no facts
 MAX_EVENTS_PER_HAND = 1024  # a hand has ~19 draws; far fewer events than this
 
 # Columns of the hands output (int32 matrix), in the recorder's order.
@@ -191,14 +193,18 @@ def event_fields(st, seat, a):
 
 
 @njit(cache=True)
-def play_one(rp, hp, deck, dealer, keys, pol, wts, st, mts, ev, p, hand_index, o):
+def play_one(rp, hp, deck, dealer, keys, pol, wts, st, mts, ev, p, hand_index, o, fx, fr):
     """Play one hand; its events go to ev[:, p:], its outcome to ``o``; the next position.
 
     ``keys[s]``: the uint64 policy seed of seat s (``engine.play.seat_seeds``; a
     seat's generator is seeded when the seat first chooses); ``pol[s]``: its policy code;
-    ``wts[s]``: its weight array.
+    ``wts[s]``: its weight array. ``fr``: the hand's facts row (:mod:`engine.fast.facts`,
+    ``fx`` its scratch), or an empty row for none.
     """
     S.new_state(rp, hp, deck, dealer, st)
+    facts = fr.shape[0] > 0
+    if facts:
+        F.hand_start(st, fr)
     seq = 0
     seeded = 0
     while st[S.OUT_KIND] < 0:
@@ -226,9 +232,15 @@ def play_one(rp, hp, deck, dealer, keys, pol, wts, st, mts, ev, p, hand_index, o
         ev[9, p] = options
         p += 1
         seq += 1
+        if facts:
+            F.before_event(fr, seat, kind, options, forced)
         S.apply(rp, hp, st, seat, a)
+        if facts:
+            F.after_event(st, fr)
     outcome_fields(st, o)
     o[16] = seq
+    if facts:
+        F.hand_end(rp, fx, st, fr, seq, True)
     return p
 
 
@@ -254,13 +266,14 @@ def outcome_fields(st, o):
 
 
 @njit(cache=True)
-def play_kernel(rp, hp, decks, dealers, keys, pol, wts, start, ev, ev_pos, hands):
+def play_kernel(rp, hp, decks, dealers, keys, pol, wts, start, ev, ev_pos, hands, fx, facts):
     """Play hands ``start…`` until done or the event buffer is nearly full.
 
     ``keys[h, s]``: the policy seed of seat s of hand h (uint64); ``pol[s]``, ``wts[s]``
     (float64, (4, N_WEIGHTS)): seat s's policy code and weights. ``ev``: int32 (10, cap) event columns,
-    filled from ``ev_pos``; ``hands``: int32 (n, len(HAND_COLUMNS)). Returns (next hand,
-    next event position).
+    filled from ``ev_pos``; ``hands``: int32 (n, len(HAND_COLUMNS)); ``facts``: int64 (n,
+    engine.fast.facts.ROW_SIZE) facts rows (``fx`` their scratch), or (n, 0) for none.
+    Returns (next hand, next event position).
     """
     n = decks.shape[0]
     cap = ev.shape[1]
@@ -274,7 +287,9 @@ def play_kernel(rp, hp, decks, dealers, keys, pol, wts, start, ev, ev_pos, hands
             break
         for i in range(80):
             deck[i] = decks[h, i]
-        p = play_one(rp, hp, deck, dealers[h], keys[h], pol, wts, st, mts, ev, p, h, hands[h])
+        p = play_one(
+            rp, hp, deck, dealers[h], keys[h], pol, wts, st, mts, ev, p, h, hands[h], fx, facts[h]
+        )
         h += 1
     return h, p
 
@@ -282,7 +297,7 @@ def play_kernel(rp, hp, decks, dealers, keys, pol, wts, start, ev, ev_pos, hands
 @njit(cache=True)
 def sessions_kernel(
     rp, hp, decks, first_dealers, session_deals, rotations, pols, wts, keys, rotate, start, ev,
-    hands,
+    hands, fx, facts,
 ):  # fmt: skip
     """Play whole sessions (replay runner ``play_sessions``): dealers follow the outcomes.
 
@@ -292,8 +307,9 @@ def sessions_kernel(
     (rotations, 4, N_WEIGHTS)) and seed keys ``keys[hand]``. The
     dealer starts at ``first_dealers[i]`` and moves by engine.session.next_dealer on the
     winner of rotation 0. ``hands[h, HC_DEALER]`` / ``[h, HC_STREAK]`` receive the dealer
-    and the 荒庄 streak of each hand. Returns (next session, next event position); stops
-    early when the event buffer could overflow.
+    and the 荒庄 streak of each hand; ``facts[h]`` its facts row (as :func:`play_kernel`).
+    Returns (next session, next event position); stops early when the event buffer could
+    overflow.
     """
     n_sessions = first_dealers.shape[0]
     players = rp[S.RP_PLAYERS]
@@ -317,7 +333,23 @@ def sessions_kernel(
             for r in range(rotations):
                 h = d * rotations + r
                 o = hands[h]
-                p = play_one(rp, hp, deck, dealer, keys[h], pols[r], wts[r], st, mts, ev, p, h, o)
+                p = play_one(
+                    rp,
+                    hp,
+                    deck,
+                    dealer,
+                    keys[h],
+                    pols[r],
+                    wts[r],
+                    st,
+                    mts,
+                    ev,
+                    p,
+                    h,
+                    o,
+                    fx,
+                    facts[h],
+                )
                 o[HC_DEALER] = dealer
                 o[HC_STREAK] = streak
                 if r == 0:
@@ -498,7 +530,21 @@ def play_batch(
     h = 0
     while h < n:
         ev = np.zeros((len(EVENT_COLUMNS), cap), dtype=np.int32)
-        h, p = play_kernel(rp, hp, decks, dealers, keys, pol, wts, h, ev, 0, hands)
+        h, p = play_kernel(
+            rp,
+            hp,
+            decks,
+            dealers,
+            keys,
+            pol,
+            wts,
+            h,
+            ev,
+            0,
+            hands,
+            _NO_FX,
+            np.zeros((n, 0), np.int64),
+        )
         chunks.append(ev[:, :p])
     ev_all = np.concatenate(chunks, axis=1) if len(chunks) > 1 else chunks[0]
     events = {name: ev_all[i].astype(EVENT_DTYPES[i]) for i, name in enumerate(EVENT_COLUMNS)}
@@ -507,13 +553,17 @@ def play_batch(
     return events, out
 
 
-def play_sessions(spec, sessions: range) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+def play_sessions(
+    spec, sessions: range, facts: bool = False
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """The hands of ``sessions`` of a run, exactly as ``replay`` runner ``play_sessions``
     records them (same seeds, decks, dealers, rotations; hand ids of the run).
 
     ``spec`` is a runner ``RunSpec`` (rules, policies, their weight tables, seed, deals,
-    session_length, duplicate). Hand columns add hand_id, session, session_hand, rotation, deal_id and the
-    80-byte decks (``deck``: (n, 80) uint8).
+    session_length, duplicate). Hand columns add hand_id, session, session_hand, rotation,
+    deal_id and the 80-byte decks (``deck``: (n, 80) uint8); with ``facts``, ``facts`` holds
+    the hands' facts rows ((n, engine.fast.facts.ROW_SIZE) int64, counted as they were
+    played), which ``replay.analysis.facts.facts_table`` turns into the facts table.
     """
     from engine.fast.deck import shuffle_decks
 
@@ -546,6 +596,8 @@ def play_sessions(spec, sessions: range) -> tuple[dict[str, np.ndarray], dict[st
     keys = policy_keys(seeds.hands(hand_ids.tolist()), n_seats)
     rp, hp = rule_arrays(rules)
     hands = np.zeros((n, len(HAND_COLUMNS)), dtype=np.int32)
+    rows = np.zeros((n, F.ROW_SIZE if facts else 0), dtype=np.int64)
+    fx = F.facts_scratch(rules) if facts else _NO_FX
     chunks = []
     i = 0
     cap = max(n * 120, MAX_EVENTS_PER_HAND * L * rotations * 2)
@@ -553,7 +605,7 @@ def play_sessions(spec, sessions: range) -> tuple[dict[str, np.ndarray], dict[st
         ev = np.zeros((len(EVENT_COLUMNS), cap), dtype=np.int32)
         i2, p = sessions_kernel(
             rp, hp, decks, first_dealers, session_deals, rotations, pols, wts, keys,
-            rules.huangzhuang_rotate, i, ev, hands,
+            rules.huangzhuang_rotate, i, ev, hands, fx, rows,
         )  # fmt: skip
         if i2 == i:
             cap *= 2
@@ -572,6 +624,8 @@ def play_sessions(spec, sessions: range) -> tuple[dict[str, np.ndarray], dict[st
     out["session"] = (deal_ids // L).astype(np.uint32)
     out["session_hand"] = (deal_ids % L).astype(np.uint16)
     out["deck"] = np.repeat(decks, rotations, axis=0)
+    if facts:
+        out["facts"] = rows
     return events, out
 
 

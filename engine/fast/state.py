@@ -665,7 +665,6 @@ def _claim_hu(rp, hp, st):
         o1 = o2
         no = 2
     _clear_pending(st)
-    haidi = 1 if (kind == CK_DRAWN and stock_left(st) == 0 and st[BOTTOM] < 0) else 0
     for i in range(no):
         seat = o0 if i == 0 else (o1 if i == 1 else o2)
         if st[HAND_SIZE + seat] == 0:
@@ -679,21 +678,7 @@ def _claim_hu(rp, hp, st):
         only = _lonely_card(rp, st, seat)
         if only != LONELY_ANY and (only != c or st[QUADS + seat] == 0):
             continue
-        if kind == CK_DRAWN:
-            src = SRC_OWN_DRAW if seat == owner else SRC_OTHER_DRAW
-            dihu = 1 if (st[N_DRAWS] == 1 and seat != st[DEALER] and not rp[RP_LUZHOU]) else 0
-        else:
-            src = SRC_DISCARD
-            dihu = (
-                1
-                if (
-                    rp[RP_LUZHOU]
-                    and owner == st[DEALER]
-                    and st[DEALER_DISCARDS] == 1
-                    and seat == st[XIA + owner]
-                )
-                else 0
-            )
+        src, haidi, dihu = hu_context(rp, st, seat, owner, kind)
         if _hu_for(rp, hp, st, seat, c, src, 0, haidi, dihu):
             _set_pass_hu(st, seat)
     if st[PEND_NS] > 0:
@@ -701,6 +686,30 @@ def _claim_hu(rp, hp, st):
         st[FORCED] = 0
         return C_DONE, 0
     return C_CLAIM_PAO, 0
+
+
+@njit(cache=True)
+def hu_context(rp, st, seat, owner, kind):
+    """(source, 海底, 地胡) of a hu chance of ``seat`` on ``owner``'s card of CARD_KIND
+    ``kind`` (drawn, else discarded), as ``engine.state.State._claim_hu`` gives them; read
+    when the chance is offered, and at the end of a hand won on it (nothing they read has
+    changed: ``engine.fast.facts``)."""
+    if kind == CK_DRAWN:
+        src = SRC_OWN_DRAW if seat == owner else SRC_OTHER_DRAW
+        haidi = 1 if (stock_left(st) == 0 and st[BOTTOM] < 0) else 0
+        dihu = 1 if (st[N_DRAWS] == 1 and seat != st[DEALER] and not rp[RP_LUZHOU]) else 0
+        return src, haidi, dihu
+    dihu = (
+        1
+        if (
+            rp[RP_LUZHOU]
+            and owner == st[DEALER]
+            and st[DEALER_DISCARDS] == 1
+            and seat == st[XIA + owner]
+        )
+        else 0
+    )
+    return SRC_DISCARD, 0, dihu
 
 
 @njit(cache=True)

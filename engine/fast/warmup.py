@@ -35,12 +35,34 @@ class SessionSpec:
 
 
 def _entry_points() -> list[Any]:
-    from engine.fast import event_counts, play, search, state, verify
+    from engine.fast import event_counts, facts, play, search, state, verify
 
     return [play.sessions_kernel, play.play_kernel, state.new_state, state.legal_actions,
             state.apply_checked, verify.verify_kernel, verify.replay_prefix,
             verify.expected_outcome, play.event_fields, search.determinize,
-            search.evaluate_kernel, event_counts.count_events]  # fmt: skip
+            search.evaluate_kernel, event_counts.count_events, facts.facts_kernel]  # fmt: skip
+
+
+def warm_facts() -> None:
+    """Replay one played hand for its facts (engine.fast.facts.facts_kernel: ``paohuzi index``
+    and the reference engine's shards), with int64 columns as replay.analysis.facts passes."""
+    import numpy as np
+
+    from engine.deck import shuffle_deck
+    from engine.fast import facts, play
+    from engine.fast.rule_arrays import rule_arrays
+
+    rules = find_rules("hunan")
+    decks = np.array([shuffle_deck(1)], dtype=np.uint8)
+    ev, _ = play.play_batch(rules, decks, [0], [1], ["random"] * 3)
+    col = {k: np.ascontiguousarray(v, dtype=np.int64) for k, v in ev.items()}
+    n = len(col["seq"])
+    rp, hp = rule_arrays(rules)
+    facts.facts_kernel(
+        rp, hp, facts.facts_scratch(rules), decks.astype(np.int64), np.zeros(1, np.int64),
+        np.zeros(1, np.int64), np.full(1, n, np.int64), col["seat"], col["action"], col["kind"],
+        col["options"], col["forced"], np.zeros((1, facts.ROW_SIZE), np.int64),
+    )  # fmt: skip
 
 
 def warm_event_counts() -> None:
@@ -123,6 +145,7 @@ def warm_up(say: bool = True) -> float:
         warm_verify()
         warm_search()
         warm_event_counts()
+        warm_facts()
     return time.perf_counter() - start
 
 

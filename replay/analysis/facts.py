@@ -4,11 +4,11 @@ index`` write with, and :func:`reference_facts`, the same rows by a full replay 
 Python engine (``replay.replayer``), which the tests compare row for row.
 
 :func:`derive_facts` replays every hand of the shard in one compiled kernel
-(:func:`engine.fast.facts.facts_kernel`: the per-seat counts, the claim conflicts and what the
-winner held), then evaluates each win once more with the reference hu evaluation
-(:func:`engine.hu.evaluate_hu_counts`, whose splits are memoised) to get the winning
-reading's groups, checked against the recorded 胡息 and score. Both engines' shards have the
-same ``hands``/``events`` bytes, so their facts are the same bytes too.
+(:func:`engine.fast.facts.facts_kernel`: the per-seat counts, the claim conflicts and each
+win's reading, by the compiled hu evaluation that returns the reference's reading), checked
+against the recorded 胡息 and score; only the rare 3提/5坎 天胡 is evaluated in Python
+(:func:`engine.hu.evaluate_auto_tianhu`). Both engines' shards have the same
+``hands``/``events`` bytes, so their facts are the same bytes too.
 
 Definitions (the kernel's module states them for the counts):
 
@@ -30,23 +30,15 @@ import pyarrow as pa
 
 from engine.actions import ActionKind
 from engine.errors import CorruptLog
-from engine.groups import EAT_SHAPES, Group, GroupKind
-from engine.hu import (
-    _FOREIGN,
-    _P_SOURCES,
-    HuContext,
-    HuResult,
-    Source,
-    evaluate_auto_tianhu,
-    evaluate_hu_counts,
-)
+from engine.fast.codes import OPTION_CODES, OPTIONS
+from engine.groups import Group, GroupKind
+from engine.hu import _FOREIGN, _P_SOURCES, HuResult, Source, evaluate_auto_tianhu
 from engine.rules import RuleSet
-from engine.state import CardKind, OutcomeKind, State
+from engine.state import OutcomeKind, State
 from replay.record.schema import MAX_SEATS
 from replay.store.facts_schema import FACTS_SCHEMA, GROUP_KINDS, SEAT_COUNTS
 
 _WINS = (int(OutcomeKind.HU), int(OutcomeKind.TIANHU), int(OutcomeKind.TIANHU_AUTO))
-_QUAD = (GroupKind.PAO, GroupKind.TI)
 _WEIS = (GroupKind.WEI, GroupKind.CHOUWEI)
 _CLAIMS = (int(ActionKind.HU), int(ActionKind.PENG), int(ActionKind.CHI))
 
@@ -65,18 +57,6 @@ def _decks(hands: pa.Table) -> np.ndarray:
     return buf.reshape(n, 80).astype(np.int64)
 
 
-def _melds() -> dict[tuple[int, int], Group]:
-    """Every table meld by (kind code, face or eat-shape id), as the kernel's rows name them."""
-    out: dict[tuple[int, int], Group] = {}
-    for k in (GroupKind.CHI, GroupKind.PENG, GroupKind.WEI, GroupKind.CHOUWEI, *_QUAD):
-        if k == GroupKind.CHI:
-            out.update({(int(k), i): Group(k, shape) for i, shape in enumerate(EAT_SHAPES)})
-        else:
-            out.update({(int(k), f): Group(k, (f,) * (4 if k in _QUAD else 3)) for f in range(20)})
-    return out
-
-
-_MELDS = _melds()
 #: The column names of each group kind's count and 胡息, by kind code.
 _GN = [f"g_{k.name.lower()}_n" for k in GROUP_KINDS]
 _GH = [f"g_{k.name.lower()}_huxi" for k in GROUP_KINDS]
@@ -98,46 +78,16 @@ def run_possible(melds: Sequence[Group], hand: Sequence[int], card: int, source:
     return False
 
 
-def _win_result(rules: RuleSet, row: np.ndarray, outcome: int) -> tuple[HuResult, bool]:
-    """The hu result a hand ended with, from the kernel's row (what the winner held), and
-    whether it was a 破跑胡; as ``engine.state.State`` evaluates it (``_claim_hu``,
-    ``_liang_hu``, the 3提/5坎 check)."""
+def _auto_tianhu_result(rules: RuleSet, row: np.ndarray) -> HuResult:
+    """The 3提/5坎 天胡 a hand ended with (the kernel has no reading of it): the winner's
+    dealt cards, from the kernel's row, evaluated as ``engine.state.State`` does."""
     from engine.fast import facts as K
 
     hand = row[K.R_HAND : K.R_HAND + 20].tolist()
-    if outcome == int(OutcomeKind.TIANHU_AUTO):
-        cards = [k for k in range(20) for _ in range(hand[k])]
-        res = evaluate_auto_tianhu(rules, cards)
-        assert res is not None
-        return res, False
-    n = int(row[K.R_N_MELDS])
-    kinds = row[K.R_MELD_KIND : K.R_MELD_KIND + n].tolist()
-    ids = row[K.R_MELD_ID : K.R_MELD_ID + n].tolist()
-    melds = [_MELDS[k, m] for k, m in zip(kinds, ids, strict=True)]
-    source = Source(int(row[K.R_SOURCE]))
-    card = int(row[K.R_CARD])
-    if source == Source.LIANG_DEALER:
-        ctx = HuContext(source, tianhu=True)
-        return evaluate_hu_counts(rules, melds, hand, None, ctx), False
-    if source == Source.LIANG_OTHER:
-        ctx = HuContext(source, tianhu=True)
-    else:
-        winner, owner = int(row[K.R_WINNER]), int(row[K.R_FROM])
-        drawn = int(row[K.R_CARD_KIND]) == int(CardKind.DRAWN)
-        haidi = drawn and int(row[K.R_STOCK_LEFT]) == 0 and int(row[K.R_BOTTOM]) < 0
-        if drawn:
-            dihu = int(row[K.R_N_DRAWS]) == 1 and winner != int(row[K.R_DEALER])
-            dihu = dihu and not rules.luzhou
-        else:
-            dihu = (
-                rules.luzhou
-                and owner == int(row[K.R_DEALER])
-                and int(row[K.R_DEALER_DISCARDS]) == 1
-                and winner == int(row[K.R_XIA_FROM])
-            )
-        ctx = HuContext(source, haidi=haidi, dihu=dihu)
-    res = evaluate_hu_counts(rules, melds, hand, card, ctx)
-    return res, res.option == "F" and run_possible(melds, hand, card, source)
+    res = evaluate_auto_tianhu(rules, [k for k in range(20) for _ in range(hand[k])])
+    if res is None:
+        raise CorruptLog("a 3提/5坎 天胡 whose dealt cards do not make one")
+    return res
 
 
 def _empty_columns(n: int, n_seats: int) -> dict[str, Any]:
@@ -152,23 +102,14 @@ def _empty_columns(n: int, n_seats: int) -> dict[str, Any]:
     return cols
 
 
-def _set_reading(cols: dict[str, Any], i: int, res: HuResult, popao: bool) -> None:
-    cols["option"][i] = res.option
-    cols["popao"][i] = popao
-    counts = [0] * len(GROUP_KINDS)
-    values = [0] * len(GROUP_KINDS)
-    for g, v in zip(res.groups, res.group_huxi, strict=True):
-        j = _INDEX[g.kind]
-        counts[j] += 1
-        values[j] += v
-    for k in range(len(GROUP_KINDS)):
-        cols[_GN[k]][i] = counts[k]
-        cols[_GH[k]][i] = values[k]
-
-
 def _table(hand_ids: Sequence[int], cols: dict[str, Any]) -> pa.Table:
     data = {"hand_id": list(hand_ids), **cols}
     return pa.Table.from_pydict({f.name: data[f.name] for f in FACTS_SCHEMA}, schema=FACTS_SCHEMA)
+
+
+def _recorded(values: Sequence[int | None]) -> np.ndarray:
+    """A ``hands`` column as int64, null as -2 (no reading gives it)."""
+    return np.array([-2 if x is None else x for x in values], dtype=np.int64)
 
 
 def _where(hand_id: int) -> str:
@@ -177,51 +118,96 @@ def _where(hand_id: int) -> str:
 
 def derive_facts(hands: pa.Table, events: pa.Table, rules: RuleSet) -> pa.Table:
     """The ``facts`` rows of one shard (``hands`` sorted by ``hand_id``, ``events`` by
-    ``(hand_id, seq)``, as the shard files are). Raises :class:`CorruptLog` when a hand does
-    not replay to its recorded outcome (``paohuzi verify`` says more)."""
+    ``(hand_id, seq)``, as the shard files are), by replaying its events. Raises
+    :class:`CorruptLog` when a hand does not replay to its recorded outcome (``paohuzi
+    verify`` says more)."""
     from engine.fast import facts as K
     from engine.fast.rule_arrays import rule_arrays
 
-    n = hands.num_rows
     ids = _i64(hands.column("hand_id").to_numpy())
     ev_ids = _i64(events.column("hand_id").to_numpy())
     los = np.searchsorted(ev_ids, ids, side="left").astype(np.int64)
     his = np.searchsorted(ev_ids, ids, side="right").astype(np.int64)
-    rows = np.zeros((n, K.ROW_SIZE), dtype=np.int64)
+    rows = np.zeros((hands.num_rows, K.ROW_SIZE), dtype=np.int64)
     rp, hp = rule_arrays(rules)
     forced = events.column("forced").to_numpy(zero_copy_only=False).astype(np.int64)
     K.facts_kernel(
-        rp, hp, _decks(hands), _i64(hands.column("dealer").to_numpy()), los, his,
-        _i64(events.column("seat").to_numpy()), _i64(events.column("action").to_numpy()),
-        _i64(events.column("kind").to_numpy()), _i64(events.column("options").to_numpy()),
-        forced, rows,
+        rp, hp, K.facts_scratch(rules), _decks(hands), _i64(hands.column("dealer").to_numpy()),
+        los, his, _i64(events.column("seat").to_numpy()),
+        _i64(events.column("action").to_numpy()), _i64(events.column("kind").to_numpy()),
+        _i64(events.column("options").to_numpy()), forced, rows,
     )  # fmt: skip
-    n_seats = rules.players
-    cols = _empty_columns(n, n_seats)
-    outcome = hands.column("outcome").to_pylist()
-    huxi = hands.column("huxi").to_pylist()
-    score = hands.column("score").to_pylist()
-    bad = np.nonzero(rows[:, K.R_APPLIED] != his - los)[0]
+    return facts_table(hands, rows, rules, his - los)
+
+
+def facts_table(
+    hands: pa.Table, rows: np.ndarray, rules: RuleSet, n_events: np.ndarray | None = None
+) -> pa.Table:
+    """The ``facts`` table of a shard's ``hands`` from their facts rows
+    (:mod:`engine.fast.facts`: replayed by :func:`derive_facts`, or counted by the compiled
+    play loop as it played them), each hand having ``n_events`` events (default: its
+    ``n_events``). Every win's reading is held to the recorded outcome, 胡息 and score;
+    :class:`CorruptLog` names the first hand that differs."""
+    from engine.fast import facts as K
+    from engine.fast import hu as H
+
+    ids = _i64(hands.column("hand_id").to_numpy())
+    if n_events is None:
+        n_events = _i64(hands.column("n_events").to_numpy())
+    bad = np.nonzero(rows[:, K.R_APPLIED] != n_events)[0]
     if len(bad):
         raise CorruptLog(f"{_where(int(ids[bad[0]]))}: an event does not replay")
+    huxi = hands.column("huxi").to_pylist()
+    score = hands.column("score").to_pylist()
+    wins = np.nonzero(np.isin(rows[:, K.R_KIND], _WINS))[0]
+    for i in wins[rows[wins, K.R_KIND] == int(OutcomeKind.TIANHU_AUTO)].tolist():
+        res = _auto_tianhu_result(rules, rows[i])
+        rows[i, K.R_WIN] = int(res.win)
+        rows[i, K.R_OPTION] = OPTION_CODES[res.option or ""]
+        rows[i, K.R_HUXI] = -1 if res.huxi is None else res.huxi
+        rows[i, K.R_SCORE] = res.score
+        rows[i, K.R_GROUPS : K.R_GROUPS + H.READING_SIZE] = H.reference_reading(res)
+    r = rows[wins]
+    recorded = _i64(hands.column("outcome").to_numpy())
+    wrong = (
+        (r[:, K.R_WIN] != 1)
+        | (r[:, K.R_HUXI] != _recorded(huxi)[wins])
+        | (r[:, K.R_SCORE] != _recorded(score)[wins])
+        | (r[:, K.R_KIND] != recorded[wins])
+    )
+    if wrong.any():
+        i = int(wins[np.nonzero(wrong)[0][0]])
+        raise CorruptLog(
+            f"{_where(int(ids[i]))}: the winning reading does not give the recorded"
+            f" 胡息 {huxi[i]} and score {score[i]}"
+        )
+    won = np.zeros(len(ids), dtype=bool)
+    won[wins] = True
+    n_seats = rules.players
+    cols: dict[str, pa.Array] = {"hand_id": pa.array(ids, type=pa.uint32())}
+    cols["option"] = pa.array(
+        np.array(OPTIONS, dtype=object)[np.where(won, rows[:, K.R_OPTION], 0)],
+        mask=~won,
+        type=pa.string(),
+    )
+    cols["popao"] = pa.array(rows[:, K.R_POPAO] != 0, mask=~won, type=pa.bool_())
+    n_kinds = len(GROUP_KINDS)
+    for k in GROUP_KINDS:
+        j = _INDEX[k]
+        cols[_GN[j]] = rows[:, K.R_GROUPS + int(k)], ~won
+        cols[_GH[j]] = rows[:, K.R_GROUPS + n_kinds + int(k)], ~won
     for name, off in (("chouhu", K.R_CHOUHU), ("renpeng", K.R_RENPENG), ("bipai", K.R_BIPAI)):
-        for s in range(n_seats):
-            cols[f"{name}_{s}"] = rows[:, off + s].tolist()
-    cols["conflicts"] = rows[:, K.R_CONFLICTS].tolist()
-    for i in np.nonzero(np.isin(rows[:, K.R_KIND], _WINS))[0].tolist():
-        res, popao = _win_result(rules, rows[i], int(rows[i, K.R_KIND]))
-        if (
-            not res.win
-            or res.huxi != huxi[i]
-            or res.score != score[i]
-            or outcome[i] != int(rows[i, K.R_KIND])
-        ):
-            raise CorruptLog(
-                f"{_where(int(ids[i]))}: the winning reading does not give the recorded"
-                f" 胡息 {huxi[i]} and score {score[i]}"
-            )
-        _set_reading(cols, i, res, popao)
-    return _table(ids.tolist(), cols)
+        for s in range(MAX_SEATS):
+            cols[f"{name}_{s}"] = rows[:, off + s], np.full(len(ids), s >= n_seats)
+    cols["conflicts"] = rows[:, K.R_CONFLICTS], None
+    arrays = []
+    for f in FACTS_SCHEMA:
+        c = cols[f.name]
+        if isinstance(c, tuple):
+            values, mask = c
+            c = pa.array(values.astype(f.type.to_pandas_dtype()), mask=mask, type=f.type)
+        arrays.append(c)
+    return pa.Table.from_arrays(arrays, schema=FACTS_SCHEMA)
 
 
 def _event_columns(events: pa.Table) -> dict[int, dict[str, list[Any]]]:

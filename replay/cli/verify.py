@@ -140,6 +140,7 @@ def render_report(report: Any, max_lines: int = MAX_LINES_DEFAULT) -> str:
         lines += [str(p) for p in shown]
         if len(shown) < len(r.problems):
             lines.append(f"run {r.run}: … {len(r.problems) - len(shown)} more problem(s)")
+    lines += [f"Note: {note}" for r in report.runs for note in r.notes]
     rate = report.hands / report.seconds if report.seconds > 0 else 0.0
     for r in report.runs:
         state = "ok" if r.ok else f"{r.n_bad:,} bad hand(s), {len(r.problems):,} problem(s)"

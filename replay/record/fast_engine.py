@@ -65,11 +65,14 @@ def resolve(engine: str, spec: RunSpec) -> str:
     return "reference"
 
 
-def play_shard_tables(spec: RunSpec, sessions: range) -> tuple[pa.Table, pa.Table]:
-    """The ``(hands, events)`` tables of ``sessions``, played by the compiled engine."""
+def play_shard_tables(spec: RunSpec, sessions: range) -> tuple[pa.Table, pa.Table, np.ndarray]:
+    """The ``(hands, events)`` tables of ``sessions``, played by the compiled engine, and the
+    hands' facts rows counted as they were played (``engine.fast.facts``; the facts table is
+    ``replay.analysis.facts.facts_table`` of them)."""
     from engine.fast.play import play_sessions
 
-    events, hands = play_sessions(spec, sessions)
+    events, hands = play_sessions(spec, sessions, facts=True)
+    rows = hands.pop("facts")
     events = dict(events)
     events["hand_id"] = events.pop("hand")
     rotation = np.asarray(hands["rotation"], dtype=np.int64)
@@ -77,7 +80,7 @@ def play_shard_tables(spec: RunSpec, sessions: range) -> tuple[pa.Table, pa.Tabl
     policies = [
         [by_rotation[r][s] if s < spec.n_seats else None for r in rotation] for s in range(4)
     ]
-    return build_tables(hands, events, policies, spec.n_seats)
+    return (*build_tables(hands, events, policies, spec.n_seats), rows)
 
 
 def warm_up(spec: RunSpec, say: bool = True) -> None:

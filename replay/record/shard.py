@@ -73,20 +73,21 @@ def play_shard(
     if spec.engine == "fast":
         from replay.record.fast_engine import play_shard_tables
 
-        hands, events = play_shard_tables(spec, sessions)
+        hands, events, facts = play_shard_tables(spec, sessions)
         if progress is not None:
             progress(len(hr))
     else:
         rec = ShardRecorder(spec.rules)
         play_sessions(spec, sessions, rec, progress)
         hands, events = rec.tables()
+        facts = None  # derived by replay
     assert hands.num_rows == len(hr), (hands.num_rows, hr)
     files = {
         name: store.write_shard_file(run_path, table, name, index)
         for name, table in (("hands", hands), ("events", events))
     }
     files.update(summary.write_summary(run_path, index, hands, events, summary.spec_manifest(spec)))
-    files.update(write_facts(run_path, index, hands, events, spec.rules))
+    files.update(write_facts(run_path, index, hands, events, spec.rules, facts))
     return {
         "index": index,
         "first_session": sessions.start,

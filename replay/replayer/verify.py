@@ -432,8 +432,9 @@ def verify_shard(
     """Check one shard (both files) of a run. Never raises on bad data. The file-level
     checks are the same for both engines; ``engine`` (``"fast"`` / ``"reference"``) says
     which one re-applies the hands. With ``shape`` (the manifest's ``rules`` and
-    ``params``) a summary file the shard lists is recomputed from its hands and compared
-    (:func:`replay.replayer.verify_summary.summary_problem`)."""
+    ``params``) the summary and facts files the shard lists are recomputed from its hands
+    and events and compared, and its provenance file checked
+    (:mod:`replay.replayer.verify_summary`, :mod:`replay.replayer.verify_listed`)."""
     res = ShardResult()
     idx = shard.get("index")
     first_hand = int(shard.get("first_hand", 0))
@@ -488,13 +489,18 @@ def verify_shard(
     if hands_t.num_rows != n_hands:
         shard_bad(f"{hands_t.num_rows:,} hands in the file, the manifest says {n_hands:,}")
     if shape is not None:  # derived data checked against its source (LOG_FORMAT §10)
+        from replay.replayer.verify_listed import facts_problem, provenance_problem
         from replay.replayer.verify_summary import summary_problem
 
-        derived = summary_problem(
-            Path(run_path), shard, shape, paths["hands"], paths["events"], checksums
-        )
-        if derived is not None:
-            shard_bad(derived)
+        for derived in (
+            summary_problem(
+                Path(run_path), shard, shape, paths["hands"], paths["events"], checksums
+            ),
+            facts_problem(Path(run_path), shard, ruleset, hands_t, events_t, checksums),
+            provenance_problem(Path(run_path), shard, checksums),
+        ):
+            if derived is not None:
+                shard_bad(derived)
     try:
         hand_ids = hands_t.column("hand_id").to_pylist()
         n_events = hands_t.column("n_events").to_pylist()
@@ -742,6 +748,7 @@ class RunReport:
     problems: list[Problem] = field(default_factory=list)
     status: str | None = None
     engine: str | None = None  # who re-applied the hands ("fast" / "reference")
+    notes: list[str] = field(default_factory=list)  # said, not problems
 
     @property
     def n_bad(self) -> int:
@@ -762,6 +769,7 @@ class RunReport:
             "bad_hands": sorted(self.bad),
             "unverifiable_hands": self.unverifiable,
             "problems": [p.to_dict() for p in self.problems],
+            "notes": list(self.notes),
         }
 
 
@@ -806,9 +814,10 @@ class VerifyReport:
 
 
 def _check_manifest(
-    name: str, path: Path
+    name: str, path: Path, notes: list[str]
 ) -> tuple[dict[str, Any] | None, list[Problem], list[dict[str, Any]]]:
-    """The manifest, run-level problems, and the shard entries that can be checked."""
+    """The manifest, run-level problems, and the shard entries that can be checked; what
+    is worth saying but no problem goes to ``notes``."""
     problems: list[Problem] = []
 
     def bad(reason: str, hands: int = 0) -> None:
@@ -857,9 +866,28 @@ def _check_manifest(
     for line in reviews.verify_reviews(path, m, cache):
         bad(line)
     cache.save()
+    # A run of imported hands is complete between ingests: the files of the shard an ingest
+    # was writing when it died lie unlisted in the next shard's slot, which the next ingest
+    # rewrites (atomically, the same way); they are not part of the run.
+    from replay.replayer.exchange import PROVENANCE
+    from replay.store.manifest import Manifest
+
+    nxt = max((s["index"] for s in good), default=-1) + 1
+    pending = (
+        {store.shard_file(t, nxt) for t in (*schema.TABLES, PROVENANCE)}
+        if Manifest(m).imported
+        else set()
+    )
     for p in sorted(path.glob("*/*.parquet")):
         rel = p.relative_to(path).as_posix()
-        if rel not in listed and m.get("status") == "complete":
+        if rel in listed or m.get("status") != "complete":
+            continue
+        if rel in pending:
+            notes.append(
+                f"run {name}: {rel} is the file of an ingest interrupted before the manifest"
+                " listed it (not part of the run; the next ingest rewrites it)"
+            )
+        else:
             bad(f"{rel} is not listed in the manifest of a complete run")
     return m, problems, good
 
@@ -932,7 +960,7 @@ def verify_store(
             )
             rep.unverifiable = 0
             continue
-        m, problems, shards = _check_manifest(name, path)
+        m, problems, shards = _check_manifest(name, path, rep.notes)
         rep.problems += problems
         if m is None:
             continue

@@ -8,8 +8,6 @@ summary rewritten with its manifest entry), and that is what this finds.
 
 from __future__ import annotations
 
-import os
-import stat
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +15,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from engine.errors import CorruptLog
-from replay.store.scan import file_sha256, resolve_shard_path
 from replay.store.summary_schema import KINDS, SUMMARY_SCHEMA, SUMMARY_TABLE, has_summary
 
 _REBUILD = "'paohuzi index' rebuilds it"
@@ -37,6 +33,8 @@ def summary_problem(
     an older version: no reader uses it, and ``paohuzi index`` replaces it). ``shape``: the
     manifest's ``rules`` and ``params``; ``hands_path``, ``events_path``: the shard's checked
     files."""
+    from replay.replayer.verify_listed import listed_file
+
     entry = shard.get("files", {}).get(SUMMARY_TABLE)
     if entry is None:
         return None
@@ -44,22 +42,10 @@ def summary_problem(
         return f"bad summary entry in the manifest: {entry!r:.60}"
     if not has_summary(shard):
         return None
-    rel = entry.get("path")
-    try:
-        path = resolve_shard_path(run_path, rel)
-    except CorruptLog as e:
-        return str(e)
-    where = f"summary file {rel}"
-    try:
-        st = os.stat(path)
-    except OSError:
-        return f"{where} is missing ({_REBUILD})"
-    if not stat.S_ISREG(st.st_mode):
-        return f"{where} is not a regular file"
-    if checksums and st.st_size != entry.get("bytes"):
-        return f"{where} has {st.st_size:,} bytes, the manifest says {entry.get('bytes')}"
-    if checksums and file_sha256(path) != entry.get("sha256"):
-        return f"{where} does not match its SHA-256 in the manifest ({_REBUILD})"
+    path, why = listed_file(run_path, entry, "summary file", checksums, _REBUILD)
+    if path is None:
+        return why
+    where = f"summary file {entry.get('path')}"
     try:
         got = pq.read_table(path)
         hands, events = pq.read_table(hands_path), pq.read_table(events_path)

@@ -11,6 +11,7 @@ import io
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -26,15 +27,24 @@ def facts_bytes(table: pa.Table) -> bytes:
 
 
 def write_facts(
-    run_path: Path, index: int, hands: pa.Table, events: pa.Table, rules: RuleSet
+    run_path: Path,
+    index: int,
+    hands: pa.Table,
+    events: pa.Table,
+    rules: RuleSet,
+    rows: np.ndarray | None = None,
 ) -> dict[str, Any]:
-    """Derive one shard's facts (:func:`replay.analysis.facts.derive_facts`) and write
-    ``facts/part-NNNNN.parquet`` atomically; the manifest entries to add to the shard's
+    """Write one shard's facts, ``facts/part-NNNNN.parquet``, atomically: from the facts rows
+    the compiled play loop counted (``rows``), else derived by replay
+    (:func:`replay.analysis.facts.derive_facts`); the manifest entries to add to the shard's
     ``files``: ``{"facts": {path, rows, bytes, sha256, version}}``."""
-    from replay.analysis.facts import derive_facts
+    from replay.analysis.facts import derive_facts, facts_table
     from replay.store.files import write_derived
 
-    table = derive_facts(hands, events, rules)
+    if rows is None:
+        table = derive_facts(hands, events, rules)
+    else:
+        table = facts_table(hands, rows, rules)
     data = facts_bytes(table)
     return {
         FACTS_TABLE: write_derived(run_path, facts_path(index), data, table.num_rows, FACTS_VERSION)

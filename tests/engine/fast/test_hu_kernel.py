@@ -87,16 +87,16 @@ _FIELDS = [
 ]
 
 
-def python_vector(rules: RuleSet, call: HuCall) -> np.ndarray:
-    try:
-        if call.auto:
-            return F.reference_vector(rules, evaluate_auto_tianhu(rules, call.hand))
-        res = evaluate_hu_counts(rules, list(call.melds), list(call.hand), call.card, call.ctx)
-        return F.reference_vector(rules, res)
-    except InvalidNotation:
+def python_vector(rules: RuleSet, call: HuCall, res: HuResult | None) -> np.ndarray:
+    """The reference's ``out`` vector of ``call``: ``res`` is its result (non-auto; None
+    where it raises InvalidNotation)."""
+    if call.auto:
+        return F.reference_vector(rules, evaluate_auto_tianhu(rules, call.hand))
+    if res is None:
         v = F.reference_vector(rules, HuResult(False, None))
         v[F.O_REASON] = F.R_INVALID
         return v
+    return F.reference_vector(rules, res)
 
 
 def kernel_vector(params: np.ndarray, call: HuCall) -> np.ndarray:
@@ -111,10 +111,38 @@ def kernel_vector(params: np.ndarray, call: HuCall) -> np.ndarray:
     return F.evaluate(params, call.melds, call.hand, call.card, c.source, c.tianhu, c.haidi, c.dihu)
 
 
-def check(rules: RuleSet, call: HuCall, want: np.ndarray | None = None) -> np.ndarray:
-    """Compare one input; a mismatch names the input and both outputs."""
-    if want is None:
-        want = python_vector(rules, call)
+def python_result(rules: RuleSet, call: HuCall) -> HuResult | None:
+    """The reference's result of a non-auto input (None where it raises InvalidNotation)."""
+    try:
+        return evaluate_hu_counts(rules, list(call.melds), list(call.hand), call.card, call.ctx)
+    except InvalidNotation:
+        return None
+
+
+def check_reading(rules: RuleSet, call: HuCall, got: np.ndarray, res: HuResult | None) -> None:
+    """hu_reading_at on the input: the same ``out`` as hu_eval (the chosen candidate aside)
+    and, when the reference has a reading, its groups' kinds and 胡息 (C9 included)."""
+    c = call.ctx
+    out, groups = F.reading(
+        F.reading_params(rules), call.melds, call.hand, call.card, c.source, c.tianhu, c.haidi,
+        c.dihu,
+    )  # fmt: skip
+    out[F.O_CHOSEN] = 0
+    want = F.reference_reading(res) if res is not None and res.huxi is not None else groups * 0
+    if not np.array_equal(out, got) or not np.array_equal(groups, want):
+        raise AssertionError(
+            f"reading != python for {rules.to_json()}\n  {call.describe()}\n"
+            f"  out {out.tolist()} / {got.tolist()}\n  groups {groups.tolist()} / {want.tolist()}"
+        )
+
+
+def check(rules: RuleSet, call: HuCall, res: Any = None, recorded: bool = False) -> np.ndarray:
+    """Compare one input (``recorded``: ``res`` is the reference's result of it, given); a
+    mismatch names the input and both outputs. Non-auto inputs are also held to the reading
+    (:func:`check_reading`)."""
+    if not call.auto and not recorded:
+        res = python_result(rules, call)
+    want = F.reference_vector(rules, res) if recorded else python_vector(rules, call, res)
     got = kernel_vector(F.rule_params(rules), call)
     if not np.array_equal(got, want):
         diff = {f: (int(want[i]), int(got[i])) for i, f in enumerate(_FIELDS) if want[i] != got[i]}
@@ -122,6 +150,8 @@ def check(rules: RuleSet, call: HuCall, want: np.ndarray | None = None) -> np.nd
             f"kernel != python for {rules.to_json()}\n  {call.describe()}\n"
             f"  python={want.tolist()}\n  kernel={got.tolist()}\n  (python, kernel) {diff}"
         )
+    if not call.auto:
+        check_reading(rules, call, got, res)
     return want
 
 
@@ -197,9 +227,7 @@ def test_recorded_play(recorded: dict[str, tuple[RuleSet, list[tuple[HuCall, Any
     for name, (rules, calls) in recorded.items():
         wins = 0
         for call, res in calls:
-            want = F.reference_vector(rules, res)
-            check(rules, call, want)
-            wins += int(want[F.O_WIN])
+            wins += int(check(rules, call, res, recorded=True)[F.O_WIN])
         counts[name] = (len(calls), wins)
         total += len(calls)
     print("\ncompared recorded calls (calls, wins):", counts, "total", total)

@@ -63,9 +63,16 @@ def test_per_shard_provenance(tmp_path: Path, files: list[exchange.ReplayFile]) 
     run = store.open_store(root).run("imp")
     assert without_at(exchange.provenance(run)) == [origin(i, i) for i in range(5)]
     assert verify(root).exit_code == 0
-    (path / entry["path"]).write_bytes(b"PAR1 not the file the manifest lists")
+    raw = (path / entry["path"]).read_bytes()
+    (path / entry["path"]).write_bytes(raw[:-9] + bytes(9))  # the same size, not the bytes
     with pytest.raises(CorruptLog, match="imported/part-00001.parquet does not match"):
         exchange.provenance(store.open_store(root).run("imp"))
+    out = verify(root)
+    assert out.exit_code == 1
+    assert (
+        "shard 1: provenance file imported/part-00001.parquet does not match its SHA-256 in"
+        " the manifest"
+    ) in out.output, out.output
 
 
 def test_a_run_with_the_manifest_list(tmp_path: Path, files: list[exchange.ReplayFile]) -> None:
