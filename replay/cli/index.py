@@ -1,6 +1,7 @@
-"""``paohuzi index``: build the summary tables (docs/LOG_FORMAT.md §10) of recorded runs, so
-that ``paohuzi stats`` and the dashboard answer without scanning their hands. The logic is
-:func:`replay.store.summaries.index_run`."""
+"""``paohuzi index``: build the summary tables (docs/LOG_FORMAT.md §10) and the per-hand facts
+(§12) of recorded runs, so that ``paohuzi stats`` and the dashboard answer without scanning
+their hands or replaying them. The logic is :func:`replay.store.indexer.index_derived`: one
+pass per run, each shard read once for both."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from replay.cli.options import pool_workers_option
 from replay.store.layout import data_option
 
 
-@click.command("index", short_help="Build the summary tables of runs (stats and dashboard).")
+@click.command("index", short_help="Build the summary tables and facts of runs.")
 @click.argument("runs", nargs=-1, metavar="[RUN]...")
 @data_option
 @pool_workers_option("what is written")
@@ -23,8 +24,9 @@ def index(runs: tuple[str, ...], data: Path, workers: int, quiet: bool) -> None:
     yet, or whose summary is missing or damaged (it is made again): small Parquet tables of
     counts and sums from which every number of `paohuzi stats` and of the dashboard follows
     exactly; and derive the shards' per-hand facts (the winning reading's groups, 破跑胡,
-    臭胡/忍碰/比牌, claim conflicts) the same way. Resumable (a summarised shard is skipped); a run being written is left for
-    later. The catalog is rebuilt afterwards; a store that is read-only, or a catalog that
+    臭胡/忍碰/比牌, claim conflicts) the same way, in the same pass (each shard is read once,
+    in --workers processes). Resumable (a shard that has both is skipped); a run being
+    written is left for later. The catalog is rebuilt afterwards; a store that is read-only, or a catalog that
     is not a regular file, is refused before anything is written.
 
     \b
@@ -36,10 +38,10 @@ def index(runs: tuple[str, ...], data: Path, workers: int, quiet: bool) -> None:
     from engine.errors import PaohuziError
     from replay.cli.main import InputError
     from replay.store.catalog import refresh_catalog, write_problem
-    from replay.store.facts_files import index_facts
-    from replay.store.manifest import Manifest, read_manifest
+    from replay.store.facts_schema import FACTS_TABLE
+    from replay.store.indexer import index_derived
     from replay.store.runs import open_store
-    from replay.store.summaries import index_run
+    from replay.store.summary_schema import SUMMARY_TABLE
 
     store = open_store(data)
     if not store.root.is_dir():
@@ -56,24 +58,19 @@ def index(runs: tuple[str, ...], data: Path, workers: int, quiet: bool) -> None:
     for name, path in zip(names, paths):
         t = time.perf_counter()
         try:
-            # a run of imported hands has no summary tables: its seats' policies vary from
-            # hand to hand (its figures are read from its hands); its facts are derived
-            imported = Manifest(read_manifest(path)).imported
-            done, skipped = (
-                (0, 0) if imported else index_run(path, workers=min(workers, os.cpu_count() or 1))
-            )
-            f_done, f_skipped = index_facts(path)
+            got = index_derived(path, workers=min(workers, os.cpu_count() or 1))
         except (PaohuziError, OSError, ValueError) as e:
             failed += 1
             click.echo(f"Warning: run {name} not indexed: {' '.join(str(e).split())}", err=True)
             continue
         if not quiet:
-            click.echo(
-                f"run {name}: imported hands, no summary tables ({time.perf_counter() - t:.1f} s)"
-                if imported
-                else f"run {name}: {done} shard(s) summarised, {skipped} already"
-                f" ({time.perf_counter() - t:.1f} s)"
-            )
+            took = f"({time.perf_counter() - t:.1f} s)"
+            if SUMMARY_TABLE in got:
+                done, skipped = got[SUMMARY_TABLE]
+                click.echo(f"run {name}: {done} shard(s) summarised, {skipped} already {took}")
+            else:  # its seats' policies vary from hand to hand: read from its hands
+                click.echo(f"run {name}: imported hands, no summary tables {took}")
+            f_done, f_skipped = got[FACTS_TABLE]
             click.echo(f"run {name}: facts of {f_done} shard(s) derived, {f_skipped} already")
     try:
         refresh_catalog(store.root)

@@ -258,6 +258,7 @@ def test_an_interrupted_index_resumes_where_it_stopped(
     import shutil
 
     from replay.store import facts_files
+    from replay.store.indexer import index_derived
 
     run = tmp_path / "store" / "runs" / "run=base"
     shutil.copytree(data / "runs" / "run=base", run)
@@ -277,9 +278,46 @@ def test_an_interrupted_index_resumes_where_it_stopped(
 
     monkeypatch.setattr(facts_files, "write_facts", dies_on_the_second)
     with pytest.raises(KeyboardInterrupt):
-        facts_files.index_facts(run)
+        index_derived(run)
     listed = json.loads((run / "manifest.json").read_text())["shards"]
     assert [FACTS_TABLE in s["files"] for s in listed] == [True, False]  # the first is kept
     monkeypatch.setattr(facts_files, "write_facts", real)
-    assert facts_files.index_facts(run) == (1, 1)
+    assert index_derived(run) == {"summary": (0, 2), "facts": (1, 1)}
     assert scan_store(tmp_path / "store").run("base").has_facts  # type: ignore[union-attr]
+
+
+def test_index_makes_both_derived_files_reading_each_shard_once(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run recorded before summaries and facts: one ``index`` pass makes both, reading each
+    shard's two tables once, with the bytes ``simulate`` wrote; ``--workers 2`` too."""
+    import shutil
+
+    from replay.store.indexer import index_derived
+    from replay.store.runs import Run
+
+    for workers in (1, 2):
+        run = tmp_path / f"w{workers}" / "runs" / "run=base"
+        shutil.copytree(data / "runs" / "run=base", run)
+        m = json.loads((run / "manifest.json").read_text())
+        kept = [dict(s["files"]) for s in m["shards"]]
+        for s in m["shards"]:
+            del s["files"][FACTS_TABLE], s["files"]["summary"]
+        (run / "manifest.json").write_text(json.dumps(m))
+        shutil.rmtree(run / "facts")
+        shutil.rmtree(run / "summary")
+        reads: list[str] = []
+        real = Run.read_shard
+
+        def counted(self: Run, shard: dict, table: str) -> object:
+            reads.append(table)
+            return real(self, shard, table)
+
+        monkeypatch.setattr(Run, "read_shard", counted)
+        assert index_derived(run, workers=workers) == {"summary": (2, 0), "facts": (2, 0)}
+        monkeypatch.setattr(Run, "read_shard", real)
+        if workers == 1:  # (a pool's workers count in their own processes)
+            assert sorted(reads) == ["events", "events", "hands", "hands"]
+        got = json.loads((run / "manifest.json").read_text())["shards"]
+        assert [dict(s["files"]) for s in got] == kept
+        assert index_derived(run, workers=workers) == {"summary": (0, 2), "facts": (0, 2)}

@@ -1,0 +1,135 @@
+"""``paohuzi index``'s one pass over a run: each listed shard whose derived files — its
+summary (docs/LOG_FORMAT.md §10) and its facts (§12) — are missing, of an older version, or
+damaged gets them made again from its hands and events, read once (checked) for both.
+
+Under the run's lock (:class:`~replay.store.manifest.RunLock`); the manifest is rewritten as
+files are made (paced: :class:`~replay.store.manifest.ManifestWriter`) and at the end, so an
+interrupted index resumes about where it stopped (a file written but not yet listed is
+rewritten with the same bytes). With ``workers > 1`` the shards are read and derived in a
+pool of that many processes, at most two shards per worker in flight, collected in shard
+order (the files and the manifest do not depend on it). A run of imported hands gets no
+summary (its seats' policies vary from hand to hand, and its figures are read from its
+hands); its facts are derived.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from replay.store.facts_schema import FACTS_TABLE
+from replay.store.scan import ChecksumCache
+from replay.store.summary_schema import SUMMARY_TABLE
+
+#: The derived files of a shard, in the order they are made.
+DERIVED = (SUMMARY_TABLE, FACTS_TABLE)
+
+
+def _problem(kind: str) -> Callable[[Path, dict[str, Any], ChecksumCache], str | None]:
+    """Why a shard's derived file of ``kind`` cannot be used (None: it can)."""
+    if kind == SUMMARY_TABLE:
+        from replay.store.summaries import summary_problem
+
+        return summary_problem
+    from replay.store.facts_files import facts_problem
+
+    return facts_problem
+
+
+def index_derived(
+    run_path: Path, progress: Any = None, workers: int = 1
+) -> dict[str, tuple[int, int]]:
+    """Make the derived files every listed shard of the run at ``run_path`` lacks (see the
+    module); per derived kind of the run, (shards done now, shards that had it).
+    ``progress(done, total)`` is called after each shard."""
+    from replay.store.manifest import Manifest, ManifestWriter, RunLock, read_manifest
+    from replay.store.runs import Run
+
+    run_path = Path(run_path)
+    with RunLock(run_path):
+        manifest = read_manifest(run_path)
+        run = Run(run_path.name.removeprefix("run="), run_path, manifest)
+        kinds = (FACTS_TABLE,) if Manifest(manifest).imported else DERIVED
+        cache = ChecksumCache(run_path.parent.parent)
+        checks = {k: _problem(k) for k in kinds}
+        todo = []
+        for shard in run.shards:
+            missing = tuple(k for k in kinds if checks[k](run_path, shard, cache) is not None)
+            if missing:
+                todo.append((shard, missing))
+        cache.save()
+        made = dict.fromkeys(kinds, 0)
+        for _, missing in todo:
+            for k in missing:
+                made[k] += 1
+        writer = ManifestWriter(run_path, manifest)
+        progress_doc = manifest.get("progress")
+        try:
+            for n, (shard, files) in enumerate(_derive(run, todo, manifest, workers), 1):
+                for kind, entry in files.items():
+                    before = shard["files"].get(kind)
+                    shard["files"][kind] = entry
+                    if isinstance(progress_doc, dict) and isinstance(
+                        progress_doc.get("bytes"), int
+                    ):
+                        old = before.get("bytes", 0) if isinstance(before, dict) else 0
+                        progress_doc["bytes"] += int(entry["bytes"]) - int(old or 0)
+                writer.due()
+                if progress is not None:
+                    progress(n, len(todo))
+        finally:
+            writer.flush()  # what was made stays listed, also when interrupted
+        return {k: (made[k], len(run.shards) - made[k]) for k in kinds}
+
+
+def _derive_one(
+    name: str, path: Path, shard: dict[str, Any], shape: dict[str, Any], missing: tuple[str, ...]
+) -> dict[str, Any]:
+    """Read one shard's ``hands`` and ``events`` (checked, without the derived files being
+    replaced) and write its ``missing`` derived files; their ``files`` entries. ``shape``:
+    the manifest's ``rules`` and ``params`` (a worker never receives the whole manifest)."""
+    from engine.rules import RuleSet
+    from replay.store.facts_files import write_facts
+    from replay.store.runs import Run
+    from replay.store.summaries import write_summary
+
+    bare = {**shard, "files": {t: f for t, f in shard["files"].items() if t not in missing}}
+    run = Run(name, path, {**shape, "shards": [bare]})
+    hands, events = (run.read_shard(bare, t) for t in ("hands", "events"))
+    index = int(shard["index"])
+    files: dict[str, Any] = {}
+    if SUMMARY_TABLE in missing:
+        files.update(write_summary(path, index, hands, events, shape))
+    if FACTS_TABLE in missing:
+        files.update(write_facts(path, index, hands, events, RuleSet.from_dict(shape["rules"])))
+    return files
+
+
+def _derive(
+    run: Any,
+    todo: list[tuple[dict[str, Any], tuple[str, ...]]],
+    manifest: dict[str, Any],
+    workers: int,
+) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+    """(shard, its new ``files`` entries) in shard order, inline or from a process pool."""
+    shape = {"rules": manifest.get("rules", {}), "params": manifest.get("params", {})}
+    if workers <= 1 or len(todo) <= 1:
+        for shard, missing in todo:
+            yield shard, _derive_one(run.name, run.path, shard, shape, missing)
+        return
+    from replay.pool import process_pool
+
+    # a worker interrupted mid-file would leave its temporary file behind: let it finish
+    with process_pool(min(workers, len(todo)), terminate=False) as pool:
+        waiting: collections.deque[tuple[dict[str, Any], Any]] = collections.deque()
+        for shard, missing in todo:
+            fut = pool.submit(_derive_one, run.name, run.path, shard, shape, missing)
+            waiting.append((shard, fut))
+            if len(waiting) >= 2 * workers:
+                done, fut = waiting.popleft()
+                yield done, fut.result()
+        while waiting:
+            done, fut = waiting.popleft()
+            yield done, fut.result()
