@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import shutil
 from pathlib import Path
@@ -29,6 +30,33 @@ def cli(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
     """``paohuzi ARGS``: (exit code, stdout, stderr)."""
     r = CliRunner().invoke(main, list(args), env=env)
     return r.exit_code, r.stdout, r.stderr
+
+
+def ok_output(args: list[str], env: dict[str, str] | None = None) -> str:
+    """The output of a ``paohuzi`` command that must succeed."""
+    r = CliRunner().invoke(main, args, env=env)
+    assert r.exit_code == 0, r.output
+    return r.output
+
+
+def assert_close(a: Any, b: Any, where: str = "") -> None:
+    """Two JSON documents equal, floats to 1e-9 relative (NaN equal to NaN); a difference
+    is named by its path (``.key[index]``)."""
+    if isinstance(a, dict):
+        assert set(a) == set(b), where
+        for k in a:
+            assert_close(a[k], b[k], f"{where}.{k}")
+    elif isinstance(a, list):
+        assert len(a) == len(b), f"{where}: {len(a)} != {len(b)}"
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            assert_close(x, y, f"{where}[{i}]")
+    elif isinstance(a, float) and isinstance(b, float):
+        if math.isnan(a) or math.isnan(b):
+            assert math.isnan(a) and math.isnan(b), f"{where}: {a} != {b}"
+        else:
+            assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12), f"{where}: {a} != {b}"
+    else:
+        assert a == b, f"{where}: {a!r} != {b!r}"
 
 
 def simulate(data: Path, run: str, hands: int, seed: int, shard_hands: int) -> None:

@@ -14,10 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
+from catalog_helpers import assert_close, ok_output
 
 from replay.analysis.event_stats import KIND_NAMES, EventStats, summarize_events
-from replay.cli.main import main
 from replay.store import open_store
 from replay.store import summary_schema as summary
 from replay.store.scan import scan_store
@@ -31,39 +30,15 @@ RUNS = [
 ]
 
 
-def _cli(args: list[str], env: dict[str, str] | None = None) -> str:
-    r = CliRunner().invoke(main, args, env=env)
-    assert r.exit_code == 0, r.output
-    return r.output
-
-
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     d = tmp_path_factory.mktemp("event-summaries") / "data"
     for name, args in RUNS:
         if name == "four":  # 4 seats, 2 policies
             args = [a if a != "greedy,random" else "greedy,random,random,greedy" for a in args]
-        _cli(["simulate", "--data", str(d), "--run", name, "-q", "-w", "1",
+        ok_output(["simulate", "--data", str(d), "--run", name, "-q", "-w", "1",
               "--shard-hands", "24", *args])  # fmt: skip
     return d
-
-
-def _close(a: Any, b: Any, where: str = "") -> None:
-    if isinstance(a, dict):
-        assert set(a) == set(b), where
-        for k in a:
-            _close(a[k], b[k], f"{where}.{k}")
-    elif isinstance(a, list):
-        assert len(a) == len(b), f"{where}: {len(a)} != {len(b)}"
-        for i, (x, y) in enumerate(zip(a, b)):
-            _close(x, y, f"{where}[{i}]")
-    elif isinstance(a, float) and isinstance(b, float):
-        if math.isnan(a) or math.isnan(b):
-            assert math.isnan(a) and math.isnan(b), f"{where}: {a} != {b}"
-        else:
-            assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12), f"{where}: {a} != {b}"
-    else:
-        assert a == b, f"{where}: {a!r} != {b!r}"
 
 
 def _both(store: Path, run: str, seats: tuple[int, ...], policies: tuple[str, ...]) -> tuple[EventStats, EventStats]:  # fmt: skip
@@ -96,7 +71,7 @@ def test_summaries_equal_raw_events(store: Path, name: str) -> None:
         assert (fast.source, raw.source) == ("summaries", "events")
         a, b = fast.to_dict(), raw.to_dict()
         a.pop("source"), b.pop("source")
-        _close(a, b, f"{name} seats={seats} policies={policies}")
+        assert_close(a, b, f"{name} seats={seats} policies={policies}")
         if not seats and not policies:
             assert a["hands"] == sum(s["hands"] for s in run.shards)
             assert a["actions"] and a["declines"] and a["options"]
@@ -150,28 +125,30 @@ def test_an_older_summary_reads_the_events_until_index(store: Path, tmp_path: Pa
     assert not summary.summarized(scan_store(data).run("three"))
     before, raw = _both(data, "three", (), ())
     assert before.source == "events"
-    _cli(["verify", "--data", str(data), "three"])
-    out = _cli(["index", "--data", str(data), "three"])
+    ok_output(["verify", "--data", str(data), "three"])
+    out = ok_output(["index", "--data", str(data), "three"])
     assert "4 shard(s) summarised" in out
     assert summary.summarized(scan_store(data).run("three"))
     after, _ = _both(data, "three", (), ())
     assert after.source == "summaries"
     a, b = after.to_dict(), before.to_dict()
     a.pop("source"), b.pop("source")
-    _close(a, b)
-    _cli(["verify", "--data", str(data), "three"])
+    assert_close(a, b)
+    ok_output(["verify", "--data", str(data), "three"])
 
 
 def test_stats_events_json_is_the_same_from_either_source(store: Path) -> None:
-    fast = json.loads(_cli(["stats", "--events", "--data", str(store), "--json"]))
+    fast = json.loads(ok_output(["stats", "--events", "--data", str(store), "--json"]))
     raw = json.loads(
-        _cli(["stats", "--events", "--data", str(store), "--json"], env={"PAOHUZI_SUMMARY": "0"})
+        ok_output(
+            ["stats", "--events", "--data", str(store), "--json"], env={"PAOHUZI_SUMMARY": "0"}
+        )
     )
     for r in fast["runs"] if isinstance(fast, dict) else fast:
         assert r.pop("source") == "summaries"
     for r in raw["runs"] if isinstance(raw, dict) else raw:
         assert r.pop("source") == "events"
-    _close(fast, raw)
+    assert_close(fast, raw)
 
 
 def test_an_impossible_event_is_refused_before_counting(store: Path) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
@@ -309,7 +310,9 @@ def test_index_makes_both_derived_files_reading_each_shard_once(
         reads: list[str] = []
         real = Run.read_shard
 
-        def counted(self: Run, shard: dict, table: str) -> object:
+        def counted(
+            self: Run, shard: dict, table: str, reads: list[str] = reads, real: Any = real
+        ) -> object:
             reads.append(table)
             return real(self, shard, table)
 

@@ -6,14 +6,11 @@ are checked like the other shard files."""
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
-from typing import Any
 
 import pytest
-from click.testing import CliRunner
+from catalog_helpers import assert_close, ok_output
 
-from replay.cli.main import main
 from replay.store import summary_schema as summary
 from replay.store.runs import open_store
 from replay.store.scan import scan_store
@@ -27,56 +24,35 @@ RUNS: list[tuple[str, list[str]]] = [
 ]
 
 
-def _cli(args: list[str], env: dict[str, str] | None = None) -> str:
-    r = CliRunner().invoke(main, args, env=env)
-    assert r.exit_code == 0, r.output
-    return r.output
-
-
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     data = tmp_path_factory.mktemp("stats-summary") / "data"
     for name, args in RUNS:
-        _cli(["simulate", "--data", str(data), "-w", "1", "-q", "--run", name,
+        ok_output(["simulate", "--data", str(data), "-w", "1", "-q", "--run", name,
               "--shard-hands", "48", *args])  # fmt: skip
     return data
 
 
-def _close(a: Any, b: Any, where: str = "") -> None:
-    if isinstance(a, dict):
-        assert set(a) == set(b), where
-        for k in a:
-            _close(a[k], b[k], f"{where}.{k}")
-    elif isinstance(a, list):
-        assert len(a) == len(b), where
-        for i, (x, y) in enumerate(zip(a, b)):
-            _close(x, y, f"{where}[{i}]")
-    elif isinstance(a, float) and isinstance(b, float):
-        assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12), f"{where}: {a} != {b}"
-    else:
-        assert a == b, f"{where}: {a!r} != {b!r}"
-
-
 def test_stats_json_equal(store: Path) -> None:
-    raw = json.loads(_cli(["stats", "--data", str(store), "--json"]))
-    out = _cli(["index", "--data", str(store)])
+    raw = json.loads(ok_output(["stats", "--data", str(store), "--json"]))
+    out = ok_output(["index", "--data", str(store)])
     assert "base: " in out and "shard(s) summarised" in out
     state = scan_store(store)
     assert all(summary.summarized(r) for r in state.usable_runs)
-    fast = json.loads(_cli(["stats", "--data", str(store), "--json"]))
+    fast = json.loads(ok_output(["stats", "--data", str(store), "--json"]))
     again = json.loads(
-        _cli(["stats", "--data", str(store), "--json"], env={"PAOHUZI_SUMMARY": "0"})
+        ok_output(["stats", "--data", str(store), "--json"], env={"PAOHUZI_SUMMARY": "0"})
     )
-    _close(raw, again)
-    _close(raw, fast)
+    assert_close(raw, again)
+    assert_close(raw, fast)
     dup = next(r for r in fast["runs"] if r["run"] == "dup")
     assert dup["cluster"] == "deal" and dup["paired"]
     assert dup["winning"]["huxi"]["mean"]["lo"] is not None
 
 
 def test_index_resumes_and_is_checked(store: Path) -> None:
-    _cli(["index", "--data", str(store)])
-    out = _cli(["index", "--data", str(store), "base"])
+    ok_output(["index", "--data", str(store)])
+    out = ok_output(["index", "--data", str(store), "base"])
     assert "0 shard(s) summarised" in out
     run = open_store(store).run("base")
     s = run.shards[0]
@@ -110,8 +86,8 @@ def test_index_with_workers_writes_the_same(store: Path, tmp_path: Path) -> None
             for s in doc["shards"]:
                 s["files"].pop("summary", None)
             m.write_text(json.dumps(doc))
-    _cli(["index", "--data", str(one), "-w", "1", "-q"])
-    _cli(["index", "--data", str(two), "-w", "2", "-q"])
+    ok_output(["index", "--data", str(one), "-w", "1", "-q"])
+    ok_output(["index", "--data", str(two), "-w", "2", "-q"])
     for name, _ in RUNS:
         a, b = open_store(one).run(name), open_store(two).run(name)
         assert [s["files"] for s in a.shards] == [s["files"] for s in b.shards]
