@@ -45,7 +45,7 @@ SHORT_HELP: dict[str, str] = {
     "demo": "Play one seeded hand and print it move by move.",
     "simulate": "Play hands with policies and record them (Parquet + DuckDB).",
     "stats": "Win, 荒庄, seat, dealer, policy, 胡息 and 名堂 statistics of runs.",
-    "index": "Build the summary tables of runs (stats and dashboard).",
+    "index": "Build the summary tables and facts of runs.",
     "replay": "Show a recorded hand at any step (or step through it).",
     "verify": "Check recorded hands against the rules; report every bad hand.",
     "export": "Write one recorded hand as a replay file.",

@@ -88,6 +88,7 @@ from replay.replayer.verify import (
 )
 from replay.store.fsinfo import file_kind, read_at_most
 from replay.store.manifest import Manifest, now
+from replay.store.provenance_schema import PROVENANCE, PROVENANCE_MAX_BYTES, PROVENANCE_SCHEMA
 
 HEADER = f"# 跑胡子 replay file ({FORMAT} {VERSION}): see docs/REPLAY_FILE.md"
 
@@ -1270,24 +1271,6 @@ class _Batch:
                 i = ok[j]
                 why = f"{self.items[i].name}: the verifier refuses the derived rows: {problems[0]}"
                 self.verdicts[i].refuse(ReplayFileError(why, "unverifiable"))
-
-
-#: A shard's provenance file (docs/LOG_FORMAT.md, runs of imported hands): one row per hand
-#: it holds — where the hand came from — listed in the shard's ``files`` as ``imported``.
-PROVENANCE = "imported"
-PROVENANCE_SCHEMA = pa.schema(
-    [
-        pa.field("hand_id", pa.uint32(), nullable=False),
-        pa.field("file", pa.string(), nullable=False),
-        pa.field("title", pa.string()),
-        pa.field("from_run", pa.string()),
-        pa.field("from_hand", pa.int64()),
-        pa.field("at", pa.string(), nullable=False),
-    ]
-)
-
-#: The largest provenance file read (a shard of 10,000 hands writes well under 1 MiB).
-PROVENANCE_MAX_BYTES = 64 << 20
 
 
 def _provenance_file(path: Path, index: int, rows: list[dict[str, Any]]) -> dict[str, Any]:

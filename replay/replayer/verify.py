@@ -869,8 +869,8 @@ def _check_manifest(
     # A run of imported hands is complete between ingests: the files of the shard an ingest
     # was writing when it died lie unlisted in the next shard's slot, which the next ingest
     # rewrites (atomically, the same way); they are not part of the run.
-    from replay.replayer.exchange import PROVENANCE
     from replay.store.manifest import Manifest
+    from replay.store.provenance_schema import PROVENANCE
 
     nxt = max((s["index"] for s in good), default=-1) + 1
     pending = (

@@ -105,7 +105,7 @@ def provenance_problem(run_path: Path, shard: dict[str, Any], checksums: bool) -
     is not the one the manifest describes — size, SHA-256, one row per hand of the shard in
     hand order — or None (also when it lists none: a shard of a run written before there
     were such files, or of a simulated run)."""
-    from replay.replayer.exchange import PROVENANCE, PROVENANCE_SCHEMA
+    from replay.store.provenance_schema import PROVENANCE, PROVENANCE_SCHEMA
 
     entry = shard.get("files", {}).get(PROVENANCE)
     if entry is None:
