@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -61,7 +62,8 @@ def ensure_writable(root: Path) -> Path:
     path. Raises :class:`StoreError` with a one-line reason."""
     try:
         (root / "runs").mkdir(parents=True, exist_ok=True)
-        probe = root / f".write-test-{os.getpid()}"
+        # one probe per thread: the service checks from several threads of one process
+        probe = root / f".write-test-{os.getpid()}-{threading.get_ident()}"
         probe.write_bytes(b"")
         probe.unlink()
     except OSError as e:

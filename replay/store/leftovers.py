@@ -8,7 +8,7 @@ A left-over is found by its name, in one walk of the store that never follows a 
   never rolled back: its files are partly deleted, so the run could not be restored whole;
 * **a temporary file** ``.NAME.tmp-PID`` (an atomic write, the catalog's rebuild
   ``.paohuzi.duckdb.tmp-PID`` with its ``.wal`` and DuckDB's spill folder ``.tmp``) or a
-  write probe ``.write-test-PID`` whose process is gone;
+  write probe ``.write-test-PID-THREAD`` (``.write-test-PID`` before) whose process is gone;
 * **a run folder of a refused name** (``run=..``, spaces, more than 120 characters): ``rm``
   cannot name it. Rename it to a valid name to keep it; ``--fix`` removes it;
 * **a symlinked run folder** (removing it removes the link, never what it points to) and an
@@ -47,8 +47,9 @@ from replay.store.layout import CATALOG_NAME, StoreError, check_run_name
 #: ``runs/.removing-NAME-PID``: a run being deleted by ``rm`` (process PID).
 REMOVING_RE = re.compile(r"\.removing-(.+)-(\d+)", re.S)
 #: ``.NAME.tmp-PID`` (``.wal``: DuckDB's log of it, ``.tmp``: its spill folder) and
-#: ``.write-test-PID``: files a process writes under a temporary name and renames or deletes.
-TEMP_RE = re.compile(r"\..+\.tmp-(\d+)(?:\.wal|\.tmp)?|\.write-test-(\d+)", re.S)
+#: ``.write-test-PID-THREAD``: files a process writes under a temporary name and renames or
+#: deletes.
+TEMP_RE = re.compile(r"\..+\.tmp-(\d+)(?:\.wal|\.tmp)?|\.write-test-(\d+)(?:-\d+)?", re.S)
 LOCK_NAME = ".lock"
 
 # The kinds of left-over, as listed.

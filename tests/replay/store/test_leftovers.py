@@ -96,6 +96,7 @@ def test_orphan_temp_files_are_listed_and_removed_bug(root: Path) -> None:
         root / f".paohuzi.duckdb.tmp-{pid}.wal",
         root / f".checksums.json.tmp-{pid}",
         root / f".write-test-{pid}",
+        root / f".write-test-{pid}-140245",  # of one thread
         root / "runs" / "run=r" / "hands" / f".part-00002.parquet.tmp-{pid}",
         root / "runs" / "run=s" / f".manifest.json.tmp-{pid}",
     ]
@@ -112,6 +113,7 @@ def test_orphan_temp_files_are_listed_and_removed_bug(root: Path) -> None:
         ("temporary file", f".paohuzi.duckdb.tmp-{pid}.tmp"),
         ("temporary file", f".paohuzi.duckdb.tmp-{pid}.wal"),
         ("temporary file", f".write-test-{pid}"),
+        ("temporary file", f".write-test-{pid}-140245"),
         ("temporary file", f"runs/run=r/hands/.part-00002.parquet.tmp-{pid}"),
         ("temporary file", f"runs/run=s/.manifest.json.tmp-{pid}"),
     ]
