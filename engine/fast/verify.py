@@ -19,6 +19,11 @@ problem is not one event's) and ``reason``: the extra events (``ST_EXTRA``), the
 the differing columns (``ST_EVENT``: bit i = EVENT_CHECKED[i]; ``ST_OUTCOME``: bit i =
 OUTCOME_CHECKED[i]), 0 otherwise. A bad hand stops at its first problem.
 
+With ``facts`` rows ((n, engine.fast.facts.ROW_SIZE); (n, 0): none) the kernel also counts
+each hand's facts as it re-applies it (the four calls of :mod:`engine.fast.facts`, as the
+play loop makes them), so that ``paohuzi verify`` checks a shard's facts file without a
+second replay; a bad hand's row is left incomplete (``R_APPLIED`` short of its events).
+
 >>> from engine.rules import find_rules
 >>> st = np.zeros(S.STATE_SIZE, dtype=np.int32)
 >>> rp, hp = rule_arrays(find_rules("hunan"))
@@ -31,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.fast import facts as F
 from engine.fast import state as S
 from engine.fast.cache_guard import guard
 from engine.fast.play import NULL8, event_fields, outcome_fields
@@ -106,9 +112,12 @@ def _deck_ok(decks, h, counts):
 
 
 @njit(cache=True)
-def verify_kernel(rp, hp, decks, dealers, los, his, seat, action, cols, rec, status, seqs, reason):
-    """Check hands ``0 … n-1`` (see the module doc); fills ``status``, ``seqs``, ``reason``.
-    Returns the number of bad hands."""
+def verify_kernel(
+    rp, hp, decks, dealers, los, his, seat, action, cols, rec, status, seqs, reason, fx, facts
+):
+    """Check hands ``0 … n-1`` (see the module doc); fills ``status``, ``seqs``, ``reason``
+    and, when it has columns, ``facts`` (``fx``: their scratch). Returns the number of bad
+    hands."""
     n = decks.shape[0]
     n_seats = rp[S.RP_PLAYERS]
     st = np.zeros(S.STATE_SIZE, dtype=np.int32)
@@ -117,7 +126,10 @@ def verify_kernel(rp, hp, decks, dealers, los, his, seat, action, cols, rec, sta
     o = np.zeros(16, dtype=np.int64)
     x = np.zeros(17, dtype=np.int64)
     n_bad = 0
+    with_facts = facts.shape[1] > 0
     for h in range(n):
+        fr = facts[h]
+        applied = 0
         code = ST_OK
         at = -1
         why = 0
@@ -131,6 +143,8 @@ def verify_kernel(rp, hp, decks, dealers, los, his, seat, action, cols, rec, sta
             for i in range(80):
                 deck[i] = decks[h, i]
             S.new_state(rp, hp, deck, dealers[h], st)
+            if with_facts:
+                F.hand_start(st, fr)
             for p in range(lo, hi):
                 k = p - lo
                 if st[S.OUT_KIND] >= 0:
@@ -155,9 +169,14 @@ def verify_kernel(rp, hp, decks, dealers, los, his, seat, action, cols, rec, sta
                     m |= 16
                 if cols[5, p] != opts:
                     m |= 32
+                if with_facts:
+                    F.before_event(fr, s, kind, opts, forced)
                 if not S.apply_checked(rp, hp, st, s, a):
                     code, at = ST_ILLEGAL, k
                     break
+                applied += 1
+                if with_facts:
+                    F.after_event(st, fr)
                 if m:
                     code, at, why = ST_EVENT, k, m
                     break
@@ -174,6 +193,8 @@ def verify_kernel(rp, hp, decks, dealers, los, his, seat, action, cols, rec, sta
                         m |= 1 << c
                 if m:
                     code, why = ST_OUTCOME, m
+            if with_facts:
+                F.hand_end(rp, fx, st, fr, applied, code == ST_OK)
         status[h] = code
         seqs[h] = at
         reason[h] = why
@@ -203,10 +224,17 @@ def run_kernel(
     action: np.ndarray,
     cols: np.ndarray,
     rec: np.ndarray,
+    facts: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`verify_kernel` with the rule arrays of ``rules``; (status, seq, reason)."""
+    """:func:`verify_kernel` with the rule arrays of ``rules``; (status, seq, reason). With
+    ``facts`` ((n, engine.fast.facts.ROW_SIZE) int64) the hands' facts rows are counted into
+    it."""
     rp, hp = rule_arrays(rules)  # type: ignore[arg-type]
     n = decks.shape[0]
+    if facts is None:
+        facts, fx = np.zeros((n, 0), dtype=np.int64), np.zeros(0, dtype=np.int64)
+    else:
+        fx = F.facts_scratch(rules)
     status = np.zeros(n, dtype=np.int32)
     seqs = np.zeros(n, dtype=np.int32)
     reason = np.zeros(n, dtype=np.int64)
@@ -216,7 +244,7 @@ def run_kernel(
 
     verify_kernel(
         rp, hp, i64(decks), i64(dealers), i64(los), i64(his), i64(seat), i64(action), i64(cols),
-        i64(rec), status, seqs, reason,
+        i64(rec), status, seqs, reason, fx, facts,
     )  # fmt: skip
     return status, seqs, reason
 

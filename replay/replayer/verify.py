@@ -489,14 +489,13 @@ def verify_shard(
     if hands_t.num_rows != n_hands:
         shard_bad(f"{hands_t.num_rows:,} hands in the file, the manifest says {n_hands:,}")
     if shape is not None:  # derived data checked against its source (LOG_FORMAT §10)
-        from replay.replayer.verify_listed import facts_problem, provenance_problem
+        from replay.replayer.verify_listed import provenance_problem
         from replay.replayer.verify_summary import summary_problem
 
         for derived in (
             summary_problem(
                 Path(run_path), shard, shape, paths["hands"], paths["events"], checksums
             ),
-            facts_problem(Path(run_path), shard, ruleset, hands_t, events_t, checksums),
             provenance_problem(Path(run_path), shard, checksums),
         ):
             if derived is not None:
@@ -515,11 +514,24 @@ def verify_shard(
     res.events = events_t.num_rows
     fast = _in_order(ids, seq, hand_ids, n_events, first_hand)
     if fast is not None:  # the usual shard: every hand's events one block, in order
+        from engine.fast.facts import ROW_SIZE
+
         res.hands = len(hand_ids)
-        found_all = check.check(np.arange(len(hand_ids), dtype=np.int64), *fast)
+        # the compiled check counts the facts as it re-applies the hands (no second replay)
+        facts = np.zeros((len(hand_ids), ROW_SIZE), np.int64) if shape is not None else None
+        found_all = check.check(np.arange(len(hand_ids), dtype=np.int64), *fast, facts=facts)
         for i in sorted(found_all):
             res.bad.append(hand_ids[i])
             res.problems += found_all[i]
+        if shape is not None:  # a shard out of order is not checked further
+            from replay.replayer.verify_listed import facts_problem
+
+            rows = facts if isinstance(check, _FastCheck) else None
+            derived = facts_problem(
+                Path(run_path), shard, ruleset, hands_t, events_t, checksums, rows
+            )
+            if derived is not None:
+                shard_bad(derived)
         return res
     # Events grouped by hand id: each hand's rows must be one contiguous block, with seq
     # 0, 1, 2 … (bad_seq: the first position of each block where it is not, else -1).
@@ -650,7 +662,13 @@ class _ReferenceCheck:
         self.hands = hands_t.to_pylist()
         self.ev = events_t.to_pydict()
 
-    def check(self, rows: np.ndarray, los: np.ndarray, his: np.ndarray) -> dict[int, list[Problem]]:
+    def check(
+        self,
+        rows: np.ndarray,
+        los: np.ndarray,
+        his: np.ndarray,
+        facts: np.ndarray | None = None,
+    ) -> dict[int, list[Problem]]:
         """Re-apply hands ``rows`` (their events are rows ``los[j] … his[j] - 1``); the
         problems found, by hands row."""
         out = {}
@@ -701,7 +719,13 @@ class _FastCheck:
                 decks[np.asarray(deck.is_null())] = 255
         self.decks = decks
 
-    def check(self, rows: np.ndarray, los: np.ndarray, his: np.ndarray) -> dict[int, list[Problem]]:
+    def check(
+        self,
+        rows: np.ndarray,
+        los: np.ndarray,
+        his: np.ndarray,
+        facts: np.ndarray | None = None,
+    ) -> dict[int, list[Problem]]:
         """As :meth:`_ReferenceCheck.check`, in one kernel call."""
         from engine.fast.verify import STATUS_NAMES, run_kernel
 
@@ -709,7 +733,7 @@ class _FastCheck:
             return {}
         status, seqs, _reason = run_kernel(
             self.ruleset, self.decks[rows], self.dealers[rows], los, his, self.seat,
-            self.action, self.cols, self.rec[rows],
+            self.action, self.cols, self.rec[rows], facts,
         )  # fmt: skip
         out = {}
         for j in np.flatnonzero(status).tolist():

@@ -13,6 +13,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -58,12 +59,14 @@ def facts_problem(
     hands: pa.Table,
     events: pa.Table,
     checksums: bool,
+    rows: np.ndarray | None = None,
 ) -> str | None:
     """Why the facts file a shard lists does not hold what its hands and events give, or
     None (also when it lists none, or one of an older version, which no reader uses, or when
     a hand does not replay: the hand check reports that). ``hands``/``events``: the shard's
-    checked tables."""
-    from replay.analysis.facts import derive_facts
+    checked tables; ``rows``: their facts rows, counted by the compiled check as it
+    re-applied them (else they are derived by a replay)."""
+    from replay.analysis.facts import derive_facts, facts_table
     from replay.store.facts_schema import FACTS_SCHEMA, FACTS_TABLE, has_facts
 
     entry = shard.get("files", {}).get(FACTS_TABLE)
@@ -85,7 +88,9 @@ def facts_problem(
     if got.schema.remove_metadata() != FACTS_SCHEMA.remove_metadata():
         return f"{where} does not have the facts columns ({_REBUILD})"
     try:
-        want = derive_facts(hands, events, rules)
+        want = (
+            derive_facts(hands, events, rules) if rows is None else facts_table(hands, rows, rules)
+        )
     except CorruptLog:
         return None
     for name in FACTS_SCHEMA.names:
