@@ -57,10 +57,12 @@ DEPENDS: dict[str, tuple[Path, ...]] = {
     "search": _f("state", "features", "policies", "pyrandom", "hu_bridge", "hu")
     + _POLICIES
     + (_ENGINE / "search.py",),
-    "play": _f("state", "features", "policies", "search", "pyrandom", "hu_bridge", "hu")
+    "play": _f("state", "features", "policies", "search", "pyrandom", "hu_bridge", "hu", "facts")
     + _POLICIES,
     "facts": _f("state", "hu_bridge", "hu"),
-    "verify": _f("state", "play", "search", "features", "policies", "pyrandom", "hu_bridge", "hu")
+    "verify": _f(
+        "state", "play", "search", "features", "policies", "pyrandom", "hu_bridge", "hu", "facts"
+    )
     + _POLICIES,
 }
 
