@@ -922,7 +922,7 @@ def hu_eval_at(
             if need_lex:
                 _fill_keys(
                     ws, w, ncand, meld_kind, k0, meld_card, c0, n_melds, hc, h0, -1, -1, -1, skeys,
-                    ws[info + 1],
+                    ws[info + 1], False,
                 )  # fmt: skip
             ncand += 1
             if has_shape:
@@ -932,7 +932,7 @@ def hu_eval_at(
                     if need_lex:
                         _fill_keys(
                             ws, w, ncand, meld_kind, k0, meld_card, c0, n_melds, hc, h0, -1, -1, -1,
-                            skeys, ws[info + 1],
+                            skeys, ws[info + 1], False,
                         )  # fmt: skip
                     ncand += 1
         ws[pool + card] -= 1
@@ -979,7 +979,7 @@ def hu_eval_at(
                 if need_lex:
                     _fill_keys(
                         ws, w, ncand, meld_kind, k0, meld_card, c0, n_melds, hc, h0, ri, card, kq,
-                        skeys, n_split,
+                        skeys, n_split, False,
                     )  # fmt: skip
                 ncand += 1
                 if r2 >= 0:
@@ -987,7 +987,7 @@ def hu_eval_at(
                     if need_lex:
                         _fill_keys(
                             ws, w, ncand, meld_kind, k0, meld_card, c0, n_melds, hc, h0, ri, card,
-                            kq, dkeys, n_dd,
+                            kq, dkeys, n_dd, False,
                         )  # fmt: skip
                     ncand += 1
     if ncand == 0:
@@ -1014,9 +1014,11 @@ def _fill_keys(
     pao_kan: int,
     skeys: int,
     ns: int,
+    dealt: bool,
 ) -> None:
     """The sorted keys of candidate ``ci``'s reading: melds (meld ``run_i`` as 跑 ``card``),
-    the 坎 of the hand (face ``pao_kan`` as a 跑), then the split ``ws[skeys : skeys + ns]``."""
+    the 坎 of the hand (face ``pao_kan`` as a 跑) and, for a ``dealt`` hand (``hc`` its copy
+    with the card added), its 提, then the split ``ws[skeys : skeys + ns]``."""
     dst = w + _W_CKEYS + ci * _MAXG
     m = dst
     for i in range(n_melds):
@@ -1033,8 +1035,12 @@ def _fill_keys(
                 ws[m] = HX_KEY3[mc]
         m += 1
     for k in range(NUM_KINDS):
-        if hc[h0 + k] == 3:
+        x = hc[h0 + k]
+        if x == 3:
             ws[m] = HX_KEY4[k] if k == pao_kan else HX_KEY3[k]
+            m += 1
+        elif x == 4 and dealt:
+            ws[m] = HX_KEY4[k]
             m += 1
     for i in range(ns):
         ws[m] = ws[skeys + i]
@@ -1123,57 +1129,24 @@ def _eval_dealt(
     has_shape = ws[info]
     _candidate(ws, w, 0, OPT_DEALT, fixed_hx + r, 0 if (has_chi or has_shape) else 1, shua)
     if lex:
-        _fill_keys_dealt(ws, w, 0, v, meld_kind, k0, meld_card, c0, n_melds, skeys, ws[info + 1])
+        _fill_keys(
+            ws, w, 0, meld_kind, k0, meld_card, c0, n_melds, ws, hc, -1, -1, -1, skeys,
+            ws[info + 1], True,
+        )  # fmt: skip
     ncand = 1
     if has_shape:
         r2 = _duidui_split(ws, w, jiang, -1, v, skeys)
         if r2 >= 0:
             _candidate(ws, w, 1, OPT_DEALT, fixed_hx + r2, 0 if has_chi else 1, shua)
             if lex:
-                _fill_keys_dealt(
-                    ws, w, 1, v, meld_kind, k0, meld_card, c0, n_melds, skeys, ws[info + 1]
-                )
+                _fill_keys(
+                    ws, w, 1, meld_kind, k0, meld_card, c0, n_melds, ws, hc, -1, -1, -1, skeys,
+                    ws[info + 1], True,
+                )  # fmt: skip
             ncand = 2
     return _finish(
         params, ws, w, ncand, lex, red, big, n - big, haidi != 0, dihu != 0, zimo, th, out, o
     )
-
-
-@njit(cache=True)
-def _fill_keys_dealt(
-    ws: Any,
-    w: int,
-    ci: int,
-    v: int,
-    meld_kind: Any,
-    k0: int,
-    meld_card: Any,
-    c0: int,
-    n_melds: int,
-    skeys: int,
-    ns: int,
-) -> None:
-    """:func:`_fill_keys` of a dealt hand's candidate ``ci``: the melds, the 提 and 坎 of the
-    hand copy (``ws[w + _W_HC:]``, the card added), then the split ``ws[skeys : skeys + ns]``."""
-    dst = w + _W_CKEYS + ci * _MAXG
-    m = dst
-    for i in range(n_melds):
-        _hx, key, _n, _r, _b = _meld_hx_key(v, meld_kind[k0 + i], meld_card[c0 + i])
-        ws[m] = key
-        m += 1
-    for k in range(NUM_KINDS):
-        x = ws[w + _W_HC + k]
-        if x == 4:
-            ws[m] = HX_KEY4[k]
-            m += 1
-        elif x == 3:
-            ws[m] = HX_KEY3[k]
-            m += 1
-    for i in range(ns):
-        ws[m] = ws[skeys + i]
-        m += 1
-    _sort_small(ws, dst, m - dst)
-    ws[w + _W_CNK + ci] = m - dst
 
 
 @njit(cache=True)

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from engine.actions import ActionKind
 from engine.errors import CorruptLog
@@ -107,9 +108,9 @@ def _table(hand_ids: Sequence[int], cols: dict[str, Any]) -> pa.Table:
     return pa.Table.from_pydict({f.name: data[f.name] for f in FACTS_SCHEMA}, schema=FACTS_SCHEMA)
 
 
-def _recorded(values: Sequence[int | None]) -> np.ndarray:
+def _recorded(hands: pa.Table, name: str) -> np.ndarray:
     """A ``hands`` column as int64, null as -2 (no reading gives it)."""
-    return np.array([-2 if x is None else x for x in values], dtype=np.int64)
+    return _i64(pc.fill_null(hands.column(name).cast(pa.int64()), -2).to_numpy())
 
 
 def _where(hand_id: int) -> str:
@@ -147,7 +148,8 @@ def facts_table(
     (:mod:`engine.fast.facts`: replayed by :func:`derive_facts`, or counted by the compiled
     play loop as it played them), each hand having ``n_events`` events (default: its
     ``n_events``). Every win's reading is held to the recorded outcome, 胡息 and score;
-    :class:`CorruptLog` names the first hand that differs."""
+    :class:`CorruptLog` names the first hand that differs. The rows of a 3提/5坎 天胡 get
+    their reading written in place."""
     from engine.fast import facts as K
     from engine.fast import hu as H
 
@@ -157,8 +159,6 @@ def facts_table(
     bad = np.nonzero(rows[:, K.R_APPLIED] != n_events)[0]
     if len(bad):
         raise CorruptLog(f"{_where(int(ids[bad[0]]))}: an event does not replay")
-    huxi = hands.column("huxi").to_pylist()
-    score = hands.column("score").to_pylist()
     wins = np.nonzero(np.isin(rows[:, K.R_KIND], _WINS))[0]
     for i in wins[rows[wins, K.R_KIND] == int(OutcomeKind.TIANHU_AUTO)].tolist():
         res = _auto_tianhu_result(rules, rows[i])
@@ -168,45 +168,43 @@ def facts_table(
         rows[i, K.R_SCORE] = res.score
         rows[i, K.R_GROUPS : K.R_GROUPS + H.READING_SIZE] = H.reference_reading(res)
     r = rows[wins]
-    recorded = _i64(hands.column("outcome").to_numpy())
     wrong = (
         (r[:, K.R_WIN] != 1)
-        | (r[:, K.R_HUXI] != _recorded(huxi)[wins])
-        | (r[:, K.R_SCORE] != _recorded(score)[wins])
-        | (r[:, K.R_KIND] != recorded[wins])
+        | (r[:, K.R_HUXI] != _recorded(hands, "huxi")[wins])
+        | (r[:, K.R_SCORE] != _recorded(hands, "score")[wins])
+        | (r[:, K.R_KIND] != _recorded(hands, "outcome")[wins])
     )
     if wrong.any():
         i = int(wins[np.nonzero(wrong)[0][0]])
         raise CorruptLog(
             f"{_where(int(ids[i]))}: the winning reading does not give the recorded"
-            f" 胡息 {huxi[i]} and score {score[i]}"
+            f" 胡息 {hands.column('huxi')[i].as_py()} and score {hands.column('score')[i].as_py()}"
         )
-    won = np.zeros(len(ids), dtype=bool)
-    won[wins] = True
+    no_win = np.ones(len(ids), dtype=bool)
+    no_win[wins] = False
     n_seats = rules.players
-    cols: dict[str, pa.Array] = {"hand_id": pa.array(ids, type=pa.uint32())}
-    cols["option"] = pa.array(
-        np.array(OPTIONS, dtype=object)[np.where(won, rows[:, K.R_OPTION], 0)],
-        mask=~won,
-        type=pa.string(),
-    )
-    cols["popao"] = pa.array(rows[:, K.R_POPAO] != 0, mask=~won, type=pa.bool_())
+    # (values, null mask) of every column but the two that are not integers
+    ints: dict[str, tuple[np.ndarray, np.ndarray | None]] = {"hand_id": (ids, None)}
     n_kinds = len(GROUP_KINDS)
     for k in GROUP_KINDS:
-        j = _INDEX[k]
-        cols[_GN[j]] = rows[:, K.R_GROUPS + int(k)], ~won
-        cols[_GH[j]] = rows[:, K.R_GROUPS + n_kinds + int(k)], ~won
+        ints[_GN[_INDEX[k]]] = rows[:, K.R_GROUPS + int(k)], no_win
+        ints[_GH[_INDEX[k]]] = rows[:, K.R_GROUPS + n_kinds + int(k)], no_win
     for name, off in (("chouhu", K.R_CHOUHU), ("renpeng", K.R_RENPENG), ("bipai", K.R_BIPAI)):
         for s in range(MAX_SEATS):
-            cols[f"{name}_{s}"] = rows[:, off + s], np.full(len(ids), s >= n_seats)
-    cols["conflicts"] = rows[:, K.R_CONFLICTS], None
+            ints[f"{name}_{s}"] = rows[:, off + s], np.full(len(ids), s >= n_seats)
+    ints["conflicts"] = rows[:, K.R_CONFLICTS], None
     arrays = []
     for f in FACTS_SCHEMA:
-        c = cols[f.name]
-        if isinstance(c, tuple):
-            values, mask = c
-            c = pa.array(values.astype(f.type.to_pandas_dtype()), mask=mask, type=f.type)
-        arrays.append(c)
+        if f.name == "option":
+            codes = np.where(no_win, 0, rows[:, K.R_OPTION])
+            arrays.append(
+                pa.array(np.array(OPTIONS, dtype=object)[codes], mask=no_win, type=f.type)
+            )
+        elif f.name == "popao":
+            arrays.append(pa.array(rows[:, K.R_POPAO] != 0, mask=no_win, type=f.type))
+        else:
+            values, mask = ints[f.name]
+            arrays.append(pa.array(values.astype(f.type.to_pandas_dtype()), mask=mask, type=f.type))
     return pa.Table.from_arrays(arrays, schema=FACTS_SCHEMA)
 
 
