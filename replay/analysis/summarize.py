@@ -79,8 +79,9 @@ def key_array(k: np.ndarray, typ: pa.DataType) -> pa.Array:
 
 def prepare(hands: pa.Table, manifest: dict[str, Any]) -> Hands:
     """The shard's :class:`Hands` for the run of ``manifest`` (its rules and params)."""
-    players, per, _, _ = S.run_shape(manifest)
-    return Hands(hands, per, players, sorted({p for pols in per for p in pols}))
+    sh = S.run_shape(manifest)
+    names = sorted({p for pols in sh.per for p in pols})  # policy codes in string order
+    return Hands(hands, sh.per, sh.players, names, sh.classes)
 
 
 def summarize_shard(
@@ -89,33 +90,64 @@ def summarize_shard(
     """The summary rows of one shard's ``hands`` table, by kind: the same tables as
     :func:`replay.analysis.summarize_sql.summarize_shard_sql`. ``h``: the shard's
     :class:`Hands` (:func:`prepare`), when the caller has them."""
-    players, per, duplicate, total = S.run_shape(manifest)
-    names = sorted({p for pols in per for p in pols})  # policy codes in string order
-    h = h if h is not None else Hands(hands, per, players, names)
+    sh = S.run_shape(manifest)
+    h = h if h is not None else prepare(hands, manifest)
     out = {
         "hands": _hands_kind(h),
         "stock": _stock_kind(h),
         "values": _values_kind(h),
         "mingtang": _mingtang_kind(h),
-        "conv": _conv_kind(h, S.granule(total), names),
+        "conv": _conv_kind(h, sh.granule, h.names),
     }
-    masks = S.seat_masks(per, players)
-    out["clusters"], groups = _clusters_kind(h, masks, len(per), names)
-    if duplicate:
-        out["paired"] = _paired_kind(h, masks, names, groups)
+    masks, hmasks = S.cluster_masks(sh)
+    out["clusters"], groups = _clusters_kind(h, masks, hmasks, len(sh.per), h.names)
+    if sh.duplicate:
+        out["paired"] = _paired_kind(h, masks, h.names, groups)
     return {k: S.conform(k, t) for k, t in out.items()}
 
 
+def class_of(hands: pa.Table, per: Sequence[tuple[str, ...]], players: int) -> np.ndarray:
+    """Per hand of a run of imported hands, the index in ``per`` (the run's policy classes)
+    of the policies that play its seats; ``ValueError`` naming the first hand that has none."""
+    cols = [hands.column(f"policy_{s}").to_pylist() for s in range(players)]
+    index = {tuple(c): i for i, c in enumerate(per)}
+    out = np.empty(hands.num_rows, dtype=np.int64)
+    for i, t in enumerate(zip(*cols, strict=True)):
+        c = index.get(t)
+        if c is None:
+            hand = hands.column("hand_id")[i].as_py()
+            raise ValueError(f"hand {hand}: its seats' policies {t!r} are none of the run's")
+        out[i] = c
+    return out
+
+
+def seat_assignments(hands: pa.Table, players: int) -> list[tuple[str, ...]]:
+    """Per hand, the policies that play its seats (for
+    :func:`~replay.store.summary_schema.policy_classes`)."""
+    cols = [hands.column(f"policy_{s}").to_pylist() for s in range(players)]
+    return list(zip(*cols, strict=True))
+
+
 class Hands:
-    """The columns the summaries read, as int64 arrays, and the seat rows."""
+    """The columns the summaries read, as int64 arrays, and the seat rows. ``classes``: the
+    run is of imported hands: a hand's ``rotation`` is its policy class (:func:`class_of`),
+    not its recorded rotation, and its deal is itself."""
 
     def __init__(
-        self, hands: pa.Table, per: list[tuple[str, ...]], players: int, names: list[str]
+        self,
+        hands: pa.Table,
+        per: list[tuple[str, ...]],
+        players: int,
+        names: list[str],
+        classes: bool = False,
     ) -> None:
         self.table = hands
         self.n = hands.num_rows
+        self.names = names
         self.hand_id = int_column(hands, "hand_id")[0]
-        self.rotation = int_column(hands, "rotation")[0]
+        self.rotation = (
+            class_of(hands, per, players) if classes else int_column(hands, "rotation")[0]
+        )
         self.dealer = int_column(hands, "dealer")[0]
         self.outcome = int_column(hands, "outcome")[0]
         self.huang_streak = int_column(hands, "huang_streak")[0]
@@ -125,14 +157,21 @@ class Hands:
         self.source, self.has_source = int_column(hands, "source")
         self.zimo, self.has_zimo = int_column(hands, "zimo")
         self.values = {c: int_column(hands, c) for c in S.VALUE_COLS}
-        deal = int_column(hands, "deal_id")[0]
+        # a cluster is a deal of a --duplicate run, else a hand (imported hands keep the
+        # deal id of the run they were played in)
+        deal = int_column(hands, "hand_id" if classes else "deal_id")[0]
         self.deals, self.deal = np.unique(deal, return_inverse=True)
         self.deal = self.deal.astype(np.int64)
         self.win = (self.outcome != S.HUANG) & self.has_winner
-        self._seat_rows(hands, per, players, names)
+        self._seat_rows(hands, per, players, names, classes)
 
     def _seat_rows(
-        self, hands: pa.Table, per: list[tuple[str, ...]], players: int, names: list[str]
+        self,
+        hands: pa.Table,
+        per: list[tuple[str, ...]],
+        players: int,
+        names: list[str],
+        classes: bool,
     ) -> None:
         code = {p: i for i, p in enumerate(names)}
         rot = self.rotation
@@ -157,7 +196,7 @@ class Hands:
             rows["seat"].append(np.full(len(idx), s, dtype=np.int64))
             rows["policy"].append(got[idx])
             rows["delta"].append(int_column(hands, f"delta_{s}")[0][idx])
-        if len(per) > 1 and self.n:
+        if len(per) > 1 and self.n and not classes:  # a deal's rotations
             counts = np.bincount(self.deal)
             if (counts != len(per)).any():
                 raise ValueError("a deal's rotations are not all in the shard")
@@ -298,7 +337,7 @@ ClusterRow = tuple[int, str, str, Any, Any, Any, Any, Any, Any, Any, Any]
 
 
 def _clusters_kind(
-    h: Hands, masks: list[int], rotations: int, names: list[str]
+    h: Hands, masks: list[int], hmasks: list[int], rotations: int, names: list[str]
 ) -> tuple[pa.Table, dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]]:
     nd = len(h.deals)
     width = S.MAX_SEATS * rotations  # slots 4·r + s
@@ -367,7 +406,6 @@ def _clusters_kind(
             rows += _count_rows(masks, "win_bit", str(b), c)
 
     # the hand-level selection, by rotation mask
-    hmasks = list(range(1, 1 << rotations))
     hm = mask_matrix(hmasks, rotations)
     rows += _count_rows(
         hmasks, "hand", "", by_mask(per_deal(h.deal, h.rotation, nd, rotations), hm)

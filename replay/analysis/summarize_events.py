@@ -43,6 +43,7 @@ from replay.analysis.summarize import (
     key_array,
     mask_matrix,
     per_deal,
+    prepare,
 )
 from replay.store import summary_schema as S
 
@@ -96,11 +97,12 @@ def summarize_events(
 ) -> dict[str, pa.Table]:
     """The ``ev_*`` summary rows of one shard, by kind (conformed to the summary schema);
     ``h``: the shard's :class:`~replay.analysis.summarize.Hands`, when the caller has them."""
-    players, per, duplicate, _ = S.run_shape(manifest)
-    names = sorted({p for pols in per for p in pols})
-    h = h if h is not None else Hands(hands, per, players, names)
+    sh = S.run_shape(manifest)
+    per, duplicate = sh.per, sh.duplicate
+    h = h if h is not None else prepare(hands, manifest)
+    names = h.names
     e = Events(events, h, per, names)
-    c = _Counts(h, e, S.seat_masks(per, players), len(per))
+    c = _Counts(h, e, S.cluster_masks(sh)[0], len(per))
     out = {
         "ev_actions": _actions(c, names),
         "ev_declines": _declines(c, names),

@@ -15,10 +15,9 @@ from replay.store.summary_schema import (
     MAX_SEATS,
     MINGTANG_BITS,
     VALUE_COLS,
+    cluster_masks,
     conform,
-    granule,
     run_shape,
-    seat_masks,
 )
 
 
@@ -41,15 +40,19 @@ def summarize_shard_sql(hands: pa.Table, manifest: dict[str, Any]) -> dict[str, 
     ``SUMMARY_SCHEMA``'s columns), from SQL."""
     import duckdb
 
-    players, per, duplicate, total = run_shape(manifest)
-    _check_policies(hands, per, players)
+    shape = run_shape(manifest)
+    players, per, duplicate, g, classes = shape
+    if not classes:
+        _check_policies(hands, per, players)
     con = duckdb.connect(":memory:")
     try:
         con.execute("SET threads = 1")
-        con.register("h", hands)
+        if classes:
+            _register_classes(con, hands, per, players)
+        else:
+            con.register("h", hands)
         con.execute(f"CREATE TEMP VIEW s AS {_seat_rows_sql(players)}")
-        masks = seat_masks(per, players)
-        hmasks = list(range(1, 1 << len(per)))
+        masks, hmasks = cluster_masks(shape)
         con.execute("CREATE TEMP TABLE masks (mask USMALLINT)")
         con.executemany("INSERT INTO masks VALUES (?)", [(m,) for m in masks])
         con.execute("CREATE TEMP TABLE hmasks (mask USMALLINT)")
@@ -67,7 +70,6 @@ def summarize_shard_sql(hands: pa.Table, manifest: dict[str, Any]) -> dict[str, 
             " ON (m.mask >> h.rotation) & 1 = 1"
         )
         bits = f"(SELECT range::SMALLINT AS bit FROM range({MINGTANG_BITS}))"
-        g = granule(total)
         group_keys = (
             "[{'w': 'g:seat', 'k': 'seat ' || seat}, {'w': 'g:dealer', 'k': CASE WHEN seat ="
             " dealer THEN 'dealer' ELSE 'non-dealer' END}, {'w': 'g:policy', 'k': policy},"
@@ -158,6 +160,24 @@ def summarize_shard_sql(hands: pa.Table, manifest: dict[str, Any]) -> dict[str, 
         return out
     finally:
         con.close()
+
+
+def _register_classes(con: Any, hands: pa.Table, per: list[tuple[str, ...]], players: int) -> None:
+    """View ``h``: a run of imported hands' ``hands`` with each hand's ``rotation`` its
+    policy class, the row of ``per`` its seats' policies match, and its deal itself."""
+    cols = ", ".join(f"p{s} VARCHAR" for s in range(players))
+    con.execute(f"CREATE TEMP TABLE classes (c UTINYINT, {cols})")
+    marks = ", ".join("?" for _ in range(players + 1))
+    con.executemany(f"INSERT INTO classes VALUES ({marks})", [(i, *c) for i, c in enumerate(per)])
+    con.register("h0", hands)
+    on = " AND ".join(f"h0.policy_{s} = k.p{s}" for s in range(players))
+    con.execute(
+        "CREATE TEMP VIEW h AS SELECT h0.* REPLACE (k.c AS rotation, h0.hand_id AS deal_id)"
+        f" FROM h0 JOIN classes k ON {on}"
+    )
+    n = con.execute("SELECT count(*) FROM h").fetchone()
+    if n is None or n[0] != hands.num_rows:
+        raise ValueError("a hand's seats' policies are none of the run's")
 
 
 def _check_policies(hands: pa.Table, per: list[tuple[str, ...]], players: int) -> None:

@@ -68,8 +68,11 @@ def index(runs: tuple[str, ...], data: Path, workers: int, quiet: bool) -> None:
             if SUMMARY_TABLE in got:
                 done, skipped = got[SUMMARY_TABLE]
                 click.echo(f"run {name}: {done} shard(s) summarised, {skipped} already {took}")
-            else:  # its seats' policies vary from hand to hand: read from its hands
-                click.echo(f"run {name}: imported hands, no summary tables {took}")
+            else:  # more policy classes than a summary holds: read from its hands
+                click.echo(
+                    f"run {name}: imported hands of more than 4 seat-policy assignments, no"
+                    f" summary tables (its figures come from its hands) {took}"
+                )
             f_done, f_skipped = got[FACTS_TABLE]
             click.echo(f"run {name}: facts of {f_done} shard(s) derived, {f_skipped} already")
     try:

@@ -1331,6 +1331,40 @@ def provenance(run: Any) -> list[dict[str, Any]]:
     return sorted(out, key=lambda e: e.get("hand_id") or 0)
 
 
+def _derived_files(
+    path: Path,
+    index: int,
+    hands: pa.Table,
+    events: pa.Table,
+    manifest: dict[str, Any],
+    rules: RuleSet,
+) -> dict[str, Any]:
+    """A new shard's summary and facts (docs/LOG_FORMAT.md §10, §12), as ``simulate`` writes
+    them with each shard; their ``files`` entries. The summary's rotations are the run's
+    policy classes (``params.seat_policies``, which this extends with the shard's new ones);
+    past :data:`~replay.store.summary_schema.MAX_SEATS` classes the run is marked
+    ``seat_policies_overflow`` and its shards get no more summaries (its figures then come
+    from its hands)."""
+    from replay.analysis.summarize import seat_assignments
+    from replay.store import summary_schema
+    from replay.store.facts_files import write_facts
+    from replay.store.summaries import write_summary
+
+    files = write_facts(path, index, hands, events, rules)
+    params = manifest["params"]
+    if params.get("seat_policies_overflow"):
+        return files
+    known = params.get("seat_policies") or []
+    classes, over = summary_schema.policy_classes(known, seat_assignments(hands, rules.players))
+    if over:
+        params["seat_policies_overflow"] = True
+        return files
+    params["seat_policies"] = classes
+    shape = {"rules": manifest["rules"], "params": params}
+    files.update(write_summary(path, index, hands, events, shape))
+    return files
+
+
 def _pause(index: int) -> None:
     spec = os.environ.get(PAUSE_ENV, "")
     at, _, seconds = spec.partition(":")
@@ -1440,6 +1474,7 @@ def add_hands(
             "events": store.write_shard_file(path, events_t, "events", index),
             PROVENANCE: _provenance_file(path, index, origins),
         }
+        files_entry.update(_derived_files(path, index, hands_t, events_t, manifest, rules))
         _pause(index)
         shards.append(
             {

@@ -893,12 +893,14 @@ def _check_manifest(
     # A run of imported hands is complete between ingests: the files of the shard an ingest
     # was writing when it died lie unlisted in the next shard's slot, which the next ingest
     # rewrites (atomically, the same way); they are not part of the run.
+    from replay.store.facts_schema import FACTS_TABLE
     from replay.store.manifest import Manifest
     from replay.store.provenance_schema import PROVENANCE
+    from replay.store.summary_schema import SUMMARY_TABLE
 
     nxt = max((s["index"] for s in good), default=-1) + 1
     pending = (
-        {store.shard_file(t, nxt) for t in (*schema.TABLES, PROVENANCE)}
+        {store.shard_file(t, nxt) for t in (*schema.TABLES, PROVENANCE, SUMMARY_TABLE, FACTS_TABLE)}
         if Manifest(m).imported
         else set()
     )

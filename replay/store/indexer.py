@@ -7,9 +7,11 @@ files are made (paced: :class:`~replay.store.manifest.ManifestWriter`) and at th
 interrupted index resumes about where it stopped (a file written but not yet listed is
 rewritten with the same bytes). With ``workers > 1`` the shards are read and derived in a
 pool of that many processes, at most two shards per worker in flight, collected in shard
-order (the files and the manifest do not depend on it). A run of imported hands gets no
-summary (its seats' policies vary from hand to hand, and its figures are read from its
-hands); its facts are derived.
+order (the files and the manifest do not depend on it). In a run of imported hands, whose
+seats' policies vary from hand to hand, a summary's rotations are the run's policy classes
+(:func:`~replay.store.summary_schema.run_shape`): the classes of the hands to summarise are
+added to ``params.seat_policies`` first, from their ``policy_*`` columns in shard order;
+past four classes the run gets no more summaries (its figures come from its hands).
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ def index_derived(
     with RunLock(run_path):
         manifest = read_manifest(run_path)
         run = Run(run_path.name.removeprefix("run="), run_path, manifest)
-        kinds = (FACTS_TABLE,) if Manifest(manifest).imported else DERIVED
+        kinds = DERIVED
         cache = ChecksumCache(run_path.parent.parent)
         checks = {k: _problem(k) for k in kinds}
         todo = []
@@ -60,6 +62,9 @@ def index_derived(
             if missing:
                 todo.append((shard, missing))
         cache.save()
+        if Manifest(manifest).imported and not _classes(run, todo, manifest):
+            kinds = (FACTS_TABLE,)
+            todo = [(sh, (FACTS_TABLE,)) for sh, m in todo if FACTS_TABLE in m]
         made = dict.fromkeys(kinds, 0)
         for _, missing in todo:
             for k in missing:
@@ -82,6 +87,42 @@ def index_derived(
         finally:
             writer.flush()  # what was made stays listed, also when interrupted
         return {k: (made[k], len(run.shards) - made[k]) for k in kinds}
+
+
+def _classes(
+    run: Any, todo: list[tuple[dict[str, Any], tuple[str, ...]]], manifest: dict[str, Any]
+) -> bool:
+    """Extend a run of imported hands' policy classes (``params.seat_policies``) with those
+    of the shards to summarise; whether its shards can have summaries (at most four
+    classes; past them ``params.seat_policies_overflow`` is set)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from engine.errors import CorruptLog
+    from replay.store import summary_schema
+    from replay.store.scan import resolve_shard_path
+
+    params = manifest.setdefault("params", {})
+    if params.get("seat_policies_overflow"):
+        return False
+    players = int(manifest.get("rules", {}).get("players", 3))
+    cols = [f"policy_{s}" for s in range(players)]
+    classes = params.get("seat_policies") or []
+    for shard, missing in todo:
+        if SUMMARY_TABLE not in missing:
+            continue
+        rel = shard["files"]["hands"]["path"]
+        try:
+            t = pq.read_table(resolve_shard_path(run.path, rel), columns=cols)
+        except (OSError, ValueError, pa.ArrowException) as e:
+            raise CorruptLog(f"run {run.name}: {rel} cannot be read: {str(e)[:120]}") from None
+        seen = zip(*(t.column(c).to_pylist() for c in cols), strict=True)
+        classes, over = summary_schema.policy_classes(classes, list(seen))
+        if over:
+            params["seat_policies_overflow"] = True
+            return False
+    params["seat_policies"] = classes
+    return bool(classes)
 
 
 def _derive_one(

@@ -118,6 +118,7 @@ _PARAMS = _obj(
         "policies": (_NAMES, False),
         "policies_text": _opt(TEXT),
         "seat_policies": (cs.list_schema(_NAMES, max_length=4, strict=True), False),
+        "seat_policies_overflow": _opt(cs.bool_schema(strict=True)),
         "shard_hands": _opt(POSITIVE),
         "sessions_per_shard": _opt(POSITIVE),
         "n_sessions": _opt(HANDS),

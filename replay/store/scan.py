@@ -33,6 +33,7 @@ import pydantic_core
 
 from engine.errors import CorruptLog, PaohuziError
 from engine.rules import PRESETS, RuleSet
+from replay.store import summary_schema
 from replay.store.files import read_regular
 from replay.store.fsinfo import file_kind, pid_alive
 from replay.store.layout import MANIFEST_NAME, RUN_NAME_RE
@@ -88,6 +89,13 @@ class RunInfo:
     #: why the run's facts files (docs/LOG_FORMAT.md §12) cannot be used (one damaged), or
     #: None; a run without them (not indexed) has no ``facts`` files and no problem
     facts_problem: str | None = None
+    #: who plays each seat in each rotation of its summaries (a run of imported hands: in
+    #: each policy class); empty when its shards cannot have summaries
+    per_rotation: tuple[tuple[str, ...], ...] = field(default=(), repr=False)
+    #: the hands per bin of its summaries' ``conv`` rows
+    granule: int = 1
+    #: its summaries' rotations are policy classes (a run of imported hands)
+    policy_classes: bool = False
 
     @property
     def usable(self) -> bool:
@@ -682,6 +690,7 @@ def _run_info(run_path: Path, cache: ChecksumCache) -> RunInfo:
             check_facts(run_path, shards, cache) if problem is None else ([], None)
         )
         status = str(m.get("status"))
+        shape = summary_schema.run_shape(m)
         return RunInfo(
             manifest_sha256=digest,
             name=name,
@@ -718,6 +727,9 @@ def _run_info(run_path: Path, cache: ChecksumCache) -> RunInfo:
             problem=problem,
             summary_problem=summary_problem,
             facts_problem=facts_problem,
+            per_rotation=tuple(shape.per) if summary_schema.summarizable(m.get("params")) else (),
+            granule=shape.granule,
+            policy_classes=shape.classes,
             ranges=()
             if problem
             else tuple(

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import pyarrow as pa
 
@@ -194,27 +194,121 @@ def seat_masks(per_rotation: Sequence[Sequence[str]], players: int) -> list[int]
     return sorted(masks)
 
 
-def granule(hands_total: int) -> int:
-    """Hands per bin of the ``conv`` rows: the largest power of two ≤ hands_total / 100."""
+#: Hands per bin of the ``conv`` rows of a run of imported hands: fixed, since such a run
+#: grows with every import (a simulated run's granule follows its planned hands).
+IMPORTED_GRANULE = 64
+
+
+def cluster_masks(shape: Shape) -> tuple[list[int], list[int]]:
+    """The seat masks and the rotation masks a run's cluster rows (``clusters``,
+    ``ev_actions``, ``ev_declines``, ``ev_forced``) are computed for. In a run of imported
+    hands each policy class has its own: the masks of its seats alone (bits ``4·c + s``) and
+    ``1 << c``; a hand of class ``c`` counts only under a selection's bits of ``c`` (each
+    hand is its own cluster), so a class's rows never change when classes are added."""
+    if not shape.classes:
+        return seat_masks(shape.per, shape.players), list(range(1, 1 << len(shape.per)))
+    seat = sorted(
+        m << (MAX_SEATS * c)
+        for c, pols in enumerate(shape.per)
+        for m in seat_masks([pols], shape.players)
+    )
+    return seat, [1 << c for c in range(len(shape.per))]
+
+
+def selection_masks(
+    per: Sequence[Sequence[str]],
+    players: int,
+    seats: Sequence[int],
+    policies: Sequence[str],
+    classes: bool,
+) -> list[tuple[int, int]]:
+    """A selection's (seat mask, rotation mask) pairs for one run: one pair; for a run of
+    imported hands one per policy class, each within the bits of its class (the cluster
+    rows of :func:`cluster_masks`; a row of class ``c`` passes the bit tests of pair ``c``
+    alone, so every row is counted once)."""
+    if not classes:
+        return [(seat_mask(per, players, seats, policies), hand_mask(per, seats, policies))]
+    return [
+        (
+            seat_mask([pols], players, seats, policies) << (MAX_SEATS * c),
+            hand_mask([pols], seats, policies) << c,
+        )
+        for c, pols in enumerate(per)
+    ]
+
+
+def granule(hands_total: int, imported: bool = False) -> int:
+    """Hands per bin of the ``conv`` rows: the largest power of two ≤ hands_total / 100
+    (:data:`IMPORTED_GRANULE` for a run of imported hands)."""
+    if imported:
+        return IMPORTED_GRANULE
     g = 1
     while g * 2 <= max(1, hands_total // 100):
         g *= 2
     return g
 
 
-def run_shape(manifest: dict[str, Any]) -> tuple[int, list[tuple[str, ...]], bool, int]:
-    """Players, who plays each seat in each rotation, --duplicate, and the hands planned, of
-    a manifest's ``rules`` and ``params``."""
+class Shape(NamedTuple):
+    """What a run's summaries depend on: its players; who plays each seat in each
+    *rotation* (the summary's ``rotation`` key); --duplicate; the ``conv`` granule; and
+    whether the rotations are the policy classes of a run of imported hands."""
+
+    players: int
+    per: list[tuple[str, ...]]
+    duplicate: bool
+    granule: int
+    classes: bool
+
+
+def run_shape(manifest: dict[str, Any]) -> Shape:
+    """The :class:`Shape` of a manifest's ``rules`` and ``params``. A simulated run's
+    rotations follow its policies (:func:`seat_policies`); a run of imported hands (no
+    ``params.policies``) has instead its ``params.seat_policies``: the distinct assignments
+    of policies to seats its hands have, in the order they were first imported, each hand
+    summarised under the index of its own (:func:`policy_classes`)."""
     from replay.store.manifest import RunParams
 
     rules = manifest.get("rules", {})
-    raw = manifest.get("params")
+    raw = manifest.get("params") or {}
     params = RunParams.of(raw)
     players = int(rules.get("players", 3))
+    if not params.policies:
+        per = [tuple(c) for c in raw.get("seat_policies") or ()]
+        return Shape(players, per, False, granule(0, True), True)
     duplicate = params.duplicate
-    rotations = params.rotations if (raw or {}).get("rotations") else (players if duplicate else 1)
+    rotations = params.rotations if raw.get("rotations") else (players if duplicate else 1)
     per = seat_policies(list(params.policies), players, rotations)
-    return players, per, duplicate, params.hands_total
+    return Shape(players, per, duplicate, granule(params.hands_total), False)
+
+
+def summarizable(params: Any) -> bool:
+    """Whether a run's shards can have summaries: always for a simulated run; for a run of
+    imported hands while its hands have at most :data:`MAX_SEATS` policy classes (a
+    selection mask has a bit per seat of each in 16), which
+    :func:`policy_classes` records."""
+    p = params or {}
+    return bool(p.get("policies")) or (
+        bool(p.get("seat_policies")) and not p.get("seat_policies_overflow")
+    )
+
+
+def policy_classes(
+    known: Sequence[Sequence[str]], seen: Sequence[Sequence[str]]
+) -> tuple[list[list[str]], bool]:
+    """A run of imported hands' policy classes after hands whose seats are played by
+    ``seen`` (per hand, its policies by seat): ``known`` followed by each new assignment in
+    the order first seen, and whether that made more than :data:`MAX_SEATS` (then the list
+    keeps the first ones, and the run's figures come from its hands)."""
+    out = [list(c) for c in known]
+    have = {tuple(c) for c in out}
+    for c in seen:
+        t = tuple(c)
+        if t not in have:
+            if len(out) == MAX_SEATS:
+                return out, True
+            have.add(t)
+            out.append(list(t))
+    return out, False
 
 
 # ---------------------------------------------------------------------------------------------

@@ -27,7 +27,6 @@ from replay.analysis.figures.selection import (
     seats_where,
     sel_cte,
 )
-from replay.store import summary_schema as summary
 
 #: Group keys of seat rows: constant SQL expressions, chosen by name (an unknown name
 #: raises ``KeyError``).
@@ -212,7 +211,7 @@ def convergence_plan(state: Any, pl: Plan | None, key: str, width: int) -> Plan 
         return None
     for run, _, _ in pl:
         info = state.run(run)
-        if info is None or width % summary.granule(info.hands_target):
+        if info is None or width % info.granule:
             return None
     return pl
 

@@ -123,18 +123,22 @@ def winning_moments(sel: Selection, pl: Plan | None) -> Statement:
 
 
 def auto_tianhu(sel: Selection, pl: Plan | None) -> Statement:
-    """The automatic 3提/5坎 天胡 over distinct deals (rotation 0: deck and dealer decide it):
+    """The automatic 3提/5坎 天胡 over distinct deals (deck and dealer decide it: of a
+    --duplicate run, its rotation 0; of a run of imported hands, whose hands keep the
+    rotation they were played in, every hand):
     deals ``n``, such 天胡 ``k``, and those of the dealer ``kd`` (hand level)."""
     p = Params()
     if pl is None:
         return p.statement(
             f"SELECT count(*) AS n, count(*) FILTER (WHERE outcome = {AUTO}) AS k,"
             f" count(*) FILTER (WHERE outcome = {AUTO} AND winner = dealer) AS kd"
-            f" FROM hands WHERE {hands_where(sel, p)} AND rotation = 0"
+            f" FROM hands WHERE {hands_where(sel, p)}"
+            f" AND (rotation = 0 OR ({runs_of_kind(sel, p, False)}))"
         )
     return p.statement(
         f"WITH {sel_cte(pl, p)} SELECT coalesce(sum(n), 0) AS n,"
         f" coalesce(sum(n) FILTER (WHERE outcome = {AUTO}), 0) AS k,"
         f" coalesce(sum(n) FILTER (WHERE outcome = {AUTO} AND winner = dealer), 0) AS kd"
-        f" FROM summary_hands x JOIN sel USING (run) WHERE {HAND_BIT} AND x.rotation = 0"
+        f" FROM summary_hands x JOIN sel USING (run) WHERE {HAND_BIT}"
+        f" AND (x.rotation = 0 OR ({runs_of_kind(sel, p, False)}))"
     )

@@ -63,7 +63,8 @@ class Selection:
 # The source: a summary plan, or None (the hands)
 # ---------------------------------------------------------------------------------------------
 
-#: Per selected run: (run, seat mask, rotation mask) of :mod:`replay.store.summary_schema`.
+#: Per selected run: (run, seat mask, rotation mask) of :mod:`replay.store.summary_schema`
+#: (a run of imported hands: one per policy class, :func:`~replay.store.summary_schema.selection_masks`).
 Plan = tuple[tuple[str, int, int], ...]
 
 
@@ -79,16 +80,13 @@ def plan(state: Any, sel: Selection) -> Plan | None:
     out = []
     for name in sel.runs:
         info = state.run(name)
-        if info is None or not summary.summarized(info):
+        if info is None or not info.per_rotation or not summary.summarized(info):
             return None
-        per = summary.seat_policies(info.policies, info.players, info.rotations)
-        out.append(
-            (
-                name,
-                summary.seat_mask(per, info.players, sel.seats, sel.policies),
-                summary.hand_mask(per, sel.seats, sel.policies),
-            )
+        per = list(info.per_rotation)
+        pairs = summary.selection_masks(
+            per, info.players, sel.seats, sel.policies, info.policy_classes
         )
+        out += [(name, mask, hmask) for mask, hmask in pairs]
     return tuple(out)
 
 

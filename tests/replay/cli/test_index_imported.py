@@ -1,6 +1,7 @@
-"""``paohuzi index`` over a store with a run of imported hands: that run gets its facts but
-no summary tables (its seats' policies vary from hand to hand), the others are summarised,
-and the command exits 0 with one line per run (it raised an IndexError before)."""
+"""``paohuzi index`` over a store with a run of imported hands: that run has its summary and
+facts from the import (tests/replay/store/test_imported_summaries.py), the others are
+summarised, and the command exits 0 with its lines per run (it raised an IndexError
+before)."""
 
 from __future__ import annotations
 
@@ -26,10 +27,10 @@ def test_index_with_an_imported_run(tmp_path: Path) -> None:
     hand.write_text(_ok(["export", "sim", "1", "--data", str(data)]), encoding="utf-8")
     _ok(["import", str(hand), "--data", str(data), "--run", "mine"])
     out = _ok(["index", "--data", str(data)])
-    assert "run mine: imported hands, no summary tables" in out
-    assert "run mine: facts of 1 shard(s) derived" in out
+    assert "run mine: 0 shard(s) summarised, 1 already" in out
+    assert "run mine: facts of 0 shard(s) derived, 1 already" in out
     store = open_store(data)
-    assert not any(summary.has_summary(s) for s in store.run("mine").shards)
+    assert all(summary.has_summary(s) for s in store.run("mine").shards)
     assert all("facts" in s["files"] for s in store.run("mine").shards)
     assert all(summary.has_summary(s) for s in store.run("sim").shards)
     _ok(["verify", "--data", str(data)])

@@ -106,7 +106,8 @@ def test_a_server_killed_mid_ingest(tmp_path: Path, replay_lines: list[str]) -> 
     root = tmp_path / "d"
     run_path = store_api.run_dir(root, "field")
     first, second = replay_lines[:3], replay_lines[3:6]
-    tables = ("events", "hands", "imported")  # the tables and the provenance, by name
+    # the tables, the provenance, the facts and the summary, by name
+    tables = ("events", "facts", "hands", "imported", "summary")
     shard1 = [run_path / store_api.shard_file(t, 1) for t in tables]
     with Server(root, env={**ENV, PAUSE_ENV: "1:300"}) as server:
         status, answer = post(server, first)
@@ -143,7 +144,7 @@ def test_a_server_killed_mid_ingest(tmp_path: Path, replay_lines: list[str]) -> 
     assert "run field: 3 hands," in res.stdout and res.stdout.endswith("all good\n")
     # a file in another slot is no ingest's: a problem
     odd = run_path / store_api.shard_file("hands", 7)
-    odd.write_bytes(shard1[1].read_bytes())
+    odd.write_bytes(shard1[tables.index("hands")].read_bytes())
     res = cli("verify", "--data", str(root))
     assert (
         res.exit_code == 1
@@ -153,8 +154,8 @@ def test_a_server_killed_mid_ingest(tmp_path: Path, replay_lines: list[str]) -> 
     odd.unlink()
     stale = run_path / "hands" / ".part-00001.parquet.tmp-12345"
     stale.write_bytes(b"left by a writer that died")
-    unlisted = shard1[1].read_bytes()
-    inode = shard1[1].stat().st_ino
+    unlisted = shard1[tables.index("hands")].read_bytes()
+    inode = shard1[tables.index("hands")].stat().st_ino
 
     with Server(root, env=ENV) as server:
         status, run = server.json("GET", "/runs/field")
@@ -165,7 +166,11 @@ def test_a_server_killed_mid_ingest(tmp_path: Path, replay_lines: list[str]) -> 
     assert not stale.exists()
     decks = stored_decks(root, "field")
     assert decks == {i: deck_of(line) for i, line in enumerate(first + second)}
-    assert shard1[1].stat().st_ino != inode  # rewritten (atomically: a new file) …
-    assert shard1[1].read_bytes() == unlisted  # … with the same hands, the same bytes
+    assert (
+        shard1[tables.index("hands")].stat().st_ino != inode
+    )  # rewritten (atomically: a new file) …
+    assert (
+        shard1[tables.index("hands")].read_bytes() == unlisted
+    )  # … with the same hands, the same bytes
     res = cli("verify", "--data", str(root))
     assert res.exit_code == 0, res.output
