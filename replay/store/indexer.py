@@ -53,7 +53,7 @@ def index_derived(
     with RunLock(run_path):
         manifest = read_manifest(run_path)
         run = Run(run_path.name.removeprefix("run="), run_path, manifest)
-        kinds = DERIVED
+        kinds: tuple[str, ...] = DERIVED
         cache = ChecksumCache(run_path.parent.parent)
         checks = {k: _problem(k) for k in kinds}
         todo = []
