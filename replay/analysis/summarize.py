@@ -109,10 +109,9 @@ def summarize_shard(
 def class_of(hands: pa.Table, per: Sequence[tuple[str, ...]], players: int) -> np.ndarray:
     """Per hand of a run of imported hands, the index in ``per`` (the run's policy classes)
     of the policies that play its seats; ``ValueError`` naming the first hand that has none."""
-    cols = [hands.column(f"policy_{s}").to_pylist() for s in range(players)]
     index = {tuple(c): i for i, c in enumerate(per)}
     out = np.empty(hands.num_rows, dtype=np.int64)
-    for i, t in enumerate(zip(*cols, strict=True)):
+    for i, t in enumerate(seat_assignments(hands, players)):
         c = index.get(t)
         if c is None:
             hand = hands.column("hand_id")[i].as_py()

@@ -1352,16 +1352,9 @@ def _derived_files(
 
     files = write_facts(path, index, hands, events, rules)
     params = manifest["params"]
-    if params.get("seat_policies_overflow"):
-        return files
-    known = params.get("seat_policies") or []
-    classes, over = summary_schema.policy_classes(known, seat_assignments(hands, rules.players))
-    if over:
-        params["seat_policies_overflow"] = True
-        return files
-    params["seat_policies"] = classes
-    shape = {"rules": manifest["rules"], "params": params}
-    files.update(write_summary(path, index, hands, events, shape))
+    if summary_schema.add_policy_classes(params, seat_assignments(hands, rules.players)):
+        shape = {"rules": manifest["rules"], "params": params}
+        files.update(write_summary(path, index, hands, events, shape))
     return files
 
 

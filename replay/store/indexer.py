@@ -99,15 +99,13 @@ def _classes(
     import pyarrow.parquet as pq
 
     from engine.errors import CorruptLog
+    from replay.analysis.summarize import seat_assignments
     from replay.store import summary_schema
     from replay.store.scan import resolve_shard_path
 
     params = manifest.setdefault("params", {})
-    if params.get("seat_policies_overflow"):
-        return False
     players = int(manifest.get("rules", {}).get("players", 3))
     cols = [f"policy_{s}" for s in range(players)]
-    classes = params.get("seat_policies") or []
     for shard, missing in todo:
         if SUMMARY_TABLE not in missing:
             continue
@@ -116,13 +114,9 @@ def _classes(
             t = pq.read_table(resolve_shard_path(run.path, rel), columns=cols)
         except (OSError, ValueError, pa.ArrowException) as e:
             raise CorruptLog(f"run {run.name}: {rel} cannot be read: {str(e)[:120]}") from None
-        seen = zip(*(t.column(c).to_pylist() for c in cols), strict=True)
-        classes, over = summary_schema.policy_classes(classes, list(seen))
-        if over:
-            params["seat_policies_overflow"] = True
+        if not summary_schema.add_policy_classes(params, seat_assignments(t, players)):
             return False
-    params["seat_policies"] = classes
-    return bool(classes)
+    return summary_schema.summarizable(params)
 
 
 def _derive_one(

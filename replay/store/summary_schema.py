@@ -237,11 +237,9 @@ def selection_masks(
     ]
 
 
-def granule(hands_total: int, imported: bool = False) -> int:
+def granule(hands_total: int) -> int:
     """Hands per bin of the ``conv`` rows: the largest power of two ≤ hands_total / 100
-    (:data:`IMPORTED_GRANULE` for a run of imported hands)."""
-    if imported:
-        return IMPORTED_GRANULE
+    (:data:`IMPORTED_GRANULE` in a run of imported hands)."""
     g = 1
     while g * 2 <= max(1, hands_total // 100):
         g *= 2
@@ -274,7 +272,7 @@ def run_shape(manifest: dict[str, Any]) -> Shape:
     players = int(rules.get("players", 3))
     if not params.policies:
         per = [tuple(c) for c in raw.get("seat_policies") or ()]
-        return Shape(players, per, False, granule(0, True), True)
+        return Shape(players, per, False, IMPORTED_GRANULE, True)
     duplicate = params.duplicate
     rotations = params.rotations if raw.get("rotations") else (players if duplicate else 1)
     per = seat_policies(list(params.policies), players, rotations)
@@ -309,6 +307,21 @@ def policy_classes(
             have.add(t)
             out.append(list(t))
     return out, False
+
+
+def add_policy_classes(params: dict[str, Any], seen: Sequence[Sequence[str]]) -> bool:
+    """Record in a run of imported hands' ``params`` the policy classes of hands whose seats
+    are played by ``seen`` (:func:`policy_classes`): ``seat_policies`` extended, or
+    ``seat_policies_overflow`` set past :data:`MAX_SEATS` classes; whether those hands can
+    be summarised (not after an overflow, now or before)."""
+    if params.get("seat_policies_overflow"):
+        return False
+    classes, over = policy_classes(params.get("seat_policies") or [], seen)
+    if over:
+        params["seat_policies_overflow"] = True
+        return False
+    params["seat_policies"] = classes
+    return True
 
 
 # ---------------------------------------------------------------------------------------------
