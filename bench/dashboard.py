@@ -8,9 +8,15 @@ How the store is built (honestly but cheaply), under ``--data DIR``:
 * ``DIR/bigN``: a store with one run ``bigN`` of ``--hands`` (N) hands, made of copies of
   ``src``'s shards under new hand, deal and session ids and new manifest entries, by
   ``--workers`` processes writing whole shards (:func:`replicate_parallel`, which the seek
-  benchmark of ``make bench`` uses too); no summary files are copied, ``paohuzi index`` builds
-  them afterwards (timed). The replication resumes after an interruption, and a complete
-  run is not rebuilt.
+  benchmark of ``make bench`` uses too). A whole copy of a source shard also gets its derived
+  files without recomputing them (:func:`derived_copy`): the facts with the hand ids
+  shifted, the summary with its ``conv`` rows regrouped into the big run's bins (exact when
+  a copy's hand offset is a multiple of the source's bin, as with the default
+  ``--source-hands`` 102,400 = 100 bins of 1,024); a cut shard, or ``--no-derived``, leaves
+  them to ``paohuzi index`` (timed either way). ``paohuzi verify`` recomputes every derived
+  file and names the first difference (tests/replay/store/test_replicate_derived.py runs it on a
+  replicated run). The replication resumes after an interruption, and a complete run is not
+  rebuilt.
 
 Then, printed: the replication's hands/s; ``paohuzi index``'s wall time and peak memory; the
 summary files' size per million hands and the store's size on disk; ``paohuzi stats``' wall
@@ -94,7 +100,9 @@ def stats_document(out: str) -> dict[str, Any]:
 _WORKER: dict[str, Any] = {}
 
 
-def _worker_init(src_root: str, src: str, dst_path: str, period: dict[str, int]) -> None:
+def _worker_init(
+    src_root: str, src: str, dst_path: str, period: dict[str, int], big_granule: int
+) -> None:
     from replay.store import open_store
 
     _WORKER.update(
@@ -102,7 +110,60 @@ def _worker_init(src_root: str, src: str, dst_path: str, period: dict[str, int])
         dst=Path(dst_path),
         period=period,
         tables=collections.OrderedDict(),
+        big_granule=big_granule,
     )
+
+
+def derived_copy(
+    summary: Any, facts: Any, offset: int, src_granule: int, big_granule: int
+) -> tuple[Any, Any] | None:
+    """A copy's summary and facts tables from its source shard's, for hands shifted by
+    ``offset`` in a run whose ``conv`` bins hold ``big_granule`` hands: the facts' hand ids
+    shifted; every summary kind as it was (a shard's counts and cluster sums do not depend
+    on its ids, and the paired sums run in deal order, which a shift keeps) but ``conv``,
+    whose rows are regrouped into the new bins. None when that is not exact: the offset is
+    not a multiple of the source's bin, or the new bin not one of the source's (then a
+    source bin could straddle two new ones)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from replay.store import summary_schema as S
+
+    if offset % src_granule or big_granule % src_granule:
+        return None
+    i = facts.schema.get_field_index("hand_id")
+    f = facts.schema.field(i)
+    facts = facts.set_column(
+        i, f, pc.add(facts["hand_id"], pa.scalar(offset, pa.int64())).cast(f.type)
+    )
+    parts = []
+    for kind in S.KINDS:
+        t = summary.filter(pc.equal(summary["kind"], kind))
+        if kind == "conv" and t.num_rows:
+            if not pc.all(pc.equal(t["granule"], src_granule)).as_py():
+                return None
+            first = pc.multiply(t["bin"].cast(pa.int64()), src_granule)
+            t = t.set_column(
+                t.schema.get_field_index("bin"),
+                "bin",
+                pc.divide(pc.add(first, offset), big_granule).cast(pa.uint32()),
+            )
+            keys = ["bin", "rotation", "seat", "policy"]
+            g = t.group_by(keys).aggregate([("n", "sum"), ("won", "sum")])
+            g = g.sort_by([(k, "ascending") for k in keys])
+            t = S.conform(
+                "conv",
+                pa.table(
+                    {
+                        "granule": pa.array([big_granule] * g.num_rows, pa.uint32()),
+                        **{k: g[k] for k in keys},
+                        "n": g["n_sum"],
+                        "won": g["won_sum"],
+                    }
+                ),
+            )
+        parts.append(t)
+    return pa.concat_tables(parts), facts
 
 
 def _source_tables(pos: int) -> dict[str, Any]:
@@ -149,6 +210,8 @@ def _copy_shard(task: tuple[int, int, int, int]) -> dict[str, Any]:
         files[name] = store.write_shard_file(_WORKER["dst"], t, name, index)
         if name == "events":
             events = t.num_rows
+    if n == shard["hands"]:
+        files.update(_derived_files(shard, index, offset))
     return {
         **shard,
         "index": index,
@@ -156,6 +219,42 @@ def _copy_shard(task: tuple[int, int, int, int]) -> dict[str, Any]:
         "hands": n,
         "events": events,
         "files": files,
+    }
+
+
+def _derived_files(shard: dict[str, Any], index: int, offset: int) -> dict[str, Any]:
+    """The summary and facts entries of a whole copy of ``shard`` (:func:`derived_copy`),
+    or none (then ``paohuzi index`` derives them): the source shard has no current ones,
+    or the copy would not be exact, or ``--no-derived``."""
+    import pyarrow.parquet as pq
+
+    from replay.store import facts_schema as F
+    from replay.store import summary_schema as S
+    from replay.store.facts_files import facts_bytes
+    from replay.store.files import write_derived
+    from replay.store.summaries import summary_bytes
+
+    run, big = _WORKER["run"], _WORKER["big_granule"]
+    if not big or not (S.has_summary(shard) and F.has_facts(shard)):
+        return {}
+    got = derived_copy(
+        pq.read_table(run.shard_path(shard, S.SUMMARY_TABLE)),
+        pq.read_table(run.shard_path(shard, F.FACTS_TABLE)),
+        offset,
+        S.run_shape(run.manifest).granule,
+        big,
+    )
+    if got is None:
+        return {}
+    summary, facts = got
+    dst = _WORKER["dst"]
+    return {
+        S.SUMMARY_TABLE: write_derived(
+            dst, S.summary_path(index), summary_bytes(summary), summary.num_rows, S.SUMMARY_VERSION
+        ),
+        F.FACTS_TABLE: write_derived(
+            dst, F.facts_path(index), facts_bytes(facts), facts.num_rows, F.FACTS_VERSION
+        ),
     }
 
 
@@ -203,15 +302,21 @@ def _status(run_path: Path) -> str:
 
 
 def replicate_parallel(
-    src_root: Path, src: str, dst_root: Path, dst: str, hands: int, workers: int
+    src_root: Path,
+    src: str,
+    dst_root: Path,
+    dst: str,
+    hands: int,
+    workers: int,
+    derived: bool = True,
 ) -> tuple[int, int]:
     """Make run ``dst`` of ``hands`` hands in the store ``dst_root`` from copies of run
     ``src``'s shards (store ``src_root``, which may be ``dst_root``) under new hand ids (no
     summary files), and new deal and session ids too: a copy's deals are new deals, as in a
     real run of that size (``count(DISTINCT deal_id)`` and the per-deal clusters are
     those of a run of ``hands`` hands). ``workers`` processes each write whole shards
-    (:func:`replay.store.write_shard_file`); this process writes the manifest once, at the
-    end. Resumable: every finished shard is journalled, and a rerun writes only the missing
+    (:func:`replay.store.write_shard_file`) and, with ``derived``, a whole copy's summary and
+    facts (:func:`derived_copy`); this process writes the manifest once, at the end. Resumable: every finished shard is journalled, and a rerun writes only the missing
     ones. Returns the shards and hands written now ((0, 0): the run was complete)."""
     import pyarrow.parquet as pq
 
@@ -227,6 +332,7 @@ def replicate_parallel(
         "source_hands": source.n_hands,
         "hands": hands,
         "source_shards": [s["files"]["hands"]["sha256"] for s in source.shards],
+        "derived": derived,
     }
     run_path.mkdir(parents=True, exist_ok=True)
     with store.RunLock(run_path):
@@ -243,7 +349,15 @@ def replicate_parallel(
         ctx = multiprocessing.get_context("forkserver")
         step = max(1, len(tasks) // 10)
         t0, written = time.perf_counter(), 0
-        init = (str(src_root), src, str(run_path), _period(source))
+        from replay.store.summary_schema import granule
+
+        init = (
+            str(src_root),
+            src,
+            str(run_path),
+            _period(source),
+            granule(hands) if derived else 0,
+        )
         with ctx.Pool(workers, _worker_init, init) as pool:
             for k, entry in enumerate(pool.imap_unordered(_copy_shard, tasks, chunksize=4), 1):
                 done[entry["index"]] = entry
@@ -350,7 +464,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default="/tmp/paohuzi-bench-dashboard", help="benchmark folder")
     ap.add_argument("--hands", type=int, default=10_000_000)
-    ap.add_argument("--source-hands", type=int, default=100_000)
+    ap.add_argument("--source-hands", type=int, default=102_400)
     ap.add_argument("--workers", type=int, default=2, help="simulate and replication processes")
     ap.add_argument("--policies", default="greedy,random,heuristic")
     ap.add_argument("--runs", type=int, default=3, help="AppTest measurements per page")
@@ -362,15 +476,28 @@ def main(argv: list[str] | None = None) -> None:
         help="also measure from the hands (default: up to 20,000,000 hands)",
     )
     ap.add_argument(
+        "--pages",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="time the pages (AppTest, and Chromium with --browser; default on)",
+    )
+    ap.add_argument(
         "--browser",
         action=argparse.BooleanOptionalAction,
         default=True,
         help="Chromium timings (default on; needs Debian's chromium)",
     )
     ap.add_argument(
+        "--derived",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="copy the source shards' summary and facts with each whole copy (default on);"
+        " --no-derived leaves them all to paohuzi index",
+    )
+    ap.add_argument(
         "--reindex",
         action="store_true",
-        help="drop the big run's summaries first, so that paohuzi index is timed again",
+        help="drop the big run's summaries and facts first, so that paohuzi index is timed again",
     )
     a = ap.parse_args(argv)
     # our lines in order with the children's when piped to a log
@@ -403,7 +530,9 @@ def main(argv: list[str] | None = None) -> None:
         )
 
     t = time.perf_counter()
-    n_shards, n_hands = replicate_parallel(src_root, "src", big_root, big, a.hands, a.workers)
+    n_shards, n_hands = replicate_parallel(
+        src_root, "src", big_root, big, a.hands, a.workers, a.derived
+    )
     w = time.perf_counter() - t
     if n_shards:
         print(
@@ -418,6 +547,7 @@ def main(argv: list[str] | None = None) -> None:
         m = store.read_manifest(run_path)
         for s in m["shards"]:
             s["files"].pop("summary", None)
+            s["files"].pop("facts", None)
         store.write_manifest(run_path, m)
 
     w, peak, out = _run([*CLI, "index", "--data", str(big_root), big])
@@ -482,6 +612,8 @@ def main(argv: list[str] | None = None) -> None:
             else f"paohuzi stats: summaries and hands DIFFER at {len(diff)} values: {diff[:5]}"
         )
 
+    if not a.pages:
+        return
     for label, env in paths:
         print(f"pages, AppTest ({label}):", flush=True)
         subprocess.run(

@@ -471,6 +471,27 @@ def replay_figures(verify_hands: int, seek_hands: int) -> None:
         )
 
 
+def print_recording_overhead(hands: int) -> None:
+    """The compiled engine's recording overhead with and without the event summaries
+    (:func:`fast_record_overhead`) and the event summaries' CPU beside the engine's
+    (:func:`event_summary_points`), for ``random`` and ``heuristic`` seats."""
+    for policy in ("random", "heuristic"):
+        engine, recorded, bare = fast_record_overhead(hands, policy)
+        with_ev, without = 100 * (engine / recorded - 1), 100 * (engine / bare - 1)
+        print(
+            f"fast, {policy:<9}: engine only {engine:,.0f} hands/s CPU, play + record + write"
+            f" {recorded:,.0f}: recording overhead {with_ev:.1f}% (target ≤ 15%); without the"
+            f" event summaries {bare:,.0f}, {without:.1f}%: they add {with_ev - without:+.1f}"
+            " points (target ≤ 5)"
+        )
+        engine_s, summary_s = event_summary_points(policy)
+        print(
+            f"fast, {policy:<9}: event summaries of a 10,000-hand shard {1000 * summary_s:.0f} ms"
+            f" CPU beside the engine's {1000 * engine_s:.0f} ms: {100 * summary_s / engine_s:.1f}"
+            " points"
+        )
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m bench.throughput", description=__doc__)
     p.add_argument("--hands", type=int, default=3000, help="hands per self-play figure")
@@ -497,12 +518,20 @@ def main(argv: list[str] | None = None) -> None:
     )
     p.add_argument("--only-replay", action="store_true", help="only the replay figures")
     p.add_argument("--only-facts", action="store_true", help="only the facts derivation figure")
+    p.add_argument(
+        "--only-recording",
+        action="store_true",
+        help="only the compiled engine's recording overhead, with and without event summaries",
+    )
     args = p.parse_args(argv)
     if args.only_replay:
         replay_figures(args.verify_hands, args.seek_hands)
         return
     if args.only_facts:
         print_facts_overhead(args.fast_recorded)
+        return
+    if args.only_recording:
+        print_recording_overhead(args.fast_recorded)
         return
     from bench.calculator import bench_engines
 
@@ -529,21 +558,7 @@ def main(argv: list[str] | None = None) -> None:
         "  lines/s (target ≥ 150,000)"
     )
     print_facts_overhead(args.fast_recorded)
-    for policy in ("random", "heuristic"):
-        engine, recorded, bare = fast_record_overhead(args.fast_recorded, policy)
-        with_ev, without = 100 * (engine / recorded - 1), 100 * (engine / bare - 1)
-        print(
-            f"fast, {policy:<9}: engine only {engine:,.0f} hands/s CPU, play + record + write"
-            f" {recorded:,.0f}: recording overhead {with_ev:.1f}% (target ≤ 15%); without the"
-            f" event summaries {bare:,.0f}, {without:.1f}%: they add {with_ev - without:+.1f}"
-            " points (target ≤ 5)"
-        )
-        engine_s, summary_s = event_summary_points(policy)
-        print(
-            f"fast, {policy:<9}: event summaries of a 10,000-hand shard {1000 * summary_s:.0f} ms"
-            f" CPU beside the engine's {1000 * engine_s:.0f} ms: {100 * summary_s / engine_s:.1f}"
-            " points"
-        )
+    print_recording_overhead(args.fast_recorded)
     engine, recorded = record_overhead(args.recorded)
     print(
         f"reference: engine only {engine:,.0f} hands/s CPU, play + record {recorded:,.0f}:"

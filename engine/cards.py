@@ -27,6 +27,11 @@ from engine.errors import InvalidNotation, quote
 NUM_KINDS = 20
 COPIES = 4
 DECK_SIZE = NUM_KINDS * COPIES
+#: The deal (RULES §3, choice C2): 20 cards to each of the three active seats, one more (the
+#: 亮张) to the dealer; the rest is the stock, the most draws a hand can have.
+HAND_CARDS = 20
+DEALT = 3 * HAND_CARDS + 1
+STOCK_SIZE = DECK_SIZE - DEALT
 
 SMALL_CHARS = "一二三四五六七八九十"
 BIG_CHARS = "壹贰叁肆伍陆柒捌玖拾"

@@ -30,7 +30,16 @@ from enum import IntEnum
 
 from engine import actions as A
 from engine.actions import action_str, chi_groups
-from engine.cards import COPIES, DECK_SIZE, NUM_KINDS, card_char, format_cards, is_red
+from engine.cards import (
+    COPIES,
+    DEALT,
+    DECK_SIZE,
+    HAND_CARDS,
+    NUM_KINDS,
+    card_char,
+    format_cards,
+    is_red,
+)
 from engine.errors import IllegalAction
 from engine.groups import (
     EAT_SHAPE_ID,
@@ -197,13 +206,14 @@ class State:
     def _deal(self) -> None:
         d, x, s = self.active
         deck = self.deck
-        for seat, lo in ((d, 0), (x, 20), (s, 40)):
-            for k in deck[lo : lo + 20]:
+        for i, seat in enumerate((d, x, s)):
+            lo = i * HAND_CARDS
+            for k in deck[lo : lo + HAND_CARDS]:
                 self.hands[seat][k] += 1
-            self.hand_size[seat] = 20
-        self.hands[d][deck[60]] += 1
-        self.hand_size[d] = 21
-        stock = list(deck[61:])
+            self.hand_size[seat] = HAND_CARDS
+        self.hands[d][deck[DEALT - 1]] += 1
+        self.hand_size[d] = HAND_CARDS + 1
+        stock = list(deck[DEALT:])
         self.bottom_swaps = 0
         if self.n_seats == 4:
             # §13: the bottom card is shown (Luzhou, §14: the last two); a red shown card goes
@@ -221,7 +231,7 @@ class State:
             self.bottom: int | None = stock[-1]
             self.n_shown = shown
         else:
-            self.liang = deck[60]
+            self.liang = deck[DEALT - 1]
             self.bottom = None
             self.n_shown = 0
         self.liang_known = self.liang is not None

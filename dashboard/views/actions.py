@@ -145,6 +145,17 @@ if opt_rows:
     )
 
 st.subheader("Hand length and win timing")
+length = pd.DataFrame(
+    [
+        {"run": s.run, "hands": s.hands, "length in": what, "mean per hand": round(m.mean, 2),
+         "95 % CI": f"[{m.lo:.2f}, {m.hi:.2f}]"}
+        for s in stats
+        for what, m in (("decisions", s.decisions_per_hand), ("draws", s.draws_per_hand))
+        if m is not None
+    ]
+)  # fmt: skip
+if not length.empty:
+    st.dataframe(length, hide_index=True, width="stretch")
 left, right = st.columns(2)
 with left:
     st.caption("decisions per hand")

@@ -63,7 +63,10 @@ from engine.actions import (
     ActionKind,
 )
 from engine.cards import COPIES as COPIES  # re-exported: every constant of the kernels is here
+from engine.cards import DEALT as DEALT  # the deal: DEALT cards dealt, STOCK_SIZE left
 from engine.cards import DECK_SIZE, NUM_KINDS, is_big, is_red
+from engine.cards import HAND_CARDS as HAND_CARDS
+from engine.cards import STOCK_SIZE as STOCK_SIZE
 from engine.groups import (
     EAT_SHAPES,
     QUAD_KINDS,

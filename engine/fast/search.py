@@ -35,6 +35,7 @@ from engine.fast.codes import (
     PH_DRAW_TAKE,
     PH_LIANG_HU,
     SHAPES,
+    STOCK_SIZE,
 )
 from engine.fast.features import DEFAULT_W, weights_array
 from engine.fast.policies import POLICY_CODES, choose
@@ -192,10 +193,10 @@ def determinize(rp, hp, st, seat, mt, out, max_tries):
     liang = st[LIANG] if (st[LIANG] >= 0 and st[LIANG_KNOWN] and seat != st[DEALER]) else -1
     if liang >= 0:  # the 亮张 is publicly in the dealer's hand (C32): keep it there
         pool[liang] += 1
-    left = 19 - st[STOCK_POS]
+    left = STOCK_SIZE - st[STOCK_POS]
     shown = st[N_SHOWN] if st[N_SHOWN] < left else left
     for i in range(shown):  # 4 players: the shown bottom cards stay where they are
-        pool[st[STOCK + 18 - i]] -= 1
+        pool[st[STOCK + STOCK_SIZE - 1 - i]] -= 1
     weis = np.empty(2 * MAXM, dtype=np.int64)  # seat * MAXM + meld index
     nw = 0
     for i in range(no):
@@ -282,11 +283,11 @@ def _draw(rp, hp, st, seat, mt, out, pool, others, weis, liang, shown, no_kan, w
         if out[HANDS + s * 20 + k] or k == on_offer:
             return False  # a 偎 of k beside a k in hand, or a 跑 owed on the card on offer
         out[MELD_ID + weis[w]] = k
-    size = 19 - st[STOCK_POS]
+    size = STOCK_SIZE - st[STOCK_POS]
     if n - pos != size - shown:
         return False  # the reference asserts this; never seen
-    for i in range(shown, size):  # reference stock index i is STOCK[18 - i]
-        out[STOCK + 18 - i] = rest[pos + i - shown]
+    for i in range(shown, size):  # reference stock index i is STOCK[STOCK_SIZE - 1 - i]
+        out[STOCK + STOCK_SIZE - 1 - i] = rest[pos + i - shown]
     return _reask(rp, hp, out, seat)
 
 
@@ -337,10 +338,10 @@ def _same_view(st, out, seat):
                 return False
     if st[STOCK_POS] != out[STOCK_POS]:
         return False
-    left = 19 - st[STOCK_POS]
+    left = STOCK_SIZE - st[STOCK_POS]
     shown = st[N_SHOWN] if st[N_SHOWN] < left else left
     for i in range(shown):
-        if st[STOCK + 18 - i] != out[STOCK + 18 - i]:
+        if st[STOCK + STOCK_SIZE - 1 - i] != out[STOCK + STOCK_SIZE - 1 - i]:
             return False
     # liang and bottom: the rules' fields, equal unless the game moved on (then STOCK_POS,
     # a hand or the card differs)
@@ -518,7 +519,7 @@ def flat_state(state: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     same = (
         all(st[HANDS + s * 20 : HANDS + s * 20 + 20].tolist() == list(h)
             for s, h in enumerate(state.hands))
-        and st[STOCK + pos : STOCK + 19].tolist()[::-1] == list(state.stock)
+        and st[STOCK + pos : STOCK + STOCK_SIZE].tolist()[::-1] == list(state.stock)
         and all(st[PEND_A + s * MAXA : PEND_A + s * MAXA + st[PEND_N + s]].tolist() == list(a)
                 for s, a in state.pending.items())
     )  # fmt: skip

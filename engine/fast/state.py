@@ -34,6 +34,7 @@ from engine.fast.codes import (
     CK_DISCARDED,
     CK_DRAWN,
     CK_LIANG,
+    DEALT,
     DISCARD_BASE,
     GK_CHI,
     GK_CHOUWEI,
@@ -41,6 +42,7 @@ from engine.fast.codes import (
     GK_PENG,
     GK_TI,
     GK_WEI,
+    HAND_CARDS,
     HU,
     LONELY_ANY,
     LONELY_NONE,
@@ -70,6 +72,7 @@ from engine.fast.codes import (
     SRC_LIANG_OTHER,
     SRC_OTHER_DRAW,
     SRC_OWN_DRAW,
+    STOCK_SIZE,
     TI_BASE,
     WEI_BASE,
 )
@@ -101,7 +104,7 @@ _layout: list[tuple[str, int]] = [
     ("DISCARDS_N", 4),
     ("RIGHT", 4 * MAXD),
     ("RIGHT_N", 4),
-    ("STOCK", 19),
+    ("STOCK", STOCK_SIZE),
     ("STOCK_POS", 1),
     ("QUEUE", 16),
     ("QUEUE_N", 1),
@@ -291,7 +294,7 @@ def target(st, seat):
 
 @njit(cache=True)
 def stock_left(st):
-    return 19 - st[STOCK_POS]
+    return STOCK_SIZE - st[STOCK_POS]
 
 
 @njit(cache=True)
@@ -471,22 +474,22 @@ def _deal(rp, hp, deck, st):
     天胡 (§9 step 2) and the queue of dealt 提s (§9 step 3)."""
     for i in range(3):
         seat = st[ACTIVE + i]
-        lo = 20 * i
-        for j in range(lo, lo + 20):
+        lo = HAND_CARDS * i
+        for j in range(lo, lo + HAND_CARDS):
             st[HANDS + seat * 20 + deck[j]] += 1
-        st[HAND_SIZE + seat] = 20
+        st[HAND_SIZE + seat] = HAND_CARDS
     d = st[ACTIVE]
-    st[HANDS + d * 20 + deck[60]] += 1
-    st[HAND_SIZE + d] = 21
-    stock = np.empty(19, dtype=np.int64)
-    for i in range(19):
-        stock[i] = deck[61 + i]
+    st[HANDS + d * 20 + deck[DEALT - 1]] += 1
+    st[HAND_SIZE + d] = HAND_CARDS + 1
+    stock = np.empty(STOCK_SIZE, dtype=np.int64)
+    for i in range(STOCK_SIZE):
+        stock[i] = deck[DEALT + i]
     swaps = 0
     if st[N_SEATS] == 4:
         shown = 2 if rp[RP_LUZHOU] else 1
-        while swaps < 19:
+        while swaps < STOCK_SIZE:
             red = -1
-            for i in range(18, 18 - shown, -1):
+            for i in range(STOCK_SIZE - 1, STOCK_SIZE - 1 - shown, -1):
                 if RED[stock[i]]:
                     red = i
                     break
@@ -498,15 +501,15 @@ def _deal(rp, hp, deck, st):
             stock[0] = c
             swaps += 1
         st[LIANG] = -1
-        st[BOTTOM] = stock[18]
+        st[BOTTOM] = stock[STOCK_SIZE - 1]
         st[N_SHOWN] = shown
     else:
-        st[LIANG] = deck[60]
+        st[LIANG] = deck[DEALT - 1]
         st[BOTTOM] = -1
         st[N_SHOWN] = 0
     st[BOTTOM_SWAPS] = swaps
     st[LIANG_KNOWN] = 1 if st[LIANG] >= 0 else 0
-    for i in range(19):
+    for i in range(STOCK_SIZE):
         st[STOCK + i] = stock[i]
     st[STOCK_POS] = 0
     for i in range(3):
@@ -630,7 +633,7 @@ def _discard_options(st, seat):
 @njit(cache=True)
 def _draw(st, seat):
     """DRAW(P), §8.2."""
-    if st[STOCK_POS] >= 19:
+    if st[STOCK_POS] >= STOCK_SIZE:
         _finish(st, OK_HUANGZHUANG, -1, -1, -1, -1, -1)
         return C_DONE, 0
     c = st[STOCK + st[STOCK_POS]]

@@ -6,8 +6,9 @@
 * decline rates: 胡, 碰, 吃 passed when offered in a real choice (two or more options);
 * forced share of the events, per policy;
 * legal options per real choice (its distribution and mean), per policy;
-* per hand: decisions (distribution), 臭胡 (a 胡 declined), 忍碰 (a 碰 declined) and 八块 (a
-  seat's second 跑 or 提) rates;
+* per hand: its length in decisions (mean with its interval, and the distribution) and in
+  draws from the stock (mean with its interval); 臭胡 (a 胡 declined), 忍碰 (a 碰 declined)
+  and 八块 (a seat's second 跑 or 提) rates;
 * win timing: the wins by stock left, and the 荒庄 count;
 * --duplicate runs: per pair of policies, the paired difference of each kind's events per
   seat-hand over the same deals;
@@ -137,7 +138,9 @@ class EventStats:
     declines: list[DeclineRow] = field(default_factory=list)
     forced: list[PolicyRate] = field(default_factory=list)
     options: list[OptionsRow] = field(default_factory=list)
-    decisions_mean: float = math.nan
+    #: hand length: mean decisions (events) and draws from the stock per hand
+    decisions_per_hand: Mean | None = None
+    draws_per_hand: Mean | None = None
     decisions: dict[str, Any] = field(default_factory=dict)  # values, counts, quantiles
     chouhu: Rate | None = None
     renpeng: Rate | None = None
@@ -213,7 +216,13 @@ def _summarize(con: Any, sel: Selection, pl: Plan | None) -> EventStats:
     d = Distribution.of("decisions", ((r["decisions"], r["n"]) for r in per_value))
     st.decisions = {"values": list(d.values), "counts": list(d.counts),
                     "quantiles": {str(q): v for q, v in d.quantiles.items()}}  # fmt: skip
-    st.decisions_mean = math.fsum(v * c for v, c in zip(d.values, d.counts)) / max(1, d.n)
+    length = {str(r["what"]): r for r in fetch(con, E.hand_length(sel, pl))}
+    for what, attr in (("decisions", "decisions_per_hand"), ("draws", "draws_per_hand")):
+        r = length.get(what)
+        if r is not None:
+            cs = ClusterSums(count(r["d"]), num(r["y"]), num(r["m"]), num(r["yy"]),
+                             num(r["ym"]), num(r["mm"]))  # fmt: skip
+            setattr(st, attr, Mean.of(cs))
     for name in ("chouhu", "renpeng", "bakuai"):
         k = sum(count(r[name]) for r in per_value)
         setattr(st, name, Rate.of(k, hands, clusters))

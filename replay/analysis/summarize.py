@@ -364,7 +364,7 @@ def _clusters_kind(
         y = by_mask(per_deal(d, sl, nd, width, h.s_delta[sel]), mm)
         if code is not None:
             policy_groups[code] = (n, won, y)
-        sums = _cluster_sums(n, y)
+        sums = cluster_sums(n, y)
         wsum = won.sum(axis=1)
         for j, mask in enumerate(masks):
             if sums[0][j]:
@@ -423,7 +423,7 @@ def _clusters_kind(
     return table, policy_groups
 
 
-def _cluster_sums(n: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, ...]:
+def cluster_sums(n: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, ...]:
     """Per mask (row): Σ n, clusters with n > 0, Σ y, Σ y², Σ y·n, Σ n²."""
     return (n.sum(axis=1), (n > 0).sum(axis=1), y.sum(axis=1), (y * y).sum(axis=1),
             (y * n).sum(axis=1), (n * n).sum(axis=1))  # fmt: skip

@@ -21,6 +21,10 @@ cluster sums add over shards.
   ``chouhu`` (a 胡 declined), ``renpeng`` (a 碰 declined), ``bakuai`` (a seat's second 跑 or
   提): ``n`` hands;
 * ``ev_wins`` (additive, per rotation, winner, stock left): ``n`` wins;
+* ``ev_length`` (cluster kind, per rotation mask): hand length, ``what`` = ``decisions``
+  (the hand's events) or ``draws`` (cards drawn from the stock, ``STOCK_SIZE`` −
+  ``stock_left``): ``n`` hands, ``d`` clusters, and the cluster sums ``y`` = Σ y_c, ``m`` =
+  Σ m_c, ``yy``, ``ym``, ``mm`` of the length ``y_c`` and the hands ``m_c`` per cluster;
 * ``ev_paired`` (--duplicate; per mask and pair of policies a < b): the row with ``action``
   null holds ``d``, the deals where both have a selected seat; the others, per action kind
   and forced flag, the sums ``dy``, ``dyy`` of the per-deal difference of events per
@@ -36,10 +40,12 @@ import numpy as np
 import pyarrow as pa
 
 from engine.actions import ActionKind
+from engine.cards import STOCK_SIZE
 from replay.analysis.summarize import (
     Groups,
     Hands,
     by_mask,
+    cluster_sums,
     key_array,
     mask_matrix,
     per_deal,
@@ -102,7 +108,8 @@ def summarize_events(
     h = h if h is not None else prepare(hands, manifest)
     names = h.names
     e = Events(events, h, per, names)
-    c = _Counts(h, e, S.cluster_masks(sh)[0], len(per))
+    masks, hmasks = S.cluster_masks(sh)
+    c = _Counts(h, e, masks, len(per))
     out = {
         "ev_actions": _actions(c, names),
         "ev_declines": _declines(c, names),
@@ -110,6 +117,7 @@ def summarize_events(
         "ev_options": _options(c, e, names),
         "ev_hands": _hands(h, c),
         "ev_wins": _wins(h),
+        "ev_length": _length(h, c, hmasks, len(per)),
     }
     if duplicate:
         out["ev_paired"] = _paired(c, names)
@@ -278,6 +286,30 @@ def _wins(h: Hands) -> pa.Table:
             "stock": key_array(g.keys[2], pa.uint8()),
             "n": pa.array(g.count()),
         }
+    )
+
+
+def _length(h: Hands, c: _Counts, hmasks: list[int], rotations: int) -> pa.Table:
+    """Per rotation mask: the cluster sums of the hands' length in decisions and in draws."""
+    nd = len(h.deals)
+    hm = mask_matrix(hmasks, rotations)
+    hands = by_mask(per_deal(h.deal, h.rotation, nd, rotations), hm)  # masks × deals
+    rows: list[tuple[Any, ...]] = []
+    draws = STOCK_SIZE - h.stock_left.astype(np.int64)
+    lengths = {"decisions": c.raw["decisions"], "draws": draws}
+    for what, v in lengths.items():
+        y = by_mask(per_deal(h.deal, h.rotation, nd, rotations, v), hm)
+        n, d, ys, yy, ym, mm = cluster_sums(hands, y)
+        rows += [
+            (mask, what, int(n[j]), int(d[j]), int(ys[j]), int(n[j]), int(yy[j]), int(ym[j]),
+             int(mm[j]))
+            for j, mask in enumerate(hmasks)
+            if n[j]
+        ]  # fmt: skip
+    return _rows_table(
+        rows,
+        ("mask", "what", "n", "d", "y", "m", "yy", "ym", "mm"),
+        [pa.uint16(), pa.string()] + [pa.int64()] * 7,
     )
 
 

@@ -26,10 +26,12 @@ def render(s: Any) -> str:
         rows.append([label, *_rate(r)])
     q = s.decisions["quantiles"]
     out.append(_table(rows, right=(1, 2, 3)))
-    out.append(
-        f"  decisions per hand: mean {s.decisions_mean:.1f}; p10 {q['0.1']:g}, median"
-        f" {q['0.5']:g}, p90 {q['0.9']:g}; {min(s.decisions['values'])} … {max(s.decisions['values'])}"
-    )
+    if s.decisions_per_hand is not None and s.draws_per_hand is not None:
+        out.append(
+            f"  hand length: {_mean(s.decisions_per_hand)} decisions (p10 {q['0.1']:g}, median"
+            f" {q['0.5']:g}, p90 {q['0.9']:g}; {min(s.decisions['values'])} …"
+            f" {max(s.decisions['values'])}); {_mean(s.draws_per_hand)} draws from the stock"
+        )
     rows = [["actions per seat-hand", "kind", "", "events", "mean", "95 % CI"]]
     for a in s.actions:
         rows.append([a.policy, a.kind, "forced" if a.forced else "chosen", f"{a.events:,}",
@@ -79,6 +81,12 @@ def _render_facts(facts: Any) -> str:
         rows.append(["", f"比牌 per seat-hand ({f.bipai:,} eats)", *_rate(f.bipai_per_seat_hand)])
         rows.append(["", f"conflict per hand ({f.conflicts:,})", *_rate(f.conflict_per_hand)])
     return _table(rows, right=(2, 3, 4))
+
+
+def _mean(m: Any) -> str:
+    """A mean with its 95 % interval, when it has one."""
+    ci = _ci(m)
+    return f"{_num(m.mean)} {ci}" if ci else _num(m.mean)
 
 
 def _median(pairs: list[tuple[int, int]]) -> float:

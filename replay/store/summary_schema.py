@@ -56,7 +56,8 @@ from replay.record.schema import MINGTANG_BITS as _SCHEMA_BITS
 #: Bumped when the summary's content changes; ``paohuzi index`` rebuilds older entries.
 #: 2: the ``paired`` float sums run in deal_id order (the same bytes on every build).
 #: 3: the event kinds ``ev_*`` (:mod:`replay.analysis.summarize_events`), from ``events``.
-SUMMARY_VERSION = 3
+#: 4: ``ev_length``, the hands' length in decisions and in draws with its cluster sums.
+SUMMARY_VERSION = 4
 SUMMARY_TABLE = "summary"
 HUANG = int(OutcomeKind.HUANGZHUANG)
 
@@ -129,6 +130,7 @@ KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "ev_options": (("rotation", "seat", "policy", "v"), ("n",)),
     "ev_hands": (("rotation", "v", "what"), ("n",)),
     "ev_wins": (("rotation", "winner", "stock"), ("n",)),
+    "ev_length": (("mask", "what"), ("n", "d", "y", "m", "yy", "ym", "mm")),
     "ev_paired": (("mask", "a", "b", "action", "forced"), ("d", "dy", "dyy")),
 }
 
@@ -201,7 +203,8 @@ IMPORTED_GRANULE = 64
 
 def cluster_masks(shape: Shape) -> tuple[list[int], list[int]]:
     """The seat masks and the rotation masks a run's cluster rows (``clusters``,
-    ``ev_actions``, ``ev_declines``, ``ev_forced``) are computed for. In a run of imported
+    ``ev_actions``, ``ev_declines``, ``ev_forced``; ``ev_length`` by rotation mask) are
+    computed for. In a run of imported
     hands each policy class has its own: the masks of its seats alone (bits ``4·c + s``) and
     ``1 << c``; a hand of class ``c`` counts only under a selection's bits of ``c`` (each
     hand is its own cluster), so a class's rows never change when classes are added."""

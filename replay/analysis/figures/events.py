@@ -15,6 +15,7 @@ The independent unit is the deal (a hand outside --duplicate runs), as everywher
 * :func:`hand_facts` — per hand: its decisions, whether it had a 臭胡 (a 胡 declined), a
   忍碰 (a 碰 declined), a 八块 (a seat's second 跑 or 提): their rates per hand and the
   distribution of decisions per hand;
+* :func:`hand_length` — the hands' mean length in decisions and in draws (cluster sums);
 * :func:`win_timing` — the wins by stock left;
 * :func:`paired_actions` — --duplicate runs: policy a minus policy b, over the same deals,
   of events per seat-hand by kind.
@@ -27,6 +28,7 @@ The independent unit is the deal (a hand outside --duplicate runs), as everywher
 from __future__ import annotations
 
 from engine.actions import ActionKind
+from engine.cards import STOCK_SIZE
 from replay.analysis.figures.params import Params, Statement
 from replay.analysis.figures.selection import (
     HAND_BIT,
@@ -217,6 +219,37 @@ def hand_facts(sel: Selection, pl: Plan | None) -> Statement:
         " bakuai, NULL AS d FROM x GROUP BY ALL"
         " UNION ALL SELECT NULL, count(*), NULL, NULL, NULL, count(DISTINCT (run, c)) FROM x"
         " ORDER BY 1 NULLS FIRST"
+    )
+
+
+def hand_length(sel: Selection, pl: Plan | None) -> Statement:
+    """Rows per ``what`` (``decisions``: the hand's events; ``draws``: cards drawn from the
+    stock, ``STOCK_SIZE`` − ``stock_left``) over the selected hands: ``n`` hands, and over
+    their clusters ``d`` = their number, ``y`` = Σ length, ``m`` = Σ hands, ``yy``, ``ym``,
+    ``mm`` (for :class:`~replay.analysis.intervals.ClusterSums`)."""
+    p = Params()
+    sums = ", ".join(f"sum({c}) AS {c}" for c in ("n", "d", "y", "m", "yy", "ym", "mm"))
+    if pl is not None:
+        return p.statement(
+            _summary(pl, p, "ev_length", "x.mask = sel.hmask")
+            + f" SELECT what, {sums} FROM x GROUP BY ALL ORDER BY 1"
+        )
+    where = hands_where(sel, p)
+    parts = [
+        f"SELECT '{w}' AS what, run, c, count(*) AS m, sum({w}) AS y FROM hl GROUP BY ALL"
+        for w in ("decisions", "draws")
+    ]
+    return p.statement(
+        "WITH hs AS (SELECT h.run, h.hand_id, CASE WHEN r.duplicate THEN h.deal_id ELSE"
+        f" h.hand_id END AS c, {STOCK_SIZE} - h.stock_left AS draws FROM hands h JOIN runs r"
+        f" USING (run) WHERE {where}),"
+        " ne AS (SELECT e.run, e.hand_id, count(*) AS decisions FROM events e JOIN hs"
+        " USING (run, hand_id) GROUP BY ALL),"
+        " hl AS (SELECT hs.run, hs.c, hs.draws, coalesce(ne.decisions, 0) AS decisions FROM hs"
+        " LEFT JOIN ne USING (run, hand_id)),"
+        f" pc AS ({' UNION ALL '.join(parts)})"
+        " SELECT what, sum(m) AS n, count(*) AS d, sum(y) AS y, sum(m) AS m, sum(y * y) AS yy,"
+        " sum(y * m) AS ym, sum(m * m) AS mm FROM pc GROUP BY ALL ORDER BY 1"
     )
 
 

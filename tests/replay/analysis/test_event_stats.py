@@ -14,7 +14,9 @@ from click.testing import CliRunner
 
 from engine.actions import ActionKind
 from replay.analysis.event_stats import KIND_NAMES, event_stats
+from replay.analysis.intervals import ClusterSums, cluster_mean_ci
 from replay.cli.main import main
+from replay.replayer.hand import load_hand, replay_hand
 from replay.store import open_store
 
 RUNS = [
@@ -39,7 +41,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return d
 
 
-def _python(run) -> dict:  # type: ignore[no-untyped-def]
+def _python(run, store: Path) -> dict:  # type: ignore[no-untyped-def]
     """The figures counted row by row from the run's tables."""
     hands = run.read_table("hands").to_pylist()
     events = run.read_table("events").to_pylist()
@@ -90,6 +92,15 @@ def _python(run) -> dict:  # type: ignore[no-untyped-def]
     out["options"] = Counter(
         (policy(e), e["n_legal"]) for e in events if e["n_legal"] >= 2 and not e["forced"]
     )
+    # hand length: decisions are the hand's events; draws are counted by the reference
+    # engine replaying the hand (State.n_draws), not from stock_left
+    draws = {h["hand_id"]: replay_hand(load_hand(store, run.name, h["hand_id"])).n_draws
+             for h in hands}  # fmt: skip
+    by_cluster: dict[int, list[int]] = {}
+    for h in hands:
+        by_cluster.setdefault(cluster[h["hand_id"]], []).append(h["hand_id"])
+    for what, per in (("decisions", {k: len(v) for k, v in per_hand.items()}), ("draws", draws)):
+        out[f"{what}_sums"] = ClusterSums.of([per[i] for i in g] for g in by_cluster.values())
     out["win_stock"] = Counter(h["stock_left"] for h in hands if h["outcome"] != 1)
     out["huang"] = sum(h["outcome"] == 1 for h in hands)
     return out
@@ -99,12 +110,17 @@ def _python(run) -> dict:  # type: ignore[no-untyped-def]
 def test_every_figure_equals_a_count_over_the_raw_tables(store: Path, name: str) -> None:
     st = open_store(store)
     (s,) = event_stats(st, [name])
-    want = _python(st.run(name))
+    want = _python(st.run(name), store)
     assert (s.hands, s.clusters) == (want["hands"], want["clusters"])
     assert dict(zip(s.decisions["values"], s.decisions["counts"])) == dict(want["decisions"])
     assert (s.chouhu.k, s.renpeng.k, s.bakuai.k) == (want["chouhu"], want["renpeng"],
                                                      want["bakuai"])  # fmt: skip
     assert s.chouhu.n == want["hands"]
+    for what, m in (("decisions", s.decisions_per_hand), ("draws", s.draws_per_hand)):
+        assert m is not None
+        mean, lo, hi = cluster_mean_ci(want[f"{what}_sums"])
+        assert (m.n, m.mean, m.lo, m.hi) == pytest.approx((want["hands"], mean, lo, hi)), what
+        assert m.lo < m.mean < m.hi
     got = {(d.policy, d.offered): (d.declined.k, d.declined.n) for d in s.declines}
     assert got == {k: (v[0], v[1]) for k, v in want["declines"].items()}
     assert {f.policy: (f.rate.k, f.rate.n) for f in s.forced} == {
@@ -124,6 +140,7 @@ def test_the_command_prints_text_and_json(store: Path) -> None:
     r = CliRunner().invoke(main, ["stats", "--events", "--data", str(store), "dup"])
     assert r.exit_code == 0, r.output
     assert "臭胡" in r.output and "declined when offered" in r.output and "win timing" in r.output
+    assert "hand length:" in r.output and "draws from the stock" in r.output
     r = CliRunner().invoke(main, ["stats", "--events", "--json", "--data", str(store)])
     assert r.exit_code == 0, r.output
     runs = json.loads(r.stdout)["runs"]
