@@ -129,6 +129,7 @@ def event_summary_points(policy: str = "random", rounds: int = 5) -> tuple[float
     measured directly (their points of overhead = 100 × the ratio), less noisy than the
     difference of two overheads on a busy machine."""
     from engine.fast.play import play_sessions
+    from replay.analysis.facts import shard_facts
     from replay.analysis.summarize_events import summarize_events
     from replay.record.fast_engine import play_shard_tables, warm_up
     from replay.store.summaries import spec_manifest
@@ -136,7 +137,8 @@ def event_summary_points(policy: str = "random", rounds: int = 5) -> tuple[float
     spec = RunSpec(rules=find_rules("hunan"), policies=(policy,) * 3, seed=1,
                    deals=10_000, shard_hands=10_000, engine="fast")  # fmt: skip
     warm_up(spec, say=False)
-    hands, events, _ = play_shard_tables(spec, spec.shard_sessions(0))
+    hands, events, rows = play_shard_tables(spec, spec.shard_sessions(0))
+    facts = shard_facts(hands, events, spec.rules, rows)  # counted by the play loop
     manifest = spec_manifest(spec)
     engine_s = summary_s = float("inf")
     for _ in range(rounds):
@@ -144,7 +146,7 @@ def event_summary_points(policy: str = "random", rounds: int = 5) -> tuple[float
         play_sessions(spec, spec.shard_sessions(0))
         engine_s = min(engine_s, time.process_time() - t)
         t = time.process_time()
-        summarize_events(hands, events, manifest)
+        summarize_events(hands, events, manifest, facts=facts)
         summary_s = min(summary_s, time.process_time() - t)
     return engine_s, summary_s
 
@@ -155,7 +157,7 @@ def facts_overhead(hands: int, policy: str = "random", rounds: int = 3) -> dict[
     shard's tables (by replay: ``paohuzi index``, the reference engine), ``engine`` hands/s of
     the session kernel alone, and the play + record + write hands/s ``with`` the facts (counted
     by the play loop, the file written) and ``without`` them (the loop counting none,
-    ``write_facts`` left out), on the same shards. As in :func:`fast_record_overhead`, the
+    their file and summary rows left out), on the same shards. As in :func:`fast_record_overhead`, the
     sides alternate ``rounds`` times per shard and the fastest of each counts."""
     from contextlib import ExitStack
     from unittest import mock
@@ -175,12 +177,16 @@ def facts_overhead(hands: int, policy: str = "random", rounds: int = 3) -> dict[
 
     def play_no_facts(spec: Any, sessions: range, facts: bool = False) -> Any:
         events, hands = real(spec, sessions)
-        return events, {**hands, "facts": None}  # write_facts is left out too
+        return events, {**hands, "facts": None}  # the facts file and summary rows too
 
     def no_facts() -> ExitStack:
         stack = ExitStack()
         stack.enter_context(mock.patch.object(play, "play_sessions", play_no_facts))
         stack.enter_context(mock.patch("replay.record.shard.write_facts", lambda *a, **k: {}))
+        stack.enter_context(mock.patch("replay.record.shard.shard_facts", lambda *a, **k: None))
+        stack.enter_context(
+            mock.patch("replay.analysis.summarize_events.fact_kinds", lambda *a, **k: {})
+        )
         return stack
 
     with tempfile.TemporaryDirectory() as d:

@@ -72,8 +72,9 @@ def hand_list(
 @st.cache_data(show_spinner=False, max_entries=256)
 def group_sources(sig: str, f: Selection) -> pd.DataFrame:
     """The group types of the winning readings of every selected win with facts:
-    :func:`replay.analysis.figures.facts.group_sources` (one row)."""
-    return db.query(*facts_sql.group_sources(f))
+    :func:`replay.analysis.figures.facts.group_sources` (one row), from the summaries when
+    every selected run has them."""
+    return db.query(*facts_sql.group_sources(f, stats_q.summary_plan(f)))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

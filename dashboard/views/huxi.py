@@ -99,7 +99,10 @@ if not mt.empty:
     )
 
 st.subheader("Which groups the 胡息 comes from")
-missing = [r.name for r in state.usable_runs if r.name in f.runs and not r.has_facts]
+# from the summaries every win counts (they summarise each hand's facts); else the facts
+missing = [] if q.summary_plan(f) is not None else [
+    r.name for r in state.usable_runs if r.name in f.runs and not r.has_facts
+]  # fmt: skip
 with ui.guard():
     groups, covered = huxi.group_table(qh.group_sources(sig, f).to_dict("records")[0])
 if missing:

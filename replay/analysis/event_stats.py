@@ -15,8 +15,9 @@
 * from the per-hand facts (:func:`facts_rows`), per policy: 破跑胡 per win and per seat-hand,
   比牌 per seat-hand, claim conflicts per hand.
 
-The figures of the events come from the run's event summaries (``summary_ev_*``) when every
-shard has one of this version, else from its events table; the two give the same numbers.
+The figures come from the run's event summaries (``summary_ev_*``, the facts' too) when every
+shard has one of this version, else from its events and facts tables; the two give the same
+numbers.
 """
 
 from __future__ import annotations
@@ -106,11 +107,12 @@ class FactsRow:
     conflict_per_hand: Rate
 
 
-def facts_rows(con: Any, sel: Selection) -> list[FactsRow] | None:
-    """:class:`FactsRow` per policy of the selection's seats, or None without facts."""
+def facts_rows(con: Any, sel: Selection, pl: Plan | None) -> list[FactsRow] | None:
+    """:class:`FactsRow` per policy of the selection's seats, from the summaries' ``ev_facts``
+    (``pl``) or the facts table; None without facts."""
     from replay.analysis.figures import facts as F
 
-    rows = fetch(con, F.seat_facts(sel))
+    rows = fetch(con, F.seat_facts(sel, pl))
     if not rows:
         return None
     return [
@@ -280,5 +282,5 @@ def _summarize(con: Any, sel: Selection, pl: Plan | None) -> EventStats:
         "counts": [count(r["n"]) for r in timing if r["v"] is not None],
         "huang": sum(count(r["n"]) for r in timing if r["v"] is None),
     }
-    st.facts = facts_rows(con, sel)
+    st.facts = facts_rows(con, sel, pl)
     return st

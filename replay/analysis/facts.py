@@ -117,6 +117,16 @@ def _where(hand_id: int) -> str:
     return f"hand {hand_id}"
 
 
+def shard_facts(
+    hands: pa.Table, events: pa.Table, rules: RuleSet, rows: np.ndarray | None = None
+) -> pa.Table:
+    """One shard's ``facts`` table: from the facts rows the compiled play loop counted
+    (``rows``), else derived by replay (:func:`derive_facts`). What ``simulate``, ``index``
+    and the ingest write (:func:`replay.store.facts_files.write_facts`) and summarise
+    (:func:`replay.analysis.summarize_events.summarize_events`)."""
+    return derive_facts(hands, events, rules) if rows is None else facts_table(hands, rows, rules)
+
+
 def derive_facts(hands: pa.Table, events: pa.Table, rules: RuleSet) -> pa.Table:
     """The ``facts`` rows of one shard (``hands`` sorted by ``hand_id``, ``events`` by
     ``(hand_id, seq)``, as the shard files are), by replaying its events. Raises

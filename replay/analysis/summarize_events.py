@@ -28,7 +28,20 @@ cluster sums add over shards.
 * ``ev_paired`` (--duplicate; per mask and pair of policies a < b): the row with ``action``
   null holds ``d``, the deals where both have a selected seat; the others, per action kind
   and forced flag, the sums ``dy``, ``dyy`` of the per-deal difference of events per
-  seat-hand, added in deal order (as ``paired``).
+  seat-hand, added in deal order (as ``paired``);
+
+and two kinds from the shard's per-hand facts (docs/LOG_FORMAT.md §12, the table
+:func:`~replay.analysis.facts.shard_facts` gives):
+
+* ``ev_facts`` (cluster kind, per seat mask and policy): ``what`` = ``seats``: ``n``
+  seat-hands, ``d`` their clusters, ``k`` those with a 比牌 eat, ``y`` the eats; ``wins``:
+  ``n`` won seat-hands, ``d`` their clusters, ``k`` those won by 破跑胡; ``hands``: ``n``
+  hands the policy plays a selected seat in, ``d`` their clusters, ``k`` those with a claim
+  conflict, ``y`` the conflicts;
+* ``ev_groups`` (additive, per rotation and winner, over the wins): ``what`` = ``wins``:
+  ``n`` wins; ``what`` = a group type (:data:`~replay.store.facts_schema.GROUP_TYPES`):
+  ``n`` groups of that type in the winning readings, ``k`` wins with one, ``huxi_s`` their
+  胡息.
 """
 
 from __future__ import annotations
@@ -52,6 +65,7 @@ from replay.analysis.summarize import (
     prepare,
 )
 from replay.store import summary_schema as S
+from replay.store.facts_schema import GROUP_TYPES
 
 PASS, HU, PENG, CHI = (int(k) for k in (ActionKind.PASS, ActionKind.HU, ActionKind.PENG,
                                         ActionKind.CHI))  # fmt: skip
@@ -99,10 +113,16 @@ def _native(t: pa.Table, name: str) -> np.ndarray:
 
 
 def summarize_events(
-    hands: pa.Table, events: pa.Table, manifest: dict[str, Any], h: Hands | None = None
+    hands: pa.Table,
+    events: pa.Table,
+    manifest: dict[str, Any],
+    h: Hands | None = None,
+    facts: pa.Table | None = None,
 ) -> dict[str, pa.Table]:
     """The ``ev_*`` summary rows of one shard, by kind (conformed to the summary schema);
-    ``h``: the shard's :class:`~replay.analysis.summarize.Hands`, when the caller has them."""
+    ``h``: the shard's :class:`~replay.analysis.summarize.Hands`, when the caller has them;
+    ``facts``: its facts table (:func:`~replay.analysis.facts.shard_facts`), else derived
+    from the events."""
     sh = S.run_shape(manifest)
     per, duplicate = sh.per, sh.duplicate
     h = h if h is not None else prepare(hands, manifest)
@@ -119,6 +139,7 @@ def summarize_events(
         "ev_wins": _wins(h),
         "ev_length": _length(h, c, hmasks, len(per)),
     }
+    out.update(fact_kinds(hands, events, manifest, h, c, facts))
     if duplicate:
         out["ev_paired"] = _paired(c, names)
     return {k: S.conform(k, t) for k, t in out.items()}
@@ -310,6 +331,118 @@ def _length(h: Hands, c: _Counts, hmasks: list[int], rotations: int) -> pa.Table
         rows,
         ("mask", "what", "n", "d", "y", "m", "yy", "ym", "mm"),
         [pa.uint16(), pa.string()] + [pa.int64()] * 7,
+    )
+
+
+def fact_kinds(
+    hands: pa.Table,
+    events: pa.Table,
+    manifest: dict[str, Any],
+    h: Hands,
+    c: _Counts,
+    facts: pa.Table | None,
+) -> dict[str, pa.Table]:
+    """The ``ev_facts`` and ``ev_groups`` rows of a shard, from its facts table (derived
+    from its events when ``facts`` is None)."""
+    from engine.rules import RuleSet
+    from replay.analysis.facts import shard_facts
+
+    if facts is None:
+        facts = shard_facts(hands, events, RuleSet.from_dict(manifest["rules"]))
+    f = HandFacts(facts, h)
+    return {"ev_facts": _facts(h, c, f, h.names), "ev_groups": _groups(h, f)}
+
+
+class HandFacts:
+    """The columns of a shard's facts the summaries read, in the order of its hands."""
+
+    def __init__(self, facts: pa.Table, h: Hands) -> None:
+        import pyarrow.compute as pc
+
+        ids = _native(facts, "hand_id").astype(np.int64)
+        if len(ids) != h.n or (h.n and (ids != h.hand_id).any()):
+            raise ValueError("the facts are not one row per hand of the shard, in order")
+
+        def col(name: str, fill: Any = 0) -> np.ndarray:
+            return np.asarray(pc.fill_null(facts.column(name), fill).to_numpy(
+                zero_copy_only=False), dtype=np.int64)  # fmt: skip
+
+        self.popao = col("popao", False)
+        self.conflicts = col("conflicts")
+        self.bipai = np.stack([col(f"bipai_{s}") for s in range(S.MAX_SEATS)])  # seats × hands
+        self.groups = {t: (col(f"g_{t}_n"), col(f"g_{t}_huxi")) for t in GROUP_TYPES}
+
+
+def _facts(h: Hands, c: _Counts, f: HandFacts, names: list[str]) -> pa.Table:
+    """Per mask and policy: its selected seat-hands (with their 比牌 eats), its wins (by
+    破跑胡) and the hands it plays a selected seat in (with their claim conflicts)."""
+    nd = len(h.deals)
+    width = c.mmp[c.policies[0]].shape[1] if c.policies else 0
+    bipai = f.bipai[h.s_seat, h.s_hand]
+    won = h.s_won
+    seat_counts = {
+        "bip_y": per_deal(h.s_deal, h.s_slot, nd, width, bipai),
+        "bip_k": per_deal(h.s_deal, h.s_slot, nd, width, bipai > 0),
+        "won": per_deal(h.s_deal, h.s_slot, nd, width, won),
+        "popao": per_deal(h.s_deal, h.s_slot, nd, width, won * f.popao[h.s_hand]),
+    }
+    per_hand = per_deal(h.s_hand, h.s_slot, h.n, width)  # slots × hands
+    n_masks = len(c.masks)
+    flat = (np.arange(n_masks)[:, None] * nd + h.deal[None, :]).ravel()
+
+    def to_deals(v: np.ndarray) -> np.ndarray:
+        """(masks × deals) sums of a (masks × hands) array."""
+        w = v.ravel().astype(np.float64)
+        out = np.bincount(flat, weights=w, minlength=n_masks * nd).reshape(n_masks, nd)
+        return np.rint(out).astype(np.int64)
+
+    rows: list[tuple[Any, ...]] = []
+    for p in c.policies:
+        mmp, m = c.mmp[p], c.m[p]
+        g = {k: by_mask(v, mmp) for k, v in seat_counts.items()}
+        played = by_mask(per_hand, mmp) > 0  # masks × hands
+        hands = to_deals(played)
+        conflicted = to_deals(played & (f.conflicts > 0)[None, :])
+        conflicts = to_deals(played * f.conflicts[None, :])
+        for j, mask in enumerate(c.masks):
+            if not m[j].sum():
+                continue
+            pol = names[p]
+            rows.append((mask, pol, "hands", int(hands[j].sum()), int((hands[j] > 0).sum()),
+                         int(conflicted[j].sum()), int(conflicts[j].sum())))  # fmt: skip
+            rows.append((mask, pol, "seats", int(m[j].sum()), int((m[j] > 0).sum()),
+                         int(g["bip_k"][j].sum()), int(g["bip_y"][j].sum())))  # fmt: skip
+            if g["won"][j].sum():
+                rows.append((mask, pol, "wins", int(g["won"][j].sum()),
+                             int((g["won"][j] > 0).sum()), int(g["popao"][j].sum()), None))  # fmt: skip
+    return _rows_table(
+        rows,
+        ("mask", "policy", "what", "n", "d", "k", "y"),
+        [pa.uint16(), pa.string(), pa.string()] + [pa.int64()] * 4,
+    )
+
+
+def _groups(h: Hands, f: HandFacts) -> pa.Table:
+    """Per rotation and winner: the wins, and per group type its groups, the wins with one
+    and their 胡息."""
+    w = np.flatnonzero(h.win)
+    g = Groups([h.rotation[w], h.winner[w]])
+    rows: list[tuple[Any, ...]] = []
+    cols: list[tuple[str, np.ndarray, np.ndarray | None]] = [
+        ("wins", np.ones(len(w), np.int64), None)
+    ]
+    cols += [(t, n[w], x[w]) for t, (n, x) in f.groups.items()]
+    for what, n, x in cols:
+        ns = g.sum(n).to_numpy()
+        ks = g.sum((n > 0).astype(np.int64)).to_numpy() if x is not None else None
+        xs = g.sum(x).to_numpy() if x is not None else None
+        for i in range(len(ns)):
+            rows.append((int(g.keys[0][i]), int(g.keys[1][i]), what, int(ns[i]),
+                         None if ks is None else int(ks[i]), None if xs is None else int(xs[i])))  # fmt: skip
+    return _rows_table(
+        rows,
+        ("rotation", "winner", "what", "n", "k", "huxi_s"),
+        [pa.uint8(), pa.uint8(), pa.string()] + [pa.int64()] * 3,
     )
 
 

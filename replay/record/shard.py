@@ -12,6 +12,7 @@ from typing import Any
 from engine.policies import load_policies
 from engine.session import DealerState, next_dealer
 from replay import store
+from replay.analysis.facts import shard_facts
 from replay.record.recorder import ShardRecorder
 from replay.record.spec import RunError, RunSpec
 from replay.store import summaries as summary
@@ -86,8 +87,10 @@ def play_shard(
         name: store.write_shard_file(run_path, table, name, index)
         for name, table in (("hands", hands), ("events", events))
     }
-    files.update(summary.write_summary(run_path, index, hands, events, summary.spec_manifest(spec)))
-    files.update(write_facts(run_path, index, hands, events, spec.rules, facts))
+    table = shard_facts(hands, events, spec.rules, facts)
+    manifest = summary.spec_manifest(spec)
+    files.update(summary.write_summary(run_path, index, hands, events, manifest, table))
+    files.update(write_facts(run_path, index, table))
     return {
         "index": index,
         "first_session": sessions.start,

@@ -1345,16 +1345,18 @@ def _derived_files(
     past :data:`~replay.store.summary_schema.MAX_SEATS` classes the run is marked
     ``seat_policies_overflow`` and its shards get no more summaries (its figures then come
     from its hands)."""
+    from replay.analysis.facts import shard_facts
     from replay.analysis.summarize import seat_assignments
     from replay.store import summary_schema
     from replay.store.facts_files import write_facts
     from replay.store.summaries import write_summary
 
-    files = write_facts(path, index, hands, events, rules)
+    facts = shard_facts(hands, events, rules)
+    files = write_facts(path, index, facts)
     params = manifest["params"]
     if summary_schema.add_policy_classes(params, seat_assignments(hands, rules.players)):
         shape = {"rules": manifest["rules"], "params": params}
-        files.update(write_summary(path, index, hands, events, shape))
+        files.update(write_summary(path, index, hands, events, shape, facts))
     return files
 
 

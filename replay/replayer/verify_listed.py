@@ -66,7 +66,7 @@ def facts_problem(
     a hand does not replay: the hand check reports that). ``hands``/``events``: the shard's
     checked tables; ``rows``: their facts rows, counted by the compiled check as it
     re-applied them (else they are derived by a replay)."""
-    from replay.analysis.facts import derive_facts, facts_table
+    from replay.analysis.facts import shard_facts
     from replay.store.facts_schema import FACTS_SCHEMA, FACTS_TABLE, has_facts
 
     entry = shard.get("files", {}).get(FACTS_TABLE)
@@ -88,9 +88,7 @@ def facts_problem(
     if got.schema.remove_metadata() != FACTS_SCHEMA.remove_metadata():
         return f"{where} does not have the facts columns ({_REBUILD})"
     try:
-        want = (
-            derive_facts(hands, events, rules) if rows is None else facts_table(hands, rows, rules)
-        )
+        want = shard_facts(hands, events, rules, rows)
     except CorruptLog:
         return None
     for name in FACTS_SCHEMA.names:

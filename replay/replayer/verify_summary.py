@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from engine.errors import CorruptLog
 from replay.store.summary_schema import KINDS, SUMMARY_SCHEMA, SUMMARY_TABLE, has_summary
 
 _REBUILD = "'paohuzi index' rebuilds it"
@@ -30,7 +31,8 @@ def summary_problem(
 ) -> str | None:
     """Why the summary file a shard entry lists does not hold what its shard's hands and
     events give (or cannot be checked), or None (also when the shard lists none, or one of
-    an older version: no reader uses it, and ``paohuzi index`` replaces it). ``shape``: the
+    an older version: no reader uses it, and ``paohuzi index`` replaces it; or when a hand
+    does not replay, which the hand check reports). ``shape``: the
     manifest's ``rules`` and ``params``; ``hands_path``, ``events_path``: the shard's checked
     files."""
     from replay.replayer.verify_listed import listed_file
@@ -64,6 +66,8 @@ def summary_problem(
         )
     try:
         want = _recompute(hands, events, shape, got)
+    except CorruptLog:
+        return None  # a hand does not replay (its facts, summarised too): the hand check says so
     except (ValueError, KeyError, TypeError, pa.ArrowException) as e:
         return f"{where}: the shard's hands cannot be summarised: {e}"
     diff = first_difference(got, want)

@@ -11,11 +11,9 @@ import io
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from engine.rules import RuleSet
 from replay.store.facts_schema import FACTS_TABLE, FACTS_VERSION, facts_path, has_facts
 from replay.store.scan import ChecksumCache, check_facts
 
@@ -26,25 +24,12 @@ def facts_bytes(table: pa.Table) -> bytes:
     return sink.getvalue()
 
 
-def write_facts(
-    run_path: Path,
-    index: int,
-    hands: pa.Table,
-    events: pa.Table,
-    rules: RuleSet,
-    rows: np.ndarray | None = None,
-) -> dict[str, Any]:
-    """Write one shard's facts, ``facts/part-NNNNN.parquet``, atomically: from the facts rows
-    the compiled play loop counted (``rows``), else derived by replay
-    (:func:`replay.analysis.facts.derive_facts`); the manifest entries to add to the shard's
+def write_facts(run_path: Path, index: int, table: pa.Table) -> dict[str, Any]:
+    """Write one shard's facts ``table`` (:func:`replay.analysis.facts.shard_facts`) as
+    ``facts/part-NNNNN.parquet``, atomically; the manifest entries to add to the shard's
     ``files``: ``{"facts": {path, rows, bytes, sha256, version}}``."""
-    from replay.analysis.facts import derive_facts, facts_table
     from replay.store.files import write_derived
 
-    if rows is None:
-        table = derive_facts(hands, events, rules)
-    else:
-        table = facts_table(hands, rows, rules)
     data = facts_bytes(table)
     return {
         FACTS_TABLE: write_derived(run_path, facts_path(index), data, table.num_rows, FACTS_VERSION)

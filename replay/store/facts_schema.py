@@ -33,9 +33,9 @@ FACTS_TABLE = "facts"
 
 #: The group kinds of a winning reading, in code order (the column names use their names).
 GROUP_KINDS: tuple[GroupKind, ...] = tuple(GroupKind)
-GROUP_COLUMNS: list[str] = [
-    c for k in GROUP_KINDS for c in (f"g_{k.name.lower()}_n", f"g_{k.name.lower()}_huxi")
-]
+#: Their names, lower case: the ``<type>`` of the ``g_<type>_*`` columns.
+GROUP_TYPES: tuple[str, ...] = tuple(k.name.lower() for k in GROUP_KINDS)
+GROUP_COLUMNS: list[str] = [c for t in GROUP_TYPES for c in (f"g_{t}_n", f"g_{t}_huxi")]
 #: The per-seat counts, ``<name>_0`` … ``<name>_3``.
 SEAT_COUNTS = ("chouhu", "renpeng", "bipai")
 

@@ -126,6 +126,7 @@ def _derive_one(
     replaced) and write its ``missing`` derived files; their ``files`` entries. ``shape``:
     the manifest's ``rules`` and ``params`` (a worker never receives the whole manifest)."""
     from engine.rules import RuleSet
+    from replay.analysis.facts import shard_facts
     from replay.store.facts_files import write_facts
     from replay.store.runs import Run
     from replay.store.summaries import write_summary
@@ -135,10 +136,11 @@ def _derive_one(
     hands, events = (run.read_shard(bare, t) for t in ("hands", "events"))
     index = int(shard["index"])
     files: dict[str, Any] = {}
+    facts = shard_facts(hands, events, RuleSet.from_dict(shape["rules"]))  # the summary's too
     if SUMMARY_TABLE in missing:
-        files.update(write_summary(path, index, hands, events, shape))
+        files.update(write_summary(path, index, hands, events, shape, facts))
     if FACTS_TABLE in missing:
-        files.update(write_facts(path, index, hands, events, RuleSet.from_dict(shape["rules"])))
+        files.update(write_facts(path, index, facts))
     return files
 
 

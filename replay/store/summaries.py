@@ -35,17 +35,20 @@ def summary_table(parts: dict[str, pa.Table]) -> pa.Table:
     return pa.concat_tables(tables) if tables else SUMMARY_SCHEMA.empty_table()
 
 
-def shard_summary(hands: pa.Table, events: pa.Table, manifest: dict[str, Any]) -> pa.Table:
+def shard_summary(
+    hands: pa.Table, events: pa.Table, manifest: dict[str, Any], facts: pa.Table | None = None
+) -> pa.Table:
     """A shard's summary table: the kinds of its hands
-    (:func:`~replay.analysis.summarize.summarize_shard`) and of its events
+    (:func:`~replay.analysis.summarize.summarize_shard`) and of its events and their facts
     (:func:`~replay.analysis.summarize_events.summarize_events`). ``manifest``: the run's
-    ``rules`` and ``params``."""
+    ``rules`` and ``params``; ``facts``: the shard's facts table when the caller has it
+    (:func:`~replay.analysis.facts.shard_facts`; else derived from the events)."""
     from replay.analysis.summarize import prepare, summarize_shard
     from replay.analysis.summarize_events import summarize_events
 
     h = prepare(hands, manifest)
     parts = summarize_shard(hands, manifest, h)
-    parts.update(summarize_events(hands, events, manifest, h))
+    parts.update(summarize_events(hands, events, manifest, h, facts))
     return summary_table(parts)
 
 
@@ -56,15 +59,21 @@ def summary_bytes(table: pa.Table) -> bytes:
 
 
 def write_summary(
-    run_path: Path, index: int, hands: pa.Table, events: pa.Table, manifest: dict[str, Any]
+    run_path: Path,
+    index: int,
+    hands: pa.Table,
+    events: pa.Table,
+    manifest: dict[str, Any],
+    facts: pa.Table | None = None,
 ) -> dict[str, Any]:
     """Summarise one shard's ``hands`` and ``events`` and write
     ``summary/part-NNNNN.parquet`` atomically; the manifest entries to add to the shard's
     ``files``: ``{"summary": {path, rows, bytes, sha256, version}}``. The runner calls this
-    per finished shard; ``paohuzi index`` for shards recorded before."""
+    per finished shard; ``paohuzi index`` for shards recorded before. ``facts``: as for
+    :func:`shard_summary`."""
     from replay.store.files import write_derived
 
-    table = shard_summary(hands, events, manifest)
+    table = shard_summary(hands, events, manifest, facts)
     data = summary_bytes(table)
     entry = write_derived(run_path, summary_path(index), data, table.num_rows, SUMMARY_VERSION)
     return {SUMMARY_TABLE: entry}

@@ -20,7 +20,8 @@ One Parquet file per shard, ``summary/part-NNNNN.parquet`` (listed in the manife
   between two policies). A cluster is a deal (a hand outside ``--duplicate`` runs); the
   rotations of a deal are always in one shard, so cluster sums add over shards;
 * event kinds ``ev_*``, from the shard's ``events`` (what players do: actions, declines,
-  forced share, options, per-hand facts, win timing, paired differences;
+  forced share, options, per-hand counts, win timing, hand length, paired differences) and
+  its per-hand facts (破跑胡, 比牌, claim conflicts, the winning readings' group types;
   :mod:`replay.analysis.summarize_events` says what each holds).
 
 A selection (the dashboard's seats S and policies P; ``paohuzi stats``: everything) becomes,
@@ -57,7 +58,8 @@ from replay.record.schema import MINGTANG_BITS as _SCHEMA_BITS
 #: 2: the ``paired`` float sums run in deal_id order (the same bytes on every build).
 #: 3: the event kinds ``ev_*`` (:mod:`replay.analysis.summarize_events`), from ``events``.
 #: 4: ``ev_length``, the hands' length in decisions and in draws with its cluster sums.
-SUMMARY_VERSION = 4
+#: 5: ``ev_facts`` and ``ev_groups``, from the shard's per-hand facts.
+SUMMARY_VERSION = 5
 SUMMARY_TABLE = "summary"
 HUANG = int(OutcomeKind.HUANGZHUANG)
 
@@ -132,6 +134,9 @@ KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "ev_wins": (("rotation", "winner", "stock"), ("n",)),
     "ev_length": (("mask", "what"), ("n", "d", "y", "m", "yy", "ym", "mm")),
     "ev_paired": (("mask", "a", "b", "action", "forced"), ("d", "dy", "dyy")),
+    # and from the per-hand facts
+    "ev_facts": (("mask", "policy", "what"), ("n", "d", "k", "y")),
+    "ev_groups": (("rotation", "winner", "what"), ("n", "k", "huxi_s")),
 }
 
 VALUE_COLS = ("huxi", "deng", "fan", "score")

@@ -33,6 +33,7 @@ from replay.analysis.figures.params import Params, Statement
 from replay.analysis.figures.selection import (
     HAND_BIT,
     HUANG,
+    MASK,
     SEAT_BIT,
     WINNER_BIT,
     Plan,
@@ -41,7 +42,7 @@ from replay.analysis.figures.selection import (
     runs_in,
     runs_of_kind,
     seats_where,
-    sel_cte,
+    summary_rows,
     wins_where,
 )
 
@@ -90,15 +91,6 @@ def _events(sel: Selection, p: Params) -> str:
     )
 
 
-def _summary(pl: Plan, p: Params, kind: str, test: str) -> str:
-    """The rows of ``summary_<kind>`` kept by the plan: ``x`` joined with its run's
-    ``sel`` masks, with the bit test or mask equality ``test``."""
-    return f"WITH {sel_cte(pl, p)}, x AS (SELECT x.* FROM summary_{kind} x JOIN sel USING (run) WHERE {test})"
-
-
-MASK = "x.mask = sel.mask"
-
-
 def actions(sel: Selection, pl: Plan | None) -> Statement:
     """Rows per (policy, kind, forced): ``n`` events and over the clusters of the policy's
     seat-hands ``y`` = Σ events, ``yy`` = Σ (events per cluster)², ``ym`` = Σ events ×
@@ -107,7 +99,7 @@ def actions(sel: Selection, pl: Plan | None) -> Statement:
     p = Params()
     if pl is not None:
         return p.statement(
-            _summary(pl, p, "ev_actions", MASK)
+            summary_rows(pl, p, "ev_actions", MASK)
             + " SELECT policy, action AS kind, forced, sum(n) AS n, sum(n) AS y, sum(yy) AS yy,"
             " sum(ym) AS ym, NULL AS d, NULL AS m, NULL AS mm FROM x WHERE action IS NOT NULL"
             " GROUP BY ALL UNION ALL SELECT policy, NULL, NULL, NULL, NULL, NULL, NULL, sum(d),"
@@ -136,7 +128,7 @@ def declines(sel: Selection, pl: Plan | None) -> Statement:
     p = Params()
     if pl is not None:
         return p.statement(
-            _summary(pl, p, "ev_declines", MASK)
+            summary_rows(pl, p, "ev_declines", MASK)
             + f" SELECT policy, {_OFFERED_NAME} AS offered, sum(n) AS n, sum(k) AS k,"
             " sum(d) AS d FROM x GROUP BY ALL ORDER BY 1, 2"
         )
@@ -155,7 +147,7 @@ def forced(sel: Selection, pl: Plan | None) -> Statement:
     p = Params()
     if pl is not None:
         return p.statement(
-            _summary(pl, p, "ev_forced", MASK)
+            summary_rows(pl, p, "ev_forced", MASK)
             + " SELECT policy, sum(n) AS n, sum(k) AS k, sum(d) AS d FROM x GROUP BY ALL"
             " ORDER BY 1"
         )
@@ -172,7 +164,7 @@ def options(sel: Selection, pl: Plan | None) -> Statement:
     p = Params()
     if pl is not None:
         return p.statement(
-            _summary(pl, p, "ev_options", SEAT_BIT)
+            summary_rows(pl, p, "ev_options", SEAT_BIT)
             + " SELECT policy, v, sum(n) AS n FROM x GROUP BY ALL ORDER BY 1, 2"
         )
     return p.statement(
@@ -192,7 +184,7 @@ def hand_facts(sel: Selection, pl: Plan | None) -> Statement:
             for w in ("chouhu", "renpeng", "bakuai")
         )
         return p.statement(
-            _summary(pl, p, "ev_hands", HAND_BIT)
+            summary_rows(pl, p, "ev_hands", HAND_BIT)
             + ", c AS (SELECT coalesce(sum(c.d), 0) AS d FROM summary_clusters c JOIN sel"
             " USING (run) WHERE c.what = 'hand' AND c.mask = sel.hmask)"
             " SELECT v AS decisions, coalesce(sum(n) FILTER (WHERE what = 'hands'), 0) AS n,"
@@ -231,7 +223,7 @@ def hand_length(sel: Selection, pl: Plan | None) -> Statement:
     sums = ", ".join(f"sum({c}) AS {c}" for c in ("n", "d", "y", "m", "yy", "ym", "mm"))
     if pl is not None:
         return p.statement(
-            _summary(pl, p, "ev_length", "x.mask = sel.hmask")
+            summary_rows(pl, p, "ev_length", "x.mask = sel.hmask")
             + f" SELECT what, {sums} FROM x GROUP BY ALL ORDER BY 1"
         )
     where = hands_where(sel, p)
@@ -259,7 +251,7 @@ def win_timing(sel: Selection, pl: Plan | None) -> Statement:
     p = Params()
     if pl is not None:
         return p.statement(
-            _summary(pl, p, "ev_wins", WINNER_BIT)
+            summary_rows(pl, p, "ev_wins", WINNER_BIT)
             + " SELECT stock AS v, sum(n) AS n FROM x GROUP BY ALL"
             " UNION ALL SELECT NULL, coalesce(sum(x.n), 0) FROM summary_stock x JOIN sel"
             f" USING (run) WHERE {HAND_BIT} AND x.outcome = {HUANG} ORDER BY 1 NULLS FIRST"
@@ -281,7 +273,7 @@ def paired_actions(sel: Selection, pl: Plan | None) -> Statement:
     p = Params()
     if pl is not None:
         return p.statement(
-            _summary(pl, p, "ev_paired", MASK)
+            summary_rows(pl, p, "ev_paired", MASK)
             + ", dd AS (SELECT a, b, sum(d) AS deals, count(DISTINCT run) AS runs FROM x"
             " WHERE action IS NULL GROUP BY ALL)"
             " SELECT x.a, x.b, x.action AS kind, x.forced, dd.deals, dd.runs, sum(x.dy) AS dy,"

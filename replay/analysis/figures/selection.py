@@ -111,6 +111,17 @@ SEAT_BIT = "(sel.mask >> (4 * x.rotation + x.seat)) & 1 = 1"
 WIN_BIT = f"x.outcome <> {HUANG} AND (sel.mask >> (4 * x.rotation + x.winner)) & 1 = 1"
 WINNER_BIT = "(sel.mask >> (4 * x.rotation + x.winner)) & 1 = 1"
 HAND_BIT = "(sel.hmask >> x.rotation) & 1 = 1"
+#: A cluster kind's rows of the selection's seat mask.
+MASK = "x.mask = sel.mask"
+
+
+def summary_rows(pl: Plan, p: Params, kind: str, test: str) -> str:
+    """``WITH sel, x``: the rows of ``summary_<kind>`` kept by the plan, each joined with its
+    run's ``sel`` masks and kept by the bit test or mask equality ``test``."""
+    return (
+        f"WITH {sel_cte(pl, p)}, x AS (SELECT x.* FROM summary_{kind} x JOIN sel USING (run)"
+        f" WHERE {test})"
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from replay.analysis.facts import run_possible
 from replay.analysis.figures import drill as fdrill
 from replay.analysis.figures import facts as ffacts
 from replay.analysis.figures import groups, huang, outcomes, values
-from replay.analysis.figures.selection import Selection
+from replay.analysis.figures.selection import Selection, plan
 from replay.analysis.stats import run_stats
 from replay.cli.dashboard import app_path, streamlit_command
 from replay.replayer.hand import load_hand, log_from_rows, replay_hand
@@ -431,9 +431,12 @@ def test_drilldown_hand_table_and_popao(con: Any, state: Any, store_dir: Path) -
     assert drill.parse_params({"cond": "pinghu", "value": "5"}) == ("pinghu", None)
 
 
-def test_huxi_group_sources_count_every_win(con: Any, state: Any) -> None:
+@pytest.mark.parametrize("source", ["summaries", "facts"])
+def test_huxi_group_sources_count_every_win(con: Any, state: Any, source: str) -> None:
     f = Selection(runs=("base", "four"))
-    table, wins = huxi.group_table(q(con, ffacts.group_sources(f)).to_dict("records")[0])
+    pl = plan(state, f) if source == "summaries" else None
+    assert (pl is not None) == (source == "summaries")
+    table, wins = huxi.group_table(q(con, ffacts.group_sources(f, pl)).to_dict("records")[0])
     replayed = _replayed_wins(con, state, f.runs)
     assert wins == len(replayed) > 0
     groups: dict[str, int] = {}
