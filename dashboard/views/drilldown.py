@@ -68,7 +68,7 @@ with ui.guard():
 k, n = int(count["k"]), int(count["n"])
 rate = svc.Rate.of(k, n)
 base = "selected wins" if drill.CONDITIONS[cond][2] else "selected hands"
-if cond in FACT_CONDITIONS:
+if cond in FACT_CONDITIONS and q.summary_plan(f) is None:  # the summaries count every hand
     missing = [r.name for r in state.usable_runs if r.name in f.runs and not r.has_facts]
     if missing:
         base += " of the runs with facts"

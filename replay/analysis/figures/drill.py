@@ -17,6 +17,7 @@ from replay.analysis.figures.selection import (
     AUTO,
     HAND_BIT,
     HUANG,
+    MASK,
     WIN_BIT,
     WINNER_BIT,
     Plan,
@@ -75,7 +76,8 @@ CONDITIONS.update(
 EVENT_CONDITIONS = ("chouhu", "renpeng", "bakuai")
 
 #: Drill-down conditions the summary tables count exactly: (kind, condition on its rows
-#: ``x``, with at most one ``$value``). ``popao`` needs the facts and is never here.
+#: ``x``, with at most one ``$value``). ``popao``: the ``ev_facts`` rows of the selection's
+#: seat mask, ``k`` of their wins (the summaries hold every hand's facts).
 SUMMARY_CONDITIONS: dict[str, tuple[str, str]] = {
     "huxi_ge": ("values", "x.metric = 'huxi' AND x.v >= $value"),
     "huxi_eq": ("values", "x.metric = 'huxi' AND x.v = $value"),
@@ -97,6 +99,7 @@ SUMMARY_CONDITIONS: dict[str, tuple[str, str]] = {
     ),
     "stock_left": ("stock", "x.stock = $value"),
     "retained_dealer": ("hands", "x.streak > 0"),
+    "popao": ("ev_facts", "x.what = 'wins'"),
 }
 
 HAND_COLUMNS = (
@@ -162,6 +165,12 @@ def _hand_count_summary(pl: Plan, p: Params, cond: str, value: int | None) -> St
     kind, text = SUMMARY_CONDITIONS[cond]
     _, _, about_wins = CONDITIONS[cond]
     cte = sel_cte(pl, p)
+    if kind == "ev_facts":  # per policy of the mask's seats: n wins, k by 破跑胡
+        src = f"FROM summary_ev_facts x JOIN sel USING (run) WHERE {MASK} AND {text}"
+        return p.statement(
+            f"WITH {cte} SELECT (SELECT coalesce(sum(x.k), 0) {src}) AS k,"
+            f" (SELECT coalesce(sum(x.n), 0) {src}) AS n"
+        )
     if about_wins:
         # every win once: the 'hands' rows (the other kinds count a win once per value/bit)
         base = f"FROM summary_hands x JOIN sel USING (run) WHERE {WIN_BIT}"

@@ -133,7 +133,7 @@ COUNTED = [
     ("score_eq", 2), ("mingtang", 0), ("mingtang", 10), ("pinghu", None),
     ("source", 0), ("source", 255), ("zimo", None), ("dealer_win", None),
     ("tianhu_auto", None), ("huang", None), ("huang_retained", None),
-    ("stock_left", 0), ("retained_dealer", None),
+    ("stock_left", 0), ("retained_dealer", None), ("popao", None),
 ]  # fmt: skip
 
 
