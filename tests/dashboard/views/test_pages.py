@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard.services.replay import decisive_step
 from replay.replayer.hand import load_hand
 from replay.store.runs import open_store
+from replay.store.summary_schema import SUMMARY_VERSION
 
 
 def texts(at: AppTest) -> str:
@@ -326,10 +327,13 @@ def test_a_bad_duckdb_limit_is_a_message(
 
 
 def _strip_facts(run: Path) -> None:
-    """Make ``run`` look recorded before the facts existed (no facts files listed)."""
+    """Make ``run`` look recorded before the facts existed: no facts files listed, and its
+    summaries of an older version (which summarised no facts, and which no reader uses)."""
     m = json.loads((run / "manifest.json").read_text())
     for s in m["shards"]:
         s["files"].pop("facts", None)
+        if "summary" in s["files"]:
+            s["files"]["summary"]["version"] = SUMMARY_VERSION - 1
     (run / "manifest.json").write_text(json.dumps(m))
     shutil.rmtree(run / "facts")
 
