@@ -179,14 +179,23 @@ def facts_overhead(hands: int, policy: str = "random", rounds: int = 3) -> dict[
         events, hands = real(spec, sessions)
         return events, {**hands, "facts": None}  # the facts file and summary rows too
 
+    class NoFacts:
+        """The facts the event summaries read, all zero, from no table (their rows empty)."""
+
+        def __init__(self, facts: Any, h: Any) -> None:
+            import numpy as np
+
+            self.popao = self.conflicts = np.zeros(h.n, np.int64)
+            self.bipai = np.zeros((4, h.n), np.int64)
+            self.groups: dict[str, Any] = {}
+
     def no_facts() -> ExitStack:
         stack = ExitStack()
         stack.enter_context(mock.patch.object(play, "play_sessions", play_no_facts))
         stack.enter_context(mock.patch("replay.record.shard.write_facts", lambda *a, **k: {}))
         stack.enter_context(mock.patch("replay.record.shard.shard_facts", lambda *a, **k: None))
-        stack.enter_context(
-            mock.patch("replay.analysis.summarize_events.fact_kinds", lambda *a, **k: {})
-        )
+        stack.enter_context(mock.patch("replay.analysis.facts.shard_facts", lambda *a, **k: None))
+        stack.enter_context(mock.patch("replay.analysis.summarize_events.HandFacts", NoFacts))
         return stack
 
     with tempfile.TemporaryDirectory() as d:

@@ -66,14 +66,18 @@ def warm_facts() -> None:
 
 
 def warm_event_counts() -> None:
-    """Count one event (engine.fast.event_counts: the event summaries of every shard), with
-    the column types of the events table (uint8) and of the summaries' hand arrays (int64)."""
+    """Count one hand of one event (engine.fast.event_counts: the event summaries of every
+    shard), with the column types of the events table (uint8; its hand ids uint32) and of
+    the summaries' hand arrays (int64)."""
     import numpy as np
 
     from engine.fast.event_counts import counts
 
-    u8, i64 = np.zeros(1, np.uint8), np.zeros(1, np.int64)
-    counts(i64, u8, u8, u8, u8, u8, i64, i64, 1, 1, 8, (1, 2, 7), 0, (4, 6))
+    z, u8 = np.zeros(1, np.int64), np.zeros(1, np.uint8)
+    events = (np.zeros(1, np.uint32), u8, u8, u8, u8, u8)
+    counts(z, z, z, np.array([0, 1]), z, z, z - 1, z, z, np.zeros((4, 1), np.int64), events,
+           np.zeros((1, 1, 1), np.int64), np.ones((1, 1), np.int64), 1, 8, (1, 2, 7), 0,
+           (4, 6), True)  # fmt: skip
 
 
 def warm_verify() -> None:

@@ -1,6 +1,8 @@
 """A shard's event summary rows (the ``ev_*`` kinds of the summary file, docs/LOG_FORMAT.md
-§10), computed with numpy from the shard's ``events`` and ``hands``: what ``paohuzi stats
---events`` and the Actions page read instead of the events table.
+§10), computed from the shard's ``events``, ``hands`` and facts by one compiled pass
+(:func:`engine.fast.event_counts.counts`: every count and cluster sum, deal by deal) and numpy
+(the rows): what ``paohuzi stats --events`` and the Actions page read instead of the events
+table.
 
 Every figure of :mod:`replay.analysis.figures.events` has a summary source and a raw one (SQL
 over ``events``); ``make test`` holds the two to equal figures (tests/replay/analysis/
@@ -54,6 +56,7 @@ import pyarrow as pa
 
 from engine.actions import ActionKind
 from engine.cards import STOCK_SIZE
+from engine.fast import event_counts as EC
 from replay.analysis.summarize import (
     Groups,
     Hands,
@@ -77,20 +80,13 @@ N_KINDS = len(ActionKind)
 
 
 class Events:
-    """The columns of a shard's events the summaries read, each with its hand's row, and
-    the policy code of each slot 4·rotation + seat."""
+    """The columns of a shard's events the summaries read, in the order of their hands
+    (``start[h] … start[h + 1] - 1`` are hand h's rows), and the policy code of each slot
+    4·rotation + seat."""
 
     def __init__(self, events: pa.Table, h: Hands, per: list[tuple[str, ...]], names: list[str]):
-        hid = _native(events, "hand_id")
-        self.n = len(hid)
-        # events are in hand order, ``n_events`` rows each (checked; else looked up)
-        n_events = _native(h.table, "n_events")
-        hand = np.repeat(np.arange(h.n), n_events) if int(n_events.sum()) == self.n else None
-        if hand is None or (self.n and (h.hand_id[hand] != hid).any()):
-            hand = np.searchsorted(h.hand_id, hid)
-            if self.n and (int(hand.max()) >= h.n or (h.hand_id[hand] != hid).any()):
-                raise ValueError("an event's hand is not in the shard")
-        self.hand = hand.astype(np.int64)
+        self.hand_id = _native(events, "hand_id")
+        self.n = len(self.hand_id)
         self.seat, self.kind, self.n_legal, self.options = (
             _native(events, c) for c in ("seat", "kind", "n_legal", "options")
         )
@@ -98,6 +94,12 @@ class Events:
         players = len(per[0]) if per else 0
         if self.n and (int(self.seat.max()) >= players or int(self.kind.max()) >= N_KINDS):
             raise ValueError("an event has a seat or an action kind the run cannot have")
+        # events are in hand order, ``n_events`` rows each (the kernel checks each row's
+        # hand id; else :meth:`look_up` finds them)
+        n_events = _native(h.table, "n_events").astype(np.int64)
+        self.start = np.zeros(h.n + 1, np.int64)
+        np.cumsum(n_events, out=self.start[1:])
+        self.in_order = int(self.start[-1]) == self.n
         code = {p: i for i, p in enumerate(names)}
         width = S.MAX_SEATS * len(per)
         #: the policy code of each slot 4·rotation + seat (−1: no such seat)
@@ -105,6 +107,22 @@ class Events:
         for r, pols in enumerate(per):
             for s, p in enumerate(pols):
                 self.slot_policy[S.MAX_SEATS * r + s] = code[p]
+
+    def columns(self) -> tuple[np.ndarray, ...]:
+        return (self.hand_id, self.seat, self.kind, self.forced, self.n_legal, self.options)
+
+    def look_up(self, h: Hands) -> None:
+        """Put the rows in hand order by their hand ids (events not in the hands' order, or
+        not ``n_events`` each)."""
+        hand = np.searchsorted(h.hand_id, self.hand_id)
+        if self.n and (int(hand.max()) >= h.n or (h.hand_id[hand] != self.hand_id).any()):
+            raise ValueError("an event's hand is not in the shard")
+        order = np.argsort(hand, kind="stable")
+        for name in ("hand_id", "seat", "kind", "forced", "n_legal", "options"):
+            setattr(self, name, getattr(self, name)[order])
+        self.start = np.zeros(h.n + 1, np.int64)
+        np.cumsum(np.bincount(hand, minlength=h.n), out=self.start[1:])
+        self.in_order = True
 
 
 def _native(t: pa.Table, name: str) -> np.ndarray:
@@ -123,13 +141,19 @@ def summarize_events(
     ``h``: the shard's :class:`~replay.analysis.summarize.Hands`, when the caller has them;
     ``facts``: its facts table (:func:`~replay.analysis.facts.shard_facts`), else derived
     from the events."""
+    from engine.rules import RuleSet
+    from replay.analysis.facts import shard_facts
+
     sh = S.run_shape(manifest)
     per, duplicate = sh.per, sh.duplicate
     h = h if h is not None else prepare(hands, manifest)
     names = h.names
     e = Events(events, h, per, names)
     masks, hmasks = S.cluster_masks(sh)
-    c = _Counts(h, e, masks, len(per))
+    if facts is None:
+        facts = shard_facts(hands, events, RuleSet.from_dict(manifest["rules"]))
+    f = HandFacts(facts, h)
+    c = _Counts(h, e, f, masks, len(per), duplicate)
     out = {
         "ev_actions": _actions(c, names),
         "ev_declines": _declines(c, names),
@@ -138,50 +162,57 @@ def summarize_events(
         "ev_hands": _hands(h, c),
         "ev_wins": _wins(h),
         "ev_length": _length(h, c, hmasks, len(per)),
+        "ev_facts": _facts(c, names),
+        "ev_groups": _groups(h, f),
     }
-    out.update(fact_kinds(hands, events, manifest, h, c, facts))
     if duplicate:
         out["ev_paired"] = _paired(c, names)
     return {k: S.conform(k, t) for k, t in out.items()}
 
 
 class _Counts:
-    """Per policy: the seat-hands ``m[p]`` (masks × deals) of its selected seats, and the
-    events ``y[p]`` (masks × categories × deals) they declared, a category per (kind,
-    forced) pair the shard has (:attr:`pairs`); per offered kind ``offers[bit][p]`` (masks
-    × taken/passed × deals); and the per-hand and per-slot counts of
-    :func:`engine.fast.event_counts.counts` (one compiled pass over the events), times the
-    mask matrix restricted to the policy's slots."""
+    """The arrays of :func:`engine.fast.event_counts.counts` (one compiled pass over the
+    shard's hands and events, deal by deal): per hand and per slot counts, and per policy
+    code ``p`` and seat mask ``j`` (``masks[j]``) the cluster sums of every ``ev_*`` cluster
+    kind. :attr:`policies`: the codes that play a slot."""
 
-    def __init__(self, h: Hands, e: Events, masks: list[int], rotations: int) -> None:
+    def __init__(self, h: Hands, e: Events, f: HandFacts, masks: list[int], rotations: int,
+                 duplicate: bool) -> None:  # fmt: skip
         from engine.fast.event_counts import counts
 
         self.masks = masks
         width = S.MAX_SEATS * rotations
-        nd = len(h.deals)
-        mm = mask_matrix(masks, width)
-        self.policies = sorted(set(e.slot_policy[e.slot_policy >= 0].tolist()))
-        self.mmp = {p: mm * (e.slot_policy[:width] == p)[None, :] for p in self.policies}
-        seat_hands = per_deal(h.s_deal, h.s_slot, nd, width)
-        self.m = {p: by_mask(seat_hands, self.mmp[p]) for p in self.policies}
-        self.raw = counts(e.hand, e.seat, e.kind, e.forced, e.n_legal, e.options, h.rotation,
-                          h.deal, nd, rotations, N_KINDS, OFFERED, PASS, FOUR)  # fmt: skip
-        by_kind = self.raw["by_kind"]
-        present = np.flatnonzero(by_kind.sum(axis=(0, 2)))
-        self.pairs = [(int(k) // 2, int(k) % 2) for k in present]
-        self.forced = np.array([f for _, f in self.pairs], dtype=bool)
-        self.y = self._by_policy(by_kind[:, present, :])
-        self.offers = {b: self._by_policy(self.raw["offers"][j]) for j, b in enumerate(OFFERED)}
+        slot_policy = e.slot_policy[:width]
+        self.policies = sorted(set(slot_policy[slot_policy >= 0].tolist()))
+        n_pol = len(h.names)
+        bits = (np.asarray(masks, np.int64)[:, None] >> np.arange(width)[None, :]) & 1
+        member = [(bits == 1) & (slot_policy == p)[None, :] for p in range(n_pol)]
+        depth = max([int(m.sum(axis=1).max()) for m in member if m.size] + [1])
+        pm_slots = np.zeros((n_pol, len(masks), depth), np.int64)
+        pm_len = np.zeros((n_pol, len(masks)), np.int64)
+        for p, m in enumerate(member):
+            for j in range(len(masks)):
+                slots = np.flatnonzero(m[j])
+                pm_slots[p, j, : len(slots)] = slots
+                pm_len[p, j] = len(slots)
+        seated = np.bincount(h.s_hand, weights=np.left_shift(1, h.s_seat), minlength=h.n)
+        winner = np.where(h.has_winner, h.winner, -1)
+        order = np.argsort(h.deal, kind="stable")
 
-    def _by_policy(self, cube: np.ndarray) -> dict[int, np.ndarray]:
-        """(masks × categories × deals) per policy of a (slots × categories × deals) float
-        cube of counts (exact: small integers)."""
-        width, cats, nd = cube.shape
-        flat = np.ascontiguousarray(cube).reshape(width, cats * nd)
-        return {
-            p: np.rint(self.mmp[p] @ flat).astype(np.int64).reshape(-1, cats, nd)
-            for p in self.policies
-        }
+        def run() -> dict[str, np.ndarray]:
+            return counts(
+                order, h.deal, h.rotation, e.start, h.hand_id, seated.astype(np.int64),
+                winner, f.popao, f.conflicts, f.bipai, e.columns(), pm_slots, pm_len,
+                rotations, N_KINDS, OFFERED, PASS, FOUR, duplicate,
+            )  # fmt: skip
+
+        if not e.in_order:
+            e.look_up(h)
+        try:
+            self.raw = run()
+        except ValueError:  # the rows are not n_events per hand in order: find them
+            e.look_up(h)
+            self.raw = run()
 
 
 def _rows_table(rows: list[tuple[Any, ...]], names: Sequence[str],
@@ -200,20 +231,17 @@ def _rows_table(rows: list[tuple[Any, ...]], names: Sequence[str],
 
 def _actions(c: _Counts, names: list[str]) -> pa.Table:
     rows: list[tuple[Any, ...]] = []
+    clu, act = c.raw["clu"], c.raw["act"]
     for p in c.policies:
-        mp, yp = c.m[p], c.y[p]
-        msum, d, mmsum = mp.sum(axis=1), (mp > 0).sum(axis=1), (mp * mp).sum(axis=1)
-        n, yy = yp.sum(axis=2), (yp * yp).sum(axis=2)
-        ym = np.einsum("mcd,md->mc", yp, mp)
         for j, mask in enumerate(c.masks):
-            if not msum[j]:
+            d, m, mm = (int(v) for v in clu[p, j])
+            if not m:
                 continue
-            rows.append((mask, names[p], None, None, None, int(d[j]), int(msum[j]), None,
-                         None, int(mmsum[j])))  # fmt: skip
-            for i, (k, f) in enumerate(c.pairs):
-                if n[j, i]:
-                    rows.append((mask, names[p], k, bool(f), int(n[j, i]), None, None,
-                                 int(yy[j, i]), int(ym[j, i]), None))  # fmt: skip
+            rows.append((mask, names[p], None, None, None, d, m, None, None, mm))
+            for cat in np.flatnonzero(act[p, j, :, EC.A_N]):
+                n, yy, ym = (int(v) for v in act[p, j, cat])
+                rows.append((mask, names[p], int(cat) // 2, bool(cat % 2), n, None, None, yy,
+                             ym, None))  # fmt: skip
     return _rows_table(
         rows,
         ("mask", "policy", "action", "forced", "n", "d", "m", "yy", "ym", "mm"),
@@ -223,14 +251,13 @@ def _actions(c: _Counts, names: list[str]) -> pa.Table:
 
 def _declines(c: _Counts, names: list[str]) -> pa.Table:
     rows: list[tuple[Any, ...]] = []
+    dec = c.raw["dec"]
     for p in c.policies:
-        for bit in OFFERED:
-            o = c.offers[bit][p]
-            offers = o[:, 0, :] + o[:, 1, :]
-            n, k, d = offers.sum(axis=1), o[:, 1, :].sum(axis=1), (offers > 0).sum(axis=1)
+        for b, bit in enumerate(OFFERED):
             for j, mask in enumerate(c.masks):
-                if n[j]:
-                    rows.append((mask, names[p], bit, int(n[j]), int(k[j]), int(d[j])))
+                n, k, d = (int(v) for v in dec[p, b, j])
+                if n:
+                    rows.append((mask, names[p], bit, n, k, d))
     return _rows_table(
         rows,
         ("mask", "policy", "action", "n", "k", "d"),
@@ -240,13 +267,12 @@ def _declines(c: _Counts, names: list[str]) -> pa.Table:
 
 def _forced(c: _Counts, names: list[str]) -> pa.Table:
     rows: list[tuple[Any, ...]] = []
+    frc = c.raw["frc"]
     for p in c.policies:
-        every = c.y[p].sum(axis=1)  # masks × deals
-        k = c.y[p][:, c.forced, :].sum(axis=(1, 2))
-        n, d = every.sum(axis=1), (every > 0).sum(axis=1)
         for j, mask in enumerate(c.masks):
-            if n[j]:
-                rows.append((mask, names[p], int(n[j]), int(k[j]), int(d[j])))
+            n, k, d = (int(v) for v in frc[p, j])
+            if n:
+                rows.append((mask, names[p], n, k, d))
     return _rows_table(
         rows, ("mask", "policy", "n", "k", "d"), [pa.uint16(), pa.string()] + [pa.int64()] * 3
     )
@@ -334,25 +360,6 @@ def _length(h: Hands, c: _Counts, hmasks: list[int], rotations: int) -> pa.Table
     )
 
 
-def fact_kinds(
-    hands: pa.Table,
-    events: pa.Table,
-    manifest: dict[str, Any],
-    h: Hands,
-    c: _Counts,
-    facts: pa.Table | None,
-) -> dict[str, pa.Table]:
-    """The ``ev_facts`` and ``ev_groups`` rows of a shard, from its facts table (derived
-    from its events when ``facts`` is None)."""
-    from engine.rules import RuleSet
-    from replay.analysis.facts import shard_facts
-
-    if facts is None:
-        facts = shard_facts(hands, events, RuleSet.from_dict(manifest["rules"]))
-    f = HandFacts(facts, h)
-    return {"ev_facts": _facts(h, c, f, h.names), "ev_groups": _groups(h, f)}
-
-
 class HandFacts:
     """The columns of a shard's facts the summaries read, in the order of its hands."""
 
@@ -373,48 +380,23 @@ class HandFacts:
         self.groups = {t: (col(f"g_{t}_n"), col(f"g_{t}_huxi")) for t in GROUP_TYPES}
 
 
-def _facts(h: Hands, c: _Counts, f: HandFacts, names: list[str]) -> pa.Table:
+def _facts(c: _Counts, names: list[str]) -> pa.Table:
     """Per mask and policy: its selected seat-hands (with their 比牌 eats), its wins (by
     破跑胡) and the hands it plays a selected seat in (with their claim conflicts)."""
-    nd = len(h.deals)
-    width = c.mmp[c.policies[0]].shape[1] if c.policies else 0
-    bipai = f.bipai[h.s_seat, h.s_hand]
-    won = h.s_won
-    seat_counts = {
-        "bip_y": per_deal(h.s_deal, h.s_slot, nd, width, bipai),
-        "bip_k": per_deal(h.s_deal, h.s_slot, nd, width, bipai > 0),
-        "won": per_deal(h.s_deal, h.s_slot, nd, width, won),
-        "popao": per_deal(h.s_deal, h.s_slot, nd, width, won * f.popao[h.s_hand]),
-    }
-    per_hand = per_deal(h.s_hand, h.s_slot, h.n, width)  # slots × hands
-    n_masks = len(c.masks)
-    flat = (np.arange(n_masks)[:, None] * nd + h.deal[None, :]).ravel()
-
-    def to_deals(v: np.ndarray) -> np.ndarray:
-        """(masks × deals) sums of a (masks × hands) array."""
-        w = v.ravel().astype(np.float64)
-        out = np.bincount(flat, weights=w, minlength=n_masks * nd).reshape(n_masks, nd)
-        return np.rint(out).astype(np.int64)
-
+    clu, fac = c.raw["clu"], c.raw["fac"]
     rows: list[tuple[Any, ...]] = []
     for p in c.policies:
-        mmp, m = c.mmp[p], c.m[p]
-        g = {k: by_mask(v, mmp) for k, v in seat_counts.items()}
-        played = by_mask(per_hand, mmp) > 0  # masks × hands
-        hands = to_deals(played)
-        conflicted = to_deals(played & (f.conflicts > 0)[None, :])
-        conflicts = to_deals(played * f.conflicts[None, :])
+        pol = names[p]
         for j, mask in enumerate(c.masks):
-            if not m[j].sum():
+            d, m, _ = (int(v) for v in clu[p, j])
+            if not m:
                 continue
-            pol = names[p]
-            rows.append((mask, pol, "hands", int(hands[j].sum()), int((hands[j] > 0).sum()),
-                         int(conflicted[j].sum()), int(conflicts[j].sum())))  # fmt: skip
-            rows.append((mask, pol, "seats", int(m[j].sum()), int((m[j] > 0).sum()),
-                         int(g["bip_k"][j].sum()), int(g["bip_y"][j].sum())))  # fmt: skip
-            if g["won"][j].sum():
-                rows.append((mask, pol, "wins", int(g["won"][j].sum()),
-                             int((g["won"][j] > 0).sum()), int(g["popao"][j].sum()), None))  # fmt: skip
+            v = [int(x) for x in fac[p, j]]
+            rows.append((mask, pol, "hands", v[EC.F_HANDS], v[EC.F_HANDS_D],
+                         v[EC.F_CONFLICTED], v[EC.F_CONFLICTS]))  # fmt: skip
+            rows.append((mask, pol, "seats", m, d, v[EC.F_BIP_K], v[EC.F_BIP_Y]))
+            if v[EC.F_WON]:
+                rows.append((mask, pol, "wins", v[EC.F_WON], v[EC.F_WON_D], v[EC.F_POPAO], None))
     return _rows_table(
         rows,
         ("mask", "policy", "what", "n", "d", "k", "y"),
@@ -448,42 +430,21 @@ def _groups(h: Hands, f: HandFacts) -> pa.Table:
 
 def _paired(c: _Counts, names: list[str]) -> pa.Table:
     rows: list[tuple[Any, ...]] = []
-    with np.errstate(invalid="ignore", divide="ignore"):
-        for ia, a in enumerate(c.policies):
-            for b in c.policies[ia + 1 :]:
-                ma, mb = c.m[a][:, None, :], c.m[b][:, None, :]
-                both = (ma > 0) & (mb > 0)  # masks × 1 × deals
-                d = both[:, 0, :].sum(axis=1)
-                ya, yb = c.y[a], c.y[b]
-                diff = np.where(both, ya / ma - yb / mb, 0.0)  # masks × categories × deals
-                dy, dyy = _seq_sums(diff), _seq_sums(diff * diff)
-                played: np.ndarray = np.asarray((both & ((ya > 0) | (yb > 0))).any(axis=2))
-                for j, mask in enumerate(c.masks):
-                    if not d[j]:
-                        continue
-                    rows.append((mask, names[a], names[b], None, None, int(d[j]), None, None))
-                    for i, (k, f) in enumerate(c.pairs):
-                        if played[j, i]:
-                            rows.append((mask, names[a], names[b], k, bool(f), None,
-                                         float(dy[j, i]), float(dyy[j, i])))  # fmt: skip
+    pair_d, pair_s, played = c.raw["pair_d"], c.raw["pair_s"], c.raw["pair_played"]
+    for ia, a in enumerate(c.policies):
+        for b in c.policies[ia + 1 :]:
+            for j, mask in enumerate(c.masks):
+                d = int(pair_d[a, b, j])
+                if not d:
+                    continue
+                rows.append((mask, names[a], names[b], None, None, d, None, None))
+                for cat in np.flatnonzero(played[a, b, j]):
+                    dy, dyy = (float(v) for v in pair_s[a, b, j, cat])
+                    rows.append((mask, names[a], names[b], int(cat) // 2, bool(cat % 2), None,
+                                 dy, dyy))  # fmt: skip
     return _rows_table(
         rows,
         ("mask", "a", "b", "action", "forced", "d", "dy", "dyy"),
-        [
-            pa.uint16(),
-            pa.string(),
-            pa.string(),
-            pa.uint8(),
-            pa.bool_(),
-            pa.int64(),
-            pa.float64(),
-            pa.float64(),
-        ],  # fmt: skip
+        [pa.uint16(), pa.string(), pa.string(), pa.uint8(), pa.bool_(), pa.int64()]
+        + [pa.float64()] * 2,
     )
-
-
-def _seq_sums(x: np.ndarray) -> np.ndarray:
-    """Σ along the last axis (the deals, in deal_id order), one addition at a time."""
-    if not x.shape[-1]:
-        return np.zeros(x.shape[:-1])
-    return np.cumsum(x, axis=-1)[..., -1]

@@ -170,3 +170,34 @@ def test_an_impossible_event_is_refused_before_counting(store: Path) -> None:
         t = events.set_column(i, f, pc.add(events[col], pa.scalar(bad, f.type)).cast(f.type))
         with pytest.raises(ValueError, match="seat or an action kind"):
             summarize_events(hands, t, shape)
+
+
+@pytest.mark.parametrize("name", ["dup", "four"])
+def test_events_in_any_row_order_give_the_same_summaries(store: Path, name: str) -> None:
+    """The compiled pass reads a hand's events from its rows in hand order; events stored
+    in another order (or not ``n_events`` rows a hand) are found by their hand ids, and give
+    the same rows; an event of a hand the shard does not hold is refused."""
+    import numpy as np
+    import pyarrow as pa
+
+    from engine.rules import RuleSet
+    from replay.analysis.facts import shard_facts
+    from replay.analysis.summarize_events import summarize_events
+
+    run = open_store(store).run(name)
+    shard = run.shards[0]
+    hands, events = run.read_shard(shard, "hands"), run.read_shard(shard, "events")
+    shape = {"rules": run.manifest["rules"], "params": run.manifest["params"]}
+    facts = shard_facts(hands, events, RuleSet.from_dict(shape["rules"]))  # by replay, in order
+    want = summarize_events(hands, events, shape, facts=facts)
+    shuffled = events.take(np.random.default_rng(7).permutation(events.num_rows))
+    got = summarize_events(hands, shuffled, shape, facts=facts)
+    assert set(got) == set(want)
+    for kind, table in want.items():
+        assert got[kind].equals(table), kind
+    i = events.schema.get_field_index("hand_id")
+    ids = events["hand_id"].to_numpy().copy()
+    ids[-1] = ids.max() + 1000
+    stray = events.set_column(i, events.schema.field(i), pa.array(ids, events["hand_id"].type))
+    with pytest.raises(ValueError, match="not in the shard"):
+        summarize_events(hands, stray, shape, facts=facts)
