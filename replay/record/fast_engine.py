@@ -76,10 +76,10 @@ def play_shard_tables(spec: RunSpec, sessions: range) -> tuple[pa.Table, pa.Tabl
     events = dict(events)
     events["hand_id"] = events.pop("hand")
     rotation = np.asarray(hands["rotation"], dtype=np.int64)
-    by_rotation = [spec.seat_policies(r) for r in range(spec.rotations)]
-    policies = [
-        [by_rotation[r][s] if s < spec.n_seats else None for r in rotation] for s in range(4)
-    ]
+    by_rotation = np.empty((spec.rotations, 4), dtype=object)  # None: no such seat
+    for r in range(spec.rotations):
+        by_rotation[r, : spec.n_seats] = spec.seat_policies(r)
+    policies = [by_rotation[rotation, s] for s in range(4)]
     return (*build_tables(hands, events, policies, spec.n_seats), rows)
 
 

@@ -300,7 +300,7 @@ def build_tables(
             pa.array(zimo == 1, mask=zimo == NULL8),
             *(typed(f"delta_{s}", np.int32) for s in range(3)),
             typed("delta_3", np.int32, no_seat3),
-            *(pa.array(list(policies[s]), type=pa.string()) for s in range(4)),
+            *(pa.array(policies[s], type=pa.string()) for s in range(4)),
             u8("stock_left"),
             typed("n_events", np.uint16),
         ],
