@@ -54,8 +54,8 @@ def count_events(
     hand_order: Any, deal: Any, rotation: Any, ev_start: Any, hand_id: Any, seated: Any,
     winner: Any, popao: Any, conflicts: Any, bipai: Any,
     ev_hand: Any, seat: Any, kind: Any, forced: Any, n_legal: Any, options: Any,
-    pm_slots: Any, pm_len: Any, pm_bits: Any, offered: Any, pass_kind: int, four_a: int, four_b: int,
-    paired: bool,
+    pm_slots: Any, pm_len: Any, pm_bits: Any, offered: Any, pass_kind: int, four_a: int,
+    four_b: int, paired: bool,
     decisions: Any, declined: Any, fours: Any, legal: Any,
     clu: Any, act: Any, dec: Any, frc: Any, fac: Any,
     pair_d: Any, pair_s: Any, pair_played: Any,
@@ -72,7 +72,7 @@ def count_events(
     of policies ``a < b``: ``pair_d`` clusters where both have a seat-hand, ``pair_s[..., c,
     0/1]`` Σ and Σ² of the difference of events per seat-hand, ``pair_played`` whether one
     of them had such an event there."""
-    n_pol, n_masks, depth = pm_slots.shape
+    n_pol, n_masks = pm_len.shape
     n_cats = act.shape[2]
     width = legal.shape[0]
     n_off = offered.shape[0]
