@@ -66,7 +66,7 @@ def warm_facts() -> None:
 
 
 def warm_event_counts() -> None:
-    """Count one hand of one event (engine.fast.event_counts: the event summaries of every
+    """Count one hand with one event (engine.fast.event_counts: the event summaries of every
     shard), with the column types of the events table (uint8; its hand ids uint32) and of
     the summaries' hand arrays (int64)."""
     import numpy as np

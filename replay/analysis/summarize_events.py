@@ -178,8 +178,6 @@ class _Counts:
 
     def __init__(self, h: Hands, e: Events, f: HandFacts, masks: list[int], rotations: int,
                  duplicate: bool) -> None:  # fmt: skip
-        from engine.fast.event_counts import counts
-
         self.masks = masks
         width = S.MAX_SEATS * rotations
         slot_policy = e.slot_policy[:width]
@@ -196,12 +194,13 @@ class _Counts:
                 pm_slots[p, j, : len(slots)] = slots
                 pm_len[p, j] = len(slots)
         seated = np.bincount(h.s_hand, weights=np.left_shift(1, h.s_seat), minlength=h.n)
+        seated = seated.astype(np.int64)  # the bits of each hand's seat-hands
         winner = np.where(h.has_winner, h.winner, -1)
         order = np.argsort(h.deal, kind="stable")
 
         def run() -> dict[str, np.ndarray]:
-            return counts(
-                order, h.deal, h.rotation, e.start, h.hand_id, seated.astype(np.int64),
+            return EC.counts(
+                order, h.deal, h.rotation, e.start, h.hand_id, seated,
                 winner, f.popao, f.conflicts, f.bipai, e.columns(), pm_slots, pm_len,
                 rotations, N_KINDS, OFFERED, PASS, FOUR, duplicate,
             )  # fmt: skip
