@@ -21,6 +21,13 @@ CATALOG_NAME = "paohuzi.duckdb"
 MANIFEST_NAME = "manifest.json"
 MANIFEST_FORMAT = "paohuzi-run"
 RUN_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,119}\Z")  # \Z: no "name\n"
+#: The checksum cache (:class:`~replay.store.scan.ChecksumCache`), in the store's root.
+CHECKSUM_CACHE_NAME = ".checksums.json"
+#: The folders of a run folder that hold its shard files and the files derived from them,
+#: each file named ``part-NNNNN.parquet``: the tables (:data:`replay.record.schema.TABLES`),
+#: the summaries, the facts, the imported hands' provenance and the decision reviews (held
+#: equal to their writers' names by tests/replay/store/test_leftovers.py).
+SHARD_FOLDERS = ("hands", "events", "summary", "facts", "imported", "reviews")
 
 
 class StoreError(PaohuziError):

@@ -1,20 +1,31 @@
 """Left-overs that no writer cleans up: what ``paohuzi doctor`` lists and, with ``--fix``,
 removes; ``paohuzi rm RUN`` finishes an interrupted removal of RUN through it.
 
-A left-over is found by its name, in one walk of the store that never follows a symlink:
+Only a paohuzi store is looked at (:func:`store_problem`: its catalog, or a ``runs`` folder of
+run folders), and in it only the names the store's own writers create, where they create
+them; nothing else, anywhere, is listed or touched, and a folder that is not a store is
+refused whole. A left-over is found by its name, in one walk that never follows a symlink:
 
 * **an interrupted removal**: ``runs/.removing-NAME-PID``, the folder ``rm`` renames a run to
   before deleting it, whose process is gone (a SIGKILL during the deletion). It is finished,
   never rolled back: its files are partly deleted, so the run could not be restored whole;
-* **a temporary file** ``.NAME.tmp-PID`` (an atomic write, the catalog's rebuild
-  ``.paohuzi.duckdb.tmp-PID`` with its ``.wal`` and DuckDB's spill folder ``.tmp``) or a
-  write probe ``.write-test-PID-THREAD`` (``.write-test-PID`` before) whose process is gone;
-* **a run folder of a refused name** (``run=..``, spaces, more than 120 characters): ``rm``
-  cannot name it. Rename it to a valid name to keep it; ``--fix`` removes it;
-* **a symlinked run folder** (removing it removes the link, never what it points to) and an
-  entry ``run=…`` that is not a folder at all;
-* **a run's lock file that is not a regular file** (a symlink, a FIFO, a folder), which a
-  writer would open and follow.
+* **a temporary file** of a process that is gone: in the store's folder the catalog's rebuild
+  ``.paohuzi.duckdb.tmp-PID`` (with its ``.wal`` and DuckDB's spill folder ``.tmp``), the
+  checksum cache's ``..checksums.json.tmp-PID`` and a write probe ``.write-test-PID-THREAD``
+  (``.write-test-PID`` before); in a run folder the manifest's ``.manifest.json.tmp-PID``;
+  in a run's shard folders (:data:`~replay.store.layout.SHARD_FOLDERS`) a shard file's
+  ``.part-NNNNN.parquet.tmp-PID``;
+* **an uncommitted run folder**: ``runs/run=NAME`` with no manifest, whose writer is gone (a
+  first shard killed before the manifest listed it): nothing in it was ever part of the store;
+* **a symlinked run folder** (removing it removes the link, never what it points to), and an
+  entry ``run=…`` that is a FIFO, socket or device;
+* **a run's lock file that is a symlink, FIFO or device**, which a writer would open and follow.
+
+Some left-overs may hold a person's data, and are removed only when named
+(:attr:`Leftover.needs_yes`; ``doctor --fix --yes NAME``): **a run folder of a refused name**
+(``run=..``, spaces, more than 120 characters: a copy made by hand, perhaps of a complete run;
+renaming it to a valid name keeps it), an uncommitted run folder that also holds files no
+writer makes, a regular file named ``run=…`` and a folder in a lock file's place.
 
 Not a left-over: the ``.lock`` of a writer that has ended. Every run keeps its lock file (the
 ``flock`` on it dies with its holder, even on SIGKILL, so it never blocks anyone), and
@@ -42,25 +53,43 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from replay.store.fsinfo import file_kind, pid_alive
-from replay.store.layout import CATALOG_NAME, StoreError, check_run_name
+from replay.store.layout import (
+    CATALOG_NAME,
+    CHECKSUM_CACHE_NAME,
+    MANIFEST_NAME,
+    SHARD_FOLDERS,
+    StoreError,
+    check_run_name,
+)
 
 #: ``runs/.removing-NAME-PID``: a run being deleted by ``rm`` (process PID).
 REMOVING_RE = re.compile(r"\.removing-(.+)-(\d+)", re.S)
-#: ``.NAME.tmp-PID`` (``.wal``: DuckDB's log of it, ``.tmp``: its spill folder) and
-#: ``.write-test-PID-THREAD``: files a process writes under a temporary name and renames or
-#: deletes.
-TEMP_RE = re.compile(r"\..+\.tmp-(\d+)(?:\.wal|\.tmp)?|\.write-test-(\d+)(?:-\d+)?", re.S)
+_PID = r"-(\d{1,12})"
+#: The temporary files the store's writers make in the store's folder: the catalog's rebuild
+#: (``.wal``: DuckDB's log of it, ``.tmp``: its spill folder), the checksum cache's atomic
+#: write, a write probe of one process (and thread).
+ROOT_TEMP_RE = re.compile(
+    rf"\.{re.escape(CATALOG_NAME)}\.tmp{_PID}(?:\.wal|\.tmp)?"
+    rf"|\.{re.escape(CHECKSUM_CACHE_NAME)}\.tmp{_PID}"
+    rf"|\.write-test{_PID}(?:-\d+)?"
+)
+#: The manifest's atomic write, in a run folder.
+RUN_TEMP_RE = re.compile(rf"\.{re.escape(MANIFEST_NAME)}\.tmp{_PID}")
+#: A shard file (``part-NNNNN.parquet``) of a run's shard folder, and its atomic write.
+PART_RE = re.compile(r"part-\d{5,}\.parquet")
+PART_TEMP_RE = re.compile(rf"\.part-\d{{5,}}\.parquet\.tmp{_PID}")
 LOCK_NAME = ".lock"
 
 # The kinds of left-over, as listed.
 REMOVAL = "interrupted removal"
 TEMP = "temporary file"
+UNCOMMITTED = "uncommitted run folder"
 ODD_NAME = "run folder of a refused name"
 SYMLINK = "symlinked run folder"
 NOT_A_FOLDER = "not a run folder"
 BAD_LOCK = "lock file that is not a regular file"
 #: The kinds whose removal changes what the store's runs are (the catalog is rebuilt).
-RUN_ENTRY_KINDS = frozenset({ODD_NAME, SYMLINK, NOT_A_FOLDER})
+RUN_ENTRY_KINDS = frozenset({ODD_NAME, SYMLINK, NOT_A_FOLDER, UNCOMMITTED})
 
 
 def shown(text: str) -> str:
@@ -84,6 +113,8 @@ class Leftover:
     pid: int | None = None  # the process that made it, if its name says
     #: the folder whose ``.lock`` a live writer of it would hold
     lock_dir: Path | None = None
+    #: it may hold a person's data: removed only when named (:meth:`named_by`)
+    needs_yes: bool = False
 
     def line(self, alive: bool = False) -> str:
         """``kind: path (why; process N is gone)`` (``alive``: ``is running``)."""
@@ -91,6 +122,12 @@ class Leftover:
         if self.pid is not None:
             parts.append(f"process {self.pid} is {'running' if alive else 'gone'}")
         return f"{self.kind}: {shown(self.rel)} ({'; '.join(parts)})"
+
+    def named_by(self, name: str) -> bool:
+        """Whether ``name`` names this left-over: its path as listed (``runs/run=my run``),
+        its folder's name (``run=my run``) or, for a run folder, the run's (``my run``)."""
+        base = self.path.name
+        return name in (self.rel, base) or (base.startswith("run=") and name == base[4:])
 
 
 @dataclass
@@ -106,6 +143,33 @@ class Findings:
         (self.in_use if lo.pid is not None and pid_alive(lo.pid) else self.leftovers).append(lo)
 
 
+def store_problem(root: Path) -> str | None:
+    """Why the folder ``root`` is not a paohuzi store, or None when it is: it holds the
+    catalog (``paohuzi.duckdb``), or a ``runs`` folder that is empty or holds a run folder
+    (``run=NAME``) or an interrupted removal. Only ``lstat`` and one listing of ``runs``."""
+    if os.path.lexists(root / CATALOG_NAME):
+        return None
+    runs = root / "runs"
+    try:
+        mode = os.lstat(runs).st_mode
+    except OSError:
+        mode = 0
+    if stat.S_ISLNK(mode):
+        return None  # said in a note; nothing behind it is walked
+    if stat.S_ISDIR(mode):
+        try:
+            with os.scandir(runs) as it:
+                names = [e.name for e in it]
+        except OSError:
+            names = ["?"]
+        if not names or any(n.startswith(("run=", ".removing-")) for n in names):
+            return None
+    return (
+        f"'{root}' is not a paohuzi store (no {CATALOG_NAME}, no runs folder of run=NAME"
+        " folders): nothing in it is looked at or removed"
+    )
+
+
 def _entries(folder: Path, root: Path, found: Findings) -> list[os.DirEntry[str]]:
     try:
         with os.scandir(folder) as it:
@@ -119,11 +183,14 @@ def _rel(path: Path, root: Path) -> str:
     return str(path.relative_to(root)) if path != root else "."
 
 
-def _temp(e: os.DirEntry[str], root: Path, lock_dir: Path | None) -> Leftover | None:
-    m = TEMP_RE.fullmatch(e.name)
+def _temp(
+    e: os.DirEntry[str], pattern: re.Pattern[str], root: Path, lock_dir: Path | None
+) -> Leftover | None:
+    """``e`` as a temporary file of the writers whose names ``pattern`` matches."""
+    m = pattern.fullmatch(e.name)
     if m is None:
         return None
-    pid = int(m.group(1) or m.group(2))
+    pid = int(next(g for g in m.groups() if g is not None))
     why = "of the catalog's rebuild" if e.name.startswith(f".{CATALOG_NAME}.tmp-") else ""
     return Leftover(TEMP, Path(e.path), _rel(Path(e.path), root), why, pid, lock_dir)
 
@@ -136,6 +203,62 @@ def _removal(e: os.DirEntry[str], root: Path, name: str | None = None) -> Leftov
     why = f"of run {shown(m.group(1))}"
     lock = None if e.is_symlink() else path
     return Leftover(REMOVAL, path, _rel(path, root), why, pid, lock)
+
+
+def _lock_pid(run_path: Path) -> int | None:
+    """The pid a writer wrote in the run's regular ``.lock`` (None: no number there)."""
+    with contextlib.suppress(OSError, ValueError):
+        fd = os.open(run_path / LOCK_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        try:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                return int(os.read(fd, 32).decode().strip())
+        finally:
+            os.close(fd)
+    return None
+
+
+def _contents(run_path: Path) -> tuple[str | None, list[int]]:
+    """What a run folder holds: its first entry that no writer of the store makes there
+    (anything but its lock, the manifest's temporary file, shard folders of shard files and
+    their temporary files), or None; and the pids its temporary files name. Never follows a
+    symlink."""
+    pids: list[int] = []
+
+    def ours(e: os.DirEntry[str], *patterns: re.Pattern[str]) -> bool:
+        m = next((m for p in patterns if (m := p.fullmatch(e.name))), None)
+        if m is None or not e.is_file(follow_symlinks=False):
+            return False
+        pids.extend(int(g) for g in m.groups() if g is not None)
+        return True
+
+    with os.scandir(run_path) as it:
+        for e in it:
+            if e.name in SHARD_FOLDERS and e.is_dir(follow_symlinks=False):
+                with os.scandir(e.path) as inner:
+                    for f in inner:
+                        if not ours(f, PART_RE, PART_TEMP_RE):
+                            return f"{e.name}/{f.name}", pids
+            elif e.name != LOCK_NAME and not ours(e, RUN_TEMP_RE):
+                return e.name, pids
+    return None, pids
+
+
+def _uncommitted(path: Path, root: Path, found: Findings) -> None:
+    """A run folder with no manifest: an uncommitted first write (or a folder made by hand,
+    which is named before it goes). In use while its lock's pid, or the pid of a temporary
+    file in it, is alive."""
+    rel = _rel(path, root)
+    try:
+        other, pids = _contents(path)
+    except OSError as e:
+        found.notes.append(f"cannot read {shown(rel)}: {e.strerror or e}")
+        return
+    why = "no manifest: a first write that never committed"
+    if other is not None:
+        why = f"no manifest, and it holds {shown(other)}, which no writer makes"
+    lock = _lock_pid(path)
+    pid = next((p for p in [lock, *pids] if p is not None and pid_alive(p)), lock)
+    found.add(Leftover(UNCOMMITTED, path, rel, why, pid, path, other is not None))
 
 
 def _run_entry(e: os.DirEntry[str], root: Path, found: Findings) -> bool:
@@ -151,56 +274,66 @@ def _run_entry(e: os.DirEntry[str], root: Path, found: Findings) -> bool:
         return False
     if not e.is_dir(follow_symlinks=False):
         try:
-            kind = file_kind(e.stat(follow_symlinks=False).st_mode)
+            mode = e.stat(follow_symlinks=False).st_mode
         except OSError:
             return False  # gone meanwhile
-        found.add(Leftover(NOT_A_FOLDER, path, rel, kind))
+        regular = stat.S_ISREG(mode)
+        found.add(Leftover(NOT_A_FOLDER, path, rel, file_kind(mode), needs_yes=regular))
         return False
     try:
         check_run_name(e.name.removeprefix("run="))  # the tool's own test, exactly
     except StoreError:
         why = "a name rm refuses: letters, digits, '.', '_', '-', at most 120; rename it to keep it"
-        found.add(Leftover(ODD_NAME, path, rel, why, None, path))
+        found.add(Leftover(ODD_NAME, path, rel, why, None, path, needs_yes=True))
         return False
     with contextlib.suppress(FileNotFoundError):
         mode = os.lstat(path / LOCK_NAME).st_mode
         if not stat.S_ISREG(mode):
             lock = path / LOCK_NAME
-            found.add(Leftover(BAD_LOCK, lock, _rel(lock, root), file_kind(mode)))
+            kind = file_kind(mode)
+            found.add(
+                Leftover(BAD_LOCK, lock, _rel(lock, root), kind, needs_yes=stat.S_ISDIR(mode))
+            )
+    if not os.path.lexists(path / MANIFEST_NAME):
+        _uncommitted(path, root, found)
+        return False
     return True
 
 
+def _run_temps(run_path: Path, root: Path, found: Findings) -> None:
+    """The temporary files of a run folder's writers: the manifest's, the shard files'."""
+    for e in _entries(run_path, root, found):
+        if (lo := _temp(e, RUN_TEMP_RE, root, run_path)) is not None:
+            found.add(lo)
+        elif e.name in SHARD_FOLDERS and e.is_dir(follow_symlinks=False):
+            for f in _entries(Path(e.path), root, found):
+                if (lo := _temp(f, PART_TEMP_RE, root, run_path)) is not None:
+                    found.add(lo)
+
+
 def find_leftovers(root: str | Path) -> Findings:
-    """Every left-over of the store at ``root`` (module docstring), by path; one walk
-    of the store's tree, not following symlinks. :class:`StoreError` if ``root`` is not a
-    folder."""
+    """Every left-over of the store at ``root`` (module docstring), by path, never
+    following a symlink. :class:`StoreError` if ``root`` is not a folder or not a store."""
     root = Path(root)
     if not root.is_dir():
         raise StoreError(f"no data directory '{root}'")
     root = root.resolve()
-    runs = root / "runs"
+    problem = store_problem(root)
+    if problem is not None:
+        raise StoreError(problem)
     found = Findings()
+    for e in _entries(root, root, found):
+        if (lo := _temp(e, ROOT_TEMP_RE, root, None)) is not None:
+            found.add(lo)
+    runs = root / "runs"
     if runs.is_symlink():
         found.notes.append("runs is a symlink: not followed, its run folders not checked")
-    # (folder, the run folder it lies in): depth first, in name order
-    stack: list[tuple[Path, Path | None]] = [(root, None)]
-    while stack:
-        folder, run_folder = stack.pop()
-        deeper: list[tuple[Path, Path | None]] = []
-        for e in _entries(folder, root, found):
-            if folder == runs and (lo := _removal(e, root)) is not None:
+    elif runs.is_dir():
+        for e in _entries(runs, root, found):
+            if (lo := _removal(e, root)) is not None:
                 found.add(lo)
-                continue
-            if (lo := _temp(e, root, run_folder)) is not None:
-                found.add(lo)
-                continue
-            if folder == runs and e.name.startswith("run="):
-                if _run_entry(e, root, found):
-                    deeper.append((Path(e.path), Path(e.path)))
-                continue
-            if e.is_dir(follow_symlinks=False):
-                deeper.append((Path(e.path), run_folder))
-        stack.extend(reversed(deeper))
+            elif e.name.startswith("run=") and _run_entry(e, root, found):
+                _run_temps(Path(e.path), root, found)
     found.leftovers.sort(key=lambda lo: lo.rel)
     found.in_use.sort(key=lambda lo: lo.rel)
     return found
@@ -257,16 +390,19 @@ def _delete(path: Path) -> None:
         os.unlink(path)
 
 
-def remove_leftover(lo: Leftover) -> None:
-    """Remove one left-over of :func:`find_leftovers`. A run folder is first renamed to
+def remove_leftover(lo: Leftover, confirmed: bool = False) -> None:
+    """Remove one left-over of :func:`find_leftovers`; one that may hold a person's data
+    (:attr:`Leftover.needs_yes`) only when ``confirmed``. A run folder is first renamed to
     ``runs/.removing-…`` (out of every reader's sight; finished by the next ``doctor`` if
-    this one is killed). :class:`StoreError` with one line if its process is now alive,
-    its folder's lock is held or it cannot be removed."""
+    this one is killed). :class:`StoreError` with one line if it is not confirmed, its
+    process is now alive, its folder's lock is held or it cannot be removed."""
+    if lo.needs_yes and not confirmed:
+        raise StoreError(f"{shown(lo.rel)} is kept: it may hold data; name it to remove it")
     if lo.pid is not None and pid_alive(lo.pid):
         raise StoreError(f"{shown(lo.rel)} is in use (process {lo.pid} is running)")
     try:
         with _folder_lock(lo.lock_dir, lo.rel):
-            if lo.kind == ODD_NAME:
+            if lo.kind in (ODD_NAME, UNCOMMITTED):
                 digest = hashlib.sha1(os.fsencode(lo.path.name)).hexdigest()[:12]
                 gone = lo.path.parent / f".removing-{digest}-{os.getpid()}"
                 os.rename(lo.path, gone)

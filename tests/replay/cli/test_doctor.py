@@ -73,27 +73,38 @@ def test_doctor_lists_leftovers_bug(root: Path, tmp_path: Path) -> None:
         f"symlinked run folder: runs/run=t (a link to {tmp_path / 'elsewhere'}; --fix removes"
         " the link only)",
     ]  # fmt: skip
-    assert res.stderr == f"5 left-overs in {root}; --fix removes them\n"
+    assert res.stderr == (
+        f"5 left-overs in {root}; --fix removes them\n"
+        "what may hold data goes only when named: --fix --yes NAME (as listed)\n"
+    )
     assert (root / "runs" / f".removing-r-{pid}").is_dir()  # listing removes nothing
 
 
 def test_doctor_fix_removes_each_and_says_so_bug(root: Path, tmp_path: Path) -> None:
     pid, me = dead_pid(), os.getpid()
     killed_leftovers(root, pid, tmp_path)
-    live = root / f".checksums.json.tmp-{me}"
+    live = root / f".write-test-{me}-1"  # a write probe of a live process
     live.write_bytes(b"being written")
     res = cli("doctor", "--fix", "--data", str(root))
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == 1, res.output  # the refused name is kept: it may hold a run
     assert res.stdout.splitlines() == [
         f"removed .paohuzi.duckdb.tmp-{pid} (temporary file)",
         f"removed runs/.removing-r-{pid} (interrupted removal)",
-        "removed runs/run=my run (run folder of a refused name)",
         f"removed runs/run=s/hands/.part-00001.parquet.tmp-{pid} (temporary file)",
         "removed runs/run=t (symlinked run folder)",
     ]
-    assert res.stderr == (
-        f"kept, in use: temporary file: .checksums.json.tmp-{me} (process {me} is running)\n"
-    )
+    assert res.stderr.splitlines() == [
+        f"kept, in use: temporary file: .write-test-{me}-1 (process {me} is running)",
+        "kept: run folder of a refused name: runs/run=my run (a name rm refuses: letters,"
+        " digits, '.', '_', '-', at most 120; rename it to keep it); --yes 'runs/run=my run'"
+        " removes it",
+    ]
+    assert (root / "runs" / "run=my run" / "manifest.json").is_file()
+    named = cli("doctor", "--fix", "--yes", "run=my run", "--data", str(root))
+    assert (named.exit_code, named.stdout) == (
+        0,
+        "removed runs/run=my run (run folder of a refused name)\n",
+    ), named.output
     assert live.read_bytes() == b"being written" and (tmp_path / "elsewhere").is_dir()
     assert sorted(p.name for p in (root / "runs").iterdir()) == ["run=s"]
     assert runs_of(root) == ["s"]

@@ -94,7 +94,7 @@ def test_orphan_temp_files_are_listed_and_removed_bug(root: Path) -> None:
     made = [
         root / f".paohuzi.duckdb.tmp-{pid}",
         root / f".paohuzi.duckdb.tmp-{pid}.wal",
-        root / f".checksums.json.tmp-{pid}",
+        root / f"..checksums.json.tmp-{pid}",  # the atomic write of .checksums.json
         root / f".write-test-{pid}",
         root / f".write-test-{pid}-140245",  # of one thread
         root / "runs" / "run=r" / "hands" / f".part-00002.parquet.tmp-{pid}",
@@ -108,7 +108,7 @@ def test_orphan_temp_files_are_listed_and_removed_bug(root: Path) -> None:
     live = root / "runs" / "run=r" / "events" / f".part-00003.parquet.tmp-{me}"
     live.write_bytes(b"being written")
     assert listed(root) == [
-        ("temporary file", f".checksums.json.tmp-{pid}"),
+        ("temporary file", f"..checksums.json.tmp-{pid}"),
         ("temporary file", f".paohuzi.duckdb.tmp-{pid}"),
         ("temporary file", f".paohuzi.duckdb.tmp-{pid}.tmp"),
         ("temporary file", f".paohuzi.duckdb.tmp-{pid}.wal"),
@@ -146,13 +146,20 @@ def test_a_held_run_lock_keeps_its_temp_files_bug(root: Path) -> None:
 
 @pytest.mark.parametrize("name", ["..", "my run", "x" * 240, "a\nb", "-dash", "ünï"])
 def test_run_folders_of_refused_names_are_listed_and_removed_bug(root: Path, name: str) -> None:
-    # rm refused these names, so no command could remove such a folder
+    # rm refused these names, so no command could remove such a folder; it may be a copy
+    # of a complete run made by hand, so it goes only when named
     odd = root / "runs" / f"run={name}"
     shutil.copytree(root / "runs" / "run=s", odd)
     found = find_leftovers(root).leftovers
-    assert [(lo.kind, lo.path) for lo in found] == [("run folder of a refused name", odd)]
+    assert [(lo.kind, lo.path, lo.needs_yes) for lo in found] == [
+        ("run folder of a refused name", odd, True)
+    ]
     assert "\n" not in found[0].line()
-    fix_all(root)
+    with pytest.raises(StoreError, match="is kept: it may hold data; name it to remove it"):
+        remove_leftover(found[0])
+    assert (odd / "manifest.json").is_file()
+    assert found[0].named_by(f"run={name}") and found[0].named_by(name)
+    remove_leftover(found[0], confirmed=True)
     assert sorted(p.name for p in (root / "runs").iterdir()) == ["run=r", "run=s"]
 
 
@@ -179,8 +186,9 @@ def test_the_walk_does_not_follow_symlinks_bug(root: Path, tmp_path: Path) -> No
     outside.mkdir()
     (outside / f".x.tmp-{pid}").write_bytes(b"not ours")
     (root / "runs" / "run=r" / "extra").symlink_to(outside, target_is_directory=True)
-    (root / "runs" / "run=r" / f".y.tmp-{pid}").symlink_to(outside / f".x.tmp-{pid}")
-    assert listed(root) == [("temporary file", f"runs/run=r/.y.tmp-{pid}")]
+    # a writer's temporary name that is a link: the link goes, never its target
+    (root / "runs" / "run=r" / f".manifest.json.tmp-{pid}").symlink_to(outside / f".x.tmp-{pid}")
+    assert listed(root) == [("temporary file", f"runs/run=r/.manifest.json.tmp-{pid}")]
     fix_all(root)
     assert (outside / f".x.tmp-{pid}").read_bytes() == b"not ours"
     assert (root / "runs" / "run=r" / "extra").is_symlink()
@@ -195,12 +203,14 @@ def test_entries_that_are_not_run_folders_bug(root: Path, tmp_path: Path) -> Non
     lock = root / "runs" / "run=r" / ".lock"
     lock.unlink()
     lock.symlink_to(precious)
-    assert [lo.line() for lo in find_leftovers(root).leftovers] == [
-        "not a run folder: runs/run=fifo (a FIFO)",
-        "not a run folder: runs/run=file (a regular file)",
-        "lock file that is not a regular file: runs/run=r/.lock (a symbolic link)",
+    found = find_leftovers(root).leftovers
+    assert [(lo.line(), lo.needs_yes) for lo in found] == [
+        ("not a run folder: runs/run=fifo (a FIFO)", False),
+        ("not a run folder: runs/run=file (a regular file)", True),  # a person's file?
+        ("lock file that is not a regular file: runs/run=r/.lock (a symbolic link)", False),
     ]
-    fix_all(root)
+    for lo in found:
+        remove_leftover(lo, confirmed=lo.needs_yes)
     assert precious.read_text() == "precious\n" and not os.path.lexists(lock)
     assert sorted(p.name for p in (root / "runs").iterdir()) == ["run=r", "run=s"]
 
