@@ -49,19 +49,28 @@ def index(runs: tuple[str, ...], data: Path, workers: int, quiet: bool) -> None:
     refused = write_problem(store.root)  # before any summary is written
     if refused is not None:
         raise InputError(f"nothing indexed: {refused}")
+    known = store.run_names()
+    names = list(dict.fromkeys(runs)) or known
     try:
-        names = list(dict.fromkeys(runs)) or store.run_names()
-        paths = [store.run(n).path for n in names]
+        for name in names:
+            if name not in known:
+                store.run(name)  # raises the one-line "no run …" before anything is written
     except PaohuziError as e:
-        raise InputError(" ".join(str(e).split())) from None
+        raise InputError(_line(e)) from None
     failed = 0
-    for name, path in zip(names, paths):
+    for name in names:
         t = time.perf_counter()
+        try:
+            path = store.run(name).path
+        except PaohuziError as e:  # a damaged run: every reader leaves it out, and so do we
+            failed += bool(runs)  # unless it was named
+            click.echo(f"Warning: run {name} left out (a damaged run: {_line(e)})", err=True)
+            continue
         try:
             got = index_derived(path, workers=min(workers, os.cpu_count() or 1))
         except (PaohuziError, OSError, ValueError) as e:
             failed += 1
-            click.echo(f"Warning: run {name} not indexed: {' '.join(str(e).split())}", err=True)
+            click.echo(f"Warning: run {name} not indexed: {_line(e)}", err=True)
             continue
         if not quiet:
             took = f"({time.perf_counter() - t:.1f} s)"
@@ -84,3 +93,7 @@ def index(runs: tuple[str, ...], data: Path, workers: int, quiet: bool) -> None:
         ) from None
     if failed:
         raise InputError(f"{failed} run(s) not indexed (see the warnings above)")
+
+
+def _line(e: BaseException) -> str:
+    return " ".join(str(e).split())

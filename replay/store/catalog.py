@@ -9,7 +9,8 @@ problem: the runs left out, and why) and the code tables of
 
 * :func:`refresh_catalog` writes ``DATA/paohuzi.duckdb`` with paths relative to the store,
   so a moved or copied store keeps working (open it with ``file_search_path`` set to the
-  store, or from the store's folder: ``cd DATA && duckdb paohuzi.duckdb``);
+  store, or from the store's folder: ``cd DATA && duckdb paohuzi.duckdb``); a store whose
+  path holds a comma gets absolute paths instead (:func:`paths_kind`);
 * :func:`connect` (``Store.connect()``) opens that file read-only when it matches what the
   store holds now; else it rebuilds it (a store marked writable) or builds the same views in
   memory, and says so in one note (on stderr by default): a reader never answers from a
@@ -257,8 +258,14 @@ def _mismatch(con: Any, state: StoreState) -> str | None:
         }
     except duckdb.Error:
         return "was not written by paohuzi (it has no catalog_meta)"
-    if meta.get("schema_version") != str(schema.SCHEMA_VERSION) or meta.get("paths") != "relative":
+    if meta.get("schema_version") != str(schema.SCHEMA_VERSION) or meta.get("paths") not in (
+        "relative",
+        "absolute",
+    ):
         return "was built by another version of paohuzi"
+    kind = paths_kind(Path(state.root))
+    if meta.get("paths") != kind or (kind == "absolute" and meta.get("root") != str(state.root)):
+        return "was built for another folder"
     if meta.get("listing") == listing_digest(state):
         return None
     try:
@@ -271,6 +278,14 @@ def _mismatch(con: Any, state: StoreState) -> str | None:
         return "was built from other files"
     shown = ", ".join(names[:5]) + (" …" if len(names) > 5 else "")
     return f"was built from other files (run{'s' if len(names) > 1 else ''} {shown} changed)"
+
+
+def paths_kind(root: Path) -> str:
+    """How the catalog of the store at ``root`` names its files: ``relative`` to the store
+    (found through DuckDB's ``file_search_path``, so a moved or copied store keeps working),
+    or ``absolute`` when the store's path holds a comma, which ``file_search_path`` takes
+    for a separator of two folders (such a catalog is rebuilt when the store moves)."""
+    return "absolute" if "," in str(root) else "relative"
 
 
 def _built_on(con: Any, state: StoreState) -> bool:
@@ -373,14 +388,16 @@ def _refresh(root: Path, path: Path, state: StoreState) -> Path:
     _remove_db(tmp)
     try:
         con = duck_connect(str(tmp))
+        kind = paths_kind(root)
         try:
-            con.execute("SET file_search_path = ?", [str(root)])  # views bind relative paths
-            build_catalog(con, state, base=root, materialize=True)
+            if kind == "relative":
+                con.execute("SET file_search_path = ?", [str(root)])  # views bind relative paths
+            build_catalog(con, state, base=root if kind == "relative" else None, materialize=True)
             con.execute("CREATE TABLE catalog_meta (key VARCHAR, value VARCHAR)")
             meta = {
                 "root": str(root),
                 "schema_version": str(schema.SCHEMA_VERSION),
-                "paths": "relative",
+                "paths": kind,
                 "listing": listing_digest(state),
                 "runs": json.dumps(_run_digests(state), sort_keys=True),
             }
@@ -462,7 +479,8 @@ def _open_file(
     try:
         why = _mismatch(con, state)
         if why is None:
-            con.execute("SET file_search_path = ?", [str(state.root)])
+            if paths_kind(Path(state.root)) == "relative":
+                con.execute("SET file_search_path = ?", [str(state.root)])
             return con, None
     except duckdb.Error:
         why = "cannot be read"
