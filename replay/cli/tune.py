@@ -26,10 +26,13 @@ def default_popsize(dim: int) -> int:
 @contextlib.contextmanager
 def _locked(out: Path) -> Iterator[None]:
     """One tuning process per folder (an flock on ``OUT/.lock``, released by the kernel when
-    the process dies)."""
+    the process dies); taken only in a folder :func:`replay.tune.folder.claim` accepted."""
     import fcntl
 
-    fd = os.open(out / ".lock", os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    try:
+        fd = os.open(out / ".lock", os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    except OSError as e:
+        raise input_error(f"{out / '.lock'}: cannot open it ({e.strerror or e})") from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -40,18 +43,30 @@ def _locked(out: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def _out_dir(out: Path) -> Path:
-    if out.is_symlink():
-        raise input_error(f"{out}: is a symlink; give the folder itself")
-    if out.exists() and not out.is_dir():
-        raise input_error(f"{out}: exists and is not a folder")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise input_error(f"{out}: cannot create it ({e.strerror or e})") from None
-    if not os.access(out, os.W_OK):
-        raise input_error(f"{out}: not writable")
-    return out
+def start_table(spec: str, policy: str) -> Any:
+    """The table ``--start`` names: a weights file (a path with ``/`` or ending in ``.json``)
+    or a shipped set of ``policy`` (``default``, ``tuned-hunan``), or ``POLICY@WEIGHTS`` as
+    ``--baseline`` takes it; one line for anything else."""
+    from engine.errors import InvalidNotation
+    from engine.policies import weights as W
+
+    text = spec.strip()
+    if W.is_weighted_spec(text):
+        table = W.load_spec(text)
+    else:
+        try:
+            _, weights, is_file = W.parse_spec(f"{policy}@{text}")
+            path = Path(weights) if is_file else W.shipped_path(policy, weights)
+        except InvalidNotation:
+            have = ", ".join(W.shipped_names(policy)) or "none"
+            raise input_error(
+                f"--start {spec[:60]!r}: neither a weights file (a path with '/' or ending in"
+                f" .json) nor a shipped {policy} set ({have})"
+            ) from None
+        table = W.read_weights(path, policy, shown=weights if is_file else path.name)
+    if table.policy != policy:
+        raise input_error(f"--start {spec}: a {table.policy} table, not {policy}'s")
+    return table
 
 
 def command_line(ctx: click.Context) -> str:
@@ -134,8 +149,8 @@ class Bar:
 @click.option("--policy", type=click.Choice(["heuristic", "greedy"]), default="heuristic",
               show_default=True, help="The policy whose weights are tuned.")  # fmt: skip
 @click.option("--start", "start_spec", metavar="WEIGHTS", default=None,
-              help="The table to start from: a weights file or shipped set (default: the"
-              " policy's defaults).")  # fmt: skip
+              help="The table to start from: a weights file (a path with '/' or ending in"
+              " .json) or shipped set such as tuned-hunan (default: the policy's defaults).")  # fmt: skip
 @click.option("--baseline", default="heuristic", show_default=True, metavar="POLICY",
               help="Who the candidates play against: random, greedy, heuristic or"
               " POLICY@WEIGHTS.")  # fmt: skip
@@ -152,7 +167,7 @@ class Bar:
 @click.option("--deals", type=click.IntRange(1, 1_000_000), default=1000, show_default=True,
               help="Duplicate deals per candidate per generation (common to the generation).")  # fmt: skip
 @click.option("--validation-deals", type=click.IntRange(1, 10_000_000), default=5000,
-              show_default=True, help="Fresh deals the result is validated on.")  # fmt: skip
+              show_default=True, help="Fresh deals the result is validated on (at least 200).")  # fmt: skip
 @click.option("--sigma0", type=click.FloatRange(0, 10, min_open=True), default=0.2,
               show_default=True, help="Initial step size, relative to each parameter's start.")  # fmt: skip
 @click.option("--session-length", type=click.IntRange(1, 65535), default=8, show_default=True,
@@ -193,7 +208,8 @@ def tune(
     plays --deals duplicate deals against --baseline (the same deals for the whole
     generation, in every seat); its fitness is its mean score per hand minus the baseline's.
     The result (the optimizer's mean) is then played on --validation-deals fresh deals and
-    called better only when the 95 % interval is above 0. OUT gets weights.json (play it as
+    called better only when the 95 % interval is above 0. OUT is a new or empty folder, or
+    one tune made (it writes nowhere else): it gets weights.json (play it as
     POLICY@OUT/weights.json), report.md with fitness.svg, report.json and the checkpoint:
     the same command resumes after Ctrl-C or a kill, and gives the same result for a seed.
 
@@ -205,16 +221,16 @@ def tune(
     from engine.errors import PaohuziError
     from engine.policies import weights as W
     from engine.rules import find_rules
+    from replay.record.fast_engine import unsupported
     from replay.tune import optimizer as O
+    from replay.tune.folder import claim
     from replay.tune.report import write_all
     from replay.tune.space import Space, parse_params
 
     command = command_line(click.get_current_context())
     try:
         ruleset = find_rules(rules).with_overrides(overrides)
-        start = W.load_spec(start_spec) if start_spec else W.defaults(policy)
-        if start.policy != policy:
-            raise input_error(f"--start {start_spec}: a {start.policy} table, not {policy}'s")
+        start = start_table(start_spec, policy) if start_spec else W.defaults(policy)
         names = parse_params(params_text, policy)
         Space.of(policy, start, names)
         base = baseline.strip()
@@ -241,11 +257,16 @@ def tune(
             session_length=session_length,
             rules_label=" ".join([rules, *(f"--set {o}" for o in overrides)]),
         )
-        settings.duel().spec(start, seed, 1)  # the baseline plays compiled, the rules hold
+        why = unsupported(settings.duel().spec(start, seed, 1))  # the rules hold
+        if why:
+            raise input_error(f"--baseline {settings.baseline}: {why}")
         budget = O.Budget(generations, max_minutes)
     except PaohuziError as e:
         raise input_error(str(e)) from None
-    out = _out_dir(out)
+    try:
+        out = claim(out)  # before the lock: nothing is written into a folder not tune's
+    except PaohuziError as e:
+        raise input_error(str(e)) from None
     with _locked(out):
         _run(settings, budget, out, workers, backend_name, address, quiet, command, write_all)
 
@@ -255,19 +276,14 @@ def _run(
     address: str | None, quiet: bool, command: str, write_all: Any,
 ) -> None:  # fmt: skip
     from engine.errors import PaohuziError
-    from replay.record.fast_engine import unsupported, warm_up
+    from replay.record.fast_engine import warm_up
     from replay.tune import optimizer as O
     from replay.tune.evaluate import open_evaluator
     from replay.tune.report import REPORT_MD, _ci, points
 
     spec = settings.duel().spec(settings.start, settings.seed, 1)
-    why = unsupported(spec)
-    if why:
-        raise input_error(f"--baseline {settings.baseline}: {why}")
     try:
-        state0 = O.load(out)
-        if state0 is not None:
-            O.check_same(state0, settings, out)
+        state0 = O.load(out, settings)
     except PaohuziError as e:
         raise input_error(str(e)) from None
     done0 = 0 if state0 is None else len(state0.history)
@@ -290,15 +306,14 @@ def _run(
             bar.start_at(done0)
             state = O.tune(
                 settings, budget, out, evaluator, bar.generation, bar.step,
-                lambda st, se, o: write_all(st, se, o, command),
+                lambda st, se, o: write_all(st, se, o, command), state0,
             )  # fmt: skip
     except PaohuziError as e:
         raise input_error(str(e)) from None
     except KeyboardInterrupt:
-        st = O.load(out)
-        g = 0 if st is None else len(st.history)
         click.echo(
-            f"tune interrupted: {g} generation(s) kept in {out}; run the same command to go on",
+            f"tune interrupted: {O.saved_generations(out)} generation(s) kept in {out}; run the"
+            " same command to go on",
             err=True,
         )
         raise SystemExit(130) from None

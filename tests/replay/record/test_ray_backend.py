@@ -366,7 +366,7 @@ def test_group_shards_keeps_every_shard_once() -> None:
 
 # ------------------------------------------------------------------ paohuzi tune on Ray
 
-TUNE = ["-g", "2", "--deals", "24", "--popsize", "3", "--validation-deals", "24", "--seed", "4",
+TUNE = ["-g", "2", "--deals", "24", "--popsize", "3", "--validation-deals", "200", "--seed", "4",
         "--params", "danger_w,hx", "-q"]  # fmt: skip
 
 

@@ -14,7 +14,7 @@ from weights_helpers import ODD_HEURISTIC, write_weights
 from engine.policies import weights as W
 from replay.cli.main import main
 
-SMALL = ["-g", "3", "--deals", "24", "--popsize", "4", "--validation-deals", "40", "--seed", "9",
+SMALL = ["-g", "3", "--deals", "24", "--popsize", "4", "--validation-deals", "200", "--seed", "9",
          "-q"]  # fmt: skip
 
 
@@ -118,7 +118,7 @@ def test_better_only_when_the_interval_is_above_zero(tmp_path: Path) -> None:
     """Against the random policy every table wins clearly: the verdict says better."""
     r = CliRunner().invoke(
         main, ["tune", str(tmp_path / "r"), "-g", "1", "--deals", "16", "--popsize", "2",
-               "--validation-deals", "60", "--baseline", "random", "-q", "-w", "1",
+               "--validation-deals", "200", "--baseline", "random", "-q", "-w", "1",
                "--params", "danger_w"],
     )  # fmt: skip
     assert r.exit_code == 0, r.output
@@ -147,7 +147,10 @@ def _error(r: object) -> str:
         ({"set": ("spill", 2.5)}, "parameter 'spill': 2.5 is out of range 0 … 1"),
     ],
 )
-def test_bad_start_weights(tmp_path: Path, change: dict, message: str) -> None:
+def test_bad_start_weights(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: dict, message: str
+) -> None:
+    monkeypatch.chdir(tmp_path)  # a short path: error lines cut long inputs
     values = dict(ODD_HEURISTIC)
     if "drop" in change:
         values.pop(change["drop"])
@@ -156,13 +159,14 @@ def test_bad_start_weights(tmp_path: Path, change: dict, message: str) -> None:
     if "set" in change:
         values[change["set"][0]] = change["set"][1]
     f = write_weights(tmp_path / "bad.json", "heuristic", values)
-    line = _error(tune(tmp_path / "o", "--start", f"heuristic@{f}"))
+    line = _error(tune(tmp_path / "o", "--start", f"heuristic@{f.name}"))
     assert message in line and "bad.json" in line
     assert not (tmp_path / "o").exists()
 
 
-def test_unreadable_weights_file(tmp_path: Path) -> None:
-    line = _error(tune(tmp_path / "o", "--baseline", f"heuristic@{tmp_path}/missing.json"))
+def test_unreadable_weights_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # a short path: error lines cut long inputs
+    line = _error(tune(tmp_path / "o", "--baseline", "heuristic@./missing.json"))
     assert "missing.json" in line and "cannot read it" in line
 
 
@@ -181,6 +185,7 @@ def test_unreadable_weights_file(tmp_path: Path) -> None:
 )
 def test_bad_options(tmp_path: Path, args: list[str], message: str) -> None:
     assert message in _error(tune(tmp_path / "o", *args))
+    assert not (tmp_path / "o").exists()  # refused before the folder is made
 
 
 def test_out_is_a_file(tmp_path: Path) -> None:
@@ -199,10 +204,10 @@ def test_damaged_checkpoint(whole: Path, tmp_path: Path) -> None:
 
     out = tmp_path / "dmg"
     shutil.copytree(whole, out)
-    data = bytearray((out / "state.pkl").read_bytes())
-    data[-10] ^= 0xFF
-    (out / "state.pkl").write_bytes(bytes(data))
+    data = (out / "checkpoint.json").read_bytes()
+    i = data.index(b'"sigma":') + len(b'"sigma":0.1')  # a digit of generation 0's σ
+    (out / "checkpoint.json").write_bytes(data[:i] + bytes([data[i] ^ 1]) + data[i + 1 :])
     line = _error(tune(out, "-w", "1"))
-    assert "state.pkl: damaged" in line
-    (out / "state.pkl").write_bytes(b"")
+    assert "checkpoint.json: damaged" in line
+    (out / "checkpoint.json").write_bytes(b"")
     assert "not a tuning checkpoint" in _error(tune(out, "-w", "1"))
