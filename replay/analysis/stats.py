@@ -301,12 +301,16 @@ def summarize(
         "huangzhuang": hl["huang"],
     }
     st.outcomes.update({name: Rate.of(count(k), hands, deals) for name, k in ks.items()})
-    keys = ("seat", "dealer", "policy") if len(set(st.policies)) > 1 else ("seat", "dealer")
+    # Policy rows when the hands carry several policies. A run of imported hands lists none
+    # in its manifest, so its hands' own are grouped; one policy row would repeat the totals.
+    several = len(set(st.policies)) > 1 or not st.policies
+    keys = ("seat", "dealer", "policy") if several else ("seat", "dealer")
     rows = fetch(con, groups.group_rates_by(sel, pl, keys))
     st.seats.extend(group_rows(r for r in rows if r["g"] == "seat"))
     st.dealer.extend(group_rows(r for r in rows if r["g"] == "dealer"))
-    if "policy" in keys:
-        st.policy.extend(group_rows(r for r in rows if r["g"] == "policy"))
+    by_policy = [r for r in rows if r["g"] == "policy"]
+    if len(by_policy) > 1:
+        st.policy.extend(group_rows(by_policy))
         if duplicate:
             st.paired.extend(paired_rows(fetch(con, groups.paired(sel, pl))))
     (wm,) = fetch(con, outcomes.winning_moments(sel, pl))
