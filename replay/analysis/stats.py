@@ -113,7 +113,7 @@ class RunStats:
     """Everything ``paohuzi stats`` shows for one run."""
 
     run: str
-    status: str
+    status: str  # complete, being written, stopped, interrupted, failed (as paohuzi runs)
     rules: str
     players: int
     policies: tuple[str, ...]
@@ -188,7 +188,10 @@ def run_stats(
         if own:
             con = store.connect(state)
         return [
-            summarize(con, run, plan(state, _selection(run)) if summaries else None, on_skip)
+            _stated(
+                summarize(con, run, plan(state, _selection(run)) if summaries else None, on_skip),
+                state,
+            )
             for run in healthy
         ]
     except duckdb.Error as e:
@@ -197,6 +200,16 @@ def run_stats(
     finally:
         if own and con is not None:
             con.close()
+
+
+def _stated(st: RunStats, state: StoreState) -> RunStats:
+    """``st`` with the run's state as ``paohuzi runs`` shows it, from the scan
+    (:attr:`~replay.store.scan.RunInfo.state`): a run still "running" whose writer was
+    killed is "stopped", one whose writer is alive "being written"."""
+    info = state.run(st.run)
+    if info is not None:
+        st.status = info.state
+    return st
 
 
 def _scan(store: Store) -> StoreState:

@@ -10,11 +10,14 @@ from typing import Any
 import click
 
 from replay.cli.main import input_error
+from replay.cli.options import BoundedInt
 from replay.store.layout import data_option
 
 #: ``paohuzi hands --limit`` default (replay.store.manage.DEFAULT_LIMIT; not imported here so
 #: that ``--help`` stays cheap).
 DEFAULT_LIMIT = 50
+#: ``paohuzi hands --limit`` at most (the query asks for one hand more, in a 64-bit integer).
+MAX_LIMIT = 10**9
 
 
 def _size(n: int | None) -> str:
@@ -98,7 +101,7 @@ def runs(data: Path, as_json: bool) -> None:
 )
 @click.option(
     "--limit",
-    type=click.IntRange(min=1),
+    type=BoundedInt(1, MAX_LIMIT),
     default=DEFAULT_LIMIT,
     show_default=True,
     help="Show at most this many hands (the first ones in hand order).",
