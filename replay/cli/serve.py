@@ -12,10 +12,14 @@ import click
 
 from replay.cli.main import input_error
 from replay.service.limits import (
+    HEADER_BYTES,
+    HEADER_SECONDS,
     INGEST_BYTES,
     INGEST_LINE_BYTES,
     INGEST_LINES,
     INGEST_LOCK_SECONDS,
+    KEEP_ALIVE_SECONDS,
+    MAX_CONNECTIONS,
     PAGE_MAX,
     QUERY_SECONDS,
     STREAM_MAX,
@@ -29,16 +33,21 @@ TOKEN_ENV = "PAOHUZI_INGEST_TOKEN"
 TOKEN_MIN = 16
 TOKEN_FILE_MAX = 4096
 
+#: Connections the system queues before the server accepts them (uvicorn's default).
+BACKLOG = 2048
+
 
 def ingest_token(path: Path | None) -> str | None:
     """The ingest token: the first line of ``path`` (a regular file of at most 4 KiB), else
     ``$PAOHUZI_INGEST_TOKEN``; None when neither is given (ingest disabled). A token of
-    fewer than 16 characters, or with spaces inside, is refused (one line, exit 2)."""
+    fewer than 16 characters, with spaces inside, or with a character other than printable
+    ASCII (the service reads a header's bytes as Latin-1: a client's UTF-8 would never
+    match it) is refused (one line, exit 2)."""
     if path is not None:
         from replay.store.files import read_regular
 
         try:
-            text = read_regular(path, TOKEN_FILE_MAX).decode("utf-8")
+            text = read_regular(path, TOKEN_FILE_MAX).decode("utf-8-sig")  # a BOM is no part
         except (OSError, UnicodeDecodeError) as e:
             why = getattr(e, "strerror", None) or str(e)
             raise input_error(f"cannot read the ingest token file {path}: {why}") from None
@@ -50,10 +59,11 @@ def ingest_token(path: Path | None) -> str | None:
         where = f"${TOKEN_ENV}"
         if not value:
             return None
-    if len(value) < TOKEN_MIN or any(c.isspace() for c in value):
+    printable = value.isascii() and value.isprintable()
+    if len(value) < TOKEN_MIN or not printable or any(c.isspace() for c in value):
         raise input_error(
-            f"{where}: a token is at least {TOKEN_MIN} characters without spaces"
-            " (e.g. python -c 'import secrets; print(secrets.token_urlsafe())')"
+            f"{where}: a token is at least {TOKEN_MIN} printable ASCII characters without"
+            " spaces (e.g. python -c 'import secrets; print(secrets.token_urlsafe())')"
         )
     return value
 
@@ -137,6 +147,38 @@ def ingest_token(path: Path | None) -> str | None:
     metavar="S",
     help="Seconds an ingest waits for another one into the same run (then 503).",
 )
+@click.option(
+    "--header-seconds",
+    type=click.FloatRange(min=0, min_open=True),
+    default=HEADER_SECONDS,
+    show_default=True,
+    metavar="S",
+    help="Seconds a request's head may take to arrive (then 408, and the connection closed).",
+)
+@click.option(
+    "--header-bytes",
+    type=click.IntRange(min=1),
+    default=HEADER_BYTES,
+    show_default=True,
+    metavar="N",
+    help="Largest request head: request line and headers (then 431).",
+)
+@click.option(
+    "--keep-alive-seconds",
+    type=click.IntRange(min=1),
+    default=KEEP_ALIVE_SECONDS,
+    show_default=True,
+    metavar="S",
+    help="Seconds an idle keep-alive connection is kept open.",
+)
+@click.option(
+    "--max-connections",
+    type=click.IntRange(min=1),
+    default=MAX_CONNECTIONS,
+    show_default=True,
+    metavar="N",
+    help="Connections served at once (a request on any other: 503).",
+)
 def serve(
     data: Path,
     host: str,
@@ -149,6 +191,10 @@ def serve(
     ingest_lines: int,
     ingest_line_bytes: int,
     ingest_lock_seconds: float,
+    header_seconds: float,
+    header_bytes: int,
+    keep_alive_seconds: int,
+    max_connections: int,
 ) -> None:
     """Serve the store over HTTP as JSON: /runs, /runs/RUN, /runs/RUN/hands (filters of
     paohuzi hands, paginated), /runs/RUN/hands.ndjson (a streamed export),
@@ -166,12 +212,13 @@ def serve(
     """
     try:
         import fastapi  # noqa: F401
-        import uvicorn
+        import uvicorn  # noqa: F401
     except ImportError as e:
         missing = getattr(e, "name", None) or "fastapi"
         raise input_error(
             f"paohuzi serve needs {missing}, which is not installed: pip install 'paohuzi[service]'"
         ) from None
+    from replay.service import server
     from replay.service.app import create_app
     from replay.service.limits import Limits
 
@@ -184,6 +231,10 @@ def serve(
         ingest_lines=ingest_lines,
         ingest_line_bytes=ingest_line_bytes,
         ingest_lock_seconds=ingest_lock_seconds,
+        header_seconds=header_seconds,
+        header_bytes=header_bytes,
+        keep_alive_seconds=keep_alive_seconds,
+        max_connections=max_connections,
     )
     where = Path(data).resolve()
     if not where.is_dir():
@@ -191,20 +242,25 @@ def serve(
     app = create_app(data, limits, token)
     if token is not None:
         click.echo("note: ingest enabled (POST /runs/RUN/hands with the token)", err=True)
-    if port != 0:
-        click.echo(f"paohuzi serve: http://{host}:{port}  (store {where}; Ctrl-C stops it)")
-        uvicorn.run(app, host=host, port=port, log_level="warning")
-        return
-    # port 0: bind here, so that the line says the port the system chose
+    # listening before the line is printed: a client that reads it may connect at once
+    # (with --port 0, the line says the port the system chose)
+    sock = listen(host, port)
+    port = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    click.echo(f"paohuzi serve: http://{shown}:{port}  (store {where}; Ctrl-C stops it)")
+    server.run(app, sock, limits)
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host``:``port`` (0: any free port) and listening; one Error
+    line (exit 2) if it cannot be."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, 0))
+        sock.bind((host, port))
+        sock.listen(BACKLOG)
     except OSError as e:
         sock.close()
-        raise input_error(f"cannot listen on {host}: {e.strerror or e}") from None
-    port = sock.getsockname()[1]
-    click.echo(f"paohuzi serve: http://{host}:{port}  (store {where}; Ctrl-C stops it)")
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    server.run(sockets=[sock])
+        raise input_error(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+    return sock

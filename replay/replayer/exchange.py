@@ -1044,8 +1044,9 @@ def parse_jsonl(
     ``line_bytes`` is refused (``too_long``; ``hint`` says how to raise the limit), as is a
     line that is no JSON object or no replay file (``malformed``, with the line or field at
     fault); the others are parsed. More than ``max_lines`` files refuse the whole batch:
-    :class:`ReplayFileError`, before any is parsed."""
-    lines = data.split(b"\n")
+    :class:`ReplayFileError`, before any is parsed. A byte-order mark before the first line
+    is skipped, as :func:`read_replay` skips one before a file."""
+    lines = data.removeprefix(b"\xef\xbb\xbf").split(b"\n")
     count = sum(1 for raw in lines if raw.strip())
     if count > max_lines:
         raise ReplayFileError(

@@ -33,14 +33,17 @@ from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BeforeValidator
+from pydantic_core import PydanticCustomError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from engine.errors import PaohuziError, quote
 from replay import package_version
 from replay.service import models
 from replay.service.deadline import Budget
-from replay.service.errors import ApiError, public, status_of
+from replay.service.errors import ApiError, one_line, public, status_of
 from replay.service.limits import STREAM_BATCH, Limits
 
 #: This API's version (``/version``); a change that breaks a client raises it.
@@ -63,8 +66,33 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 #: The uint32 of ``hands.hand_id``.
 MAX_HAND_ID = (1 << 32) - 1
 
+
+def _written_in_digits(signed: bool) -> BeforeValidator:
+    """An integer parameter as written: ASCII digits, after a ``-`` if ``signed`` (pydantic
+    alone also reads ``1_0`` as 10, ``+5``, `` 5 `` and other digits than 0–9)."""
+    pattern = re.compile(r"-?[0-9]+" if signed else r"[0-9]+")
+    what = "digits 0-9" + (", after a - if negative" if signed else "")
+
+    def check(value: Any) -> Any:
+        if isinstance(value, str) and not pattern.fullmatch(value):
+            raise PydanticCustomError(
+                "int_parsing",
+                "Input should be an integer written in {what}, not {given}",
+                {"what": what, "given": quote(value)},
+            )
+        return value
+
+    return BeforeValidator(check)
+
+
+#: Integer parameters (path and query) are read strictly so.
+DIGITS = _written_in_digits(signed=False)
+SIGNED = _written_in_digits(signed=True)
+
 RunName = Annotated[str, PathParam(description="The run's name (paohuzi runs).", max_length=200)]
-HandId = Annotated[int, PathParam(description="The hand's id in its run.", ge=0, le=MAX_HAND_ID)]
+HandId = Annotated[
+    int, PathParam(description="The hand's id in its run.", ge=0, le=MAX_HAND_ID), DIGITS
+]
 
 
 def create_app(
@@ -74,6 +102,8 @@ def create_app(
     With ``ingest_token``, ``POST /runs/{run}/hands`` adds the verified hands of a request
     that bears it; without, that route answers 403 and the service writes nothing."""
     lim = limits if limits is not None else Limits()
+    if ingest_token is not None and not (ingest_token.isascii() and ingest_token.isprintable()):
+        raise ValueError("the ingest token must be printable ASCII (a header's characters)")
     root = Path(data_dir)
     roots = {str(root.absolute()), str(root.resolve())}
 
@@ -83,6 +113,8 @@ def create_app(
         summary="The runs, hands and statistics of a paohuzi store; verified ingest of hands"
         " with a token.",
         description="docs/SERVICE.md: endpoints, limits, examples.",
+        # /runs/ is not /runs (404): a redirect would name the Host the client sent
+        redirect_slashes=False,
     )
     app.state.limits = lim
     app.state.ingest = ingest_token is not None
@@ -125,7 +157,23 @@ def create_app(
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(r: Request, e: StarletteHTTPException) -> JSONResponse:
         text = "not found" if e.status_code == 404 else str(e.detail)
-        return error(e.status_code, say(f"{text}: {r.method} {r.url.path}"))
+        headers = dict(e.headers or {})
+        if e.status_code == 405:
+            headers["Allow"] = allowed(r) or headers.get("Allow", "")
+        # the request's path as sent: the client's words, not a path of the server to hide
+        raw = r.scope.get("raw_path")
+        path = raw.decode("latin-1") if isinstance(raw, bytes) else r.url.path
+        message = one_line(f"{say(text)}: {r.method} {path}")
+        return JSONResponse({"error": message}, status_code=e.status_code, headers=headers)
+
+    def allowed(r: Request) -> str:
+        """The methods of every route of the request's path (Starlette names one route's)."""
+        methods: set[str] = set()
+        for route in app.router.routes:
+            match, _ = route.matches(r.scope)
+            if match is not Match.NONE:
+                methods |= getattr(route, "methods", None) or set()
+        return ", ".join(sorted(methods))
 
     @app.exception_handler(_Refusal)
     async def _refusal(_r: Request, e: _Refusal) -> JSONResponse:
@@ -281,7 +329,7 @@ def create_app(
     # Hands
     # -----------------------------------------------------------------------------------------
 
-    Winner = Annotated[int | None, Query(ge=0, le=3, description="Won by this seat.")]
+    Winner = Annotated[int | None, Query(ge=0, le=3, description="Won by this seat."), DIGITS]
     Outcome = Annotated[
         str | None,
         Query(
@@ -290,8 +338,8 @@ def create_app(
             description="With this outcome.",
         ),
     ]
-    HuxiMin = Annotated[int | None, Query(ge=-32768, le=32767, description="胡息 ≥ this.")]
-    HuxiMax = Annotated[int | None, Query(ge=-32768, le=32767, description="胡息 ≤ this.")]
+    HuxiMin = Annotated[int | None, Query(ge=-32768, le=32767, description="胡息 ≥ this."), SIGNED]
+    HuxiMax = Annotated[int | None, Query(ge=-32768, le=32767, description="胡息 ≤ this."), SIGNED]
     Mingtang = Annotated[
         str | None,
         Query(
@@ -310,14 +358,17 @@ def create_app(
         huxi_max: HuxiMax = None,
         mingtang: Mingtang = None,
         limit: Annotated[
-            int, Query(ge=1, le=lim.page_max, description="Hands in the page.")
+            int, Query(ge=1, le=lim.page_max, description="Hands in the page."), DIGITS
         ] = lim.page_default,
         offset: Annotated[
-            int, Query(ge=0, le=MAX_HAND_ID, description="Matching hands skipped first.")
+            int,
+            Query(ge=0, le=MAX_HAND_ID, description="Matching hands skipped first."),
+            DIGITS,
         ] = 0,
         cursor: Annotated[
             int | None,
             Query(ge=0, le=MAX_HAND_ID, description="Only hands with an id ≥ this (next_cursor)."),
+            DIGITS,
         ] = None,
     ) -> dict[str, Any]:
         """The hands of the run that match every filter, in hand order (``paohuzi hands
@@ -372,14 +423,15 @@ def create_app(
         huxi_max: HuxiMax = None,
         mingtang: Mingtang = None,
         since: Annotated[
-            int | None, Query(ge=0, le=MAX_HAND_ID, description="Only hand ids ≥ this.")
+            int | None, Query(ge=0, le=MAX_HAND_ID, description="Only hand ids ≥ this."), DIGITS
         ] = None,
         until: Annotated[
-            int | None, Query(ge=0, le=MAX_HAND_ID, description="Only hand ids ≤ this.")
+            int | None, Query(ge=0, le=MAX_HAND_ID, description="Only hand ids ≤ this."), DIGITS
         ] = None,
         max: Annotated[
             int,
             Query(ge=1, le=lim.stream_max, description="At most this many lines."),
+            DIGITS,
         ] = lim.stream_default,
     ) -> StreamingResponse:
         """The matching hands as newline-delimited JSON, streamed in hand order: at most
@@ -474,9 +526,10 @@ def create_app(
                 description="Decisions applied (0: after the deal; negative: from the end;"
                 " default: the end).",
             ),
+            SIGNED,
         ] = None,
         seat: Annotated[
-            int | None, Query(ge=0, le=3, description="Only what this seat sees.")
+            int | None, Query(ge=0, le=3, description="Only what this seat sees."), DIGITS
         ] = None,
     ) -> Response:
         """The table at ``step`` from ``seat``'s view: ``paohuzi replay RUN HAND --step K
@@ -519,7 +572,6 @@ def create_app(
         id) or refused (why); the accepted ones are one new shard, as ``paohuzi import``
         writes it. 403 when the service has no ingest token, 401 without the right one, 422
         for a one-file body that is no replay file at all."""
-        from replay.replayer import exchange
         from replay.store.layout import check_run_name
 
         if token is None:
@@ -540,6 +592,14 @@ def create_app(
             raise ApiError(415, f"content type {media or 'none'!r} is not one of "
                            + ", ".join(INGEST_MEDIA))  # fmt: skip
         body = await _bounded_body(request, lim.ingest_bytes)
+        # parsing 64 MB of replay files takes seconds: in the thread pool, as the verifying,
+        # so that the event loop answers other requests meanwhile
+        return await run_in_threadpool(add_body, run, media, body)
+
+    def add_body(run: str, media: str, body: bytes) -> JSONResponse:
+        """The ingest of ``body`` (of type ``media``) into ``run``: its answer."""
+        from replay.replayer import exchange
+
         if media == NDJSON:
             hint = "raise it with paohuzi serve --ingest-lines / --ingest-line-bytes"
             try:
@@ -556,18 +616,15 @@ def create_app(
             if bad is not None and bad.reason == "malformed":  # the request is no replay file
                 raise ApiError(422, " ".join(str(bad).split()))
 
-        def work() -> Any:
-            return exchange.add_hands(
-                root,
-                items,
-                run,
-                ["POST", f"/runs/{run}/hands"],
-                lock_wait=lim.ingest_lock_seconds,
-                origin=f"POST /runs/{run}/hands",
-                duplicate_hint="",
-            )
-
-        res = await run_in_threadpool(work)
+        res = exchange.add_hands(
+            root,
+            items,
+            run,
+            ["POST", f"/runs/{run}/hands"],
+            lock_wait=lim.ingest_lock_seconds,
+            origin=f"POST /runs/{run}/hands",
+            duplicate_hint="",
+        )
         answer = res.to_dict()
         answer["run"] = run
         for h in answer["hands"]:

@@ -45,7 +45,18 @@ def public(text: object, roots: str | Iterable[str] = (), name: str = "DATA") ->
         root = root.rstrip("/")
         if root.startswith("/"):
             line = re.sub(re.escape(root) + r"(?=/|\b|$)", name, line)
-    line = _ABSOLUTE.sub(lambda m: "…/" + m.group(1), line)
+    return one_line(_ABSOLUTE.sub(lambda m: "…/" + m.group(1), line))
+
+
+def one_line(text: object) -> str:
+    """``text`` on one line (whitespace folded), at most :data:`MAX_MESSAGE` characters, as
+    it is otherwise: what a client sent (a request's path) is shown so, not as a path of
+    the server.
+
+    >>> one_line("method not allowed: PUT /runs/base")
+    'method not allowed: PUT /runs/base'
+    """
+    line = " ".join(str(text).split())
     if len(line) > MAX_MESSAGE:
         line = line[: MAX_MESSAGE - 3] + "..."
     return line or "error"

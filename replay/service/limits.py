@@ -39,6 +39,16 @@ INGEST_LINES = 10_000
 INGEST_LINE_BYTES = 1 << 20
 INGEST_LOCK_SECONDS = 30.0
 
+#: Connections (the server's, not the API's: replay.service.server): the bytes of a
+#: request's head (its request line and headers; 431 above), the seconds its head may take
+#: to arrive from its first byte (or from the connection's start: 408, or the connection
+#: closed when nothing came), the seconds an idle keep-alive connection is kept, and the
+#: connections served at once (503 for a request on any beyond).
+HEADER_BYTES = 16 << 10
+HEADER_SECONDS = 10.0
+KEEP_ALIVE_SECONDS = 5
+MAX_CONNECTIONS = 256
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -54,6 +64,10 @@ class Limits:
     ingest_lines: int = INGEST_LINES
     ingest_line_bytes: int = INGEST_LINE_BYTES
     ingest_lock_seconds: float = INGEST_LOCK_SECONDS
+    header_bytes: int = HEADER_BYTES
+    header_seconds: float = HEADER_SECONDS
+    keep_alive_seconds: int = KEEP_ALIVE_SECONDS
+    max_connections: int = MAX_CONNECTIONS
 
     def __post_init__(self) -> None:
         for name in (
@@ -63,11 +77,14 @@ class Limits:
             "ingest_bytes",
             "ingest_lines",
             "ingest_line_bytes",
+            "header_bytes",
+            "max_connections",
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
-        if not self.query_seconds > 0:
-            raise ValueError(f"query_seconds must be more than 0, not {self.query_seconds}")
+        for name in ("query_seconds", "header_seconds", "keep_alive_seconds"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be more than 0, not {getattr(self, name)}")
         if not self.ingest_lock_seconds >= 0:
             raise ValueError(
                 f"ingest_lock_seconds must be at least 0, not {self.ingest_lock_seconds}"
