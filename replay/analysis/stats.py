@@ -228,10 +228,21 @@ def checked_runs(
     """The runs a figure may be computed from, in order: the named ones (all when none),
     each checked by the scan ``state``. A damaged run asked for by name is refused
     (``CorruptLog``); without names it is left out and ``on_skip`` gets its one line (and a
-    run whose summaries cannot be used, the warning saying so, when ``summaries``)."""
+    run whose summaries cannot be used, the warning saying so, when ``summaries``).
+
+    Each run is the one ``state`` checked (:meth:`~replay.store.runs.Store.run_in`: the
+    manifest the scan read, never one read later), so its figures, its manifest's counts
+    and the catalog opened on ``state`` are one view of it while a writer commits."""
     if not store.root.is_dir():
         raise StoreError(f"no store at {store.root} (run 'paohuzi simulate' first)")
-    asked = {n: store.run(n) for n in dict.fromkeys(names)}  # StoreError if unknown
+    asked = list(dict.fromkeys(names))
+    for name in asked:
+        info = state.run(name)
+        if info is None or info.problem is not None:
+            # StoreError if unknown or a refused folder, CorruptLog if its manifest is damaged
+            store.run(name)
+            if info is None:
+                raise StoreError(f"no run {name!r} when the store was read (created since)")
     if not state.runs:
         raise StoreError(f"no runs in the store {store.root} (run 'paohuzi simulate' first)")
     healthy = []
@@ -239,7 +250,7 @@ def checked_runs(
         info = state.run(name)
         problem = info.problem if info is not None else f"run {name} is unreadable"
         if problem is None:
-            healthy.append(asked[name] if name in asked else store.run(name))
+            healthy.append(store.run_in(state, name))
             if summaries and info is not None and info.summary_problem and on_skip is not None:
                 on_skip(summary_warning(name, info.summary_problem))
         elif names:

@@ -82,7 +82,8 @@ def export(
 
 
 #: The defaults of ``--max-batch-bytes``, ``--max-lines`` and ``--lock-seconds``
-#: (replay.replayer.exchange.BATCH_BYTES, BATCH_LINES; replay.store.manifest.RunLock's wait).
+#: (replay.replayer.exchange.BATCH_BYTES, BATCH_LINES; the wait for replay.store.manifest's
+#: IngestLock and RunLock).
 BATCH_BYTES = 64 << 20
 BATCH_LINES = 10_000
 LOCK_SECONDS = 30.0
@@ -132,7 +133,8 @@ LOCK_SECONDS = 30.0
     default=LOCK_SECONDS,
     show_default=True,
     metavar="S",
-    help="Seconds to wait for another import into the run to finish.",
+    help="Seconds to wait for another import to finish (one at a time checks for duplicates"
+    " and commits, in the whole store).",
 )
 @click.option("--json", "as_json", is_flag=True, help="With --jsonl: print the verdicts as JSON.")
 def import_(

@@ -27,7 +27,13 @@ from engine.errors import PaohuziError
 from replay import store
 from replay.record.backend import Backend, LocalBackend, Work
 from replay.record.spec import RunSpec, recorded_tables
-from replay.store.manifest import Manifest, ManifestWriter, now, writer_info
+from replay.store.manifest import (
+    Manifest,
+    ManifestWriter,
+    clear_first_write,
+    now,
+    writer_info,
+)
 
 __all__ = ["RunResult", "make_backend", "new_manifest", "simulate"]
 
@@ -235,13 +241,20 @@ def _open_manifest(
     path: Path, name: str, spec: RunSpec, command: list[str], labels: dict[str, Any] | None
 ) -> dict[str, Any]:
     """The manifest of run ``name``: the one on disk (which must be of ``spec``), noting this
-    resumption, or a new one."""
+    resumption, or a new one (what an ingest killed before its first manifest left in the
+    folder cleared first: :func:`~replay.store.manifest.clear_first_write`)."""
     if (path / store.MANIFEST_NAME).exists():
         manifest = store.read_manifest(path)
+        if Manifest(manifest).imported:
+            raise store.RunMismatch(
+                f"run {name!r} holds imported hands (paohuzi import), not a simulation;"
+                " simulate into another run"
+            )
         _check_identity(name, manifest, spec)
         _check_weights(name, manifest, spec)
         manifest.setdefault("resumed", []).append({"at": now(), "command": command})
     else:
+        clear_first_write(path)
         manifest = new_manifest(spec, name, command)
         if labels:
             manifest["labels"] = labels

@@ -87,7 +87,7 @@ from replay.replayer.verify import (
     fast_unsupported,
 )
 from replay.store.fsinfo import file_kind, read_at_most
-from replay.store.manifest import Manifest, now
+from replay.store.manifest import IngestLock, Manifest, clear_first_write, now
 from replay.store.provenance_schema import PROVENANCE, PROVENANCE_MAX_BYTES, PROVENANCE_SCHEMA
 
 HEADER = f"# 跑胡子 replay file ({FORMAT} {VERSION}): see docs/REPLAY_FILE.md"
@@ -1392,13 +1392,18 @@ def add_hands(
     first refusal raises :class:`ReplayFileError` and nothing is written. A simulated run
     raises, whatever the items.
 
-    The hands are verified before the run's lock is taken; under it (waiting at most
-    ``lock_wait`` seconds for another writer: :class:`~replay.store.manifest.RunBusy`) the
-    run and the duplicates are checked again, hand ids follow the run's last, the compiled
+    The hands are verified before any lock is taken; under the store's ingest lock and then
+    the run's (:class:`~replay.store.manifest.IngestLock`, :class:`~replay.store.RunLock`:
+    waiting at most ``lock_wait`` seconds in all for other writers, else
+    :class:`~replay.store.manifest.RunBusy`) the run and the duplicates, in every run of
+    imported hands, are checked again, so a hand is stored once in the store however many
+    ingests into however many runs race; hand ids follow the run's last, the compiled
     verifier re-applies the rows, and both shard files are written atomically before the
     manifest lists them: a writer killed at any point leaves the run as it was (a file not
-    listed is rewritten by the next import). Nothing is written, not even the run folder,
-    when no hand is accepted before the lock. Where each hand came from is the shard's
+    listed is rewritten by the next import; one killed before a new run's first manifest
+    leaves a folder with no manifest, whose files the next writer into the run clears:
+    :func:`~replay.store.manifest.clear_first_write`). Nothing is written, not even the run
+    folder, when no hand is accepted before the lock. Where each hand came from is the shard's
     provenance file (:func:`provenance`; the manifest holds only per-shard facts, so an
     ingest's cost does not grow with the run); ``origin`` prefixes the item names it
     records."""
@@ -1424,12 +1429,20 @@ def add_hands(
     refused()
     if not batch.ok():
         return ImportResult(name, batch.verdicts)
-    with store.RunLock(path, wait=lock_wait):
+    # The store's ingest lock, then the run's (one order: no deadlock), both within lock_wait:
+    # the duplicate check reads every run of imported hands, so it and the commit are one
+    # step against every other ingest, into this run or any other.
+    deadline = time.monotonic() + lock_wait
+    with (
+        IngestLock(root, wait=lock_wait),
+        store.RunLock(path, wait=max(0.0, deadline - time.monotonic())),
+    ):
         manifest, rules = batch.screen(root, name, path, allow_duplicate, duplicate_hint)
         refused()
         if rules is None or not batch.ok():
             return ImportResult(name, batch.verdicts)
         if manifest is None:
+            clear_first_write(path)  # what an ingest killed before its first manifest left
             manifest = Manifest.new(
                 name,
                 rules,

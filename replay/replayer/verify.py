@@ -918,6 +918,27 @@ def _check_manifest(
     return m, problems, good
 
 
+def _first_write_note(name: str, path: Path) -> str | None:
+    """The note on a run folder with no manifest that holds nothing of the store's but a
+    first write (:func:`~replay.store.manifest.first_write`): one in progress (its lock
+    held) or one interrupted (an ingest killed before the run's first manifest: nothing
+    committed, the next writer into the run clears it); None for a folder holding other
+    shard files (a run whose manifest is gone: a problem)."""
+    from replay.store.manifest import first_write, lock_held
+
+    found = first_write(path)
+    if not found.interrupted:
+        return None
+    n = len(found.files)
+    if lock_held(path):
+        return f"run {name}: no manifest.json yet: its first write is in progress ({n} file(s))"
+    return (
+        f"run {name}: no manifest.json: a first write interrupted before it listed anything"
+        f" ({n} file(s), nothing committed; the next simulate or import into {name} clears"
+        " them)"
+    )
+
+
 def _run_names(root: Path, names: Iterable[str]) -> list[str]:
     """The runs to check: the given names, else every run folder (with a manifest, or with
     shard files and no manifest, which is reported)."""
@@ -974,6 +995,11 @@ def verify_store(
             known = ", ".join(_run_names(root, ())) or "none"
             raise store.StoreError(f"no run {name!r} in {root} (runs: {known})")
         if not (path / store.MANIFEST_NAME).exists():
+            note = _first_write_note(name, path)
+            if note is not None:  # nothing was committed: no run yet, nothing damaged
+                rep.status = "no manifest"
+                rep.notes.append(note)
+                continue
             n = len(list(path.glob("hands/*.parquet")))
             rep.problems.append(
                 Problem(

@@ -20,6 +20,7 @@ import fcntl
 import hashlib
 import os
 import platform
+import re
 import socket
 import stat
 import subprocess
@@ -268,24 +269,29 @@ class ManifestWriter:
 
 
 class RunBusy(StoreError):
-    """The run's lock is held by another writer (and was not released in time)."""
+    """The run's lock (or the store's ingest lock) is held by another writer (and was not
+    released in time)."""
 
 
-class RunLock:
-    """An exclusive ``flock`` on ``run=NAME/.lock`` for the writer of a run. ``wait``: the
-    seconds to wait for a lock another process (or another thread: each lock opens its own
-    file description) holds, polling, before giving up; 0 (the default) gives up at once.
-    Raises :class:`StoreError` naming the holder's pid."""
+class _FileLock:
+    """An exclusive ``flock`` on the lock file ``path``: ``wait``, the seconds to wait for a
+    lock another process (or another thread: each lock opens its own file description)
+    holds, polling, before giving up; 0 (the default) gives up at once. The holder writes
+    its pid into the file (what a refusal names)."""
 
     #: Seconds between two tries while waiting.
     POLL = 0.02
 
-    def __init__(self, run_path: Path, wait: float = 0.0) -> None:
-        self.path = Path(run_path) / ".lock"
+    def __init__(self, path: Path, wait: float = 0.0) -> None:
+        self.path = Path(path)
         self.wait = wait
         self.fd: int | None = None
 
-    def __enter__(self) -> RunLock:
+    def busy(self, holder: str, waited: str) -> RunBusy:
+        """The refusal when another process holds the lock."""
+        raise NotImplementedError
+
+    def __enter__(self) -> _FileLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
@@ -309,10 +315,7 @@ class RunLock:
                 holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
                 os.close(fd)
                 waited = f" (waited {self.wait:g} s)" if self.wait > 0 else ""
-                raise RunBusy(
-                    f"run folder {self.path.parent} is being written by another process"
-                    f" (pid {holder}){waited}"
-                ) from None
+                raise self.busy(holder, waited) from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode(), 0)
         self.fd = fd
@@ -322,3 +325,180 @@ class RunLock:
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
+
+
+class RunLock(_FileLock):
+    """An exclusive ``flock`` on ``run=NAME/.lock`` for the writer of a run (``wait`` as
+    :class:`_FileLock`'s). Raises :class:`RunBusy` naming the holder's pid."""
+
+    def __init__(self, run_path: Path, wait: float = 0.0) -> None:
+        super().__init__(Path(run_path) / ".lock", wait)
+
+    def __enter__(self) -> RunLock:
+        super().__enter__()
+        return self
+
+    def busy(self, holder: str, waited: str) -> RunBusy:
+        return RunBusy(
+            f"run folder {self.path.parent} is being written by another process"
+            f" (pid {holder}){waited}"
+        )
+
+
+#: The store's ingest lock, ``DATA/.ingest.lock``: the store's own file, kept (as a run's
+#: ``.lock`` is), never a left-over.
+INGEST_LOCK_NAME = ".ingest.lock"
+
+
+class IngestLock(_FileLock):
+    """An exclusive ``flock`` on ``DATA/.ingest.lock``: an ingest (``paohuzi import``,
+    ``POST /runs/{run}/hands``) holds it from its check for hands already stored, in every
+    run of imported hands, to the manifest that lists its shard, so that two ingests into
+    different runs cannot both find a hand new and both store it. Taken before the run's
+    :class:`RunLock`, never after (one order: no deadlock). Raises :class:`RunBusy`."""
+
+    def __init__(self, root: Path, wait: float = 0.0) -> None:
+        super().__init__(Path(root) / INGEST_LOCK_NAME, wait)
+
+    def __enter__(self) -> IngestLock:
+        super().__enter__()
+        return self
+
+    def busy(self, holder: str, waited: str) -> RunBusy:
+        return RunBusy(
+            f"the store {self.path.parent} is being written by another import"
+            f" (pid {holder}){waited}"
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# A run folder with no manifest: an interrupted first write
+# ---------------------------------------------------------------------------------------------
+
+#: The folders of a run's first shard, whose files an ingest writes before the run's first
+#: manifest (a simulated run's manifest comes before any shard): the two tables, the
+#: provenance, the summary and the facts (held equal to their writers' names by
+#: tests/replay/store/test_orphan_run_bug.py).
+FIRST_WRITE_FOLDERS = ("hands", "events", "imported", "summary", "facts")
+#: The name of a first shard's files in them.
+FIRST_WRITE_FILE = "part-00000.parquet"
+_TEMP_NAME = re.compile(r"\..+\.tmp-\d+", re.S)
+
+
+@dataclass(frozen=True)
+class FirstWrite:
+    """What a run folder with no manifest holds of the store's own files (no symlink
+    followed): ``files``, those an interrupted first write leaves (``F/part-00000.parquet``
+    for F in :data:`FIRST_WRITE_FOLDERS`, and temporary files ``.NAME.tmp-PID`` in the run
+    folder and those folders), and ``others``, any other Parquet file in a subfolder or a
+    symlinked first-shard folder: the shards of a run whose manifest is gone, not a first
+    write. Files of other names are neither."""
+
+    files: tuple[Path, ...]
+    others: tuple[Path, ...]
+
+    @property
+    def interrupted(self) -> bool:
+        """Nothing but an interrupted first write (or nothing at all)."""
+        return not self.others
+
+
+def _entries(folder: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as it:
+            return sorted(it, key=lambda e: e.name)
+    except FileNotFoundError:
+        return []
+
+
+def first_write(run_path: Path) -> FirstWrite:
+    """The store's files in the run folder ``run_path`` (read it while it has no
+    manifest), sorted into a first write's and others (:class:`FirstWrite`)."""
+    files: list[Path] = []
+    others: list[Path] = []
+    for e in _entries(Path(run_path)):
+        path = Path(e.path)
+        if e.name.startswith(".") and _TEMP_NAME.fullmatch(e.name):
+            if e.is_file(follow_symlinks=False):
+                files.append(path)
+            continue
+        first = e.name in FIRST_WRITE_FOLDERS
+        if e.is_symlink():
+            if first:
+                others.append(path)
+            continue
+        if not e.is_dir(follow_symlinks=False):
+            continue
+        for f in _entries(path):
+            ours = f.is_file(follow_symlinks=False)
+            if ours and first and (f.name == FIRST_WRITE_FILE or _TEMP_NAME.fullmatch(f.name)):
+                files.append(Path(f.path))
+            elif f.name.endswith(".parquet"):
+                others.append(Path(f.path))
+    return FirstWrite(tuple(files), tuple(others))
+
+
+def lock_held(run_path: Path) -> bool:
+    """Whether a writer holds ``run_path/.lock`` now: a shared ``flock`` cannot be had at
+    once (the probe, released at once, is the authority: the pid a lock file records stays
+    after its writer ends, and a live process may have ended its write). No lock file, or
+    not a regular one: not held."""
+    lock = Path(run_path) / ".lock"
+    try:
+        fd = os.open(lock, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
+def is_orphan(run_path: Path) -> bool:
+    """An orphan run folder: a folder (not a symlink) with no ``manifest.json`` (not even a
+    dangling link), whose ``.lock`` no writer holds (:func:`lock_held`), holding nothing of
+    the store's but an interrupted first write (:func:`first_write`: the first shard's files
+    of an ingest killed before its first manifest). Nothing in it was ever committed; the
+    next ``simulate`` or ``import`` into the run clears it (:func:`clear_first_write`)."""
+    path = Path(run_path)
+    if path.is_symlink() or not path.is_dir():
+        return False
+    if os.path.lexists(path / MANIFEST_NAME) or lock_held(path):
+        return False
+    return first_write(path).interrupted
+
+
+def clear_first_write(run_path: Path) -> int:
+    """Before a writer holding the run's lock starts a run in ``run_path``, which has no
+    manifest: delete what an interrupted first write left (:func:`first_write`; only those
+    files, never through a symlink) and the shard folders it leaves empty; the number of
+    files deleted. :class:`StoreError` when the folder holds other shard files (a run whose
+    manifest is gone: nothing is deleted)."""
+    path = Path(run_path)
+    found = first_write(path)
+    if found.others:
+        rel = found.others[0].relative_to(path).as_posix()
+        name = path.name.removeprefix("run=")
+        more = f" and {len(found.others) - 1} more" if len(found.others) > 1 else ""
+        raise StoreError(
+            f"run folder {path} has no manifest.json but holds shard files ({rel}{more}):"
+            f" not a run this command can start; move it away or remove it (paohuzi rm {name})"
+        )
+    n = 0
+    for f in found.files:
+        with contextlib.suppress(FileNotFoundError):
+            if stat.S_ISREG(os.lstat(f).st_mode):
+                os.unlink(f)
+                n += 1
+    for folder in FIRST_WRITE_FOLDERS:
+        with contextlib.suppress(OSError):  # not there, not empty, a symlink: kept
+            if not (path / folder).is_symlink():
+                os.rmdir(path / folder)
+    return n

@@ -16,7 +16,7 @@ from engine.errors import CorruptLog
 from engine.rules import RuleSet
 from replay.record import schema
 from replay.store.layout import CATALOG_NAME, MANIFEST_NAME, StoreError, default_data_dir, run_dir
-from replay.store.manifest import read_manifest
+from replay.store.manifest import read_manifest, read_manifest_digest
 from replay.store.scan import (
     ChecksumCache,
     StoreState,
@@ -226,9 +226,33 @@ class Store:
             raise StoreError(f"no run {name!r} in {self.root} (runs: {known})")
         return Run(name, path, read_manifest(path))
 
-    def scan(self) -> StoreState:
-        """Every run with its integrity checked (:func:`~replay.store.scan.scan_store`)."""
-        return scan_store(self.root)
+    def scan(self, manifests: bool = True) -> StoreState:
+        """Every run with its integrity checked (:func:`~replay.store.scan.scan_store`),
+        each keeping the manifest it was checked by (``manifests``) for :meth:`run_in`."""
+        return scan_store(self.root, manifests)
+
+    def run_in(self, state: StoreState, name: str) -> Run:
+        """The run ``name`` as the scan ``state`` read it: one view, the manifest the scan
+        checked the run by and the files that manifest lists, whatever a writer commits
+        since (a manifest read now may list shards the scan did not check, and the
+        catalog opened on ``state`` does not read). The scan must have found the run, with
+        no ``problem``: :class:`StoreError` otherwise. A state scanned without manifests
+        gives the manifest on disk only while it is still the one the scan read (its
+        SHA-256), else :class:`StoreError` (the run changed: scan again)."""
+        info = state.run(name)
+        if info is None:
+            raise StoreError(f"run {name}: not in the scan of the store {self.root}")
+        if info.problem is not None:
+            raise StoreError(f"run {name}: {info.problem}")
+        path = run_dir(self.root, name)
+        manifest = info.manifest
+        if manifest is None:
+            manifest, digest = read_manifest_digest(path)
+            if digest != info.manifest_sha256:
+                raise StoreError(
+                    f"run {name} changed while it was read (a writer committed); ask again"
+                )
+        return Run(name, path, manifest)
 
     def connect(self, state: StoreState | None = None) -> Any:
         """A read-only DuckDB connection with the catalog (:mod:`replay.store.catalog`):

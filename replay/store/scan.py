@@ -96,6 +96,10 @@ class RunInfo:
     granule: int = 1
     #: its summaries' rotations are policy classes (a run of imported hands)
     policy_classes: bool = False
+    #: the manifest this scan read and checked the run by (``scan_store(manifests=True)``),
+    #: else None: a reader builds the run from it (:meth:`replay.store.runs.Store.run_in`),
+    #: never from a manifest read later, which may list shards this scan did not check
+    manifest: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     @property
     def usable(self) -> bool:
@@ -672,7 +676,7 @@ def run_folder_problem(run_path: Path) -> str | None:
     return None
 
 
-def _run_info(run_path: Path, cache: ChecksumCache) -> RunInfo:
+def _run_info(run_path: Path, cache: ChecksumCache, keep: bool = False) -> RunInfo:
     name = run_path.name.removeprefix("run=")
     try:
         m, digest = read_manifest_digest(run_path)
@@ -692,6 +696,7 @@ def _run_info(run_path: Path, cache: ChecksumCache) -> RunInfo:
         status = str(m.get("status"))
         shape = summary_schema.run_shape(m)
         return RunInfo(
+            manifest=m if keep else None,
             manifest_sha256=digest,
             name=name,
             status=status,
@@ -766,9 +771,11 @@ def _broken(name: str, problem: str) -> RunInfo:
     )
 
 
-def scan_store(root: str | Path) -> StoreState:
+def scan_store(root: str | Path, manifests: bool = False) -> StoreState:
     """Read every run's manifest under ``root`` and check every listed shard
-    (:func:`check_shards`); a damaged run carries its ``problem`` and no files."""
+    (:func:`check_shards`); a damaged run carries its ``problem`` and no files.
+    ``manifests``: each run keeps the manifest it was read from (:attr:`RunInfo.manifest`;
+    what a reader of the run's rows needs, a long-lived holder of the state does not)."""
     root_path = Path(root).resolve()
     sig = signature(root_path)
     if not root_path.is_dir():
@@ -784,6 +791,6 @@ def scan_store(root: str | Path) -> StoreState:
             if problem is not None:
                 runs.append(_broken(p.name.removeprefix("run="), problem))
             elif os.path.lexists(p / MANIFEST_NAME):
-                runs.append(_run_info(p, cache))
+                runs.append(_run_info(p, cache, manifests))
     cache.save()
     return StoreState(str(root_path), True, tuple(runs), sig)
