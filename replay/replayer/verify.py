@@ -926,7 +926,10 @@ def _first_write_note(name: str, path: Path) -> str | None:
     shard files (a run whose manifest is gone: a problem)."""
     from replay.store.manifest import first_write, lock_held
 
-    found = first_write(path)
+    try:
+        found = first_write(path)
+    except OSError:  # a folder it cannot read: the problem says what it holds
+        return None
     if not found.interrupted:
         return None
     n = len(found.files)
