@@ -15,17 +15,21 @@ refused whole. A left-over is found by its name, in one walk that never follows 
   (``.write-test-PID`` before); in a run folder the manifest's ``.manifest.json.tmp-PID``;
   in a run's shard folders (:data:`~replay.store.layout.SHARD_FOLDERS`) a shard file's
   ``.part-NNNNN.parquet.tmp-PID``;
-* **an uncommitted run folder**: ``runs/run=NAME`` with no manifest, whose writer is gone (a
-  first shard killed before the manifest listed it): nothing in it was ever part of the store;
+* **an uncommitted run folder**: ``runs/run=NAME`` with no manifest whose lock no writer
+  holds, holding only an interrupted first write (a first ingested shard killed before the
+  manifest listed it, :func:`~replay.store.manifest.is_orphan`): nothing in it was ever part
+  of the store;
 * **a symlinked run folder** (removing it removes the link, never what it points to), and an
   entry ``run=…`` that is a FIFO, socket or device;
-* **a run's lock file that is a symlink, FIFO or device**, which a writer would open and follow.
+* **a lock file that is a symlink, FIFO or device** (a run's ``.lock``, the store's
+  ``.ingest.lock``), which a writer would open and follow.
 
 Some left-overs may hold a person's data, and are removed only when named
 (:attr:`Leftover.needs_yes`; ``doctor --fix --yes NAME``): **a run folder of a refused name**
 (``run=..``, spaces, more than 120 characters: a copy made by hand, perhaps of a complete run;
-renaming it to a valid name keeps it), an uncommitted run folder that also holds files no
-writer makes, a regular file named ``run=…`` and a folder in a lock file's place.
+renaming it to a valid name keeps it), a run folder with no manifest that holds more than a
+first write (the shards of a run whose manifest is gone) or files no writer makes, a regular
+file named ``run=…`` and a folder in a lock file's place.
 
 Not a left-over: the ``.lock`` of a writer that has ended. Every run keeps its lock file (the
 ``flock`` on it dies with its holder, even on SIGKILL, so it never blocks anyone), and
@@ -56,6 +60,7 @@ from replay.store.fsinfo import file_kind, pid_alive
 from replay.store.layout import (
     CATALOG_NAME,
     CHECKSUM_CACHE_NAME,
+    INGEST_LOCK_NAME,
     MANIFEST_NAME,
     SHARD_FOLDERS,
     StoreError,
@@ -205,31 +210,14 @@ def _removal(e: os.DirEntry[str], root: Path, name: str | None = None) -> Leftov
     return Leftover(REMOVAL, path, _rel(path, root), why, pid, lock)
 
 
-def _lock_pid(run_path: Path) -> int | None:
-    """The pid a writer wrote in the run's regular ``.lock`` (None: no number there)."""
-    with contextlib.suppress(OSError, ValueError):
-        fd = os.open(run_path / LOCK_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        try:
-            if stat.S_ISREG(os.fstat(fd).st_mode):
-                return int(os.read(fd, 32).decode().strip())
-        finally:
-            os.close(fd)
-    return None
-
-
-def _contents(run_path: Path) -> tuple[str | None, list[int]]:
-    """What a run folder holds: its first entry that no writer of the store makes there
-    (anything but its lock, the manifest's temporary file, shard folders of shard files and
-    their temporary files), or None; and the pids its temporary files name. Never follows a
-    symlink."""
-    pids: list[int] = []
+def _foreign(run_path: Path) -> str | None:
+    """The first entry of a run folder that no writer of the store makes there (anything
+    but its lock, the manifest's temporary file, shard folders of shard files and their
+    temporary files), or None. Never follows a symlink."""
 
     def ours(e: os.DirEntry[str], *patterns: re.Pattern[str]) -> bool:
-        m = next((m for p in patterns if (m := p.fullmatch(e.name))), None)
-        if m is None or not e.is_file(follow_symlinks=False):
-            return False
-        pids.extend(int(g) for g in m.groups() if g is not None)
-        return True
+        named = any(p.fullmatch(e.name) for p in patterns)
+        return named and e.is_file(follow_symlinks=False)
 
     with os.scandir(run_path) as it:
         for e in it:
@@ -237,28 +225,38 @@ def _contents(run_path: Path) -> tuple[str | None, list[int]]:
                 with os.scandir(e.path) as inner:
                     for f in inner:
                         if not ours(f, PART_RE, PART_TEMP_RE):
-                            return f"{e.name}/{f.name}", pids
+                            return f"{e.name}/{f.name}"
             elif e.name != LOCK_NAME and not ours(e, RUN_TEMP_RE):
-                return e.name, pids
-    return None, pids
+                return e.name
+    return None
 
 
 def _uncommitted(path: Path, root: Path, found: Findings) -> None:
-    """A run folder with no manifest: an uncommitted first write (or a folder made by hand,
-    which is named before it goes). In use while its lock's pid, or the pid of a temporary
-    file in it, is alive."""
+    """A run folder with no manifest: an interrupted first write
+    (:func:`~replay.store.manifest.first_write`, what ``verify`` notes and the next writer
+    clears), or else the shards of a run whose manifest is gone, or a folder made by hand
+    (both named before they go). In use while a writer holds its lock
+    (:func:`~replay.store.manifest.lock_held`: the pid a lock records outlives the write,
+    and the service's process outlives its ingests)."""
+    from replay.store.manifest import first_write, lock_held
+
     rel = _rel(path, root)
     try:
-        other, pids = _contents(path)
+        other = _foreign(path)
+        shards = first_write(path).others
     except OSError as e:
         found.notes.append(f"cannot read {shown(rel)}: {e.strerror or e}")
         return
     why = "no manifest: a first write that never committed"
     if other is not None:
         why = f"no manifest, and it holds {shown(other)}, which no writer makes"
-    lock = _lock_pid(path)
-    pid = next((p for p in [lock, *pids] if p is not None and pid_alive(p)), lock)
-    found.add(Leftover(UNCOMMITTED, path, rel, why, pid, path, other is not None))
+    elif shards:
+        first = shown(shards[0].relative_to(path).as_posix())
+        why = f"no manifest, but shards past a first write ({first}): a run whose manifest is gone"
+    if lock_held(path):
+        found.in_use.append(Leftover(UNCOMMITTED, path, rel, f"{why}; a writer holds its .lock"))
+        return
+    found.add(Leftover(UNCOMMITTED, path, rel, why, None, path, other is not None or bool(shards)))
 
 
 def _run_entry(e: os.DirEntry[str], root: Path, found: Findings) -> bool:
@@ -286,18 +284,23 @@ def _run_entry(e: os.DirEntry[str], root: Path, found: Findings) -> bool:
         why = "a name rm refuses: letters, digits, '.', '_', '-', at most 120; rename it to keep it"
         found.add(Leftover(ODD_NAME, path, rel, why, None, path, needs_yes=True))
         return False
-    with contextlib.suppress(FileNotFoundError):
-        mode = os.lstat(path / LOCK_NAME).st_mode
-        if not stat.S_ISREG(mode):
-            lock = path / LOCK_NAME
-            kind = file_kind(mode)
-            found.add(
-                Leftover(BAD_LOCK, lock, _rel(lock, root), kind, needs_yes=stat.S_ISDIR(mode))
-            )
+    _lock_entry(path / LOCK_NAME, root, found)
     if not os.path.lexists(path / MANIFEST_NAME):
         _uncommitted(path, root, found)
         return False
     return True
+
+
+def _lock_entry(lock: Path, root: Path, found: Findings) -> None:
+    """A lock file (a run's, the store's ingest lock) that is not a regular file: a writer
+    would open it and follow it. A folder in its place goes only when named."""
+    with contextlib.suppress(FileNotFoundError):
+        mode = os.lstat(lock).st_mode
+        if not stat.S_ISREG(mode):
+            kind = file_kind(mode)
+            found.add(
+                Leftover(BAD_LOCK, lock, _rel(lock, root), kind, needs_yes=stat.S_ISDIR(mode))
+            )
 
 
 def _run_temps(run_path: Path, root: Path, found: Findings) -> None:
@@ -325,6 +328,8 @@ def find_leftovers(root: str | Path) -> Findings:
     for e in _entries(root, root, found):
         if (lo := _temp(e, ROOT_TEMP_RE, root, None)) is not None:
             found.add(lo)
+        elif e.name == INGEST_LOCK_NAME:
+            _lock_entry(Path(e.path), root, found)
     runs = root / "runs"
     if runs.is_symlink():
         found.notes.append("runs is a symlink: not followed, its run folders not checked")

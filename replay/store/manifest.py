@@ -37,7 +37,7 @@ from engine.rules import RuleSet
 from replay.record import schema
 from replay.store.files import NotRegularFile, read_regular, write_json
 from replay.store.fsinfo import file_kind
-from replay.store.layout import MANIFEST_FORMAT, MANIFEST_NAME, StoreError
+from replay.store.layout import INGEST_LOCK_NAME, MANIFEST_FORMAT, MANIFEST_NAME, StoreError
 from replay.store.manifest_schema import ManifestInvalid, check_manifest
 
 
@@ -347,7 +347,6 @@ class RunLock(_FileLock):
 
 #: The store's ingest lock, ``DATA/.ingest.lock``: the store's own file, kept (as a run's
 #: ``.lock`` is), never a left-over.
-INGEST_LOCK_NAME = ".ingest.lock"
 
 
 class IngestLock(_FileLock):

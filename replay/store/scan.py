@@ -36,13 +36,10 @@ from engine.rules import PRESETS, RuleSet
 from replay.store import summary_schema
 from replay.store.files import read_regular
 from replay.store.fsinfo import file_kind, pid_alive
-from replay.store.layout import MANIFEST_NAME, RUN_NAME_RE
+from replay.store.layout import CHECKSUM_CACHE_NAME, MANIFEST_NAME, RUN_NAME_RE
 from replay.store.manifest import Manifest, read_manifest_digest
 
 TABLES = ("hands", "events")
-
-#: The checksum cache of :class:`ChecksumCache`, in the store's root.
-CHECKSUM_CACHE_NAME = ".checksums.json"
 
 
 @dataclass(frozen=True)

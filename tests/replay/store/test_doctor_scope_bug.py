@@ -24,8 +24,9 @@ from replay.cli.main import main
 from replay.record.schema import TABLES
 from replay.review.stored import REVIEWS
 from replay.store.facts_schema import FACTS_TABLE
-from replay.store.layout import CATALOG_NAME, CHECKSUM_CACHE_NAME, SHARD_FOLDERS
+from replay.store.layout import CATALOG_NAME, CHECKSUM_CACHE_NAME, INGEST_LOCK_NAME, SHARD_FOLDERS
 from replay.store.leftovers import find_leftovers
+from replay.store.manifest import RunLock, is_orphan
 from replay.store.provenance_schema import PROVENANCE
 from replay.store.summary_schema import SUMMARY_TABLE
 
@@ -118,11 +119,13 @@ def test_doctor_yes_that_names_nothing_is_one_error_bug(store: Path) -> None:
 
 
 def _uncommitted(store: Path, name: str, pid: int) -> Path:
-    """What a first ingest killed before its manifest leaves: part files, a lock, no
-    manifest (the run's own files copied under a new name)."""
+    """What a first ingest killed before its manifest leaves: the first shard's files, a
+    lock naming its process, a temporary file, no manifest (run r's first shard copied)."""
     run = store / "runs" / f"run={name}"
-    shutil.copytree(store / "runs" / "run=r", run)
-    (run / "manifest.json").unlink()
+    src = store / "runs" / "run=r"
+    for folder in ("hands", "events", "summary", "facts"):
+        (run / folder).mkdir(parents=True)
+        shutil.copyfile(src / folder / "part-00000.parquet", run / folder / "part-00000.parquet")
     (run / ".lock").write_text(str(pid))
     (run / "hands" / f".part-00001.parquet.tmp-{pid}").write_bytes(b"half")
     return run
@@ -131,11 +134,11 @@ def _uncommitted(store: Path, name: str, pid: int) -> Path:
 def test_doctor_lists_and_removes_an_uncommitted_run_folder_bug(store: Path) -> None:
     # a SIGKILL during the first shard of a new run: "doctor" said "no left-overs"
     run = _uncommitted(store, "cc", DEAD)
+    assert is_orphan(run)  # what verify notes and the next writer clears
     res = cli("doctor", "--data", str(store))
     assert (res.exit_code, res.stdout) == (
         1,
-        "uncommitted run folder: runs/run=cc (no manifest: a first write that never"
-        f" committed; process {DEAD} is gone)\n",
+        "uncommitted run folder: runs/run=cc (no manifest: a first write that never committed)\n",
     ), res.output
     res = cli("doctor", "--data", str(store), "--fix")
     assert (res.exit_code, res.stdout) == (0, "removed runs/run=cc (uncommitted run folder)\n")
@@ -143,23 +146,46 @@ def test_doctor_lists_and_removes_an_uncommitted_run_folder_bug(store: Path) -> 
 
 
 def test_an_uncommitted_run_folder_of_a_live_writer_is_kept_bug(store: Path) -> None:
+    # the lock held is the authority, not the pid it records (a server outlives its ingests)
     run = _uncommitted(store, "cc", LIVE)
-    found = find_leftovers(store)
-    assert (found.leftovers, [lo.rel for lo in found.in_use]) == ([], ["runs/run=cc"])
-    assert run.is_dir()
+    with RunLock(run):
+        found = find_leftovers(store)
+        assert (found.leftovers, [lo.rel for lo in found.in_use]) == ([], ["runs/run=cc"])
+        res = cli("doctor", "--data", str(store), "--fix")
+        assert res.exit_code == 0 and run.is_dir()
+        assert "kept, in use: uncommitted run folder: runs/run=cc (" in res.stderr
+    (lo,) = find_leftovers(store).leftovers  # the same pid, the lock released: a left-over
+    assert lo.rel == "runs/run=cc" and not lo.needs_yes
 
 
-def test_an_uncommitted_run_folder_with_other_files_goes_only_when_named_bug(
-    store: Path,
+@pytest.mark.parametrize("extra", ["thesis.docx", "hands/part-00001.parquet"])
+def test_an_uncommitted_run_folder_of_more_goes_only_when_named_bug(
+    store: Path, extra: str
 ) -> None:
+    # a person's file, or the shards of a run whose manifest is gone: named before they go
     run = _uncommitted(store, "cc", DEAD)
-    (run / "thesis.docx").write_text("precious")
+    (run / extra).write_text("precious")
     (lo,) = find_leftovers(store).leftovers
-    assert lo.needs_yes and "it holds thesis.docx, which no writer makes" in lo.line()
+    # (a writer would clear the first write and keep the rest; doctor removes the folder)
+    assert lo.needs_yes and is_orphan(run) == ("/" not in extra)
+    assert ("which no writer makes" if "/" not in extra else "a run whose manifest is gone") in (
+        lo.line()
+    )
     res = cli("doctor", "--data", str(store), "--fix")
-    assert res.exit_code == 1 and (run / "thesis.docx").read_text() == "precious"
+    assert res.exit_code == 1 and (run / extra).read_text() == "precious"
     res = cli("doctor", "--data", str(store), "--fix", "--yes", "cc")
     assert (res.exit_code, res.stdout) == (0, "removed runs/run=cc (uncommitted run folder)\n")
+
+
+def test_a_store_ingest_lock_that_is_no_file_is_listed_bug(store: Path, tmp_path: Path) -> None:
+    precious = tmp_path / "precious"
+    precious.write_text("precious\n")
+    (store / INGEST_LOCK_NAME).symlink_to(precious)
+    (lo,) = find_leftovers(store).leftovers
+    assert lo.line() == "lock file that is not a regular file: .ingest.lock (a symbolic link)"
+    res = cli("doctor", "--data", str(store), "--fix")
+    assert res.exit_code == 0 and precious.read_text() == "precious\n"
+    assert not os.path.lexists(store / INGEST_LOCK_NAME)
 
 
 # ---------------------------------------------------------------------------------------------
