@@ -98,7 +98,8 @@ def _sci(x: float) -> str:
 
 def render(s: RunStats) -> str:
     """The text summary of one run."""
-    pol = ",".join(s.policies) or "?"
+    # a run of imported hands records no policies of its own: those its hands carry
+    pol = ",".join(s.policies) or ",".join(r.key for r in s.policy) or "none recorded"
     dup = " · duplicate" if s.duplicate else ""
     unit = "deal (its rotations are one unit)" if s.duplicate else "hand"
     out = [

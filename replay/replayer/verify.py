@@ -34,6 +34,7 @@ replay file seq 0: illegal event: seat 0 plays 胡; legal: 打 一, 打 二, 打
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
@@ -994,7 +995,7 @@ def verify_store(
         path = store.run_dir(root, name)
         rep = RunReport(name)
         reports.append(rep)
-        if not path.is_dir():
+        if not os.path.isdir(path):  # False for a name too long for the system too
             known = ", ".join(_run_names(root, ())) or "none"
             raise store.StoreError(f"no run {name!r} in {root} (runs: {known})")
         if not (path / store.MANIFEST_NAME).exists():

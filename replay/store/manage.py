@@ -25,7 +25,7 @@ from typing import Any
 from engine.errors import CorruptLog, InvalidNotation, PaohuziError
 from replay.store.layout import MANIFEST_NAME, StoreError, check_run_name, run_dir
 from replay.store.manifest import Manifest, RunLock
-from replay.store.scan import writer_alive
+from replay.store.scan import run_state, writer_alive
 
 #: ``paohuzi hands`` shows at most this many hands unless ``--limit`` says otherwise.
 DEFAULT_LIMIT = 50
@@ -107,12 +107,7 @@ def run_summaries(st: Any) -> list[dict[str, Any]]:
             params = m.get("params") or {}
             row.update(
                 status=r.status,
-                # a run still "running" whose writer is gone (killed) is "stopped"
-                state=(
-                    ("being written" if writer_alive(path) else "stopped")
-                    if r.status == "running"
-                    else r.status
-                ),
+                state=run_state(r.status, r.status == "running" and writer_alive(path)),
                 rules=m.get("rules_preset") or m.get("rules_fingerprint"),
                 policies=params.get("policies_text"),
                 hands=r.n_hands,

@@ -118,9 +118,7 @@ class RunInfo:
     @property
     def state(self) -> str:
         """complete / being written / stopped (running, writer gone) / interrupted / failed."""
-        if self.status == "running":
-            return "being written" if self.writing else "stopped"
-        return self.status
+        return run_state(self.status, self.writing)
 
 
 @dataclass(frozen=True)
@@ -284,6 +282,19 @@ def rules_label(rules: dict[str, Any], preset: str | None) -> str:
             best, diff = name, d
     changed = " ".join(f"{k}={rules.get(k)}" for k in sorted(diff or {}))
     return f"{best} {changed}".strip()
+
+
+def run_state(status: str, writing: bool) -> str:
+    """What ``runs``, ``stats`` and the service call a run of manifest status ``status``: a
+    run still ``running`` is ``being written`` while its writer is alive (``writing``:
+    :func:`writer_alive`), else ``stopped`` (killed); any other status as it is.
+
+    >>> run_state("running", False), run_state("running", True), run_state("complete", False)
+    ('stopped', 'being written', 'complete')
+    """
+    if status == "running":
+        return "being written" if writing else "stopped"
+    return status
 
 
 def writer_alive(run_path: Path) -> bool:

@@ -65,6 +65,8 @@ def test_imported_run_has_policy_rows_bug(data: Path, summaries: str) -> None:
         assert got[policy][:2] == (k, n), policy
         assert got[policy][2] == pytest.approx(mean, rel=1e-12), policy
     text = ok_output(["stats", "imp", "--data", str(data)], env=env)
+    # the header named them "?": the policies the hands carry
+    assert " · policies heuristic,import,random · " in text.splitlines()[0]
     assert [line.split()[1] for line in text.splitlines() if line.startswith("  policy ")] == [
         "heuristic",
         "import",

@@ -44,6 +44,7 @@ def _one_short_error(err: str) -> str:
         ("replay", HUGE, "1"),
         ("hands", "r", "--winner", HUGE),
         ("runs", HUGE),
+        ("verify", HUGE),  # a traceback: the name too long for the system's stat
     ],
     ids=[
         "simulate-policy",
@@ -54,6 +55,7 @@ def _one_short_error(err: str) -> str:
         "replay",
         "click-value",
         "click-extra-argument",
+        "verify",
     ],
 )
 def test_huge_input_is_cut_in_the_error_line_bug(data: Path, args: tuple[str, ...]) -> None:
