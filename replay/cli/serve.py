@@ -14,6 +14,8 @@ from replay.cli.main import input_error
 from replay.service.limits import (
     HEADER_BYTES,
     HEADER_SECONDS,
+    INGEST_AT_ONCE,
+    INGEST_BODY_SECONDS,
     INGEST_BYTES,
     INGEST_LINE_BYTES,
     INGEST_LINES,
@@ -148,6 +150,22 @@ def ingest_token(path: Path | None) -> str | None:
     help="Seconds an ingest waits for another one into the same run (then 503).",
 )
 @click.option(
+    "--ingest-at-once",
+    type=click.IntRange(min=1),
+    default=INGEST_AT_ONCE,
+    show_default=True,
+    metavar="N",
+    help="Ingests received and verified at once (each holds its body; then 503).",
+)
+@click.option(
+    "--ingest-body-seconds",
+    type=click.FloatRange(min=0, min_open=True),
+    default=INGEST_BODY_SECONDS,
+    show_default=True,
+    metavar="S",
+    help="Seconds an ingest's body may take to arrive (then 408).",
+)
+@click.option(
     "--header-seconds",
     type=click.FloatRange(min=0, min_open=True),
     default=HEADER_SECONDS,
@@ -191,6 +209,8 @@ def serve(
     ingest_lines: int,
     ingest_line_bytes: int,
     ingest_lock_seconds: float,
+    ingest_at_once: int,
+    ingest_body_seconds: float,
     header_seconds: float,
     header_bytes: int,
     keep_alive_seconds: int,
@@ -231,6 +251,8 @@ def serve(
         ingest_lines=ingest_lines,
         ingest_line_bytes=ingest_line_bytes,
         ingest_lock_seconds=ingest_lock_seconds,
+        ingest_at_once=ingest_at_once,
+        ingest_body_seconds=ingest_body_seconds,
         header_seconds=header_seconds,
         header_bytes=header_bytes,
         keep_alive_seconds=keep_alive_seconds,

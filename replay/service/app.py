@@ -20,6 +20,7 @@ its thread pool, each request on its own DuckDB connection.
 # No ``from __future__ import annotations``: the endpoints' parameter types are built in
 # create_app (their bounds are the limits), and FastAPI reads them at definition.
 
+import asyncio
 import hmac
 import json
 import re
@@ -553,6 +554,8 @@ def create_app(
     )
     token = None if ingest_token is None else ingest_token.encode("utf-8")
 
+    ingesting = [0]  # ingests being received, parsed or verified now
+
     @app.post(
         "/runs/{run}/hands",
         response_model=models.IngestAnswer,
@@ -591,10 +594,30 @@ def create_app(
         if media not in INGEST_MEDIA:
             raise ApiError(415, f"content type {media or 'none'!r} is not one of "
                            + ", ".join(INGEST_MEDIA))  # fmt: skip
-        body = await _bounded_body(request, lim.ingest_bytes)
-        # parsing 64 MB of replay files takes seconds: in the thread pool, as the verifying,
-        # so that the event loop answers other requests meanwhile
-        return await run_in_threadpool(add_body, run, media, body)
+        if ingesting[0] >= lim.ingest_at_once:  # each holds its body: bounded memory
+            raise _Refusal(
+                503,
+                f"{lim.ingest_at_once} ingests are being received or verified; try again"
+                " (raise it with paohuzi serve --ingest-at-once)",
+                {"Retry-After": "1"},
+            )
+        ingesting[0] += 1  # one event loop: no lock needed
+        try:
+            try:
+                body = await asyncio.wait_for(
+                    _bounded_body(request, lim.ingest_bytes), lim.ingest_body_seconds
+                )
+            except TimeoutError:
+                raise ApiError(
+                    408,
+                    f"the request body did not arrive within {lim.ingest_body_seconds:g} s"
+                    " (raise it with paohuzi serve --ingest-body-seconds)",
+                ) from None
+            # parsing 64 MB of replay files takes seconds: in the thread pool, as the
+            # verifying, so that the event loop answers other requests meanwhile
+            return await run_in_threadpool(add_body, run, media, body)
+        finally:
+            ingesting[0] -= 1
 
     def add_body(run: str, media: str, body: bytes) -> JSONResponse:
         """The ingest of ``body`` (of type ``media``) into ``run``: its answer."""
@@ -715,12 +738,16 @@ INGEST_ERRORS: dict[int | str, dict[str, Any]] = {
     403: {"model": models.ErrorBody, "description": "Ingest disabled: no token configured."},
     409: {"model": models.ErrorBody, "description": "The run is a simulated run."},
     413: {"model": models.ErrorBody, "description": "More bytes or lines than the limits."},
+    408: {"model": models.ErrorBody, "description": "The body took too long to arrive."},
     415: {"model": models.ErrorBody, "description": "Not JSON, text or JSON lines."},
     422: {
         "model": models.ErrorBody,
         "description": "Not a run name, or a one-file body that is not a replay file.",
     },
-    503: {"model": models.ErrorBody, "description": "The run's lock was held too long."},
+    503: {
+        "model": models.ErrorBody,
+        "description": "The run's lock was held too long, or too many ingests at once.",
+    },
 }
 
 

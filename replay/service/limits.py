@@ -38,6 +38,11 @@ INGEST_BYTES = 64 << 20
 INGEST_LINES = 10_000
 INGEST_LINE_BYTES = 1 << 20
 INGEST_LOCK_SECONDS = 30.0
+#: Ingests received, parsed and verified at once (each holds its body, up to INGEST_BYTES:
+#: 503 with Retry-After for one more), and the seconds a request's body may take to arrive
+#: (408 after that).
+INGEST_AT_ONCE = 2
+INGEST_BODY_SECONDS = 120.0
 
 #: Connections (the server's, not the API's: replay.service.server): the bytes of a
 #: request's head (its request line and headers; 431 above), the seconds its head may take
@@ -64,6 +69,8 @@ class Limits:
     ingest_lines: int = INGEST_LINES
     ingest_line_bytes: int = INGEST_LINE_BYTES
     ingest_lock_seconds: float = INGEST_LOCK_SECONDS
+    ingest_at_once: int = INGEST_AT_ONCE
+    ingest_body_seconds: float = INGEST_BODY_SECONDS
     header_bytes: int = HEADER_BYTES
     header_seconds: float = HEADER_SECONDS
     keep_alive_seconds: int = KEEP_ALIVE_SECONDS
@@ -79,10 +86,16 @@ class Limits:
             "ingest_line_bytes",
             "header_bytes",
             "max_connections",
+            "ingest_at_once",
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
-        for name in ("query_seconds", "header_seconds", "keep_alive_seconds"):
+        for name in (
+            "query_seconds",
+            "header_seconds",
+            "keep_alive_seconds",
+            "ingest_body_seconds",
+        ):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be more than 0, not {getattr(self, name)}")
         if not self.ingest_lock_seconds >= 0:

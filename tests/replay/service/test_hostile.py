@@ -76,6 +76,69 @@ def test_ingest_parsed_on_the_event_loop_bug(
     assert seen["ingest"].status_code == 200 and seen["ingest"].json()["accepted"] == 1
 
 
+def test_ingests_at_once_unbounded_bug(
+    tmp_path: Path, replay_lines: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # every ingest held its body (up to 64 MB) while parsed and verified, as many at once as
+    # connections came: now --ingest-at-once of them, 503 with Retry-After beyond
+    from fastapi.testclient import TestClient
+
+    from replay.replayer import exchange
+    from replay.service.app import create_app
+    from replay.service.limits import Limits
+
+    parse = exchange.parse_jsonl
+    parsing, release = threading.Event(), threading.Event()
+
+    def held_parse(*args: Any, **kw: Any) -> Any:
+        parsing.set()
+        release.wait(20)
+        return parse(*args, **kw)
+
+    monkeypatch.setattr(exchange, "parse_jsonl", held_parse)
+    app = create_app(tmp_path / "d", Limits(ingest_at_once=1), ingest_token=TOKEN)
+    seen: dict[str, Any] = {}
+    with TestClient(app, raise_server_exceptions=False) as c:
+        first = threading.Thread(
+            target=lambda: seen.setdefault("first", post(c, replay_lines[0].encode()))
+        )
+        first.start()
+        try:
+            assert parsing.wait(60), "the first ingest never reached its parse"
+            second = post(c, replay_lines[1].encode())
+        finally:
+            release.set()
+            first.join(60)
+        assert error(second, 503, "1 ingests are being received or verified", "--ingest-at-once")
+        assert second.headers["retry-after"] == "1"
+        assert seen["first"].status_code == 200
+        again = post(c, replay_lines[1].encode())  # the slot is free again
+        assert again.status_code == 200 and again.json()["accepted"] == 1
+
+
+def test_ingest_body_time_unbounded_bug(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a body that trickled in held its ingest (and its slot) for ever: 408 after the limit
+    import asyncio
+
+    from fastapi.testclient import TestClient
+
+    from replay.service import app as service_app
+    from replay.service.limits import Limits
+
+    async def trickle(_request: Any, _max_bytes: int) -> bytes:
+        await asyncio.sleep(30)
+        return b""
+
+    monkeypatch.setattr(service_app, "_bounded_body", trickle)
+    app = service_app.create_app(
+        tmp_path / "d", Limits(ingest_body_seconds=0.2), ingest_token=TOKEN
+    )
+    with TestClient(app, raise_server_exceptions=False) as c:
+        r = post(c, b"{}")
+        assert error(r, 408, "did not arrive within 0.2 s", "--ingest-body-seconds")
+        assert post(c, b"").status_code != 503  # its slot was given back
+
+
 def test_url_path_shown_as_a_file_path_bug(client: Any) -> None:
     # the redactor of the server's paths rewrote the request's path: "PUT …/base"
     r = client.put("/runs/base")
