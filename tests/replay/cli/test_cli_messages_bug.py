@@ -116,12 +116,12 @@ def _writer(data: Path, pid: int, tmp: Path) -> Path:
     return d
 
 
-@pytest.mark.parametrize(("pid", "state"), [(None, "stopped"), (os.getpid(), "being written")])
+@pytest.mark.parametrize(("alive", "state"), [(False, "stopped"), (True, "being written")])
 def test_killed_run_is_stopped_in_stats_as_in_runs_bug(
-    data: Path, tmp_path: Path, pid: int | None, state: str
+    data: Path, tmp_path: Path, alive: bool, state: str
 ) -> None:
     # stats said "running" for a run whose writer was killed, while runs said "stopped"
-    d = _writer(data, _dead_pid() if pid is None else pid, tmp_path)
+    d = _writer(data, os.getpid() if alive else _dead_pid(), tmp_path)
     code, out, err = cli("runs", "--data", str(d), "--json")
     assert code == 0, err
     (row,) = json.loads(out)
