@@ -25,6 +25,7 @@ import hmac
 import json
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
@@ -594,13 +595,19 @@ def create_app(
         if media not in INGEST_MEDIA:
             raise ApiError(415, f"content type {media or 'none'!r} is not one of "
                            + ", ".join(INGEST_MEDIA))  # fmt: skip
-        if ingesting[0] >= lim.ingest_at_once:  # each holds its body: bounded memory
-            raise _Refusal(
-                503,
-                f"{lim.ingest_at_once} ingests are being received or verified; try again"
-                " (raise it with paohuzi serve --ingest-at-once)",
-                {"Retry-After": "1"},
-            )
+        # each ingest holds its body: at most ingest_at_once at a time, the others wait
+        # (their bodies unread) as they wait for a busy run's lock, then 503
+        deadline = time.monotonic() + lim.ingest_lock_seconds
+        while ingesting[0] >= lim.ingest_at_once:
+            if time.monotonic() >= deadline:
+                raise _Refusal(
+                    503,
+                    f"{lim.ingest_at_once} ingests are being received or verified (waited"
+                    f" {lim.ingest_lock_seconds:g} s); try again (raise it with paohuzi serve"
+                    " --ingest-at-once)",
+                    {"Retry-After": "1"},
+                )
+            await asyncio.sleep(0.02)
         ingesting[0] += 1  # one event loop: no lock needed
         try:
             try:

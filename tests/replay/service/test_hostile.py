@@ -80,7 +80,8 @@ def test_ingests_at_once_unbounded_bug(
     tmp_path: Path, replay_lines: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # every ingest held its body (up to 64 MB) while parsed and verified, as many at once as
-    # connections came: now --ingest-at-once of them, 503 with Retry-After beyond
+    # connections came: now --ingest-at-once of them; one more waits (its body unread) as
+    # for a busy run's lock, then 503 with Retry-After
     from fastapi.testclient import TestClient
 
     from replay.replayer import exchange
@@ -96,7 +97,8 @@ def test_ingests_at_once_unbounded_bug(
         return parse(*args, **kw)
 
     monkeypatch.setattr(exchange, "parse_jsonl", held_parse)
-    app = create_app(tmp_path / "d", Limits(ingest_at_once=1), ingest_token=TOKEN)
+    lim = Limits(ingest_at_once=1, ingest_lock_seconds=0.3)
+    app = create_app(tmp_path / "d", lim, ingest_token=TOKEN)
     seen: dict[str, Any] = {}
     with TestClient(app, raise_server_exceptions=False) as c:
         first = threading.Thread(
@@ -109,7 +111,7 @@ def test_ingests_at_once_unbounded_bug(
         finally:
             release.set()
             first.join(60)
-        assert error(second, 503, "1 ingests are being received or verified", "--ingest-at-once")
+        assert error(second, 503, "1 ingests are being received or verified (waited 0.3 s)")
         assert second.headers["retry-after"] == "1"
         assert seen["first"].status_code == 200
         again = post(c, replay_lines[1].encode())  # the slot is free again
