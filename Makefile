@@ -12,9 +12,9 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-# The default dataset (replay/demo_data.py; skipped when already recorded), then the dashboard.
+# The default dataset (paohuzi/demo_data.py; skipped when already recorded), then the dashboard.
 demo: $(STAMP)
-	$(PY) -m replay.demo_data --data data
+	$(PY) -m paohuzi.demo_data --data data
 	$(VENV)/bin/paohuzi dashboard --data data
 
 # One seeded hand, printed move by move.
@@ -35,8 +35,8 @@ browser-deps:
 	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium fonts-noto-cjk)
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check engine replay dashboard bench tests
-	$(VENV)/bin/ruff format --check engine replay dashboard bench tests
+	$(VENV)/bin/ruff check engine replay paohuzi dashboard bench tests
+	$(VENV)/bin/ruff format --check engine replay paohuzi dashboard bench tests
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy

@@ -1,5 +1,5 @@
 """The calculator's benchmark: the lines per second of each engine of ``paohuzi score
---batch`` on the same generated lines (:mod:`replay.calculator.samples`), in every spelling a
+--batch`` on the same generated lines (:mod:`engine.calculator.samples`), in every spelling a
 JSON writer produces.
 
     .venv/bin/python -m bench.calculator bench [N [SEED [SPELLING]]]
@@ -16,8 +16,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from replay.calculator.batch import fast_available, run_batch
-from replay.calculator.samples import SPELLINGS, generate_batch_lines
+from engine.calculator.batch import fast_available, run_batch
+from engine.calculator.samples import SPELLINGS, generate_batch_lines
 
 
 class _Sink(io.RawIOBase):

@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-CLI = [sys.executable, "-c", "from replay.cli.main import main; main()"]
+CLI = [sys.executable, "-c", "from paohuzi.cli.main import main; main()"]
 #: the replication's journal in the run folder: one JSON line of what is being built, then
 #: one manifest shard entry per finished shard (deleted once the manifest is written)
 JOURNAL = ".replicate.jsonl"

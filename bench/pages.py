@@ -182,7 +182,7 @@ def serve(data: Path, port: int, ack: Path) -> None:
 
     from streamlit.runtime.scriptrunner import script_runner
 
-    from replay.cli.dashboard import streamlit_command
+    from paohuzi.cli.dashboard import streamlit_command
 
     cmd, env = streamlit_command(data, port, "127.0.0.1")
     os.environ.update(env)

@@ -148,7 +148,7 @@ def review_many_rate(hands: int, rollouts: int = 64, workers: int = 2) -> tuple[
 
     from click.testing import CliRunner
 
-    from replay.cli.main import main as cli
+    from paohuzi.cli.main import main as cli
     from replay.review.many import review_hands
 
     with tempfile.TemporaryDirectory(prefix="bench-review-") as tmp:

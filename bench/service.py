@@ -1,5 +1,5 @@
 """``make bench-service``: ``paohuzi serve`` under load — N concurrent clients on loopback
-against a real server subprocess (:class:`replay.service.process.Server`), measured, never
+against a real server subprocess (:class:`paohuzi.service.process.Server`), measured, never
 asserted in tests.
 
 The store, under ``--data DIR`` (reused when complete, as ``make bench-dashboard`` does):
@@ -220,7 +220,7 @@ def replay_batches(src_root: Path, n: int, batch: int) -> list[bytes]:
 
 def run_phases(a: argparse.Namespace) -> list[Phase]:
     """Build (or reuse) the stores, then run every phase against a server each."""
-    from replay.service.process import Server
+    from paohuzi.service.process import Server
 
     data = Path(a.data)
     big_root, big = build_store(data, a.hands, a.source_hands, a.workers)

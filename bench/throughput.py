@@ -323,7 +323,7 @@ def peak_memory(hands: int, workers: int = 2, engine: str = "reference") -> dict
     size: shared pages, such as the libraries and the compiled engine, split between the
     processes that map them)."""
     with tempfile.TemporaryDirectory() as d:
-        cmd = [sys.executable, "-c", "from replay.cli.main import main; main()", "simulate",
+        cmd = [sys.executable, "-c", "from paohuzi.cli.main import main; main()", "simulate",
                "--hands", str(hands), "--workers", str(workers), "--data", d, "-q",
                "--engine", engine]  # fmt: skip
         t = time.perf_counter()

@@ -1,5 +1,5 @@
-"""The house's layering, read from the code: imports flow only ``dashboard → replay →
-engine``, and no modules of ``replay/`` or of ``engine/`` import each other in a circle —
+"""The house's layering, read from the code: imports flow only ``paohuzi`` (the front
+doors) and ``dashboard`` → ``replay`` → ``engine``, and no modules of ``replay/`` or of ``engine/`` import each other in a circle —
 imports inside functions (lazy ones) included, since they only hide a circle, they do not
 remove it.
 
@@ -12,12 +12,20 @@ names on first use (``replay.store``: a ``_WHERE`` table of name → submodule, 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("engine", "replay", "dashboard")
-#: Who may import whom: a package imports itself and the ones below it.
-BELOW = {"engine": {"engine"}, "replay": {"replay", "engine"}, "dashboard": set(PACKAGES)}
+PACKAGES = ("engine", "replay", "dashboard", "paohuzi")
+#: Who may import whom: a package imports itself and the ones below it. The front doors
+#: (``paohuzi``: the command line and the service) import what they need and are imported by
+#: nothing of the house.
+BELOW = {
+    "engine": {"engine"},
+    "replay": {"replay", "engine"},
+    "dashboard": {"dashboard", "replay", "engine"},
+    "paohuzi": {"paohuzi", "replay", "engine"},
+}
 
 
 def _modules() -> dict[str, Path]:
@@ -170,3 +178,28 @@ def test_no_test_module_imports_another() -> None:
                 if last.startswith("test_") or last == "conftest":
                     bad.append(f"{path.relative_to(ROOT)} imports {n}")
     assert not bad, "\n".join(bad)
+
+
+def _readme() -> str:
+    return (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_readme_table_names_every_top_folder() -> None:
+    # the "What is here" table and the tree: each folder of the table exists, each package
+    # and tracked top folder is in the table
+    text = _readme()
+    table = text[text.index("## What is here") : text.index("## How data flows")]
+    listed = set(re.findall(r"^\| `([a-z_]+)/` \|", table, re.M))
+    packages = {p.parent.name for p in ROOT.glob("*/__init__.py")}
+    assert packages <= listed, f"packages missing from the README table: {packages - listed}"
+    assert all((ROOT / name).is_dir() or name == "data" for name in listed), listed
+
+
+def test_the_readme_flow_names_every_subpackage() -> None:
+    # each subpackage of replay/, paohuzi/ and engine/ appears in "How data flows"
+    text = _readme()
+    flow = text[text.index("## How data flows") : text.index("## Commands")]
+    for pkg in ("replay", "paohuzi", "engine"):
+        for init in sorted((ROOT / pkg).glob("*/__init__.py")):
+            sub = init.parent.name
+            assert f"{sub}/" in flow, f"{pkg}/{sub}/ is not in the README's data flow"

@@ -1,6 +1,6 @@
 """Statistics of recorded runs: the queries and numbers behind ``paohuzi stats``.
 
-No click and no printing here (``replay.cli.stats`` renders). Every number is a figure of the
+No click and no printing here (``paohuzi.cli.stats`` renders). Every number is a figure of the
 one statistics layer (:mod:`replay.analysis.figures`) for a selection of one run, from its
 summary tables when it has them and from its hands otherwise — the same statements and
 intervals the dashboard's pages use.

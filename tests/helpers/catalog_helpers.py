@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from click.testing import CliRunner
 
-from replay.cli.main import main
+from paohuzi.cli.main import main
 from replay.store.layout import run_dir
 from replay.store.summaries import summary_bytes
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from click.testing import CliRunner
 
 from dashboard.ui import PAGE_FILES
-from replay.cli.main import main
+from paohuzi.cli.main import main
 
 if TYPE_CHECKING:
     from streamlit.testing.v1 import AppTest

@@ -11,7 +11,7 @@ from typing import Any
 
 from click.testing import CliRunner
 
-from replay.cli.main import main
+from paohuzi.cli.main import main
 
 
 def cli(*args: str) -> Any:

@@ -13,8 +13,8 @@ import pyarrow.parquet as pq
 from click.testing import CliRunner
 
 from engine.rules import find_rules
+from paohuzi.cli.main import main
 from replay import store
-from replay.cli.main import main
 from replay.record import runner
 from replay.record.spec import RunSpec
 from replay.replayer.hand import load_hand, replay_hand

@@ -42,7 +42,7 @@ def dashboard_server(store_dir: Path, log_name: str) -> Iterator[str]:
     log = open(ARTIFACTS / log_name, "wb")  # noqa: SIM115
     proc = subprocess.Popen(
         [
-            sys.executable, "-c", "from replay.cli import main; main()", "dashboard",
+            sys.executable, "-c", "from paohuzi.cli import main; main()", "dashboard",
             "--data", str(store_dir), "--port", str(port), "--address", "127.0.0.1",
         ],
         stdout=log,
@@ -266,7 +266,7 @@ def test_replay_review_graph_option_bars_and_a_marker_click(
 
     from click.testing import CliRunner
 
-    from replay.cli.main import main
+    from paohuzi.cli.main import main
 
     d = tmp_path_factory.mktemp("browser-review") / "data"
     shutil.copytree(store_dir, d)

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from dash_helpers import run_page
 
 from dashboard.services import review as rv
-from replay.cli.main import main
+from paohuzi.cli.main import main
 from replay.review.stored import Key
 
 ROLLOUTS = "12"

@@ -179,7 +179,7 @@ def test_long_huangzhuang_streaks() -> None:
 def test_cli_refuses_a_rotate_beyond_the_streak_column(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from replay.cli.main import main
+    from paohuzi.cli.main import main
 
     r = CliRunner().invoke(main, ["simulate", "--data", str(tmp_path), "-n", "3", "-q",
                                   "--set", "huangzhuang_rotate=400"])  # fmt: skip

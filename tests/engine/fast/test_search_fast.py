@@ -276,7 +276,7 @@ def test_option_values_of_a_recorded_hand_at_step_k_are_the_same_in_both_engines
     from click.testing import CliRunner
 
     from engine.policies import load_policy
-    from replay.cli.main import main
+    from paohuzi.cli.main import main
     from replay.replayer.hand import Replayer, load_hand
 
     r = CliRunner().invoke(

@@ -13,9 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from engine.actions import ActionKind
+from paohuzi.cli.main import main
 from replay.analysis.event_stats import KIND_NAMES, event_stats
 from replay.analysis.intervals import ClusterSums, cluster_mean_ci
-from replay.cli.main import main
 from replay.replayer.hand import load_hand, replay_hand
 from replay.store import open_store
 

@@ -14,9 +14,9 @@ import pytest
 from click.testing import CliRunner
 
 from engine.rules import RuleSet
+from paohuzi.cli.main import main
 from replay.analysis.facts import derive_facts, reference_facts
 from replay.analysis.figures.results import Rate
-from replay.cli.main import main
 from replay.store.facts_schema import FACTS_SCHEMA, FACTS_TABLE, GROUP_COLUMNS
 from replay.store.runs import open_store
 from replay.store.scan import scan_store

@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from paohuzi.cli.main import main
 from replay.analysis.stats import QUANTILES, Rate, RunStats, run_stats
-from replay.cli.main import main
 from replay.store.runs import open_store
 
 # A seed whose first deal (session 0) is an automatic 3提/5坎 天胡 won by the 下家 (the dealer

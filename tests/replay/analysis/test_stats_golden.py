@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from replay.cli.main import main
+from paohuzi.cli.main import main
 
 GOLDEN = Path(__file__).parent / "golden" / "stats.json"
 

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from weights_helpers import FLAGS_OFF, ODD_GREEDY, ODD_HEURISTIC, write_weights
 
 from engine.rules import find_rules
-from replay.cli.main import main
+from paohuzi.cli.main import main
 from replay.record import runner
 from replay.record.fast_engine import fast_policies, resolve
 from replay.record.spec import RunSpec

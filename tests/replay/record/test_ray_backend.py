@@ -28,13 +28,13 @@ import pytest
 from child_signals import interruptible
 from click.testing import CliRunner
 
-from replay.cli.main import main
+from paohuzi.cli.main import main
 from replay.record.backend import LocalBackend
 from replay.store.runs import open_store
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
-CLI = [sys.executable, "-c", "from replay.cli.main import main; main()"]
+CLI = [sys.executable, "-c", "from paohuzi.cli.main import main; main()"]
 POLICY = "ray_gate:GatedPolicy"  # the random bot, which can stop mid-shard on request
 ARGS = ["-n", "320", "--seed", "9", "--shard-hands", "32", "--policies", POLICY, "-q"]
 PORT = "6379"  # in the namespace's own network stack

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from replay.cli.main import main
+from paohuzi.cli.main import main
 from replay.store.layout import run_dir
 from replay.store.runs import open_store
 

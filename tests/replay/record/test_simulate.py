@@ -21,14 +21,14 @@ from click.testing import CliRunner
 from engine.actions import kind_of
 from engine.rules import find_rules
 from engine.session import DealerState, next_dealer
+from paohuzi.cli.main import main
 from replay import store
-from replay.cli.main import main
 from replay.record import runner, schema
 from replay.record.spec import DEFAULT_SHARD_HANDS, RunSpec
 from replay.store import files as store_files
 from replay.store.runs import open_store
 
-CLI = [sys.executable, "-c", "from replay.cli.main import main; main()"]
+CLI = [sys.executable, "-c", "from paohuzi.cli.main import main; main()"]
 ROOT = Path(__file__).resolve().parents[3]
 OTHER = "engine.policies.random_policy:RandomPolicy"  # the random bot under another name
 

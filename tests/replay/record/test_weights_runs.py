@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 from weights_helpers import ODD_HEURISTIC, document, write_weights
 
-from replay.cli.main import main
+from paohuzi.cli.main import main
 from replay.store.manifest_schema import ManifestInvalid, check_manifest
 from replay.store.runs import open_store
 

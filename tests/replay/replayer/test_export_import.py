@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from engine.rules import find_rules
-from replay.cli.main import main
+from paohuzi.cli.main import main
 from replay.record import runner
 from replay.record.spec import RunSpec
 from replay.replayer import exchange

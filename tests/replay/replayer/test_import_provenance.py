@@ -15,8 +15,8 @@ from click.testing import CliRunner
 
 from engine.errors import CorruptLog
 from engine.rules import find_rules
+from paohuzi.cli.main import main
 from replay import store
-from replay.cli.main import main
 from replay.record import runner
 from replay.record.spec import RunSpec
 from replay.replayer import exchange

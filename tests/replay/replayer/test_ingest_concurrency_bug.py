@@ -29,7 +29,7 @@ COMMAND_SECONDS = 240
 def paohuzi(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     """``paohuzi ARGS`` as a process of its own (started, not waited for)."""
     return subprocess.Popen(
-        [sys.executable, "-m", "replay.cli", *args],
+        [sys.executable, "-m", "paohuzi.cli", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -97,7 +97,7 @@ def test_same_hands_into_three_runs_bug(tmp_path: Path, batch: Path) -> None:
 def test_same_hands_posted_into_three_runs_bug(tmp_path: Path, batch: Path) -> None:
     # Three concurrent POST /runs/pK/hands of the same 30 hands each accepted 30.
     pytest.importorskip("fastapi")
-    from replay.service.process import Server
+    from paohuzi.service.process import Server
 
     token = "t0ken-for-the-ingest-lock-tests"
     headers = {"content-type": "application/x-ndjson", "authorization": f"Bearer {token}"}

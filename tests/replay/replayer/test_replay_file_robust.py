@@ -15,10 +15,10 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine import calculator
 from engine.cards import parse_cards
 from engine.errors import PaohuziError
-from replay import calculator
-from replay.cli.main import main
+from paohuzi.cli.main import main
 from replay.replayer import exchange
 from replay.replayer.exchange import ReplayFileError, read_replay
 

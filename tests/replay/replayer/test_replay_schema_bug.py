@@ -21,7 +21,7 @@ from click.testing import CliRunner
 
 from engine.cards import parse_cards
 from engine.rules import PRESETS
-from replay.cli.main import main
+from paohuzi.cli.main import main
 from replay.record import runner
 from replay.record.spec import RunSpec
 from replay.replayer import exchange
@@ -203,7 +203,7 @@ def test_standard_input_is_still_read_bug(tmp_path: Path) -> None:
     for args in (["replay", "--file", "/dev/stdin", "--no-color"],
                  ["import", "/dev/stdin", "--data", str(tmp_path / "store")]):  # fmt: skip
         res = subprocess.run(
-            [sys.executable, "-m", "replay.cli", *args],
+            [sys.executable, "-m", "paohuzi.cli", *args],
             input=json.dumps(BASE, ensure_ascii=False),
             capture_output=True,
             text=True,

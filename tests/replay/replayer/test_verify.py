@@ -15,8 +15,8 @@ from click.testing import CliRunner
 from verify_helpers import HANDS, SHARD, a_decision, rewrite, rows_of, shard_of, verify_cli
 
 from engine.errors import CorruptLog
+from paohuzi.cli.main import main
 from replay import store
-from replay.cli.main import main
 from replay.replayer import verify as V
 from replay.replayer.hand import load_hand, replay_hand
 from replay.replayer.verify import check_log

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from replay.cli.main import main
+from paohuzi.cli.main import main
 
 
 @pytest.fixture(scope="module")

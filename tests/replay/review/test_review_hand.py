@@ -16,7 +16,7 @@ from engine.actions import HU, PASS
 from engine.deck import shuffle_deck
 from engine.rules import find_rules
 from engine.state import Game
-from replay.cli.main import main
+from paohuzi.cli.main import main
 from replay.replayer.hand import HandLog
 from replay.review.hand import accuracy, classify, decisions_to_review, review_hand
 

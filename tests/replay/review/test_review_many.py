@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from engine.errors import InvalidNotation
-from replay.cli.main import main
+from paohuzi.cli.main import main
 from replay.review.many import parse_ids, sample_ids
 from replay.review.rates import DecisionRow, rates
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from replay.cli.main import main
+from paohuzi.cli.main import main
 from replay.review import stored as S
 
 

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from leftover_helpers import dead_pid, small_store
 
-from replay.cli.main import main
+from paohuzi.cli.main import main
 from replay.record.schema import TABLES
 from replay.review.stored import REVIEWS
 from replay.store.facts_schema import FACTS_TABLE

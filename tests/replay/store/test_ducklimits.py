@@ -11,7 +11,7 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from replay.cli.main import main
+from paohuzi.cli.main import main
 from replay.store.catalog import duck_connect
 from replay.store.ducklimits import ENV, DuckLimitsError, duckdb_settings
 from replay.store.sizes import parse_size

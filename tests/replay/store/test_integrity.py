@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from engine.errors import CorruptLog
-from replay.cli.main import main
+from paohuzi.cli.main import main
 from replay.replayer.hand import load_hand
 from replay.store import scan
 from replay.store.catalog import refresh_catalog

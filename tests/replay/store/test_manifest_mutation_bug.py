@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from replay.cli.main import main
+from paohuzi.cli.main import main
 from replay.store.layout import run_dir
 
 GOOD, BAD = "good", "other"

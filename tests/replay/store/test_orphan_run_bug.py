@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from paohuzi.cli.main import main
 from replay import store as store_api
-from replay.cli.main import main
 from replay.record import schema
 from replay.replayer import exchange
 from replay.replayer.exchange import PAUSE_ENV
@@ -62,7 +62,7 @@ def killed_first_import(root: Path, batch: Path, run: str) -> Path:
     between its first shard's files and the run's first manifest; the run folder."""
     path = store_api.run_dir(root, run)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "replay.cli", "import", "--data", str(root), "--jsonl",
+        [sys.executable, "-m", "paohuzi.cli", "import", "--data", str(root), "--jsonl",
          str(batch), "--run", run],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

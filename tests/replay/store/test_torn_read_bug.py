@@ -27,7 +27,7 @@ def lines(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """BATCH × INGESTS hands of a simulated run, each one JSON replay file on one line."""
     from click.testing import CliRunner
 
-    from replay.cli.main import main
+    from paohuzi.cli.main import main
 
     src = tmp_path_factory.mktemp("torn") / "src"
     args = ["simulate", "--data", str(src), "--run", "s", "-n", str(BATCH * INGESTS), "-q"]
@@ -115,7 +115,7 @@ def test_stats_polled_during_live_ingests_bug(tmp_path: Path, lines: list[str]) 
     # GET /stats?run=cc2 from three readers during five POSTs into cc2 answered 409 "run
     # cc2: the manifest lists … hands, the shards hold …" (a live `paohuzi serve`).
     pytest.importorskip("fastapi")
-    from replay.service.process import Server
+    from paohuzi.service.process import Server
 
     token = "t0ken-for-the-torn-read-tests"
     headers = {"content-type": "application/x-ndjson", "authorization": f"Bearer {token}"}

@@ -14,7 +14,7 @@ from weights_helpers import ODD_HEURISTIC, write_weights
 from engine.errors import InvalidNotation
 from engine.policies import weights as W
 from engine.rules import find_rules
-from replay.cli.main import main
+from paohuzi.cli.main import main
 from replay.tune.duel import Duel
 from replay.tune.evaluate import InProcess, split
 from replay.tune.space import Space, default_params, parse_params

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from weights_helpers import ODD_HEURISTIC, write_weights
 
 from engine.policies import weights as W
-from replay.cli.main import main
+from paohuzi.cli.main import main
 
 #: The marker of a folder tune made (replay.tune.folder.MARKER; spelled out here so that the
 #: tests of the bugs also run against the tune from before it).

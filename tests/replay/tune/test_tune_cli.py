@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from weights_helpers import ODD_HEURISTIC, write_weights
 
 from engine.policies import weights as W
-from replay.cli.main import main
+from paohuzi.cli.main import main
 
 SMALL = ["-g", "3", "--deals", "24", "--popsize", "4", "--validation-deals", "200", "--seed", "9",
          "-q"]  # fmt: skip

@@ -16,9 +16,9 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from paohuzi.cli.main import main
 from replay.analysis.figures import drill, groups, huang, outcomes, results, values
 from replay.analysis.figures.selection import Plan, Selection, plan
-from replay.cli.main import main
 from replay.store import summary_schema as summary
 from replay.store.catalog import open_catalog
 from replay.store.scan import scan_store

@@ -1,0 +1,214 @@
+"""The ``paohuzi`` command line: a click group whose subcommands live in their own modules.
+
+To add a subcommand, define a click command in its own module and register it in
+:data:`LAZY_COMMANDS` as ``"name": "module:attribute"``; it is imported only when used, so
+``paohuzi score`` never pays for the simulator or the dashboard. Every usage or input error is
+reported as one line on stderr with exit status 2.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+from typing import Any
+
+import click
+
+from engine.errors import QUOTE_LIMIT, quote
+from replay import package_version
+
+#: Subcommands defined elsewhere, loaded on first use: ``"name": "package.module:command"``.
+LAZY_COMMANDS: dict[str, str] = {
+    "score": "paohuzi.cli.score:score",
+    "dashboard": "paohuzi.cli.dashboard:dashboard",
+    "demo": "paohuzi.cli.demo:demo",
+    "simulate": "paohuzi.cli.simulate:simulate",
+    "stats": "paohuzi.cli.stats:stats",
+    "index": "paohuzi.cli.index:index",
+    "replay": "paohuzi.cli.replay:replay",
+    "verify": "paohuzi.cli.verify:verify",
+    "export": "paohuzi.cli.exchange:export_command",
+    "import": "paohuzi.cli.exchange:import_command",
+    "sweep": "paohuzi.cli.sweep:sweep",
+    "runs": "paohuzi.cli.runs:runs",
+    "hands": "paohuzi.cli.runs:hands",
+    "rm": "paohuzi.cli.runs:rm",
+    "doctor": "paohuzi.cli.doctor:doctor",
+    "review": "paohuzi.cli.review:review",
+    "tune": "paohuzi.cli.tune:tune",
+    "serve": "paohuzi.cli.serve:serve",
+}
+
+#: The one-line help of each lazy command, for ``paohuzi --help`` without importing them
+#: (equal to the command's own ``short_help``: tests/paohuzi/cli/test_cli_imports.py checks).
+SHORT_HELP: dict[str, str] = {
+    "score": "Score a hand: 门子, 胡息, win or not; 等, 名堂, 番 and settlement.",
+    "dashboard": "Start the dashboard (Streamlit) over the store, read-only.",
+    "demo": "Play one seeded hand and print it move by move.",
+    "simulate": "Play hands with policies and record them (Parquet + DuckDB).",
+    "stats": "Win, 荒庄, seat, dealer, policy, 胡息 and 名堂 statistics of runs.",
+    "index": "Build the summary tables and facts of runs.",
+    "replay": "Show a recorded hand at any step (or step through it).",
+    "verify": "Check recorded hands against the rules; report every bad hand.",
+    "export": "Write one recorded hand as a replay file.",
+    "import": "Verify replay files and add their hands to the store.",
+    "sweep": "Run a grid of presets, --set values and policy mixes.",
+    "runs": "List the runs of the store.",
+    "hands": "List and filter the hands of a run.",
+    "rm": "Remove a run from the store.",
+    "doctor": "List (--fix: remove) left-overs of killed commands.",
+    "review": "Value every decision of a recorded hand (determinized rollouts).",
+    "tune": "Tune a policy's weights by CMA-ES over duplicate self-play.",
+    "serve": "Serve the store's runs, hands and statistics over HTTP.",
+}
+
+_NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
+class InputError(click.ClickException):
+    """Bad user input: printed as one ``Error: …`` line, exit status 2."""
+
+    exit_code = 2
+
+
+def input_error(msg: object) -> InputError:
+    """An :class:`InputError` of ``msg`` on one line: whitespace folded, the inputs it
+    echoes cut (:func:`bound_echoes`), at most 400 characters (a long path cut with
+    ``...``)."""
+    text = bound_echoes(" ".join(str(msg).split()))
+    return InputError(text if len(text) <= 400 else text[:397] + "...")
+
+
+#: The most characters of a path an error line shows, quoted or not, and of any other
+#: unquoted word (a quoted input other than a path: :data:`~engine.errors.QUOTE_LIMIT`).
+PATH_LIMIT = 256
+
+#: A quoted input, as messages quote input ('x' or "x", their ``repr``): after the start, a
+#: space or an opening bracket; before a space, a closing bracket, punctuation or the end;
+#: not one :func:`~engine.errors.quote` has cut already (its length follows it).
+_QUOTED = re.compile(
+    r"""(?<![^\s(\[{=:,])(?:'[^']*'|"[^"]*")(?=[\s)\]},.:;!?]|$)(?! \(\d+ characters\))"""
+)
+_BARE = re.compile(rf"\S{{{PATH_LIMIT + 1},}}")
+
+
+def bound_echoes(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """An error line with every input it echoes cut by :func:`engine.errors.quote` (its
+    first characters, an ellipsis and its length): a quoted input longer than ``limit``
+    characters, a path or any unquoted word longer than :data:`PATH_LIMIT`. Every error
+    line of the command line passes through here (:class:`PaohuziGroup`).
+
+    >>> bound_echoes("unknown policy '" + "x" * 100 + "' (built-in: random)", 8)
+    "unknown policy 'xxxxxxxx…' (100 characters) (built-in: random)"
+    >>> bound_echoes("Got unexpected extra argument (" + "y" * 300 + ")", 8)
+    "Got unexpected extra argument ('yyyyyyyy…' (300 characters))"
+    >>> bound_echoes("no run 'a' in /srv/data")
+    "no run 'a' in /srv/data"
+    >>> path = "'/srv/" + "z" * 100 + "'"  # a path stays whole up to PATH_LIMIT
+    >>> bound_echoes(f"cannot read {path}", 8) == f"cannot read {path}"
+    True
+    """
+
+    def quoted(m: re.Match[str]) -> str:
+        word = m.group()
+        cap = PATH_LIMIT if os.sep in word else limit
+        if len(word) - 2 <= cap:
+            return word
+        import ast
+        import warnings
+
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # an invalid escape in the literal
+                value = ast.literal_eval(word)  # the input the repr stands for
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            value = word[1:-1]
+        return quote(value, cap)
+
+    def bare(m: re.Match[str]) -> str:
+        word = m.group()
+        core = word.lstrip("([{")
+        head = word[: len(word) - len(core)]
+        body = core.rstrip(")]},.:;")
+        return head + quote(body, PATH_LIMIT if os.sep in body else limit) + core[len(body) :]
+
+    return _BARE.sub(bare, _QUOTED.sub(quoted, text))
+
+
+def _one_line(e: click.UsageError) -> InputError:
+    where = e.ctx.command_path if e.ctx is not None else "paohuzi"
+    return InputError(bound_echoes(f"{e.format_message()} (see '{where} --help')"))
+
+
+def _bounded(e: click.ClickException) -> click.ClickException:
+    """``e``, or when its message echoes a long input one with it cut (:func:`bound_echoes`)
+    and the same exit status."""
+    text = e.format_message()
+    short = bound_echoes(text)
+    if short == text:
+        return e
+    for cls in (InputError, click.ClickException):
+        if e.exit_code == cls.exit_code:
+            return cls(short)
+    return e  # no other exit status is used
+
+
+class PaohuziGroup(click.Group):
+    """A group with lazily imported subcommands and one-line usage errors."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(LAZY_COMMANDS))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        cmd = super().get_command(ctx, cmd_name)
+        if cmd is None and cmd_name in LAZY_COMMANDS:
+            module, _, attr = LAZY_COMMANDS[cmd_name].partition(":")
+            cmd = getattr(importlib.import_module(module), attr)
+        return cmd
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list of ``--help`` from :data:`SHORT_HELP`, importing no command."""
+        rows = []
+        for name in self.list_commands(ctx):
+            if name in SHORT_HELP and name not in self.commands:
+                rows.append((name, SHORT_HELP[name]))
+                continue
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(formatter.width - 6 - len(name))))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except _NO_ARGS_IS_HELP:
+            raise
+        except click.UsageError as e:
+            raise _one_line(e) from None
+        except click.ClickException as e:
+            raise _bounded(e) from None
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from replay.store.ducklimits import DuckLimitsError, duckdb_settings
+
+        try:
+            duckdb_settings()  # a bad PAOHUZI_DUCKDB_* stops any command before it starts
+        except DuckLimitsError as e:
+            raise InputError(str(e)) from None
+        try:
+            return super().invoke(ctx)
+        except _NO_ARGS_IS_HELP:
+            raise
+        except click.UsageError as e:
+            raise _one_line(e) from None
+        except click.ClickException as e:
+            raise _bounded(e) from None
+
+
+@click.group(cls=PaohuziGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_version(), "-V", "--version", prog_name="paohuzi")
+def main() -> None:
+    """跑胡子 (Hunan Paohuzi): hand calculator, simulator, recorder and replayer."""

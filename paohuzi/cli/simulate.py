@@ -1,0 +1,435 @@
+"""``paohuzi simulate``: play hands with policies and record them into the store."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from replay import store
+from replay.record import runner
+from replay.record.backend import Backend, cap_workers
+from replay.record.spec import (
+    DEFAULT_POLICIES,
+    DEFAULT_SESSION_LENGTH,
+    DEFAULT_SHARD_HANDS,
+    RunError,
+    RunSpec,
+)
+
+PLAIN_INTERVAL = 10.0  # seconds between progress lines when stderr is not a terminal
+
+
+def _input_error(msg: str) -> click.ClickException:
+    from paohuzi.cli.main import InputError
+
+    return InputError(msg)
+
+
+def _fmt_duration(s: float) -> str:
+    s = int(round(s))
+    h, rem = divmod(s, 3600)
+    m, sec = divmod(rem, 60)
+    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
+
+
+class Progress:
+    """A rich progress bar on a terminal; plain periodic lines otherwise (both on stderr)."""
+
+    def __init__(
+        self, label: str, enabled: bool = True, command: str = "simulate", unit: str = "hands"
+    ) -> None:
+        self.label = label
+        self.enabled = enabled
+        self.command = command
+        self.unit = unit
+        self.tty = sys.stderr.isatty()
+        self.start = time.monotonic()
+        self.first: int | None = None
+        self.last_line = 0.0
+        self.bar: Any = None
+        self.task: Any = None
+
+    def __enter__(self) -> Progress:
+        if self.enabled and self.tty:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                TaskProgressColumn,
+                TextColumn,
+                TimeRemainingColumn,
+            )
+            from rich.progress import Progress as RichProgress
+
+            self.bar = RichProgress(
+                TextColumn(f"[bold]{self.command}"),
+                BarColumn(bar_width=24),
+                TextColumn("{task.completed:,}/{task.total:,} " + self.unit),
+                TaskProgressColumn(),
+                TextColumn("{task.fields[rate]} " + self.unit + "/s"),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                transient=False,
+            )
+            self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if self.first is None:
+            self.first, self.start = done, now
+        elapsed = now - self.start
+        rate = (done - self.first) / elapsed if elapsed > 0 else 0.0
+        if self.bar is not None:
+            if self.task is None:
+                self.task = self.bar.add_task(self.label, total=total, completed=done, rate="-")
+            self.bar.update(self.task, completed=done, rate=f"{rate:,.{0 if rate >= 10 else 1}f}")
+            return
+        if now - self.last_line >= PLAIN_INTERVAL or done >= total:
+            self.last_line = now
+            pct = 100.0 * done / total if total else 100.0
+            if rate > 0:
+                eta = _fmt_duration((total - done) / rate)
+                speed = f"{rate:,.{0 if rate >= 10 else 1}f} {self.unit}/s, ETA {eta}"
+            else:
+                speed = "starting"
+            click.echo(
+                f"{self.label}: {done:,}/{total:,} {self.unit} ({pct:.0f}%), {speed}", err=True
+            )
+
+
+def backend_options(f: Any) -> Any:
+    """``--workers``, ``--backend`` and ``--address``, shared by ``simulate`` and ``sweep``."""
+    f = click.option(
+        "--address",
+        metavar="ADDR",
+        default=None,
+        help="With --backend ray: join a running cluster ('auto' or HOST:PORT); without it,"
+        " a local Ray instance bound to 127.0.0.1.",
+    )(f)
+    f = click.option(
+        "--backend",
+        "backend_name",
+        type=click.Choice(["local", "ray"]),
+        default="local",
+        show_default=True,
+        help="Where shards are played: this machine's process pool, or Ray tasks.",
+    )(f)
+    return click.option(
+        "--workers",
+        "-w",
+        type=click.IntRange(min=1),
+        default=None,
+        show_default="CPU count (of the Ray cluster with --backend ray)",
+        help="Shards played at once; above the CPU count it is lowered to it (the result"
+        " does not depend on it).",
+    )(f)
+
+
+def engine_option(f: Any) -> Any:
+    """``--engine``, shared by ``simulate`` and ``sweep``."""
+    return click.option(
+        "--engine",
+        type=click.Choice(["auto", "fast", "reference"]),
+        default="auto",
+        show_default=True,
+        help="Who plays: 'fast' the compiled engine (built-in policies), 'reference' the"
+        " Python engine (any policy, module:Class plug-ins); 'auto' fast when it can. Both"
+        " record the same rows.",
+    )(f)
+
+
+def open_backend(name: str, address: str | None) -> Backend:
+    """The backend asked for, not yet opened; one-line input error if it cannot be."""
+    from engine.errors import PaohuziError
+
+    try:
+        return runner.make_backend(name, address)
+    except PaohuziError as e:
+        raise _input_error(str(e)) from None
+
+
+def start_backend(backend: Backend, workers: int | None, quiet: bool) -> int:
+    """Open ``backend`` (Ray: start or join); the number of workers to use, capped at its
+    CPUs with a one-line notice on stderr."""
+    from engine.errors import PaohuziError
+
+    try:
+        backend.open()
+    except PaohuziError as e:
+        raise _input_error(str(e)) from None
+    if backend.name != "local" and not quiet:
+        click.echo(backend.describe(), err=True)
+    n, notice = cap_workers(workers or backend.cpus(), backend)
+    if notice:
+        click.echo(notice, err=True)
+    return n
+
+
+def record_run(
+    spec: RunSpec,
+    data: Path,
+    name: str,
+    workers: int,
+    quiet: bool,
+    backend: Backend,
+    labels: dict[str, Any] | None = None,
+) -> bool:
+    """Play (or resume) one run with a progress bar and print its one-line result (True if it
+    was already complete); on an interruption or a failure print one line and exit (130, 2
+    or 1)."""
+    from engine.errors import PaohuziError
+
+    command = ["paohuzi", *sys.argv[1:]] if sys.argv and sys.argv[0] else []
+    if spec.engine == "fast":
+        from replay.record.fast_engine import warm_up
+
+        warm_up(spec, say=not quiet)
+    try:
+        with Progress(f"simulate {name}", enabled=not quiet) as bar:
+            result = runner.simulate(spec, data, name, workers, command, bar, backend, labels)
+    except KeyboardInterrupt:
+        backend.close()
+        click.echo(
+            f"interrupted: run {name!r} keeps its finished shards; run the same command to resume",
+            err=True,
+        )
+        sys.exit(130)
+    except store.RunMismatch as e:
+        raise _input_error(str(e)) from None
+    except store.StoreError as e:
+        backend.close()
+        click.echo(f"Error: {e}", err=True)
+        sys.exit(1)
+    except (RunError, PaohuziError) as e:
+        backend.close()
+        click.echo(f"Error: {str(e).splitlines()[0]}", err=True)
+        sys.exit(1)
+    if result.catalog_problem is not None:
+        click.echo(
+            f"Warning: run {result.name} is recorded, but the catalog"
+            f" {Path(data) / store.CATALOG_NAME} was not refreshed ({result.catalog_problem});"
+            " readers build it in memory until it can be written",
+            err=True,
+        )
+    if result.already_complete:
+        click.echo(
+            f"run {result.name}: already complete, {result.hands:,} hands, {result.events:,}"
+            f" events, {result.bytes:,} bytes ({result.path})"
+        )
+        return True
+    rate = result.played / result.seconds if result.seconds > 0 else 0.0
+    per_hand = result.bytes / result.hands if result.hands else 0.0
+    click.echo(
+        f"run {result.name}: {result.hands:,} hands ({result.played:,} played in"
+        f" {_fmt_duration(result.seconds)}, {rate:,.0f} hands/s), {result.events:,} events,"
+        f" {result.bytes:,} bytes ({per_hand:.0f} bytes/hand) → {result.path}"
+    )
+    return False
+
+
+def build_spec(
+    hands: int,
+    seed: int,
+    rules: str,
+    overrides: tuple[str, ...] | list[str],
+    policies: str,
+    session_length: int,
+    duplicate: bool,
+    shard_hands: int,
+    engine: str = "auto",
+    data: Path | None = None,
+    run_name: str | None = None,
+) -> RunSpec:
+    """The run of these options, with ``engine`` resolved to ``fast`` or ``reference``
+    (raises ``PaohuziError`` on bad input). A ``POLICY@WEIGHTS`` table is read now; if the
+    run (``run_name``, else the default name, in the store ``data``) already exists, the table
+    it recorded is used when the file is gone, and a file that now says otherwise is refused
+    (:func:`replay.record.spec.resolve_tables`)."""
+    import dataclasses
+
+    from engine.policies import load_policy
+    from engine.policies.weights import canonical, defaults, is_weighted_spec, parse_spec
+    from engine.rules import find_rules
+    from replay.record.spec import resolve_tables
+
+    ruleset = find_rules(rules).with_overrides(tuple(overrides))
+    names = [s.strip() for s in policies.split(",") if s.strip()]
+    for n in names:  # names and syntax; a weights file is read below
+        if is_weighted_spec(n):
+            parse_spec(n)
+        else:
+            load_policy(n)
+    if len(names) == 1:
+        names = names * ruleset.players
+    if len(names) != ruleset.players:
+        from engine.errors import InvalidNotation
+
+        raise InvalidNotation(
+            f"{len(names)} policies given for {ruleset.players} seats: {policies!r}"
+        )
+    # the run's name does not depend on the tables (they are outside its identity): found
+    # with stand-in tables, before any file is read
+    stand_in = tuple(sorted({canonical(n): defaults(parse_spec(n)[0])
+                             for n in names if is_weighted_spec(n)}.items()))  # fmt: skip
+    spec = RunSpec(
+        rules=ruleset,
+        policies=tuple(names),
+        seed=seed,
+        deals=hands,
+        session_length=session_length,
+        duplicate=duplicate,
+        shard_hands=shard_hands,
+        weights=stand_in,
+    )
+    if stand_in:
+        name = run_name or spec.default_name()
+        recorded = _recorded(data, name) if data is not None else {}
+        tables = resolve_tables(names, recorded, name if recorded else None)
+        spec = dataclasses.replace(spec, weights=tables)
+    if engine == "reference":
+        return spec
+    from replay.record.fast_engine import resolve
+
+    return dataclasses.replace(spec, engine=resolve(engine, spec))
+
+
+def _recorded(data: Path, name: str) -> dict[str, Any]:
+    """The weight tables run ``name`` of the store ``data`` recorded ({} when there is no such
+    run, or its manifest cannot be read: the runner then says why)."""
+    from engine.errors import PaohuziError
+    from replay.record.spec import recorded_tables
+
+    try:
+        path = store.run_dir(data, name)
+        if not (path / store.MANIFEST_NAME).exists():
+            return {}
+        return recorded_tables(store.read_manifest(path))
+    except (OSError, PaohuziError):
+        return {}
+
+
+@click.command(short_help="Play hands with policies and record them (Parquet + DuckDB).")
+@click.option(
+    "--hands",
+    "-n",
+    type=click.IntRange(min=1),
+    default=10_000,
+    show_default=True,
+    help="Hands to play (with --duplicate: deals, each played once per rotation).",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**64 - 1),
+    default=0,
+    show_default=True,
+    help="Run seed: every session, deck and policy seed derives from it.",
+)
+@click.option("--rules", "-r", default="hunan", show_default=True, help="Rule preset.")
+@click.option(
+    "--set",
+    "overrides",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Override a rule switch (repeatable).",
+)
+@click.option(
+    "--policies",
+    "-p",
+    default=DEFAULT_POLICIES,
+    show_default=True,
+    help="Policy per seat, comma-separated (one name: every seat): random, greedy, heuristic,"
+    " search@N[/POLICY], greedy@WEIGHTS or heuristic@WEIGHTS (a weights file, a path with '/'"
+    " or ending in .json, or a shipped set: docs/POLICIES.md), module:Class.",
+)
+@engine_option
+@backend_options
+@store.data_option
+@click.option(
+    "--run",
+    "run_name",
+    metavar="NAME",
+    help="Run name (default: derived from the arguments, so a rerun resumes).",
+)
+@click.option(
+    "--session-length",
+    type=click.IntRange(min=1),
+    default=DEFAULT_SESSION_LENGTH,
+    show_default=True,
+    help="Deals per session (a table with the dealer rules).",
+)
+@click.option(
+    "--duplicate",
+    is_flag=True,
+    help="Play every deal once per rotation of the policies over the seats.",
+)
+@click.option(
+    "--shard-hands",
+    type=click.IntRange(min=1),
+    default=DEFAULT_SHARD_HANDS,
+    show_default=True,
+    help="Target hands per shard file (unit of work and resume).",
+)
+@click.option("--quiet", "-q", is_flag=True, help="No progress output.")
+def simulate_command(
+    hands: int,
+    seed: int,
+    rules: str,
+    overrides: tuple[str, ...],
+    policies: str,
+    engine: str,
+    workers: int | None,
+    backend_name: str,
+    address: str | None,
+    data: Path,
+    run_name: str | None,
+    session_length: int,
+    duplicate: bool,
+    shard_hands: int,
+    quiet: bool,
+) -> None:
+    """Play hands in sessions and record every action into the store.
+
+    The same command gives the same bytes with any --workers and either --backend; run it
+    again to resume an interrupted run (or to confirm a finished one). Views runs/hands/events
+    are in DIR/paohuzi.duckdb. With --backend ray, DIR must be a path every node reaches.
+
+    \b
+    paohuzi simulate --hands 100000 --workers 2
+    paohuzi simulate -n 30000 --policies heuristic,random,heuristic --duplicate --seed 7
+    paohuzi simulate -n 10000 --rules hunan --set min_huxi=10 --run min10
+    paohuzi simulate -n 1000000 --backend ray --address auto --data /shared/paohuzi
+    """
+    from engine.errors import PaohuziError
+
+    try:
+        spec = build_spec(
+            hands, seed, rules, overrides, policies, session_length, duplicate, shard_hands,
+            engine, data, run_name,
+        )  # fmt: skip
+        if run_name is not None:
+            store.check_run_name(run_name)
+        store.ensure_writable(data)
+    except PaohuziError as e:
+        raise _input_error(str(e)) from None
+
+    name = run_name or spec.default_name()
+    backend = open_backend(backend_name, address)
+    try:
+        n = start_backend(backend, workers, quiet)
+        record_run(spec, data, name, n, quiet, backend)
+    finally:
+        backend.close()
+
+
+simulate = simulate_command  # the name paohuzi.cli.main registers: "paohuzi.cli.simulate:simulate"

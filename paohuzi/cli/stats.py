@@ -1,0 +1,227 @@
+"""``paohuzi stats``: a terminal summary of recorded runs (or ``--json`` for machines).
+
+The numbers come from :mod:`replay.analysis.stats`; this module only renders them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import click
+
+from paohuzi.cli.text_table import _ci, _ci_pct, _num, _pct, _table
+from replay.analysis.stats import QUANTILES, GroupRow, RunStats, Winning
+from replay.store.layout import data_option
+
+_WIN_LABELS = {"huxi": "胡息", "deng": "等", "fan": "番", "score": "score 等×番"}
+
+
+@click.command(short_help="Win, 荒庄, seat, dealer, policy, 胡息 and 名堂 statistics of runs.")
+@click.argument("runs", nargs=-1, metavar="[RUN]...")
+@data_option
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--events", "events", is_flag=True,
+              help="What players do, from the event log: actions, declines, forced share,"
+              " options per choice, 臭胡/忍碰/八块, hand length, win timing.")  # fmt: skip
+def stats(runs: tuple[str, ...], data: Path, as_json: bool, events: bool) -> None:
+    """Summarise recorded runs (all of them without RUN): hands, 胡 and 荒庄 rates, win rate
+    by seat, dealer and policy (paired over duplicate deals), winning 胡息 / 等 / 番,
+    名堂 frequencies, mean score per seat, and the 3提/5坎 天胡 rate beside its exact
+    probability. Intervals are 95 %.
+
+    \b
+    paohuzi stats
+    paohuzi stats my-run other-run --data /srv/paohuzi
+    paohuzi stats my-run --json | jq .runs[0].outcomes
+    paohuzi stats my-run --events
+    """
+    import duckdb
+
+    from engine.errors import PaohuziError
+    from paohuzi.cli.main import InputError
+    from replay.analysis.stats import run_stats, stats_payload, use_summaries
+    from replay.store.runs import open_store
+
+    if events:
+        _events(data, runs, as_json)
+        return
+    try:
+        result = run_stats(open_store(data), runs, on_skip=_warn, summaries=use_summaries())
+    except (PaohuziError, duckdb.Error, OSError) as e:
+        raise InputError(_one_line(e)) from None
+    if as_json:
+        payload = stats_payload(result)
+        click.echo(json.dumps(payload, ensure_ascii=False, indent=1, allow_nan=False))
+        return
+    click.echo("\n\n".join(render(r) for r in result))
+
+
+def _events(data: Path, runs: tuple[str, ...], as_json: bool) -> None:
+    import duckdb
+
+    from engine.errors import PaohuziError
+    from paohuzi.cli.main import InputError
+    from paohuzi.cli.stats_events import render as render_events
+    from replay.analysis.event_stats import event_stats
+    from replay.store.runs import open_store
+
+    try:
+        result = event_stats(open_store(data), runs, on_skip=_warn)
+    except (PaohuziError, duckdb.Error, OSError) as e:
+        raise InputError(_one_line(e)) from None
+    if as_json:
+        payload = {"runs": [r.to_dict() for r in result]}
+        click.echo(json.dumps(payload, ensure_ascii=False, indent=1, allow_nan=False))
+        return
+    click.echo("\n\n".join(render_events(r) for r in result))
+
+
+def _warn(text: str) -> None:
+    click.echo(f"Warning: {text}", err=True)
+
+
+def _one_line(e: BaseException) -> str:
+    text = " ".join(str(e).split())
+    return text or type(e).__name__
+
+
+# ---------------------------------------------------------------------------------------------
+# Text rendering
+# ---------------------------------------------------------------------------------------------
+
+
+def _sci(x: float) -> str:
+    return f"{x:.3e}"
+
+
+def render(s: RunStats) -> str:
+    """The text summary of one run."""
+    # a run of imported hands records no policies of its own: those its hands carry
+    pol = ",".join(s.policies) or ",".join(r.key for r in s.policy) or "none recorded"
+    dup = " · duplicate" if s.duplicate else ""
+    unit = "deal (its rotations are one unit)" if s.duplicate else "hand"
+    out = [
+        f"run {s.run} · rules {s.rules} · {s.players} players · policies {pol}{dup} · {s.status}",
+        f"  {s.hands:,} hands, {s.deals:,} deals; 95 % intervals, independent unit: {unit}",
+    ]
+    if not s.hands:
+        out.append("  no hands recorded yet")
+        return "\n".join(out)
+    for section in (_outcomes, _win_rates, _paired, _winning, _mingtang, _auto_tianhu, _reviews):
+        text = section(s)
+        if text:
+            out += ["", text]
+    return "\n".join(out)
+
+
+def _outcomes(s: RunStats) -> str:
+    rows = [["outcome", "hands", "rate", "95 % CI (%)"]]
+    for label, key in (
+        ("胡 (any win)", "win"),
+        ("  胡 in play", "hu"),
+        ("  天胡 on the 亮张", "tianhu"),
+        ("  3提/5坎 天胡", "tianhu_auto"),
+        ("荒庄", "huangzhuang"),
+    ):
+        r = s.outcomes[key]
+        rows.append([label, f"{r.k:,}", _pct(r.p), _ci_pct(r)])
+    return _table(rows, right=(1, 2))
+
+
+def _win_rates(s: RunStats) -> str:
+    rows = [["win rate", "wins", "of", "rate", "95 % CI (%)", "mean score", "95 % CI"]]
+    rows += [_group_row(g, "") for g in s.seats + s.dealer]
+    rows += [_group_row(g, "policy ") for g in s.policy]
+    note = "  (non-dealer: per non-dealer seat; mean score: score change per seat-hand)"
+    return _table(rows, right=(1, 2, 3, 5)) + "\n" + note
+
+
+def _paired(s: RunStats) -> str:
+    if not s.paired:
+        return ""
+    rows = [["paired over duplicate deals", "deals", "win rate a − b (pp)", "score a − b"]]
+    for p in s.paired:
+        w = p.win_diff
+        win = f"{100 * w.mean:+.2f}"
+        if not math.isnan(w.lo):
+            win += f" [{100 * w.lo:+.2f}, {100 * w.hi:+.2f}]"
+        score = f"{_num(p.score_diff.mean, True)} {_ci(p.score_diff, True)}".rstrip()
+        rows.append([f"{p.a} − {p.b}", f"{p.deals:,}", win, score])
+    return _table(rows, right=(1,))
+
+
+def _reviews(s: RunStats) -> str:
+    """The rates of the run's stored reviews (``paohuzi review``), one table per key."""
+    from paohuzi.cli.review import render_rates
+
+    parts = []
+    for r in s.reviews:
+        text = render_rates(s.run, r.hands, r.rollouts, r.rollout_policy, r.seed, r.rates)
+        lines = ("stored " + text).splitlines()
+        parts.append("\n".join(f"  {x}" if x else "" for x in lines))
+    return "\n\n".join(parts)
+
+
+def _winning(s: RunStats) -> str:
+    if not s.winning:
+        return ""
+    head = [f"winning hands ({s.outcomes['win'].k:,})", "mean", "95 % CI"]
+    head += [f"p{round(100 * q)}" for q in QUANTILES] + ["min", "max"]
+    rows = [head] + [_dist_row(_WIN_LABELS.get(k, k), d) for k, d in s.winning.items()]
+    text = _table(rows, right=(1, *range(3, len(head))))
+    if s.zimo is not None:
+        z = s.zimo
+        text += f"\n  自摸: {z.k:,} of {z.n:,} wins, {_pct(z.p, 1)} {_ci_pct(z, 1)}"
+    return text
+
+
+def _mingtang(s: RunStats) -> str:
+    if not s.mingtang:
+        return ""
+    rows = [[f"名堂 (share of {s.outcomes['win'].k:,} wins)", "wins", "share", "95 % CI (%)"]]
+    for m in s.mingtang:
+        rows.append([m.name, f"{m.share.k:,}", _pct(m.share.p, 1), _ci_pct(m.share, 1)])
+    return _table(rows, right=(1, 2))
+
+
+def _auto_tianhu(s: RunStats) -> str:
+    a = s.auto_tianhu
+    if a is None:
+        return ""
+    rows = [[f"3提/5坎 天胡 over {a.any.n:,} deals", "deals", "observed", "95 % CI", "exact"]]
+    for label, r, p in (
+        ("any seat", a.any, a.exact_any),
+        ("dealer (21 cards)", a.dealer, a.exact_dealer),
+        ("non-dealers (20 cards)", a.non_dealer, a.exact_non_dealer),
+    ):
+        rows.append([label, f"{r.k:,}", _sci(r.p), f"[{_sci(r.lo)}, {_sci(r.hi)}]", _sci(p)])
+    note = (
+        "  (exact: RULES §9 checks the dealer first, then 下家, 上家; any seat and non-dealers"
+        f" are exact within {a.exact_bound:.0e})"
+    )
+    return _table(rows, right=(1, 2)) + "\n" + note
+
+
+def _group_row(g: GroupRow, prefix: str) -> list[str]:
+    return [
+        prefix + g.key,
+        f"{g.win.k:,}",
+        f"{g.win.n:,}",
+        _pct(g.win.p),
+        _ci_pct(g.win),
+        _num(g.score.mean, True),
+        _ci(g.score, True),
+    ]
+
+
+def _dist_row(label: str, d: Winning) -> list[str]:
+    return [
+        label,
+        _num(d.mean.mean),
+        _ci(d.mean),
+        *(f"{q:g}" for q in d.quantiles),
+        f"{d.min:g}",
+        f"{d.max:g}",
+    ]

@@ -1,0 +1,97 @@
+"""The default dataset behind ``make demo``: a few runs that make every dashboard page worth
+looking at, recorded with ``paohuzi simulate`` into the store (``data/`` by default).
+
+* two policy mixes: greedy at every seat, and heuristic / greedy / random played
+  ``--duplicate`` (every deal once per rotation, for the paired policy differences);
+* rule changes to compare with the greedy baseline: 10 instead of 15 胡息, the full 花样
+  (every 名堂), and the 4-player 坐醒 table.
+
+About 21,600 hands; on two busy cores (``--workers 2``) it took about 80 s. A run already
+complete is only confirmed (``paohuzi simulate`` resumes or confirms, it never duplicates), so
+a second ``make demo`` starts the dashboard at once.
+
+    python -m paohuzi.demo_data [--data DIR] [--workers N] [--dry-run]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from replay.store.layout import MANIFEST_NAME, data_option, run_dir
+
+#: Each run: its name and the ``paohuzi simulate`` arguments after ``--data DIR``.
+DEMO_RUNS: list[tuple[str, list[str]]] = [
+    ("demo-greedy", ["--hands", "8000", "--seed", "1", "--policies", "greedy"]),
+    (
+        "demo-duplicate",
+        [
+            "--hands", "1200", "--seed", "2", "--policies", "heuristic,greedy,random",
+            "--duplicate",
+        ],
+    ),
+    ("demo-min10", ["--hands", "3000", "--seed", "3", "--policies", "greedy", "--set", "min_huxi=10"]),
+    ("demo-full", ["--hands", "4000", "--seed", "4", "--policies", "greedy", "--rules", "hunan-full"]),
+    ("demo-4p", ["--hands", "3000", "--seed", "5", "--policies", "greedy", "--rules", "hunan-4p"]),
+]  # fmt: skip
+
+
+def commands(data: Path, workers: int) -> list[list[str]]:
+    """The ``paohuzi simulate`` argument lists, in order."""
+    return [
+        ["simulate", "--data", str(data), "--run", name, "--workers", str(workers), *args]
+        for name, args in DEMO_RUNS
+    ]
+
+
+def is_complete(data: Path, name: str) -> bool:
+    try:
+        m = json.loads((run_dir(data, name) / MANIFEST_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return m.get("status") == "complete"
+
+
+@click.command()
+@data_option
+@click.option(
+    "--workers",
+    "-w",
+    type=click.IntRange(min=1),
+    default=min(2, os.cpu_count() or 1),
+    show_default=True,
+    help="Worker processes per run.",
+)
+@click.option("--dry-run", is_flag=True, help="Print the commands and do nothing.")
+def main(data: Path, workers: int, dry_run: bool) -> None:
+    """Record the demo runs that are not complete yet into the store."""
+    from paohuzi.cli.main import main as paohuzi
+
+    todo = [c for c in commands(data, workers) if not is_complete(data, c[4])]
+    if dry_run:
+        for c in commands(data, workers):
+            click.echo("paohuzi " + " ".join(c))
+        return
+    if not todo:
+        click.echo(f"demo data: all {len(DEMO_RUNS)} runs are complete in {data}")
+        return
+    start = time.perf_counter()
+    for c in todo:
+        click.echo(f"demo data: paohuzi {' '.join(c)}", err=True)
+        try:
+            paohuzi.main(c, prog_name="paohuzi", standalone_mode=False)
+        except click.ClickException as e:
+            e.show()
+            sys.exit(e.exit_code)
+    click.echo(
+        f"demo data: {len(todo)} run(s) recorded in {time.perf_counter() - start:.0f} s into {data}"
+    )
+
+
+if __name__ == "__main__":
+    main()
