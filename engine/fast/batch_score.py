@@ -1,5 +1,5 @@
 """Compiled ``paohuzi score --batch``: parse, evaluate and format a chunk of JSON lines in one
-numba call (the driver, with the exact Python fallback, is :mod:`replay.calculator.fast`).
+numba call (the driver, with the exact Python fallback, is :mod:`engine.calculator.fast`).
 
 :func:`score_chunk` reads the raw bytes of many input lines. It accepts a line only in a form
 it reads exactly as the reference does — one JSON object with the keys ``hand``, ``melds``,
@@ -168,7 +168,7 @@ class Tables:
 
     def __init__(self, sources: Mapping[str, tuple[int, bool]], reasons: Sequence[str]) -> None:
         """``sources``: CLI source name → (engine source code, is a 天胡), as
-        ``replay.calculator.SOURCES``; ``reasons``: the output name of NoWin 1, 2, …"""
+        ``engine.calculator.SOURCES``; ``reasons``: the output name of NoWin 1, 2, …"""
         self.cp_kind, self.sep, self.code_kind = _card_tables()
         # chi: the sorted triple → eat-shape id, exactly where parse_meld accepts the token.
         chi = np.full(NUM_KINDS**3, -1, dtype=np.int64)
