@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from engine.deck import derive_seeds
-from engine.policies import Policy
+from engine.policy import Policy
 from engine.state import Game, State
 
 

@@ -28,15 +28,12 @@ import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from engine.cards import COPIES, NUM_KINDS
 from engine.errors import IllegalAction, PaohuziError
 from engine.groups import Group, GroupKind
+from engine.policy import Policy
 from engine.state import _ANY, CardKind, Outcome, Phase, State
-
-if TYPE_CHECKING:
-    from engine.policies import Policy
 
 #: Tries of :func:`determinize` before it gives up (a state whose constraints leave almost no
 #: deal; none is known).

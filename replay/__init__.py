@@ -21,17 +21,6 @@ _WHERE = {
 __all__ = sorted(_WHERE)
 
 
-def package_version() -> str:
-    """The installed paohuzi's version (``unknown`` when it is not installed): what
-    ``paohuzi --version``, a run's manifest and the service's ``/version`` say."""
-    from importlib import metadata
-
-    try:
-        return metadata.version("paohuzi")
-    except metadata.PackageNotFoundError:
-        return "unknown"
-
-
 def __getattr__(name: str) -> Any:
     if name in _WHERE:
         value = getattr(importlib.import_module(_WHERE[name]), name)

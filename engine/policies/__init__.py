@@ -1,8 +1,5 @@
-"""Policies (bots): ``act(observation, legal_actions, rng) -> action``.
-
-A policy sees only its own seat's :class:`~engine.observation.Observation`, the sorted legal
-action codes, and a ``random.Random`` owned by the play loop (so play is reproducible).
-Built-ins: ``random``, ``greedy``, ``heuristic`` and ``search@N[/POLICY]`` (determinized
+"""Policies (bots) by name, each a :class:`~engine.policy.Policy` (``act(observation,
+legal_actions, rng) -> action``; re-exported here). Built-ins: ``random``, ``greedy``, ``heuristic`` and ``search@N[/POLICY]`` (determinized
 rollouts, :mod:`engine.policies.search_policy`); ``greedy@WEIGHTS`` / ``heuristic@WEIGHTS``
 play another table of their parameters (a shipped set or a JSON file,
 :mod:`engine.policies.weights`); others load as ``module:Class``.
@@ -20,25 +17,13 @@ engine.errors.InvalidNotation: unknown policy 'nope' (built-in: random, greedy, 
 from __future__ import annotations
 
 import importlib
-import random
 from collections.abc import Mapping, Sequence
-from typing import Protocol, runtime_checkable
 
 from engine.errors import InvalidNotation
-from engine.observation import Observation
 from engine.policies import weights as _weights
+from engine.policy import Policy
 
-
-@runtime_checkable
-class Policy(Protocol):
-    name: str
-
-    def act(
-        self, observation: Observation, legal_actions: Sequence[int], rng: random.Random
-    ) -> int:
-        """Choose one of ``legal_actions``."""
-        ...
-
+__all__ = ["BUILTIN", "Policy", "Tables", "load_policies", "load_policy"]
 
 BUILTIN = {
     "random": "engine.policies.random_policy:RandomPolicy",

@@ -49,7 +49,7 @@ def demo_hand(rules: RuleSet, seed: int, policies: str, echo: Callable[[str], No
 @click.option("--policies", default="heuristic", show_default=True, help="policy per seat")
 def demo(seed: int, preset: str, overrides: tuple[str, ...], policies: str) -> None:
     """Play one hand from a seeded deck with the given policies and print every action."""
-    from paohuzi.cli.main import InputError
+    from paohuzi.cli.errors import InputError
 
     try:
         rules = find_rules(preset).with_overrides(overrides)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from paohuzi.cli.main import input_error
+from paohuzi.cli.errors import input_error
 from replay.store.layout import data_option
 
 

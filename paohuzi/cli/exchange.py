@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from paohuzi.cli.main import input_error
+from paohuzi.cli.errors import input_error
 from replay.store.layout import data_option
 
 #: The default of ``--max-bytes`` (replay.replayer.exchange.MAX_BYTES, not imported here so

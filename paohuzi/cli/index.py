@@ -36,7 +36,7 @@ def index(runs: tuple[str, ...], data: Path, workers: int, quiet: bool) -> None:
     import time
 
     from engine.errors import PaohuziError
-    from paohuzi.cli.main import InputError
+    from paohuzi.cli.errors import InputError
     from replay.store.catalog import refresh_catalog, write_problem
     from replay.store.facts_schema import FACTS_TABLE
     from replay.store.indexer import index_derived

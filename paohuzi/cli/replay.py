@@ -10,8 +10,8 @@ from typing import Any
 
 import click
 
+from paohuzi.cli.errors import input_error
 from paohuzi.cli.exchange import max_bytes_option
-from paohuzi.cli.main import input_error
 from replay.store.layout import data_option
 
 KEYS_HELP = (

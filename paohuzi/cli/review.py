@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from paohuzi.cli.main import input_error
+from paohuzi.cli.errors import input_error
 from replay.store.layout import data_option
 
 _MAX_SEED = 2**64 - 1

@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from paohuzi.cli.main import InputError
+from paohuzi.cli.errors import InputError
 
 
 @click.command(short_help="Score a hand: 门子, 胡息, win or not; 等, 名堂, 番 and settlement.")

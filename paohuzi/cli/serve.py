@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from paohuzi.cli.main import input_error
+from paohuzi.cli.errors import input_error
 from paohuzi.service.limits import (
     HEADER_BYTES,
     HEADER_SECONDS,

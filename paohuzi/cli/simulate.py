@@ -24,7 +24,7 @@ PLAIN_INTERVAL = 10.0  # seconds between progress lines when stderr is not a ter
 
 
 def _input_error(msg: str) -> click.ClickException:
-    from paohuzi.cli.main import InputError
+    from paohuzi.cli.errors import InputError
 
     return InputError(msg)
 

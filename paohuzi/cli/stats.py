@@ -40,7 +40,7 @@ def stats(runs: tuple[str, ...], data: Path, as_json: bool, events: bool) -> Non
     import duckdb
 
     from engine.errors import PaohuziError
-    from paohuzi.cli.main import InputError
+    from paohuzi.cli.errors import InputError
     from replay.analysis.stats import run_stats, stats_payload, use_summaries
     from replay.store.runs import open_store
 
@@ -62,7 +62,7 @@ def _events(data: Path, runs: tuple[str, ...], as_json: bool) -> None:
     import duckdb
 
     from engine.errors import PaohuziError
-    from paohuzi.cli.main import InputError
+    from paohuzi.cli.errors import InputError
     from paohuzi.cli.stats_events import render as render_events
     from replay.analysis.event_stats import event_stats
     from replay.store.runs import open_store

@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from paohuzi.cli.main import input_error
+from paohuzi.cli.errors import input_error
 
 
 def default_popsize(dim: int) -> int:

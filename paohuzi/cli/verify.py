@@ -104,7 +104,7 @@ def verify(
     paohuzi verify --json | jq '.runs[].bad_hands'
     """
     from engine.errors import PaohuziError
-    from paohuzi.cli.main import InputError
+    from paohuzi.cli.errors import InputError
     from replay.replayer.verify import verify_store
     from replay.store.layout import StoreError
 

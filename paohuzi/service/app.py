@@ -46,7 +46,7 @@ from paohuzi.service import models
 from paohuzi.service.deadline import Budget
 from paohuzi.service.errors import ApiError, one_line, public, status_of
 from paohuzi.service.limits import STREAM_BATCH, Limits
-from replay import package_version
+from replay.version import package_version
 
 #: This API's version (``/version``); a change that breaks a client raises it.
 API_VERSION = 1

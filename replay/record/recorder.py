@@ -33,7 +33,8 @@ import pyarrow as pa
 from engine.actions import CHI_BASE, DISCARD_BASE, PAO_BASE, ActionKind
 from engine.deck import shuffle_deck
 from engine.play import play_hand
-from engine.policies import Policy, load_policies
+from engine.policies import load_policies
+from engine.policy import Policy
 from engine.rules import RuleSet
 from engine.state import Game, OutcomeKind
 from replay.record import schema

@@ -25,7 +25,7 @@ from typing import Any
 from engine.errors import CorruptLog, InvalidNotation, PaohuziError
 from replay.store.layout import MANIFEST_NAME, StoreError, check_run_name, run_dir
 from replay.store.manifest import Manifest, RunLock
-from replay.store.scan import run_state, writer_alive
+from replay.store.scan import rules_label, run_state, writer_alive
 
 #: ``paohuzi hands`` shows at most this many hands unless ``--limit`` says otherwise.
 DEFAULT_LIMIT = 50
@@ -108,7 +108,7 @@ def run_summaries(st: Any) -> list[dict[str, Any]]:
             row.update(
                 status=r.status,
                 state=run_state(r.status, r.status == "running" and writer_alive(path)),
-                rules=m.get("rules_preset") or m.get("rules_fingerprint"),
+                rules=rules_label(m.get("rules") or {}, m.get("rules_preset")),  # as stats
                 policies=params.get("policies_text"),
                 hands=r.n_hands,
                 created=m.get("created"),

@@ -48,7 +48,7 @@ def now() -> str:
 
 def code_info() -> dict[str, Any]:
     """The code that wrote a run: package version, git description, Python, pyarrow."""
-    from replay import package_version
+    from replay.version import package_version
 
     info: dict[str, Any] = {"package": "paohuzi", "version": package_version()}
     with contextlib.suppress(OSError, subprocess.SubprocessError):

@@ -343,3 +343,16 @@ def test_policy_that_is_not_a_class(tmp_path: Path) -> None:
     res = cli("simulate", "--hands", "4", "--policies", "os:path", "--data", str(tmp_path))
     one_error(res, "os:path", "not a class")
     assert schema.SCHEMA_VERSION  # the store module imports without the simulator
+
+
+def test_runs_labels_rules_as_stats_does_bug(tmp_path: Path) -> None:
+    # runs printed the fingerprint (7d2b60962d3ba92a) of a --set min_huxi=10 run, where
+    # stats says "hunan min_huxi=10"
+    d = str(tmp_path / "d")
+    res = cli("simulate", "-n", "8", "--set", "min_huxi=10", "--run", "m", "-w", "1", "-q",
+              "--data", d)  # fmt: skip
+    assert res.exit_code == 0, res.output
+    (row,) = json.loads(cli("runs", "--data", d, "--json").stdout)
+    (st,) = json.loads(cli("stats", "--data", d, "--json").stdout)["runs"]
+    assert row["rules"] == st["rules"] == "hunan min_huxi=10"
+    assert "hunan min_huxi=10" in cli("runs", "--data", d).stdout
