@@ -122,7 +122,7 @@ def review(
     paohuzi review my-run --sample 200 --rollouts 64
     """
     from engine.errors import PaohuziError
-    from paohuzi.cli.simulate import Progress
+    from paohuzi.cli.progress import Progress
     from replay import store
     from replay.replayer.hand import load_hand
     from replay.review.hand import review_hand
@@ -176,7 +176,7 @@ def _many(
     """``--hands`` / ``--sample``: the rates per policy and decision kind."""
     import os
 
-    from paohuzi.cli.simulate import Progress
+    from paohuzi.cli.progress import Progress
     from replay.review import stored as S
     from replay.review.many import parse_ids, review_hands, sample_ids
     from replay.review.rates import rates, rows_of

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import click
 
+from paohuzi.cli.progress import Progress, fmt_duration
 from replay import store
 from replay.record import runner
 from replay.record.backend import Backend, cap_workers
@@ -20,92 +20,11 @@ from replay.record.spec import (
     RunSpec,
 )
 
-PLAIN_INTERVAL = 10.0  # seconds between progress lines when stderr is not a terminal
-
 
 def _input_error(msg: str) -> click.ClickException:
     from paohuzi.cli.errors import InputError
 
     return InputError(msg)
-
-
-def _fmt_duration(s: float) -> str:
-    s = int(round(s))
-    h, rem = divmod(s, 3600)
-    m, sec = divmod(rem, 60)
-    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
-
-
-class Progress:
-    """A rich progress bar on a terminal; plain periodic lines otherwise (both on stderr)."""
-
-    def __init__(
-        self, label: str, enabled: bool = True, command: str = "simulate", unit: str = "hands"
-    ) -> None:
-        self.label = label
-        self.enabled = enabled
-        self.command = command
-        self.unit = unit
-        self.tty = sys.stderr.isatty()
-        self.start = time.monotonic()
-        self.first: int | None = None
-        self.last_line = 0.0
-        self.bar: Any = None
-        self.task: Any = None
-
-    def __enter__(self) -> Progress:
-        if self.enabled and self.tty:
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                TaskProgressColumn,
-                TextColumn,
-                TimeRemainingColumn,
-            )
-            from rich.progress import Progress as RichProgress
-
-            self.bar = RichProgress(
-                TextColumn(f"[bold]{self.command}"),
-                BarColumn(bar_width=24),
-                TextColumn("{task.completed:,}/{task.total:,} " + self.unit),
-                TaskProgressColumn(),
-                TextColumn("{task.fields[rate]} " + self.unit + "/s"),
-                TextColumn("ETA"),
-                TimeRemainingColumn(),
-                console=Console(stderr=True),
-                transient=False,
-            )
-            self.bar.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(*exc)
-
-    def __call__(self, done: int, total: int) -> None:
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if self.first is None:
-            self.first, self.start = done, now
-        elapsed = now - self.start
-        rate = (done - self.first) / elapsed if elapsed > 0 else 0.0
-        if self.bar is not None:
-            if self.task is None:
-                self.task = self.bar.add_task(self.label, total=total, completed=done, rate="-")
-            self.bar.update(self.task, completed=done, rate=f"{rate:,.{0 if rate >= 10 else 1}f}")
-            return
-        if now - self.last_line >= PLAIN_INTERVAL or done >= total:
-            self.last_line = now
-            pct = 100.0 * done / total if total else 100.0
-            if rate > 0:
-                eta = _fmt_duration((total - done) / rate)
-                speed = f"{rate:,.{0 if rate >= 10 else 1}f} {self.unit}/s, ETA {eta}"
-            else:
-                speed = "starting"
-            click.echo(
-                f"{self.label}: {done:,}/{total:,} {self.unit} ({pct:.0f}%), {speed}", err=True
-            )
 
 
 def backend_options(f: Any) -> Any:
@@ -232,7 +151,7 @@ def record_run(
     per_hand = result.bytes / result.hands if result.hands else 0.0
     click.echo(
         f"run {result.name}: {result.hands:,} hands ({result.played:,} played in"
-        f" {_fmt_duration(result.seconds)}, {rate:,.0f} hands/s), {result.events:,} events,"
+        f" {fmt_duration(result.seconds)}, {rate:,.0f} hands/s), {result.events:,} events,"
         f" {result.bytes:,} bytes ({per_hand:.0f} bytes/hand) → {result.path}"
     )
     return False

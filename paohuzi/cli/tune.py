@@ -101,16 +101,15 @@ class Bar:
 
     def __enter__(self) -> Bar:
         if self.enabled and self.tty:
-            from rich.console import Console
-            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+            from rich.progress import TextColumn, TimeElapsedColumn
 
-            self.bar = Progress(
-                TextColumn("[bold]tune"),
-                BarColumn(bar_width=24),
+            from paohuzi.cli.progress import rich_bar
+
+            self.bar = rich_bar(
+                "tune",
                 TextColumn("generation {task.completed}/{task.total}"),
                 TextColumn("{task.fields[text]}"),
                 TimeElapsedColumn(),
-                console=Console(stderr=True),
             )
             self.bar.__enter__()
             self.task = self.bar.add_task("tune", total=self.total, text="")

@@ -5,58 +5,16 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import click
 
 from paohuzi.cli.options import pool_workers_option
+from paohuzi.cli.progress import Progress
 from replay.store.layout import data_option
 
 MAX_LINES_DEFAULT = 200
-
-
-class _Progress:
-    """A rich bar on a terminal (stderr), nothing otherwise. Redrawn at each shard, with no
-    refresh thread: the verifier forks its workers only from a process without threads."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled and sys.stderr.isatty()
-        self.bar: Any = None
-        self.task: Any = None
-        self.start = time.monotonic()
-
-    def __enter__(self) -> _Progress:
-        if self.enabled:
-            from rich.console import Console
-            from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
-            self.bar = Progress(
-                TextColumn("[bold]verify"),
-                BarColumn(bar_width=24),
-                TextColumn("{task.completed:,}/{task.total:,} hands"),
-                TextColumn("{task.fields[rate]} hands/s"),
-                TimeRemainingColumn(),
-                console=Console(stderr=True),
-                auto_refresh=False,
-            )
-            self.bar.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(*exc)
-
-    def __call__(self, done: int, total: int) -> None:
-        if self.bar is None:
-            return
-        elapsed = time.monotonic() - self.start
-        rate = f"{done / elapsed:,.0f}" if elapsed > 0 else "-"
-        if self.task is None:
-            self.task = self.bar.add_task("verify", total=total, completed=done, rate=rate)
-        self.bar.update(self.task, completed=done, rate=rate)
-        self.bar.refresh()
 
 
 @click.command(short_help="Check recorded hands against the rules; report every bad hand.")
@@ -111,7 +69,9 @@ def verify(
     if not data.is_dir():
         raise InputError(f"no store at {data}")
     try:
-        with _Progress(not quiet and not as_json) as bar:
+        with Progress(
+            "verify", not quiet and not as_json, "verify", plain=False, thread=False
+        ) as bar:
             report = verify_store(
                 data,
                 runs,
