@@ -36,6 +36,15 @@ class ApiError(Exception):
         self.message = message
 
 
+class Refusal(Exception):
+    """An ingest refused before its body is read (401 with ``WWW-Authenticate``, 403, 503
+    with ``Retry-After``): its status, message and headers."""
+
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None):
+        super().__init__(message)
+        self.status, self.message, self.headers = status, message, headers
+
+
 def public(text: object, roots: str | Iterable[str] = (), name: str = "DATA") -> str:
     """``text`` on one line (whitespace folded, at most :data:`MAX_MESSAGE` characters),
     with the store's ``roots`` (absolute paths) written ``name`` and every other absolute

@@ -125,13 +125,14 @@ def test_ingest_body_time_unbounded_bug(tmp_path: Path, monkeypatch: pytest.Monk
     from fastapi.testclient import TestClient
 
     from paohuzi.service import app as service_app
+    from paohuzi.service import ingest as service_ingest
     from paohuzi.service.limits import Limits
 
     async def trickle(_request: Any, _max_bytes: int) -> bytes:
         await asyncio.sleep(30)
         return b""
 
-    monkeypatch.setattr(service_app, "_bounded_body", trickle)
+    monkeypatch.setattr(service_ingest, "_bounded_body", trickle)
     app = service_app.create_app(
         tmp_path / "d", Limits(ingest_body_seconds=0.2), ingest_token=TOKEN
     )
