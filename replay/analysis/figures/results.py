@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replay.analysis.intervals import (
+    Z95,
     ClusterSums,
     Moments,
     cluster_mean_ci,
@@ -118,6 +119,28 @@ class PairedRow:
     deals: int
     win_diff: Mean
     score_diff: Mean
+
+
+def rate_diff(a: Rate, b: Rate) -> Mean:
+    """``a − b`` of two independent proportions (the dashboard's Compare page; any
+    comparison of two selections) with Newcombe's hybrid score interval
+    (method 10), built from the two Wilson intervals."""
+    if not a.n or not b.n:
+        return Mean(math.nan, math.nan, math.nan, a.n + b.n)
+    d = a.p - b.p
+    lo = d - math.sqrt((a.p - a.lo) ** 2 + (b.hi - b.p) ** 2)
+    hi = d + math.sqrt((a.hi - a.p) ** 2 + (b.p - b.lo) ** 2)
+    return Mean(d, lo, hi, a.n + b.n)
+
+
+def mean_diff(a: Mean, b: Mean) -> Mean:
+    """``a − b`` of two independent means: the half-widths combine in quadrature."""
+    if any(math.isnan(x) for x in (a.mean, a.lo, b.mean, b.lo)):
+        return Mean(math.nan, math.nan, math.nan, a.n + b.n)
+    sa, sb = (a.hi - a.lo) / (2 * Z95), (b.hi - b.lo) / (2 * Z95)
+    d = a.mean - b.mean
+    half = Z95 * math.sqrt(sa * sa + sb * sb)
+    return Mean(d, d - half, d + half, a.n + b.n)
 
 
 def quantile_disc(values: list[int], counts: list[int], q: float) -> float:
