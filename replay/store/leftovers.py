@@ -84,6 +84,7 @@ RUN_TEMP_RE = re.compile(rf"\.{re.escape(MANIFEST_NAME)}\.tmp{_PID}")
 PART_RE = re.compile(r"part-\d{5,}\.parquet")
 PART_TEMP_RE = re.compile(rf"\.part-\d{{5,}}\.parquet\.tmp{_PID}")
 LOCK_NAME = ".lock"
+_LOCK_RE = re.compile(re.escape(LOCK_NAME))
 
 # The kinds of left-over, as listed.
 REMOVAL = "interrupted removal"
@@ -226,7 +227,7 @@ def _foreign(run_path: Path) -> str | None:
                     for f in inner:
                         if not ours(f, PART_RE, PART_TEMP_RE):
                             return f"{e.name}/{f.name}"
-            elif e.name != LOCK_NAME and not ours(e, RUN_TEMP_RE):
+            elif not ours(e, _LOCK_RE, RUN_TEMP_RE):  # a lock that is a folder: not ours
                 return e.name
     return None
 
@@ -284,10 +285,10 @@ def _run_entry(e: os.DirEntry[str], root: Path, found: Findings) -> bool:
         why = "a name rm refuses: letters, digits, '.', '_', '-', at most 120; rename it to keep it"
         found.add(Leftover(ODD_NAME, path, rel, why, None, path, needs_yes=True))
         return False
-    _lock_entry(path / LOCK_NAME, root, found)
     if not os.path.lexists(path / MANIFEST_NAME):
-        _uncommitted(path, root, found)
+        _uncommitted(path, root, found)  # its lock, whatever it is, goes with it
         return False
+    _lock_entry(path / LOCK_NAME, root, found)
     return True
 
 
