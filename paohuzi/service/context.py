@@ -73,7 +73,7 @@ def filter_names() -> tuple[list[str], list[str]]:
     :func:`~replay.store.manage.mingtang_mask` read; the API takes them spelled so)."""
     from engine.mingtang import REGISTRY
     from engine.state import OutcomeKind
-    from replay.record.schema import MINGTANG_BITS
+    from replay.schema import MINGTANG_BITS
 
     names = list(MINGTANG_BITS)
     names += sorted({REGISTRY[p].name for p in MINGTANG_BITS})

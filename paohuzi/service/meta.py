@@ -25,9 +25,9 @@ def add(app: FastAPI, ctx: Context) -> None:
     @app.get("/version", response_model=models.Version, tags=["service"])
     def version() -> dict[str, Any]:
         """Versions: paohuzi, this API, the state view, the replay file, the table schema."""
-        from replay.record.schema import SCHEMA_VERSION
         from replay.replayer.replay_schema import FORMAT, VERSION
         from replay.replayer.views import VIEW_VERSION
+        from replay.schema import SCHEMA_VERSION
 
         return {
             "paohuzi": package_version(),

@@ -36,7 +36,7 @@ from engine.groups import Group, GroupKind
 from engine.hu import _FOREIGN, _P_SOURCES, HuResult, Source, evaluate_auto_tianhu
 from engine.rules import RuleSet
 from engine.state import OutcomeKind, State
-from replay.record.schema import MAX_SEATS
+from replay.schema import MAX_SEATS
 from replay.store.facts_schema import FACTS_SCHEMA, GROUP_KINDS, SEAT_COUNTS
 
 _WINS = (int(OutcomeKind.HU), int(OutcomeKind.TIANHU), int(OutcomeKind.TIANHU_AUTO))

@@ -32,6 +32,7 @@ from typing import Any
 from engine.errors import CorruptLog
 from engine.mingtang import LEVELS
 from engine.rules import RuleSet
+from replay import schema
 from replay.analysis import exact
 from replay.analysis.figures import fetch, groups, outcomes, values
 from replay.analysis.figures.results import (
@@ -47,7 +48,6 @@ from replay.analysis.figures.results import (
     paired_rows,
 )
 from replay.analysis.figures.selection import Plan, Selection, plan
-from replay.record import schema
 from replay.review.rates import StoredRates, stored_rates
 from replay.store.layout import StoreError
 from replay.store.manifest import Manifest

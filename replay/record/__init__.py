@@ -1,5 +1,5 @@
-"""Playing and recording, from the bottom up (each module imports only those before it):
-:mod:`~replay.record.schema` (the two tables and their codes),
+"""Playing and recording, from the bottom up (each module imports only those before it, and
+:mod:`replay.schema`, the two tables and their codes, below the store):
 :mod:`~replay.record.recorder` (column buffers filled while a hand is played),
 :mod:`~replay.record.spec` (the run spec: layout, seeds, identity),
 :mod:`~replay.record.fast_engine` (shards played by the compiled engine),

@@ -1,6 +1,6 @@
 """The recorder: plays hands through ``engine.play.play_hand`` and appends every action to
 per-shard column buffers (``array.array`` of small ints; no Python object per event kept),
-then hands the shard over as two Arrow tables in the layout of :mod:`replay.record.schema`.
+then hands the shard over as two Arrow tables in the layout of :mod:`replay.schema`.
 
 What an event row says beyond the engine's ``Step`` (seat, action, forced, n_legal) comes
 from the live state *before* the action, read once per step:
@@ -37,8 +37,8 @@ from engine.policies import load_policies
 from engine.policy import Policy
 from engine.rules import RuleSet
 from engine.state import Game, OutcomeKind
-from replay.record import schema
-from replay.record.schema import NULL8, options_mask
+from replay import schema
+from replay.schema import NULL8, options_mask
 
 __all__ = ["ShardRecorder", "shuffle_deck", "load_policies"]
 
@@ -204,7 +204,7 @@ class ShardRecorder:
         return out.winner
 
     def tables(self) -> tuple[pa.Table, pa.Table]:
-        """The recorded hands as ``(hands, events)`` tables in :mod:`replay.record.schema` layout."""
+        """The recorded hands as ``(hands, events)`` tables in :mod:`replay.schema` layout."""
         f = np.frombuffer
         hands: dict[str, np.ndarray] = {
             "hand_id": f(self.h_id, dtype=np.uint32),
@@ -251,7 +251,7 @@ def build_tables(
     policies: Sequence[Sequence[str | None]],
     n_seats: int,
 ) -> tuple[pa.Table, pa.Table]:
-    """The ``(hands, events)`` tables of :mod:`replay.record.schema` from column arrays, the
+    """The ``(hands, events)`` tables of :mod:`replay.schema` from column arrays, the
     one conversion both engines use (the reference recorder above and the compiled engine).
 
     Nullable uint8 columns hold :data:`NULL8` for null; ``winner`` = NULL8 marks a 荒庄, whose

@@ -47,7 +47,7 @@ from engine.errors import PaohuziError
 from engine.policies import weights as W
 from engine.rules import RuleSet, find_rules
 from engine.session import SEED_METHOD, RunSeeds
-from replay.record import schema
+from replay import schema
 
 DEFAULT_SESSION_LENGTH = 8
 DEFAULT_SHARD_HANDS = 4096

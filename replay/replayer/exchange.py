@@ -62,8 +62,7 @@ from engine.errors import CorruptLog, InvalidNotation, InvalidRules, PaohuziErro
 from engine.hu import Source
 from engine.rules import PRESETS, RuleSet, find_rules
 from engine.state import OutcomeKind, State
-from replay import store
-from replay.record import schema
+from replay import schema, store
 from replay.replayer.hand import HandLog, Replayer, game_for, load_hand
 from replay.replayer.replay_schema import (
     FORMAT,

@@ -44,7 +44,7 @@ from engine.actions import action_str
 from engine.errors import CorruptLog, IllegalAction, PaohuziError
 from engine.rules import RuleSet
 from engine.state import Game, State
-from replay.record import schema
+from replay import schema
 from replay.store.layout import StoreError
 from replay.store.manifest import Manifest
 from replay.store.runs import Run, Store, open_store

@@ -30,7 +30,7 @@ from engine.errors import PaohuziError
 from engine.hu import Source
 from engine.rules import RuleSet
 from engine.state import OutcomeKind
-from replay.record import schema
+from replay import schema
 from replay.store.manifest_schema import expected_text, shown_value
 
 FORMAT = "paohuzi-replay"

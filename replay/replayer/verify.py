@@ -11,7 +11,7 @@ What is checked:
 * **run**: the manifest exists, parses, has the known format and schema version and a valid
   rule set; its shard list is contiguous; each file exists with the size and SHA-256 the
   manifest gives; the progress totals add up; stray Parquet files are reported;
-* **shard**: both files are readable Parquet with the columns of :mod:`replay.record.schema`, the
+* **shard**: both files are readable Parquet with the columns of :mod:`replay.schema`, the
   row counts the manifest gives, hand ids ``first_hand …`` in order, events grouped by hand;
   a summary file it lists holds exactly what its hands give (recomputed and compared);
 * **hand**: the deck is a permutation of the 80 cards and the dealer a seat; events have
@@ -51,9 +51,8 @@ from engine.cards import COPIES, DECK_SIZE, NUM_KINDS, card_char
 from engine.errors import IllegalAction, InvalidNotation, PaohuziError
 from engine.rules import RuleSet
 from engine.state import OutcomeKind, State
-from replay import store
+from replay import schema, store
 from replay.pool import process_pool, start_method
-from replay.record import schema
 from replay.replayer.hand import HandLog, game_for, log_from_rows
 from replay.store.fsinfo import file_kind
 from replay.store.scan import file_sha256, resolve_shard_path, run_folder_problem

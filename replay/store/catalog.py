@@ -5,7 +5,7 @@ result: views ``hands`` and ``events`` (with the column ``run``) over the shard 
 manifests list and that passed the integrity checks, a view ``seats`` (one row per playing
 seat per hand), a table ``runs`` (one row per usable run), a table ``damaged_runs`` (run,
 problem: the runs left out, and why) and the code tables of
-:func:`replay.record.schema.codes`. Three ways to open it, all built by that one function:
+:func:`replay.schema.codes`. Three ways to open it, all built by that one function:
 
 * :func:`refresh_catalog` writes ``DATA/paohuzi.duckdb`` with paths relative to the store,
   so a moved or copied store keeps working (open it with ``file_search_path`` set to the
@@ -54,7 +54,7 @@ from typing import Any
 
 import duckdb
 
-from replay.record import schema
+from replay import schema
 from replay.store.ducklimits import duckdb_settings
 from replay.store.facts_schema import FACTS_SCHEMA, FACTS_TABLE
 from replay.store.fsinfo import file_kind
@@ -206,7 +206,7 @@ def _run_digests(state: StoreState) -> dict[str, str]:
 
 
 def create_code_tables(con: Any) -> None:
-    """The code tables of :func:`replay.record.schema.codes` on ``con``: ``outcome_codes``,
+    """The code tables of :func:`replay.schema.codes` on ``con``: ``outcome_codes``,
     ``source_codes``, ``action_kinds`` (code, name) and ``mingtang_codes`` (bit, pinyin, name,
     level, fan)."""
     from engine.mingtang import REGISTRY

@@ -25,7 +25,7 @@ from typing import Any
 import pyarrow as pa
 
 from engine.groups import GroupKind
-from replay.record.schema import MAX_SEATS
+from replay.schema import MAX_SEATS
 
 #: Bumped when the facts' content changes; ``paohuzi index`` rebuilds older entries.
 FACTS_VERSION = 1

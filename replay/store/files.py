@@ -18,7 +18,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from replay.record import schema
+from replay import schema
 from replay.store.fsinfo import file_kind, read_at_most
 from replay.store.layout import StoreError, shard_file
 

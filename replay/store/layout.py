@@ -26,7 +26,7 @@ INGEST_LOCK_NAME = ".ingest.lock"
 #: The checksum cache (:class:`~replay.store.scan.ChecksumCache`), in the store's root.
 CHECKSUM_CACHE_NAME = ".checksums.json"
 #: The folders of a run folder that hold its shard files and the files derived from them,
-#: each file named ``part-NNNNN.parquet``: the tables (:data:`replay.record.schema.TABLES`),
+#: each file named ``part-NNNNN.parquet``: the tables (:data:`replay.schema.TABLES`),
 #: the summaries, the facts, the imported hands' provenance and the decision reviews (held
 #: equal to their writers' names by tests/replay/store/test_leftovers.py).
 SHARD_FOLDERS = ("hands", "events", "summary", "facts", "imported", "reviews")

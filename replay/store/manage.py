@@ -145,7 +145,7 @@ def mingtang_mask(name: str) -> int:
     """The ``hands.mingtang`` bits of a 名堂 given by pinyin id (``honghu``) or name
     (``红胡``: every rule set's 名堂 of that name)."""
     from engine.mingtang import REGISTRY
-    from replay.record import schema
+    from replay import schema
 
     t = name.strip()
     if t.lower() in schema.MINGTANG_BITS:
@@ -221,7 +221,7 @@ def named_hand(row: dict[str, Any]) -> dict[str, Any]:
     the source by name (lower case), the 名堂 as a list of pinyin ids (changed in place)."""
     from engine.hu import Source
     from engine.state import OutcomeKind
-    from replay.record import schema
+    from replay import schema
 
     row["outcome"] = OutcomeKind(row["outcome"]).name.lower()
     row["source"] = None if row["source"] is None else Source(row["source"]).name.lower()

@@ -34,7 +34,7 @@ import pydantic_core
 
 from engine.errors import CorruptLog
 from engine.rules import RuleSet
-from replay.record import schema
+from replay import schema
 from replay.store.files import NotRegularFile, read_regular, write_json
 from replay.store.fsinfo import file_kind
 from replay.store.layout import INGEST_LOCK_NAME, MANIFEST_FORMAT, MANIFEST_NAME, StoreError

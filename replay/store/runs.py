@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 
 from engine.errors import CorruptLog
 from engine.rules import RuleSet
-from replay.record import schema
+from replay import schema
 from replay.store.layout import CATALOG_NAME, MANIFEST_NAME, StoreError, default_data_dir, run_dir
 from replay.store.manifest import read_manifest, read_manifest_digest
 from replay.store.scan import (

@@ -51,8 +51,8 @@ from typing import Any, NamedTuple
 import pyarrow as pa
 
 from engine.state import OutcomeKind
-from replay.record.schema import MAX_SEATS
-from replay.record.schema import MINGTANG_BITS as _SCHEMA_BITS
+from replay.schema import MAX_SEATS
+from replay.schema import MINGTANG_BITS as _SCHEMA_BITS
 
 #: Bumped when the summary's content changes; ``paohuzi index`` rebuilds older entries.
 #: 2: the ``paired`` float sums run in deal_id order (the same bytes on every build).

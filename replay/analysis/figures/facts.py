@@ -25,7 +25,7 @@ from replay.analysis.figures.selection import (
     summary_rows,
     wins_where,
 )
-from replay.record.schema import MAX_SEATS
+from replay.schema import MAX_SEATS
 from replay.store.facts_schema import GROUP_TYPES as GROUP_TYPES
 
 

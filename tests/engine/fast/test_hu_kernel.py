@@ -655,7 +655,7 @@ def test_extremes_hunan_full() -> None:
 
 
 def test_mingtang_bits_match_replay_schema() -> None:
-    from replay.record import schema  # the log's bits are the kernel's
+    from replay import schema  # the log's bits are the kernel's
 
     assert schema.MINGTANG_BITS == F.MINGTANG_BITS
 

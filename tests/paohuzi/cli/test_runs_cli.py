@@ -16,7 +16,8 @@ from click.testing import CliRunner
 from engine.rules import find_rules
 from engine.state import OutcomeKind
 from paohuzi.cli.main import main
-from replay.record import runner, schema
+from replay import schema
+from replay.record import runner
 from replay.record.spec import RunSpec
 from replay.replayer import exchange
 from replay.store import manage

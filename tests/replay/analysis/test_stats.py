@@ -118,7 +118,7 @@ def test_winning_distributions_match_pandas(
         assert d.quantiles == inv
     assert st.zimo is not None and st.zimo.k == wins.zimo.sum()
     names = {m.pinyin: m.share for m in st.mingtang}
-    from replay.record.schema import MINGTANG_BITS
+    from replay.schema import MINGTANG_BITS
 
     for pinyin, share in names.items():
         expected = (

@@ -12,7 +12,7 @@ import numpy as np
 from engine.deck import derive_seed, shuffle_deck
 from engine.rules import find_rules
 from engine.session import SEED_METHOD, RunSeeds, first_dealer
-from replay.record import schema
+from replay import schema
 from replay.record.spec import RunSpec
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -22,8 +22,8 @@ from engine.actions import kind_of
 from engine.rules import find_rules
 from engine.session import DealerState, next_dealer
 from paohuzi.cli.main import main
-from replay import store
-from replay.record import runner, schema
+from replay import schema, store
+from replay.record import runner
 from replay.record.spec import DEFAULT_SHARD_HANDS, RunSpec
 from replay.store import files as store_files
 from replay.store.runs import open_store

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from leftover_helpers import dead_pid, small_store
 
 from paohuzi.cli.main import main
-from replay.record.schema import TABLES
 from replay.review.stored import REVIEWS
+from replay.schema import TABLES
 from replay.store.facts_schema import FACTS_TABLE
 from replay.store.layout import CATALOG_NAME, CHECKSUM_CACHE_NAME, INGEST_LOCK_NAME, SHARD_FOLDERS
 from replay.store.leftovers import find_leftovers

@@ -16,8 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from paohuzi.cli.main import main
+from replay import schema
 from replay import store as store_api
-from replay.record import schema
 from replay.replayer import exchange
 from replay.replayer.exchange import PAUSE_ENV
 from replay.store.facts_schema import FACTS_TABLE

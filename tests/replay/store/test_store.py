@@ -17,8 +17,8 @@ from engine.hu import Source
 from engine.mingtang import REGISTRY
 from engine.rules import find_rules
 from engine.state import OutcomeKind
-from replay import store
-from replay.record import runner, schema
+from replay import schema, store
+from replay.record import runner
 from replay.record.spec import RunSpec
 from replay.store.runs import open_store
 
