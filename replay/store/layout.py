@@ -21,7 +21,8 @@ CATALOG_NAME = "paohuzi.duckdb"
 MANIFEST_NAME = "manifest.json"
 MANIFEST_FORMAT = "paohuzi-run"
 RUN_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,119}\Z")  # \Z: no "name\n"
-#: The store's ingest lock (:class:`~replay.store.manifest.IngestLock`), in its root.
+#: The store's ingest lock (:class:`~replay.store.manifest.IngestLock`), in its root: the
+#: store's own file, kept (as a run's ``.lock`` is), never a left-over.
 INGEST_LOCK_NAME = ".ingest.lock"
 #: The checksum cache (:class:`~replay.store.scan.ChecksumCache`), in the store's root.
 CHECKSUM_CACHE_NAME = ".checksums.json"

@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import pydantic_core
 
@@ -291,7 +291,7 @@ class _FileLock:
         """The refusal when another process holds the lock."""
         raise NotImplementedError
 
-    def __enter__(self) -> _FileLock:
+    def __enter__(self) -> Self:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
@@ -334,19 +334,11 @@ class RunLock(_FileLock):
     def __init__(self, run_path: Path, wait: float = 0.0) -> None:
         super().__init__(Path(run_path) / ".lock", wait)
 
-    def __enter__(self) -> RunLock:
-        super().__enter__()
-        return self
-
     def busy(self, holder: str, waited: str) -> RunBusy:
         return RunBusy(
             f"run folder {self.path.parent} is being written by another process"
             f" (pid {holder}){waited}"
         )
-
-
-#: The store's ingest lock, ``DATA/.ingest.lock``: the store's own file, kept (as a run's
-#: ``.lock`` is), never a left-over.
 
 
 class IngestLock(_FileLock):
@@ -358,10 +350,6 @@ class IngestLock(_FileLock):
 
     def __init__(self, root: Path, wait: float = 0.0) -> None:
         super().__init__(Path(root) / INGEST_LOCK_NAME, wait)
-
-    def __enter__(self) -> IngestLock:
-        super().__enter__()
-        return self
 
     def busy(self, holder: str, waited: str) -> RunBusy:
         return RunBusy(
