@@ -228,11 +228,11 @@ def _derived_files(shard: dict[str, Any], index: int, offset: int) -> dict[str, 
     or the copy would not be exact, or ``--no-derived``."""
     import pyarrow.parquet as pq
 
+    from replay.derived.facts_files import facts_bytes
+    from replay.derived.summaries import summary_bytes
     from replay.store import facts_schema as F
     from replay.store import summary_schema as S
-    from replay.store.facts_files import facts_bytes
     from replay.store.files import write_derived
-    from replay.store.summaries import summary_bytes
 
     run, big = _WORKER["run"], _WORKER["big_granule"]
     if not big or not (S.has_summary(shard) and F.has_facts(shard)):

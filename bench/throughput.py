@@ -99,7 +99,7 @@ def fast_record_overhead(
     warm_up(spec, say=False)
     engine_s = record_s = bare_s = 0.0
     no_events: Any = mock.patch(
-        "replay.analysis.summarize_events.summarize_events", lambda *a, **k: {}
+        "replay.derived.summarize_events.summarize_events", lambda *a, **k: {}
     )
     with tempfile.TemporaryDirectory() as d:
         (Path(d) / "hands").mkdir()
@@ -129,10 +129,10 @@ def event_summary_points(policy: str = "random", rounds: int = 5) -> tuple[float
     measured directly (their points of overhead = 100 × the ratio), less noisy than the
     difference of two overheads on a busy machine."""
     from engine.fast.play import play_sessions
-    from replay.analysis.facts import shard_facts
-    from replay.analysis.summarize_events import summarize_events
+    from replay.derived.facts import shard_facts
+    from replay.derived.summaries import spec_manifest
+    from replay.derived.summarize_events import summarize_events
     from replay.record.fast_engine import play_shard_tables, warm_up
-    from replay.store.summaries import spec_manifest
 
     spec = RunSpec(rules=find_rules("hunan"), policies=(policy,) * 3, seed=1,
                    deals=10_000, shard_hands=10_000, engine="fast")  # fmt: skip
@@ -153,7 +153,7 @@ def event_summary_points(policy: str = "random", rounds: int = 5) -> tuple[float
 
 def facts_overhead(hands: int, policy: str = "random", rounds: int = 3) -> dict[str, float]:
     """The facts derivation (docs/LOG_FORMAT.md §12) on the compiled engine's shards, in CPU
-    time: ``derive`` hands/s of :func:`replay.analysis.facts.derive_facts` alone on a
+    time: ``derive`` hands/s of :func:`replay.derived.facts.derive_facts` alone on a
     shard's tables (by replay: ``paohuzi index``, the reference engine), ``engine`` hands/s of
     the session kernel alone, and the play + record + write hands/s ``with`` the facts (counted
     by the play loop, the file written) and ``without`` them (the loop counting none,
@@ -166,7 +166,7 @@ def facts_overhead(hands: int, policy: str = "random", rounds: int = 3) -> dict[
 
     from engine.fast import play
     from engine.fast.play import play_sessions
-    from replay.analysis.facts import derive_facts
+    from replay.derived.facts import derive_facts
     from replay.record.fast_engine import warm_up
 
     spec = RunSpec(rules=find_rules("hunan"), policies=(policy,) * 3, seed=1,
@@ -194,8 +194,8 @@ def facts_overhead(hands: int, policy: str = "random", rounds: int = 3) -> dict[
         stack.enter_context(mock.patch.object(play, "play_sessions", play_no_facts))
         stack.enter_context(mock.patch("replay.record.shard.write_facts", lambda *a, **k: {}))
         stack.enter_context(mock.patch("replay.record.shard.shard_facts", lambda *a, **k: None))
-        stack.enter_context(mock.patch("replay.analysis.facts.shard_facts", lambda *a, **k: None))
-        stack.enter_context(mock.patch("replay.analysis.summarize_events.HandFacts", NoFacts))
+        stack.enter_context(mock.patch("replay.derived.facts.shard_facts", lambda *a, **k: None))
+        stack.enter_context(mock.patch("replay.derived.summarize_events.HandFacts", NoFacts))
         return stack
 
     with tempfile.TemporaryDirectory() as d:

@@ -190,19 +190,6 @@ def _readme_layers() -> dict[str, tuple[str, ...]]:
 #: folder are the layer named after it; its ``__init__`` is its face (it hands names on,
 #: loaded on first use) and no layer.
 LAYERS = _readme_layers()
-#: The imports that still run up inside replay/ (issue 41, the next step moves them out:
-#: the derived data — summaries, facts, index — above the store and below the replayer,
-#: review's rates beside analysis). The list is exact: a new upward
-#: import fails, and so does one of these once it is gone.
-KNOWN_UPWARD = {
-    "replay.store -> replay.analysis",
-    "replay.record -> replay.analysis",
-    "replay.replayer -> replay.analysis",
-    "replay.replayer -> replay.review",
-    "replay.analysis -> replay.review",
-}
-
-
 def _layer(name: str, modules: dict[str, Path]) -> str | None:
     """The layer of module ``name``: its top package's subpackage, the top package for a
     module of its own folder; None for a top package's face (its ``__init__``)."""
@@ -227,10 +214,9 @@ def test_packages_import_downward_and_in_no_circle() -> None:
         assert subs == set(order), f"{top}: the layers are {sorted(subs)} (LAYERS says {order})"
     rank = {layer: i for order in LAYERS.values() for i, layer in enumerate(order)}
     upward = {e for e in edges if rank[e.split(" -> ")[0]] < rank[e.split(" -> ")[1]]}
-    assert sorted(upward - KNOWN_UPWARD) == [], "imports from a lower layer to a higher one"
-    assert sorted(KNOWN_UPWARD - upward) == [], "gone: take them out of KNOWN_UPWARD"
+    assert sorted(upward) == [], "imports from a lower layer to a higher one"
     graph: dict[str, set[str]] = {}
-    for e in edges - KNOWN_UPWARD:
+    for e in edges:
         a, b = e.split(" -> ")
         graph.setdefault(a, set()).add(b)
         graph.setdefault(b, set())
@@ -242,8 +228,8 @@ def test_the_reader_sees_lazy_imports_and_circles() -> None:
     assert _circles(graph) == [["a", "b", "c"]]
     modules = _modules()
     # a lazy import (inside a function) is an edge like any other
-    lazy = _imports("replay.store.indexer", modules["replay.store.indexer"], modules)
-    assert "replay.pool" in lazy and "replay.store.summaries" in lazy
+    lazy = _imports("replay.derived.indexer", modules["replay.derived.indexer"], modules)
+    assert "replay.pool" in lazy and "replay.derived.summaries" in lazy
     # the facade replay.store leads to the modules it loads on first use
     facade = _imports("replay.store", modules["replay.store"], modules)
     assert {"replay.store.runs", "replay.store.catalog", "replay.store.layout"} <= facade

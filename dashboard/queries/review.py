@@ -1,4 +1,4 @@
-"""Cached reads of stored reviews (replay.review.stored, replay.review.rates), keyed by the
+"""Cached reads of stored reviews (replay.store.reviews, replay.analysis.review_rates), keyed by the
 store's signature: a review stored since changes the signature, and the page reads it."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import streamlit as st
 
 from dashboard.queries.hands import hand_log
 from dashboard.services import review as svc
-from replay.review.hand import HandReview
-from replay.review.stored import Key
+from engine.judge import HandReview
 from replay.store import open_store
+from replay.store.reviews import Key
 
 
 def _run(root: str, run: str) -> Any:
@@ -33,8 +33,8 @@ def stored_hand_review(
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def stored_rates(root: str, sig: str, run: str) -> tuple[list[Any], tuple[str, ...]]:
-    """The rates of the run's stored reviews per key (replay.review.rates.stored_rates)."""
-    from replay.review.rates import stored_rates as rates
+    """The rates of the run's stored reviews per key (replay.analysis.review_rates.stored_rates)."""
+    from replay.analysis.review_rates import stored_rates as rates
 
     warnings: list[str] = []
     r = _run(root, run)
@@ -43,8 +43,8 @@ def stored_rates(root: str, sig: str, run: str) -> tuple[list[Any], tuple[str, .
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def costliest_stored(root: str, sig: str, run: str, limit: int) -> list[dict[str, Any]]:
-    """The costliest decisions of the run's stored reviews (replay.review.rates)."""
-    from replay.review.rates import costliest_stored as top
+    """The costliest decisions of the run's stored reviews (replay.analysis.review_rates)."""
+    from replay.analysis.review_rates import costliest_stored as top
 
     r = _run(root, run)
     return top(r.path, r.manifest, limit)

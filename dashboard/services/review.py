@@ -1,5 +1,5 @@
 """The decision review on the dashboard (the Replay page's graph and option bars, the Review
-page): from stored reviews (replay.review.stored) when they hold the hand, else computed on
+page): from stored reviews (replay.store.reviews) when they hold the hand, else computed on
 request (replay.review.hand) and kept for the session — the dashboard never writes to the
 store. No streamlit.
 
@@ -15,8 +15,9 @@ from typing import Any
 
 import pandas as pd
 
-from replay.review.hand import CLASSES, HandReview, review_hand
-from replay.review.stored import Key, StoredReviews
+from engine.judge import CLASSES, HandReview
+from replay.review.hand import review_hand
+from replay.store.reviews import Key, StoredReviews
 
 #: The largest budget the page computes (rollouts per option of every decision); a bigger
 #: review is ``paohuzi review`` on the command line, whose stored result the page then reads.

@@ -149,7 +149,7 @@ def _review_section(run: str, hand: int, step: int, seat: int | None, players: i
     from dashboard import charts
     from dashboard.queries import review as qr
     from dashboard.services import review as rv
-    from replay.review.stored import Key
+    from replay.store.reviews import Key
 
     st.subheader("Review")
     c = st.columns([3, 1, 2, 1])

@@ -1,6 +1,6 @@
 """Review: what the selected runs' stored reviews (``paohuzi review``) say of the policies —
 per policy and kind of decision the blunder, mistake and inaccuracy rates, the share of best
-options and the mean losses, with 95 % intervals (replay.review.rates, the numbers ``paohuzi
+options and the mean losses, with 95 % intervals (replay.analysis.review_rates, the numbers ``paohuzi
 stats`` prints); and the costliest decisions, each opening the Replay page at its step."""
 
 from __future__ import annotations

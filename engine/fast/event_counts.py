@@ -1,5 +1,5 @@
 """One compiled pass over a shard's hands and events: every count the event summaries are
-made of (``replay.analysis.summarize_events``), the per-mask cluster sums included. numpy
+made of (``replay.derived.summarize_events``), the per-mask cluster sums included. numpy
 would need per-deal cubes (slots × categories × deals) times the mask matrix, and a dozen
 passes over hundreds of thousands of events; this loop walks the deals once, keeps a deal's
 counts in small local arrays and adds each (policy, seat mask) figure as the deal ends, so

@@ -1,4 +1,4 @@
-"""Per-hand facts of hands (``replay.analysis.facts`` builds the ``facts`` table from them;
+"""Per-hand facts of hands (``replay.derived.facts`` builds the ``facts`` table from them;
 docs/LOG_FORMAT.md §12), counted as a hand is played or replayed.
 
 One row of :data:`ROW_SIZE` int64 per hand (offsets ``R_*``; ``A_*`` are the accounting of
@@ -31,7 +31,7 @@ evaluation again, in the circumstances it was made in (``engine.fast.state.hu_co
 (the reference's reading, C9 included): whether it wins, its option, 胡息 and score (which
 the caller holds to the recorded ones), its groups per kind (``R_GROUPS``) and whether it is
 a 破跑胡 (``R_POPAO``: option F while a 跑 of the hu card was possible, RULES §10.3 step 2,
-as ``replay.analysis.facts.run_possible`` states it). The 3提/5坎 天胡 (``OK_TIANHU_AUTO``)
+as ``replay.derived.facts.run_possible`` states it). The 3提/5坎 天胡 (``OK_TIANHU_AUTO``)
 has no compiled reading (``R_OPTION`` stays -1): the caller evaluates those few itself.
 
 No recursion; every code comes from the reference (:mod:`engine.fast.codes`,

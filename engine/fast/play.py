@@ -563,7 +563,7 @@ def play_sessions(
     session_length, duplicate). Hand columns add hand_id, session, session_hand, rotation,
     deal_id and the 80-byte decks (``deck``: (n, 80) uint8); with ``facts``, ``facts`` holds
     the hands' facts rows ((n, engine.fast.facts.ROW_SIZE) int64, counted as they were
-    played), which ``replay.analysis.facts.facts_table`` turns into the facts table.
+    played), which ``replay.derived.facts.facts_table`` turns into the facts table.
     """
     from engine.fast.deck import shuffle_decks
 

@@ -45,7 +45,7 @@ def _entry_points() -> list[Any]:
 
 def warm_facts() -> None:
     """Replay one played hand for its facts (engine.fast.facts.facts_kernel: ``paohuzi index``
-    and the reference engine's shards), with int64 columns as replay.analysis.facts passes."""
+    and the reference engine's shards), with int64 columns as replay.derived.facts passes."""
     import numpy as np
 
     from engine.deck import shuffle_deck

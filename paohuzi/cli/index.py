@@ -1,6 +1,6 @@
 """``paohuzi index``: build the summary tables (docs/LOG_FORMAT.md §10) and the per-hand facts
 (§12) of recorded runs, so that ``paohuzi stats`` and the dashboard answer without scanning
-their hands or replaying them. The logic is :func:`replay.store.indexer.index_derived`: one
+their hands or replaying them. The logic is :func:`replay.derived.indexer.index_derived`: one
 pass per run, each shard read once for both."""
 
 from __future__ import annotations
@@ -37,9 +37,9 @@ def index(runs: tuple[str, ...], data: Path, workers: int, quiet: bool) -> None:
 
     from engine.errors import PaohuziError
     from paohuzi.cli.errors import InputError
+    from replay.derived.indexer import index_derived
     from replay.store.catalog import refresh_catalog, write_problem
     from replay.store.facts_schema import FACTS_TABLE
-    from replay.store.indexer import index_derived
     from replay.store.runs import open_store
     from replay.store.summary_schema import SUMMARY_TABLE
 

@@ -129,7 +129,7 @@ def review(
 
     if sum(x is not None for x in (hand, hand_ids, sample)) != 1:
         raise input_error("give one of HAND, --hands IDS or --sample K")
-    from replay.review import stored as S
+    from replay.store import reviews as S
 
     key = S.Key(rollouts, rollout_policy, seed)
     try:
@@ -177,9 +177,9 @@ def _many(
     import os
 
     from paohuzi.cli.progress import Progress
-    from replay.review import stored as S
+    from replay.analysis.review_rates import rates, rows_of
     from replay.review.many import parse_ids, review_hands, sample_ids
-    from replay.review.rates import rates, rows_of
+    from replay.store import reviews as S
     from replay.store.manage import format_ranges, hand_ranges
 
     r = st.run(run)

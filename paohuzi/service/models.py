@@ -361,7 +361,7 @@ class AutoTianhu(Strict):
 
 
 class ReviewRateRow(Strict):
-    """One (policy, kind) row of the stored reviews' rates (replay.review.rates.RateRow)."""
+    """One (policy, kind) row of the stored reviews' rates (replay.analysis.review_rates.RateRow)."""
 
     policy: str
     kind: str
@@ -376,7 +376,7 @@ class ReviewRateRow(Strict):
 
 
 class StoredReviewRates(Strict):
-    """The rates of a run's stored reviews under one key (replay.review.rates.StoredRates)."""
+    """The rates of a run's stored reviews under one key (replay.analysis.review_rates.StoredRates)."""
 
     rollouts: int
     rollout_policy: str

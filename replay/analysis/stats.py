@@ -48,7 +48,7 @@ from replay.analysis.figures.results import (
     paired_rows,
 )
 from replay.analysis.figures.selection import Plan, Selection, plan
-from replay.review.rates import StoredRates, stored_rates
+from replay.analysis.review_rates import StoredRates, stored_rates
 from replay.store.layout import StoreError
 from replay.store.manifest import Manifest
 from replay.store.runs import Run, Store
@@ -131,7 +131,7 @@ class RunStats:
     zimo: Rate | None = None
     mingtang: list[MingtangRow] = field(default_factory=list)
     auto_tianhu: AutoTianhu | None = None
-    #: The rates of the run's stored reviews, per review key (replay.review.rates).
+    #: The rates of the run's stored reviews, per review key (replay.analysis.review_rates).
     reviews: list[StoredRates] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:

@@ -68,7 +68,7 @@ def resolve(engine: str, spec: RunSpec) -> str:
 def play_shard_tables(spec: RunSpec, sessions: range) -> tuple[pa.Table, pa.Table, np.ndarray]:
     """The ``(hands, events)`` tables of ``sessions``, played by the compiled engine, and the
     hands' facts rows counted as they were played (``engine.fast.facts``; the facts table is
-    ``replay.analysis.facts.facts_table`` of them)."""
+    ``replay.derived.facts.facts_table`` of them)."""
     from engine.fast.play import play_sessions
 
     events, hands = play_sessions(spec, sessions, facts=True)

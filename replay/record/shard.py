@@ -12,11 +12,11 @@ from typing import Any
 from engine.policies import load_policies
 from engine.session import DealerState, next_dealer
 from replay import store
-from replay.analysis.facts import shard_facts
+from replay.derived import summaries as summary
+from replay.derived.facts import shard_facts
+from replay.derived.facts_files import write_facts
 from replay.record.recorder import ShardRecorder
 from replay.record.spec import RunError, RunSpec
-from replay.store import summaries as summary
-from replay.store.facts_files import write_facts
 
 __all__ = ["play_sessions", "play_shard"]
 

@@ -1345,11 +1345,11 @@ def _derived_files(
     past :data:`~replay.store.summary_schema.MAX_SEATS` classes the run is marked
     ``seat_policies_overflow`` and its shards get no more summaries (its figures then come
     from its hands)."""
-    from replay.analysis.facts import shard_facts
-    from replay.analysis.summarize import seat_assignments
+    from replay.derived.facts import shard_facts
+    from replay.derived.facts_files import write_facts
+    from replay.derived.summaries import write_summary
+    from replay.derived.summarize import seat_assignments
     from replay.store import summary_schema
-    from replay.store.facts_files import write_facts
-    from replay.store.summaries import write_summary
 
     facts = shard_facts(hands, events, rules)
     files = write_facts(path, index, facts)

@@ -882,7 +882,7 @@ def _check_manifest(
         for f in s["files"].values()
         if isinstance(f, dict) and "path" in f
     }
-    from replay.review import stored as reviews
+    from replay.store import reviews
     from replay.store.scan import ChecksumCache
 
     listed |= reviews.listed_paths(m)  # stored reviews (LOG_FORMAT §11)

@@ -1,7 +1,7 @@
 """The verifier's checks of the files a shard lists besides its two tables, other than the
 summary (:mod:`replay.replayer.verify_summary`): its facts file (docs/LOG_FORMAT.md §12),
 derived data recomputed from the shard's hands and events with the one derivation ``index``
-uses (:func:`replay.analysis.facts.derive_facts`) and compared column by column, and the
+uses (:func:`replay.derived.facts.derive_facts`) and compared column by column, and the
 provenance file of a run of imported hands (§13), checked for its size, SHA-256, rows and
 hand ids. :func:`listed_file` is the file-level check all three share.
 """
@@ -66,7 +66,7 @@ def facts_problem(
     a hand does not replay: the hand check reports that). ``hands``/``events``: the shard's
     checked tables; ``rows``: their facts rows, counted by the compiled check as it
     re-applied them (else they are derived by a replay)."""
-    from replay.analysis.facts import shard_facts
+    from replay.derived.facts import shard_facts
     from replay.store.facts_schema import FACTS_SCHEMA, FACTS_TABLE, has_facts
 
     entry = shard.get("files", {}).get(FACTS_TABLE)

@@ -1,6 +1,6 @@
 """The verifier's check of a shard's summary file (docs/LOG_FORMAT.md §10): derived data
 checked against its source. The summary is recomputed from the shard's hands and events
-with the builder ``simulate`` and ``index`` use (:func:`replay.store.summaries.shard_summary`)
+with the builder ``simulate`` and ``index`` use (:func:`replay.derived.summaries.shard_summary`)
 and compared with the file, kind by kind and row by row; the first difference is named. A
 file that passes its manifest's size and SHA-256 checks can still summarise other hands (a
 summary rewritten with its manifest entry), and that is what this finds.
@@ -79,7 +79,7 @@ def _recompute(hands: pa.Table, events: pa.Table, shape: dict[str, Any], got: pa
     granule the file was made with (a run of imported hands grows after its earlier shards
     were indexed, and the granule follows the run's planned hands); every other row does not
     depend on it."""
-    from replay.store.summaries import shard_summary
+    from replay.derived.summaries import shard_summary
 
     grains = pc.unique(pc.filter(got.column("granule"), pc.equal(got.column("kind"), "conv")))
     params = dict(shape.get("params") or {})

@@ -14,8 +14,8 @@ kinds (:class:`engine.groups.GroupKind`): ``g_<kind>_n`` and ``g_<kind>_huxi`` f
 'facts/part-00003.parquet'
 
 This module is the format and nothing else (a leaf, like
-:mod:`replay.store.summary_schema`): computing the rows is :mod:`replay.analysis.facts`,
-writing and indexing them :mod:`replay.store.facts_files`.
+:mod:`replay.store.summary_schema`): computing the rows is :mod:`replay.derived.facts`,
+writing and indexing them :mod:`replay.derived.facts_files`.
 """
 
 from __future__ import annotations

@@ -126,7 +126,7 @@ _PARAMS = _obj(
         "weights": (_WEIGHTS, False),
     }
 )
-#: A stored review's file (replay.review.stored, docs/LOG_FORMAT.md §11): a shard file's
+#: A stored review's file (replay.store.reviews, docs/LOG_FORMAT.md §11): a shard file's
 #: fields, the review's key, and the (hand, seat) pairs it holds as [first, last, seat mask].
 _REVIEW = _obj(
     {

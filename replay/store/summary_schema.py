@@ -22,7 +22,7 @@ One Parquet file per shard, ``summary/part-NNNNN.parquet`` (listed in the manife
 * event kinds ``ev_*``, from the shard's ``events`` (what players do: actions, declines,
   forced share, options, per-hand counts, win timing, hand length, paired differences) and
   its per-hand facts (破跑胡, 比牌, claim conflicts, the winning readings' group types;
-  :mod:`replay.analysis.summarize_events` says what each holds).
+  :mod:`replay.derived.summarize_events` says what each holds).
 
 A selection (the dashboard's seats S and policies P; ``paohuzi stats``: everything) becomes,
 per run, a **seat mask**: bit ``4·rotation + seat`` is set when that seat in that rotation is
@@ -37,8 +37,8 @@ winner), hands on the rotation.
 
 This module is the format and nothing else (a leaf: it imports no other module of the
 store): its columns, its kinds, the selection masks, which shards and runs have a summary.
-Computing a shard's rows is :mod:`replay.analysis.summarize` (numpy) and its SQL reference
-:mod:`replay.analysis.summarize_sql`; writing and indexing them :mod:`replay.store.summaries`;
+Computing a shard's rows is :mod:`replay.derived.summarize` (numpy) and its SQL reference
+:mod:`replay.derived.summarize_sql`; writing and indexing them :mod:`replay.derived.summaries`;
 the catalog's views over them :mod:`replay.store.catalog`.
 """
 
@@ -56,7 +56,7 @@ from replay.schema import MINGTANG_BITS as _SCHEMA_BITS
 
 #: Bumped when the summary's content changes; ``paohuzi index`` rebuilds older entries.
 #: 2: the ``paired`` float sums run in deal_id order (the same bytes on every build).
-#: 3: the event kinds ``ev_*`` (:mod:`replay.analysis.summarize_events`), from ``events``.
+#: 3: the event kinds ``ev_*`` (:mod:`replay.derived.summarize_events`), from ``events``.
 #: 4: ``ev_length``, the hands' length in decisions and in draws with its cluster sums.
 #: 5: ``ev_facts`` and ``ev_groups``, from the shard's per-hand facts.
 SUMMARY_VERSION = 5
@@ -125,7 +125,7 @@ KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "conv": (("granule", "bin", "rotation", "seat", "policy"), ("n", "won")),
     "clusters": (("mask", "what", "key"), ("n", "won", "d", "y", "m", "yy", "ym", "mm")),
     "paired": (("mask", "a", "b"), ("d", "dw", "dww", "dy", "dyy")),
-    # what players do, from the events (replay.analysis.summarize_events)
+    # what players do, from the events (replay.derived.summarize_events)
     "ev_actions": (("mask", "policy", "action", "forced"), ("n", "d", "m", "yy", "ym", "mm")),
     "ev_declines": (("mask", "policy", "action"), ("n", "k", "d")),
     "ev_forced": (("mask", "policy"), ("n", "k", "d")),

@@ -19,8 +19,8 @@ import pyarrow.parquet as pq
 from click.testing import CliRunner
 
 from paohuzi.cli.main import main
+from replay.derived.summaries import summary_bytes
 from replay.store.layout import run_dir
-from replay.store.summaries import summary_bytes
 
 #: OutcomeKind.HUANGZHUANG: a hand nobody won
 HUANG = 1

@@ -1,6 +1,6 @@
 """What players do, from the event log: each figure from the per-shard event summaries
 (``pl``, a :data:`~replay.analysis.figures.selection.Plan`: the ``summary_ev_*`` views of
-:mod:`replay.analysis.summarize_events`) or, with ``pl`` None, by SQL over the raw
+:mod:`replay.derived.summarize_events`) or, with ``pl`` None, by SQL over the raw
 ``events`` table joined with ``hands`` — the same numbers (tests/replay/analysis/
 test_event_summaries.py).
 

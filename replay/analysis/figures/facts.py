@@ -5,7 +5,7 @@ Each from the shard summaries' ``ev_groups`` / ``ev_facts`` rows (``pl``, a
 version, which summarises the facts of every hand) or, with ``pl`` None, by SQL over the
 ``facts`` table of the runs that have facts (a run recorded before them has none until
 ``paohuzi index``; :attr:`replay.store.scan.RunInfo.has_facts` says which) — the same
-numbers (tests/replay/analysis/test_event_summaries.py).
+numbers (tests/replay/derived/test_event_summaries.py).
 
 >>> sql, params = group_sources(Selection(runs=("a",)), None)
 >>> "g_kan_huxi" in sql and "JOIN facts" in sql

@@ -23,12 +23,12 @@ from engine.cards import RED_KINDS
 from engine.hu import Source
 from paohuzi import demo_data
 from paohuzi.cli.dashboard import app_path, streamlit_command
-from replay.analysis.facts import run_possible
 from replay.analysis.figures import drill as fdrill
 from replay.analysis.figures import facts as ffacts
 from replay.analysis.figures import groups, huang, outcomes, values
 from replay.analysis.figures.selection import Selection, plan
 from replay.analysis.stats import run_stats
+from replay.derived.facts import run_possible
 from replay.replayer.hand import load_hand, log_from_rows, replay_hand
 from replay.replayer.views import outcome_view
 from replay.store.catalog import open_catalog

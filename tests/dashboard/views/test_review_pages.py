@@ -14,7 +14,7 @@ from dash_helpers import run_page
 
 from dashboard.services import review as rv
 from paohuzi.cli.main import main
-from replay.review.stored import Key
+from replay.store.reviews import Key
 
 ROLLOUTS = "12"
 

@@ -10,9 +10,8 @@ from typing import Any
 import pytest
 
 from paohuzi.service import models
-from replay.analysis import stats
+from replay.analysis import review_rates, stats
 from replay.analysis.figures import results
-from replay.review import rates
 
 #: (the model, the library type it answers for, the fields its JSON adds: properties).
 PAIRS: list[tuple[Any, Any, set[str]]] = [
@@ -24,8 +23,8 @@ PAIRS: list[tuple[Any, Any, set[str]]] = [
     (models.MingtangRow, stats.MingtangRow, set()),
     (models.AutoTianhu, stats.AutoTianhu, set()),
     (models.RunStats, stats.RunStats, set()),
-    (models.ReviewRateRow, rates.RateRow, set()),
-    (models.StoredReviewRates, rates.StoredRates, set()),
+    (models.ReviewRateRow, review_rates.RateRow, set()),
+    (models.StoredReviewRates, review_rates.StoredRates, set()),
 ]
 
 

@@ -14,11 +14,12 @@ from click.testing import CliRunner
 
 from engine.actions import HU, PASS
 from engine.deck import shuffle_deck
+from engine.judge import accuracy, classify
 from engine.rules import find_rules
 from engine.state import Game
 from paohuzi.cli.main import main
 from replay.replayer.hand import HandLog
-from replay.review.hand import accuracy, classify, decisions_to_review, review_hand
+from replay.review.hand import decisions_to_review, review_hand
 
 
 def _hand_with_a_hu_offered(decline: bool) -> tuple[HandLog, int]:

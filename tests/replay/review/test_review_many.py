@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from engine.errors import InvalidNotation
 from paohuzi.cli.main import main
+from replay.analysis.review_rates import DecisionRow, rates
 from replay.review.many import parse_ids, sample_ids
-from replay.review.rates import DecisionRow, rates
 
 
 def _review(store: Path, *args: str) -> tuple[int, str, str]:

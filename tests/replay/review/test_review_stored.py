@@ -1,4 +1,4 @@
-"""Stored reviews (replay.review.stored, docs/LOG_FORMAT.md §11): a review asked again is read,
+"""Stored reviews (replay.store.reviews, docs/LOG_FORMAT.md §11): a review asked again is read,
 equal to a fresh one; other parameters are stored beside; seats reviewed before are reused;
 a damaged review file is named, left out and computed again; ``verify`` checks them."""
 
@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from paohuzi.cli.main import main
-from replay.review import stored as S
+from replay.store import reviews as S
 
 
 @pytest.fixture
@@ -86,7 +86,7 @@ def test_many_hands_read_what_is_stored(data: Path) -> None:
 
 def test_stats_reports_the_stored_rates(data: Path) -> None:
     """``paohuzi stats`` gives, per key, the rates ``review --hands`` printed for the same
-    decisions (one place computes them: replay.review.rates)."""
+    decisions (one place computes them: replay.analysis.review_rates)."""
     many = review(data, "--hands", "0-5")
     review(data, "1", "--seed", "3")  # another key: its own table
     r = CliRunner().invoke(main, ["stats", "m", "--data", str(data), "--json"])
@@ -159,8 +159,8 @@ def test_a_run_being_written_is_reviewed_not_stored(data: Path) -> None:
 
 def test_rows_round_trip() -> None:
     """What is stored is what is read: every estimate, and the judgement made from them."""
+    from engine.judge import judge
     from engine.search import Estimate, OptionValue
-    from replay.review.hand import judge
 
     def est(m: float, n: int) -> Estimate:
         return Estimate(m, m - 0.5, m + 0.5, n)

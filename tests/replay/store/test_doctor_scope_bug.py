@@ -21,13 +21,13 @@ from hypothesis import strategies as st
 from leftover_helpers import dead_pid, small_store
 
 from paohuzi.cli.main import main
-from replay.review.stored import REVIEWS
 from replay.schema import TABLES
 from replay.store.facts_schema import FACTS_TABLE
 from replay.store.layout import CATALOG_NAME, CHECKSUM_CACHE_NAME, INGEST_LOCK_NAME, SHARD_FOLDERS
 from replay.store.leftovers import find_leftovers
 from replay.store.manifest import RunLock, is_orphan
 from replay.store.provenance_schema import PROVENANCE
+from replay.store.reviews import REVIEWS
 from replay.store.summary_schema import SUMMARY_TABLE
 
 DEAD = dead_pid()

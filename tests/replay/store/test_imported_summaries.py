@@ -20,13 +20,13 @@ from catalog_helpers import assert_close, ok_output
 from replay import store
 from replay.analysis.event_stats import summarize_events
 from replay.analysis.figures.selection import Selection, plan
-from replay.analysis.summarize import summarize_shard
-from replay.analysis.summarize_sql import summarize_shard_sql
+from replay.derived.summaries import summary_bytes, summary_table
+from replay.derived.summarize import summarize_shard
+from replay.derived.summarize_sql import summarize_shard_sql
 from replay.replayer import exchange
 from replay.store import summary_schema as summary
 from replay.store.runs import open_store
 from replay.store.scan import scan_store
-from replay.store.summaries import summary_bytes, summary_table
 
 DUP = ["greedy", "random", "heuristic"]
 

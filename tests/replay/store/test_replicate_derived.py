@@ -14,10 +14,10 @@ import pytest
 from catalog_helpers import ok_output
 
 from bench.dashboard import derived_copy, replicate_parallel
+from replay.derived.summaries import shard_summary
 from replay.store import open_store
 from replay.store import summary_schema as S
 from replay.store.facts_schema import has_facts
-from replay.store.summaries import shard_summary
 
 SOURCE = 1024  # conv bins of 8 hands; the big run's are of 32
 

@@ -157,7 +157,7 @@ def test_an_impossible_event_is_refused_before_counting(store: Path) -> None:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from replay.analysis.summarize_events import summarize_events
+    from replay.derived.summarize_events import summarize_events
 
     run = open_store(store).run("three")
     shard = run.shards[0]
@@ -181,8 +181,8 @@ def test_events_in_any_row_order_give_the_same_summaries(store: Path, name: str)
     import pyarrow as pa
 
     from engine.rules import RuleSet
-    from replay.analysis.facts import shard_facts
-    from replay.analysis.summarize_events import summarize_events
+    from replay.derived.facts import shard_facts
+    from replay.derived.summarize_events import summarize_events
 
     run = open_store(store).run(name)
     shard = run.shards[0]

@@ -1,7 +1,7 @@
 """A shard's ``facts`` rows (docs/LOG_FORMAT.md §12) from its ``hands`` and ``events``
 tables: :func:`derive_facts`, the one implementation ``paohuzi simulate`` and ``paohuzi
-index`` write with, and :func:`reference_facts`, the same rows by a full replay with the
-Python engine (``replay.replayer``), which the tests compare row for row.
+index`` write with; :func:`replay.replayer.facts_reference.reference_facts` gives the same
+rows by a full replay with the Python engine, and the tests compare them row for row.
 
 :func:`derive_facts` replays every hand of the shard in one compiled kernel
 (:func:`engine.fast.facts.facts_kernel`: the per-seat counts, the claim conflicts and each
@@ -29,19 +29,17 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from engine.actions import ActionKind
 from engine.errors import CorruptLog
 from engine.fast.codes import OPTION_CODES, OPTIONS
 from engine.groups import Group, GroupKind
 from engine.hu import _FOREIGN, _P_SOURCES, HuResult, Source, evaluate_auto_tianhu
 from engine.rules import RuleSet
-from engine.state import OutcomeKind, State
+from engine.state import OutcomeKind
 from replay.schema import MAX_SEATS
 from replay.store.facts_schema import FACTS_SCHEMA, GROUP_KINDS, SEAT_COUNTS
 
 _WINS = (int(OutcomeKind.HU), int(OutcomeKind.TIANHU), int(OutcomeKind.TIANHU_AUTO))
 _WEIS = (GroupKind.WEI, GroupKind.CHOUWEI)
-_CLAIMS = (int(ActionKind.HU), int(ActionKind.PENG), int(ActionKind.CHI))
 
 
 def _i64(a: Any) -> np.ndarray:
@@ -91,7 +89,7 @@ def _auto_tianhu_result(rules: RuleSet, row: np.ndarray) -> HuResult:
     return res
 
 
-def _empty_columns(n: int, n_seats: int) -> dict[str, Any]:
+def empty_columns(n: int, n_seats: int) -> dict[str, Any]:
     cols: dict[str, Any] = {"option": [None] * n, "popao": [None] * n}
     for k in GROUP_KINDS:
         for what in ("n", "huxi"):
@@ -103,7 +101,7 @@ def _empty_columns(n: int, n_seats: int) -> dict[str, Any]:
     return cols
 
 
-def _table(hand_ids: Sequence[int], cols: dict[str, Any]) -> pa.Table:
+def facts_of_columns(hand_ids: Sequence[int], cols: dict[str, Any]) -> pa.Table:
     data = {"hand_id": list(hand_ids), **cols}
     return pa.Table.from_pydict({f.name: data[f.name] for f in FACTS_SCHEMA}, schema=FACTS_SCHEMA)
 
@@ -122,8 +120,8 @@ def shard_facts(
 ) -> pa.Table:
     """One shard's ``facts`` table: from the facts rows the compiled play loop counted
     (``rows``), else derived by replay (:func:`derive_facts`). What ``simulate``, ``index``
-    and the ingest write (:func:`replay.store.facts_files.write_facts`) and summarise
-    (:func:`replay.analysis.summarize_events.summarize_events`)."""
+    and the ingest write (:func:`replay.derived.facts_files.write_facts`) and summarise
+    (:func:`replay.derived.summarize_events.summarize_events`)."""
     return derive_facts(hands, events, rules) if rows is None else facts_table(hands, rows, rules)
 
 
@@ -216,91 +214,3 @@ def facts_table(
             values, mask = ints[f.name]
             arrays.append(pa.array(values.astype(f.type.to_pandas_dtype()), mask=mask, type=f.type))
     return pa.Table.from_arrays(arrays, schema=FACTS_SCHEMA)
-
-
-def _event_columns(events: pa.Table) -> dict[int, dict[str, list[Any]]]:
-    by: dict[int, dict[str, list[Any]]] = {}
-    for h, s, a in zip(
-        events.column("hand_id").to_pylist(),
-        events.column("seat").to_pylist(),
-        events.column("action").to_pylist(),
-        strict=True,
-    ):
-        e = by.setdefault(int(h), {"seat": [], "action": []})
-        e["seat"].append(int(s))
-        e["action"].append(int(a))
-    return by
-
-
-def _replay_counts(state: State, log: Any, cols: dict[str, Any], i: int) -> State:
-    """Apply ``log``'s events to ``state`` (the initial state), counting the per-seat facts
-    and the conflicts from the Python engine's legal actions and state; the final state."""
-    from engine import actions as A
-    from engine.actions import kind_of
-    from replay.replayer.hand import _apply
-
-    n = state.n_seats
-    melds0 = [len(state.melds[t]) for t in range(n)]
-    round_chouhu = [0] * n
-    claims = 0
-    for k, (seat, action) in enumerate(log.events):
-        legal = state.legal_actions(seat)
-        kind = int(kind_of(action))
-        if A.HU in legal and action != A.HU:
-            round_chouhu[seat] += 1
-        if A.PENG in legal and action != A.PENG and not state.is_forced():
-            cols[f"renpeng_{seat}"][i] += 1
-        if kind in _CLAIMS:
-            claims += 1
-        _apply(log, state, k)
-        if not state.declared:
-            won = state.outcome is not None and state.outcome.kind in (
-                OutcomeKind.HU,
-                OutcomeKind.TIANHU,
-            )
-            for t in range(n):
-                if not won:
-                    cols[f"chouhu_{t}"][i] += round_chouhu[t]
-                round_chouhu[t] = 0
-                if len(state.melds[t]) - melds0[t] >= 2:
-                    cols[f"bipai_{t}"][i] += 1
-                melds0[t] = len(state.melds[t])
-            if claims >= 2:
-                cols["conflicts"][i] += 1
-            claims = 0
-    return state
-
-
-def reference_facts(hands: pa.Table, events: pa.Table, rules: RuleSet) -> pa.Table:
-    """:func:`derive_facts` by a full Python replay of every hand (``replay_hand`` and
-    ``outcome_view``'s decomposition and option): the reference the tests hold it to."""
-    from replay.replayer.hand import log_from_rows, replay_hand
-    from replay.replayer.views import outcome_view
-
-    n = hands.num_rows
-    cols = _empty_columns(n, rules.players)
-    ev = _event_columns(events)
-    ids = []
-    for i, h in enumerate(hands.to_pylist()):
-        ids.append(int(h["hand_id"]))
-        h["deck"] = bytes(h["deck"])
-        log = log_from_rows(None, rules, h, ev.get(int(h["hand_id"]), {"seat": [], "action": []}))
-        state = _replay_counts(replay_hand(log, 0), log, cols, i)
-        o = state.outcome
-        view = outcome_view(state)
-        if o is None or o.result is None or view is None or o.winner is None:
-            continue
-        cols["option"][i] = view["option"]
-        popao = False
-        if o.card is not None and o.source not in (None, Source.LIANG_DEALER):
-            hand = state.hands[o.winner]
-            popao = view["option"] == "F" and run_possible(
-                state.melds[o.winner], hand, o.card, o.source
-            )
-        cols["popao"][i] = popao
-        for k in GROUP_KINDS:
-            name = k.name.lower()
-            gs = [g for g in view["decomposition"] if g["kind"] == name]
-            cols[f"g_{name}_n"][i] = len(gs)
-            cols[f"g_{name}_huxi"][i] = sum(int(g["huxi"]) for g in gs)
-    return _table(ids, cols)

@@ -1,5 +1,5 @@
 """The readable definition of every summary row: a shard's summary computed with SQL in
-DuckDB (about 10× slower than :func:`replay.analysis.summarize.summarize_shard`, the builder
+DuckDB (about 10× slower than :func:`replay.derived.summarize.summarize_shard`, the builder
 ``simulate`` and ``index`` use; ``make test`` holds the two to equal tables, row for row).
 The format is :mod:`replay.store.summary_schema`.
 """

@@ -32,10 +32,10 @@ DERIVED = (SUMMARY_TABLE, FACTS_TABLE)
 def _problem(kind: str) -> Callable[[Path, dict[str, Any], ChecksumCache], str | None]:
     """Why a shard's derived file of ``kind`` cannot be used (None: it can)."""
     if kind == SUMMARY_TABLE:
-        from replay.store.summaries import summary_problem
+        from replay.derived.summaries import summary_problem
 
         return summary_problem
-    from replay.store.facts_files import facts_problem
+    from replay.derived.facts_files import facts_problem
 
     return facts_problem
 
@@ -99,7 +99,7 @@ def _classes(
     import pyarrow.parquet as pq
 
     from engine.errors import CorruptLog
-    from replay.analysis.summarize import seat_assignments
+    from replay.derived.summarize import seat_assignments
     from replay.store import summary_schema
     from replay.store.scan import resolve_shard_path
 
@@ -126,10 +126,10 @@ def _derive_one(
     replaced) and write its ``missing`` derived files; their ``files`` entries. ``shape``:
     the manifest's ``rules`` and ``params`` (a worker never receives the whole manifest)."""
     from engine.rules import RuleSet
-    from replay.analysis.facts import shard_facts
-    from replay.store.facts_files import write_facts
+    from replay.derived.facts import shard_facts
+    from replay.derived.facts_files import write_facts
+    from replay.derived.summaries import write_summary
     from replay.store.runs import Run
-    from replay.store.summaries import write_summary
 
     bare = {**shard, "files": {t: f for t, f in shard["files"].items() if t not in missing}}
     run = Run(name, path, {**shape, "shards": [bare]})

@@ -34,8 +34,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from engine.errors import CorruptLog, PaohuziError
+from engine.judge import DecisionReview, judge
 from engine.search import Estimate, OptionValue
-from replay.review.hand import DecisionReview, judge
 
 #: The manifest key and the folder.
 REVIEWS = "reviews"
@@ -135,7 +135,7 @@ def table_of(items: Iterable[tuple[int, Sequence[DecisionReview]]]) -> pa.Table:
 
 def decisions_of(table: pa.Table) -> dict[tuple[int, int], list[DecisionReview]]:
     """``{(hand, seat): decisions}`` of stored rows, each decision judged from its options'
-    values by :func:`replay.review.hand.judge` (as a fresh review is)."""
+    values by :func:`engine.judge.judge` (as a fresh review is)."""
     d = table.to_pydict()
     n = table.num_rows
     out: dict[tuple[int, int], list[DecisionReview]] = {}

@@ -1,6 +1,6 @@
 """Writing a shard's facts file (docs/LOG_FORMAT.md §12) and checking it: ``paohuzi
 simulate`` calls :func:`write_facts` per finished shard; ``paohuzi index``
-(:func:`replay.store.indexer.index_derived`) for the shards recorded before facts, or before
+(:func:`replay.derived.indexer.index_derived`) for the shards recorded before facts, or before
 this :data:`~replay.store.facts_schema.FACTS_VERSION`, or whose file :func:`facts_problem`
 refuses.
 """
@@ -25,7 +25,7 @@ def facts_bytes(table: pa.Table) -> bytes:
 
 
 def write_facts(run_path: Path, index: int, table: pa.Table) -> dict[str, Any]:
-    """Write one shard's facts ``table`` (:func:`replay.analysis.facts.shard_facts`) as
+    """Write one shard's facts ``table`` (:func:`replay.derived.facts.shard_facts`) as
     ``facts/part-NNNNN.parquet``, atomically; the manifest entries to add to the shard's
     ``files``: ``{"facts": {path, rows, bytes, sha256, version}}``."""
     from replay.store.files import write_derived

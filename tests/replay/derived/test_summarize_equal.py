@@ -1,5 +1,5 @@
-"""The numpy summary builder (replay/analysis/summarize.py, what ``simulate`` and ``index``
-write) against the SQL reference (``replay.analysis.summarize_sql.summarize_shard_sql``): equal tables, row for
+"""The numpy summary builder (replay/derived/summarize.py, what ``simulate`` and ``index``
+write) against the SQL reference (``replay.derived.summarize_sql.summarize_shard_sql``): equal tables, row for
 row and byte for byte, on every preset, rule overrides, seat mixes, ``--duplicate``,
 sessions with 荒庄 streaks, shards of one hand, and hands with nulls where the summaries
 must treat a null as SQL does."""
@@ -11,11 +11,11 @@ import pyarrow as pa
 import pytest
 
 from engine.rules import find_rules
-from replay.analysis.summarize import summarize_shard
-from replay.analysis.summarize_sql import summarize_shard_sql
+from replay.derived.summaries import spec_manifest, summary_bytes, summary_table
+from replay.derived.summarize import summarize_shard
+from replay.derived.summarize_sql import summarize_shard_sql
 from replay.record.fast_engine import play_shard_tables
 from replay.record.spec import RunSpec
-from replay.store.summaries import spec_manifest, summary_bytes, summary_table
 
 CASES = [
     ("hunan", (), ("random",) * 3, False, 8),

@@ -15,8 +15,9 @@ from click.testing import CliRunner
 
 from engine.rules import RuleSet
 from paohuzi.cli.main import main
-from replay.analysis.facts import derive_facts, reference_facts
 from replay.analysis.figures.results import Rate
+from replay.derived.facts import derive_facts
+from replay.replayer.facts_reference import reference_facts
 from replay.store.facts_schema import FACTS_SCHEMA, FACTS_TABLE, GROUP_COLUMNS
 from replay.store.runs import open_store
 from replay.store.scan import scan_store
@@ -122,7 +123,7 @@ def test_verify_recomputes_the_facts(data: Path, tmp_path: Path) -> None:
 
     import pyarrow as pa
 
-    from replay.store.facts_files import facts_bytes
+    from replay.derived.facts_files import facts_bytes
 
     d = tmp_path / "store"
     (d / "runs").mkdir(parents=True)
@@ -258,8 +259,8 @@ def test_an_interrupted_index_resumes_where_it_stopped(
 ) -> None:
     import shutil
 
-    from replay.store import facts_files
-    from replay.store.indexer import index_derived
+    from replay.derived import facts_files
+    from replay.derived.indexer import index_derived
 
     run = tmp_path / "store" / "runs" / "run=base"
     shutil.copytree(data / "runs" / "run=base", run)
@@ -294,7 +295,7 @@ def test_index_makes_both_derived_files_reading_each_shard_once(
     shard's two tables once, with the bytes ``simulate`` wrote; ``--workers 2`` too."""
     import shutil
 
-    from replay.store.indexer import index_derived
+    from replay.derived.indexer import index_derived
     from replay.store.runs import Run
 
     for workers in (1, 2):

@@ -1,6 +1,6 @@
 """Review rates: how often, and how much, a policy loses, per kind of decision.
 
-From reviewed decisions (:class:`replay.review.hand.HandReview`), grouped by the policy of the
+From reviewed decisions (:class:`engine.judge.HandReview`), grouped by the policy of the
 deciding seat and the kind of the option it played (discard, 吃, 碰, 胡, pass; ``all`` for
 every kind): the decisions reviewed, the blunder, mistake and inaccuracy rates and the share
 that played the best option, and the mean score loss and win-chance loss per decision, with
@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from engine.actions import ActionKind, kind_of
+from engine.judge import CLASSES, DecisionReview, HandReview
 from replay.analysis.figures.results import Mean, Rate
 from replay.analysis.intervals import ClusterSums
-from replay.review.hand import CLASSES, DecisionReview, HandReview
 
 #: The decision kinds, in the order tables show them (the played option's kind).
 KINDS = {
@@ -146,7 +146,7 @@ def stored_decisions(
     order; within one, files in the manifest's order."""
     import pyarrow.parquet as pq
 
-    from replay.review import stored as S
+    from replay.store import reviews as S
     from replay.store.scan import ChecksumCache, resolve_shard_path
 
     entries = S.review_entries(manifest)
@@ -182,7 +182,7 @@ def stored_decisions(
 def stored_rates(
     run_path: Any, manifest: dict[str, Any], warn: Callable[[str], None] | None = None
 ) -> list[StoredRates]:
-    """Per key of the run's stored reviews (replay.review.stored), the rates of every
+    """Per key of the run's stored reviews (replay.store.reviews), the rates of every
     decision they hold (:func:`stored_decisions`)."""
     out: list[StoredRates] = []
     current: tuple[int, str, int] | None = None

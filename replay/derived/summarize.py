@@ -1,7 +1,7 @@
 """A shard's summary rows computed with numpy: the builder ``paohuzi simulate`` and ``paohuzi
-index`` use. The SQL of :func:`replay.analysis.summarize_sql.summarize_shard_sql` is the readable
+index`` use. The SQL of :func:`replay.derived.summarize_sql.summarize_shard_sql` is the readable
 reference; ``make test`` holds the two to equal tables, row for row
-(tests/replay/analysis/test_summarize_equal.py).
+(tests/replay/derived/test_summarize_equal.py).
 
 Row sets and order are the SQL's: a group exists when it has at least one row, nulls sort
 last (DuckDB's ``ORDER BY ALL``), strings by their bytes, and a sum over a nullable column is
@@ -88,7 +88,7 @@ def summarize_shard(
     hands: pa.Table, manifest: dict[str, Any], h: Hands | None = None
 ) -> dict[str, pa.Table]:
     """The summary rows of one shard's ``hands`` table, by kind: the same tables as
-    :func:`replay.analysis.summarize_sql.summarize_shard_sql`. ``h``: the shard's
+    :func:`replay.derived.summarize_sql.summarize_shard_sql`. ``h``: the shard's
     :class:`Hands` (:func:`prepare`), when the caller has them."""
     sh = S.run_shape(manifest)
     h = h if h is not None else prepare(hands, manifest)

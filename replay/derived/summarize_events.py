@@ -33,7 +33,7 @@ cluster sums add over shards.
   seat-hand, added in deal order (as ``paired``);
 
 and two kinds from the shard's per-hand facts (docs/LOG_FORMAT.md §12, the table
-:func:`~replay.analysis.facts.shard_facts` gives):
+:func:`~replay.derived.facts.shard_facts` gives):
 
 * ``ev_facts`` (cluster kind, per seat mask and policy): ``what`` = ``seats``: ``n``
   seat-hands, ``d`` their clusters, ``k`` those with a 比牌 eat, ``y`` the eats; ``wins``:
@@ -57,7 +57,7 @@ import pyarrow as pa
 from engine.actions import ActionKind
 from engine.cards import STOCK_SIZE
 from engine.fast import event_counts as EC
-from replay.analysis.summarize import (
+from replay.derived.summarize import (
     Groups,
     Hands,
     by_mask,
@@ -138,11 +138,11 @@ def summarize_events(
     facts: pa.Table | None = None,
 ) -> dict[str, pa.Table]:
     """The ``ev_*`` summary rows of one shard, by kind (conformed to the summary schema);
-    ``h``: the shard's :class:`~replay.analysis.summarize.Hands`, when the caller has them;
-    ``facts``: its facts table (:func:`~replay.analysis.facts.shard_facts`), else derived
+    ``h``: the shard's :class:`~replay.derived.summarize.Hands`, when the caller has them;
+    ``facts``: its facts table (:func:`~replay.derived.facts.shard_facts`), else derived
     from the events."""
     from engine.rules import RuleSet
-    from replay.analysis.facts import shard_facts
+    from replay.derived.facts import shard_facts
 
     sh = S.run_shape(manifest)
     per, duplicate = sh.per, sh.duplicate

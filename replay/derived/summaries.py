@@ -1,6 +1,6 @@
 """Writing a shard's summary file, and why a listed one cannot be used: ``paohuzi simulate``
 calls :func:`write_summary` per finished shard; ``paohuzi index``
-(:func:`replay.store.indexer.index_derived`) for the shards recorded before summaries, or
+(:func:`replay.derived.indexer.index_derived`) for the shards recorded before summaries, or
 before this :data:`~replay.store.summary_schema.SUMMARY_VERSION`, or whose file
 :func:`summary_problem` refuses.
 """
@@ -39,12 +39,12 @@ def shard_summary(
     hands: pa.Table, events: pa.Table, manifest: dict[str, Any], facts: pa.Table | None = None
 ) -> pa.Table:
     """A shard's summary table: the kinds of its hands
-    (:func:`~replay.analysis.summarize.summarize_shard`) and of its events and their facts
-    (:func:`~replay.analysis.summarize_events.summarize_events`). ``manifest``: the run's
+    (:func:`~replay.derived.summarize.summarize_shard`) and of its events and their facts
+    (:func:`~replay.derived.summarize_events.summarize_events`). ``manifest``: the run's
     ``rules`` and ``params``; ``facts``: the shard's facts table when the caller has it
-    (:func:`~replay.analysis.facts.shard_facts`; else derived from the events)."""
-    from replay.analysis.summarize import prepare, summarize_shard
-    from replay.analysis.summarize_events import summarize_events
+    (:func:`~replay.derived.facts.shard_facts`; else derived from the events)."""
+    from replay.derived.summarize import prepare, summarize_shard
+    from replay.derived.summarize_events import summarize_events
 
     h = prepare(hands, manifest)
     parts = summarize_shard(hands, manifest, h)
