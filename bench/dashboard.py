@@ -460,7 +460,7 @@ def differences(a: Any, b: Any, where: str = "", rel: float = 1e-9) -> list[str]
     return [] if a == b else [f"{where}: {a!r} vs {b!r}"]
 
 
-def main(argv: list[str] | None = None) -> None:
+def _arguments() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default="/tmp/paohuzi-bench-dashboard", help="benchmark folder")
     ap.add_argument("--hands", type=int, default=10_000_000)
@@ -499,14 +499,17 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="drop the big run's summaries and facts first, so that paohuzi index is timed again",
     )
-    a = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> None:
+    a = _arguments().parse_args(argv)
     # our lines in order with the children's when piped to a log
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     raw = a.raw if a.raw is not None else a.hands <= 20_000_000
     paths: list[tuple[str, dict[str, str]]] = [("summaries", {})]
     if raw:
         paths.append(("raw hands", {"PAOHUZI_SUMMARY": "0"}))
-    from replay import store
 
     data = Path(a.data)
     src_root, big = data / "src", f"big{a.hands}"
@@ -515,6 +518,18 @@ def main(argv: list[str] | None = None) -> None:
         f"bench-dashboard: {a.hands:,} hands in {big_root}; {os.cpu_count()} cores,"
         f" load {os.getloadavg()[0]:.1f}; paths: {', '.join(p for p, _ in paths)}"
     )
+    _build(a, src_root, big_root, big)
+    _measure_index(big_root, big, a.hands)
+    _measure_stats(big_root, paths)
+    if a.pages:
+        _measure_pages(big_root, paths, a.runs, a.browser_runs if a.browser else None)
+
+
+def _build(a: argparse.Namespace, src_root: Path, big_root: Path, big: str) -> None:
+    """The build phase: the source run ``src`` (simulated once, then reused), the big run
+    ``big`` replicated from it (not rebuilt when complete), its derived files dropped with
+    ``--reindex``."""
+    from replay import store
 
     src_path = store.run_dir(src_root, "src")
     if not (src_path / store.MANIFEST_NAME).exists() or _status(src_path) != "complete":
@@ -542,17 +557,23 @@ def main(argv: list[str] | None = None) -> None:
         )
     else:
         print(f"run {big}: complete, not rebuilt (copies of src's {len(source.shards)} shards)")
-    run_path = store.run_dir(big_root, big)
     if a.reindex:
+        run_path = store.run_dir(big_root, big)
         m = store.read_manifest(run_path)
         for s in m["shards"]:
             s["files"].pop("summary", None)
             s["files"].pop("facts", None)
         store.write_manifest(run_path, m)
 
+
+def _measure_index(big_root: Path, big: str, hands: int) -> None:
+    """``paohuzi index``'s wall time and peak memory on the big run (``hands``: per million
+    of the requested size), then its summary files' and the store's size."""
+    from replay import store
+
     w, peak, out = _run([*CLI, "index", "--data", str(big_root), big])
     print(
-        f"paohuzi index {big}: {w:.1f} s ({w * 1e6 / a.hands:.1f} s per million hands),"
+        f"paohuzi index {big}: {w:.1f} s ({w * 1e6 / hands:.1f} s per million hands),"
         f" peak {peak:.0f} MiB  [{out.strip()}]"
     )
     run = store.open_store(big_root).run(big)
@@ -577,6 +598,10 @@ def main(argv: list[str] | None = None) -> None:
         flush=True,
     )
 
+
+def _measure_stats(big_root: Path, paths: list[tuple[str, dict[str, str]]]) -> None:
+    """``paohuzi stats`` and ``stats --events`` on each path (summaries, raw), timed, then
+    whether the two paths give the same numbers."""
     docs = {}
     for label, env in paths:
         w, peak, out = _run([*CLI, "stats", "--data", str(big_root), "--json"], env)
@@ -612,33 +637,38 @@ def main(argv: list[str] | None = None) -> None:
             else f"paohuzi stats: summaries and hands DIFFER at {len(diff)} values: {diff[:5]}"
         )
 
-    if not a.pages:
-        return
+
+def _measure_pages(
+    big_root: Path, paths: list[tuple[str, dict[str, str]]], runs: int, browser_runs: int | None
+) -> None:
+    """Every page on each path by :mod:`bench.pages`: ``runs`` times through AppTest, then
+    ``browser_runs`` times in Chromium (None: not at all, ``--no-browser``)."""
     for label, env in paths:
         print(f"pages, AppTest ({label}):", flush=True)
         subprocess.run(
-            [sys.executable, "-m", "bench.pages", str(big_root), "--runs", str(a.runs)],
+            [sys.executable, "-m", "bench.pages", str(big_root), "--runs", str(runs)],
             cwd=ROOT,
             env={**os.environ, **env},
             check=True,
         )
-    if a.browser:
-        for label, env in paths:
-            print(f"pages, Chromium ({label}):", flush=True)
-            subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "bench.pages",
-                    str(big_root),
-                    "--browser",
-                    "--runs",
-                    str(a.browser_runs),
-                ],
-                cwd=ROOT,
-                env={**os.environ, **env},
-                check=True,
-            )
+    if browser_runs is None:
+        return
+    for label, env in paths:
+        print(f"pages, Chromium ({label}):", flush=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "bench.pages",
+                str(big_root),
+                "--browser",
+                "--runs",
+                str(browser_runs),
+            ],
+            cwd=ROOT,
+            env={**os.environ, **env},
+            check=True,
+        )
 
 
 if __name__ == "__main__":
