@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from paohuzi.cli.errors import input_error
+from replay.tune.optimizer import MIN_VALIDATION
 
 
 def default_popsize(dim: int) -> int:
@@ -166,7 +167,7 @@ class Bar:
 @click.option("--deals", type=click.IntRange(1, 1_000_000), default=1000, show_default=True,
               help="Duplicate deals per candidate per generation (common to the generation).")  # fmt: skip
 @click.option("--validation-deals", type=click.IntRange(1, 10_000_000), default=5000,
-              show_default=True, help="Fresh deals the result is validated on (at least 200).")  # fmt: skip
+              show_default=True, help=f"Fresh deals the result is validated on (at least {MIN_VALIDATION}).")  # fmt: skip
 @click.option("--sigma0", type=click.FloatRange(0, 10, min_open=True), default=0.2,
               show_default=True, help="Initial step size, relative to each parameter's start.")  # fmt: skip
 @click.option("--session-length", type=click.IntRange(1, 65535), default=8, show_default=True,
