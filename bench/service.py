@@ -206,13 +206,13 @@ def build_store(data: Path, hands: int, source_hands: int, workers: int) -> tupl
 def replay_batches(src_root: Path, n: int, batch: int) -> list[bytes]:
     """The first ``n`` hands of run ``src`` as JSON replay files, ``batch`` per JSON-lines
     body."""
-    from replay.replayer import exchange
+    from replay.replayer import replay_file
     from replay.store import open_store
 
     st = open_store(src_root)
     n = min(n, st.run("src").n_hands)
     lines = [
-        json.dumps(json.loads(exchange.export_hand(st, "src", i, "json")[0]), ensure_ascii=False)
+        json.dumps(json.loads(replay_file.export_hand(st, "src", i, "json")[0]), ensure_ascii=False)
         for i in range(n)
     ]
     return [("\n".join(lines[i : i + batch]) + "\n").encode("utf-8") for i in range(0, n, batch)]

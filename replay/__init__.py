@@ -1,6 +1,6 @@
 """Everything about logs, in the order data flows (see README "How data flows"):
 :mod:`replay.record` plays and records hands, :mod:`replay.store` keeps and catalogues them,
-:mod:`replay.replayer` rebuilds, verifies, renders and exchanges them,
+:mod:`replay.replayer` rebuilds, verifies, renders, exports and imports them,
 :mod:`replay.analysis` turns them into statistics, and :mod:`paohuzi.cli` is the command line.
 
 The Python API for recorded hands: :func:`open_store`, :func:`load_hand`, :func:`replay_hand`

@@ -190,6 +190,8 @@ def _readme_layers() -> dict[str, tuple[str, ...]]:
 #: folder are the layer named after it; its ``__init__`` is its face (it hands names on,
 #: loaded on first use) and no layer.
 LAYERS = _readme_layers()
+
+
 def _layer(name: str, modules: dict[str, Path]) -> str | None:
     """The layer of module ``name``: its top package's subpackage, the top package for a
     module of its own folder; None for a top package's face (its ``__init__``)."""

@@ -12,7 +12,7 @@ import click
 from paohuzi.cli.errors import input_error
 from replay.store.layout import data_option
 
-#: The default of ``--max-bytes`` (replay.replayer.exchange.MAX_BYTES, not imported here so
+#: The default of ``--max-bytes`` (replay.replayer.replay_file.MAX_BYTES, not imported here so
 #: that ``--help`` stays cheap).
 MAX_BYTES = 1 << 20
 
@@ -66,14 +66,14 @@ def export(
     """
     from engine.errors import PaohuziError
     from replay import store
-    from replay.replayer import exchange
+    from replay.replayer import replay_file
     from replay.store import output as out_file
 
     try:
         target = out_file.plan_output(out_file.STDOUT if output is None else output, force)
         if fmt is None:
             fmt = "json" if output and Path(output).suffix.lower() == ".json" else "text"
-        text, _ = exchange.export_hand(store.open_store(data), run, hand, fmt)
+        text, _ = replay_file.export_hand(store.open_store(data), run, hand, fmt)
         out_file.write_output(target, text.encode("utf-8"))
     except PaohuziError as e:
         raise input_error(str(e)) from None
@@ -82,7 +82,7 @@ def export(
 
 
 #: The defaults of ``--max-batch-bytes``, ``--max-lines`` and ``--lock-seconds``
-#: (replay.replayer.exchange.BATCH_BYTES, BATCH_LINES; the wait for replay.store.manifest's
+#: (replay.replayer.importing.BATCH_BYTES, BATCH_LINES; the wait for replay.store.manifest's
 #: IngestLock and RunLock).
 BATCH_BYTES = 64 << 20
 BATCH_LINES = 10_000
@@ -167,7 +167,7 @@ def import_(
     paohuzi import --jsonl hands.jsonl --run field
     """
     from engine.errors import PaohuziError
-    from replay.replayer import exchange
+    from replay.replayer import importing, replay_file
     from replay.store.layout import StoreError
 
     command = ["paohuzi", *sys.argv[1:]] if sys.argv else []
@@ -177,12 +177,12 @@ def import_(
         try:
             name = "<stdin>" if jsonl == "-" else jsonl
             data_ = _read_batch(jsonl, max_batch_bytes)
-            items = exchange.parse_jsonl(
+            items = importing.parse_jsonl(
                 data_, name, max_lines, max_bytes, "raise it with --max-lines / --max-bytes"
             )
             if not items:
-                raise exchange.ReplayFileError(f"{name}: no replay file in the batch")
-            res = exchange.add_hands(
+                raise replay_file.ReplayFileError(f"{name}: no replay file in the batch")
+            res = importing.import_hands(
                 data,
                 items,
                 run_name,
@@ -201,8 +201,8 @@ def import_(
     if as_json:
         raise input_error("--json goes with --jsonl")
     try:
-        parsed = [exchange.read_replay_file(f, max_bytes) for f in files]
-        res = exchange.add_hands(
+        parsed = [replay_file.read_replay_file(f, max_bytes) for f in files]
+        res = importing.import_hands(
             data,
             parsed,
             run_name,
@@ -221,13 +221,13 @@ def import_(
 def _read_batch(source: str, max_bytes: int) -> bytes:
     """The batch's bytes: a file (bounded, as a replay file is), or stdin for ``-`` (at most
     ``max_bytes + 1`` read)."""
-    from replay.replayer import exchange
+    from replay.replayer import replay_file
 
     if source != "-":
         return _bounded_file(source, max_bytes)
     data = sys.stdin.buffer.read(max_bytes + 1)
     if len(data) > max_bytes:
-        raise exchange.ReplayFileError(
+        raise replay_file.ReplayFileError(
             f"<stdin>: larger than {max_bytes:,} bytes, the limit for a JSON-lines batch"
             " (raise it with --max-batch-bytes)"
         )
@@ -235,12 +235,12 @@ def _read_batch(source: str, max_bytes: int) -> bytes:
 
 
 def _bounded_file(source: str, max_bytes: int) -> bytes:
-    from replay.replayer import exchange
+    from replay.replayer import replay_file
 
     try:
-        return exchange.read_bounded(source, max_bytes, "JSON-lines batch")
-    except exchange.ReplayFileError as e:
-        raise exchange.ReplayFileError(
+        return replay_file.read_bounded(source, max_bytes, "JSON-lines batch")
+    except replay_file.ReplayFileError as e:
+        raise replay_file.ReplayFileError(
             str(e).replace("--max-bytes", "--max-batch-bytes"), e.reason
         ) from None
 

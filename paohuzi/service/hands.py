@@ -221,11 +221,11 @@ def _file(app: FastAPI, ctx: Context) -> None:
     ) -> Response:
         """The hand as a replay file (docs/REPLAY_FILE.md): the bytes ``paohuzi export RUN
         HAND --format json`` (or ``text``) writes."""
-        from replay.replayer import exchange
+        from replay.replayer import replay_file
 
         st = ctx.store()
         ctx.known(st, run)
-        text, _ = exchange.export_hand(st, run, hand, format)
+        text, _ = replay_file.export_hand(st, run, hand, format)
         media = "application/json" if format == "json" else "text/plain; charset=utf-8"
         return Response(text.encode("utf-8"), media_type=media)
 

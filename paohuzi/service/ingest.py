@@ -1,5 +1,5 @@
 """Verified ingest: ``POST /runs/{run}/hands`` adds the hands of replay files that pass to
-the run of imported hands (:func:`replay.replayer.exchange.add_hands`, the one import path),
+the run of imported hands (:func:`replay.replayer.importing.import_hands`, the one import path),
 with the service's token; bounded in bytes, lines, body time and ingests at once."""
 
 # No ``from __future__ import annotations``: FastAPI reads the endpoint's annotations.
@@ -102,25 +102,25 @@ def add(app: FastAPI, ctx: Context) -> None:
 
     def add_body(run: str, media: str, body: bytes) -> JSONResponse:
         """The ingest of ``body`` (of type ``media``) into ``run``: its answer."""
-        from replay.replayer import exchange
+        from replay.replayer import importing, replay_file
 
         if media == NDJSON:
             hint = "raise it with paohuzi serve --ingest-lines / --ingest-line-bytes"
             try:
-                items = exchange.parse_jsonl(
+                items = importing.parse_jsonl(
                     body, "", lim.ingest_lines, lim.ingest_line_bytes, hint
                 )
-            except exchange.ReplayFileError as e:
+            except replay_file.ReplayFileError as e:
                 raise ApiError(413, str(e)) from None
             if not items:
                 raise ApiError(400, "no replay file in the request (one JSON object per line)")
         else:
-            items = [exchange.parse_item(body, "request body")]
+            items = [importing.parse_item(body, "request body")]
             bad = items[0].error
             if bad is not None and bad.reason == "malformed":  # the request is no replay file
                 raise ApiError(422, " ".join(str(bad).split()))
 
-        res = exchange.add_hands(
+        res = importing.import_hands(
             ctx.root,
             items,
             run,

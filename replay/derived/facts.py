@@ -120,7 +120,7 @@ def shard_facts(
 ) -> pa.Table:
     """One shard's ``facts`` table: from the facts rows the compiled play loop counted
     (``rows``), else derived by replay (:func:`derive_facts`). What ``simulate``, ``index``
-    and the ingest write (:func:`replay.derived.facts_files.write_facts`) and summarise
+    and the import write (:func:`replay.derived.facts_files.write_facts`) and summarise
     (:func:`replay.derived.summarize_events.summarize_events`)."""
     return derive_facts(hands, events, rules) if rows is None else facts_table(hands, rows, rules)
 

@@ -241,7 +241,7 @@ def _open_manifest(
     path: Path, name: str, spec: RunSpec, command: list[str], labels: dict[str, Any] | None
 ) -> dict[str, Any]:
     """The manifest of run ``name``: the one on disk (which must be of ``spec``), noting this
-    resumption, or a new one (what an ingest killed before its first manifest left in the
+    resumption, or a new one (what an import killed before its first manifest left in the
     folder cleared first: :func:`~replay.store.manifest.clear_first_write`)."""
     if (path / store.MANIFEST_NAME).exists():
         manifest = store.read_manifest(path)

@@ -45,7 +45,7 @@ MAX_DEPTH = 200
 
 class ReplayFileError(PaohuziError):
     """A replay file that cannot be read, or whose hand breaks the rules. ``reason`` says
-    which (one of :data:`REASONS`: what an ingest answers per hand), ``event`` the event at
+    which (one of :data:`REASONS`: what an import answers per hand), ``event`` the event at
     fault when there is one."""
 
     def __init__(self, message: str, reason: str = "malformed", event: int | None = None):

@@ -21,9 +21,11 @@ CATALOG_NAME = "paohuzi.duckdb"
 MANIFEST_NAME = "manifest.json"
 MANIFEST_FORMAT = "paohuzi-run"
 RUN_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,119}\Z")  # \Z: no "name\n"
-#: The store's ingest lock (:class:`~replay.store.manifest.IngestLock`), in its root: the
-#: store's own file, kept (as a run's ``.lock`` is), never a left-over.
-INGEST_LOCK_NAME = ".ingest.lock"
+#: The store's import lock (:class:`~replay.store.manifest.ImportLock`), in its root: the
+#: store's own file, kept (as a run's ``.lock`` is), never a left-over. Its name on disk is
+#: the one it had when importing was called ingest, kept for compatibility (a store written
+#: before and a process still running an older version lock the same file).
+IMPORT_LOCK_NAME = ".ingest.lock"
 #: The checksum cache (:class:`~replay.store.scan.ChecksumCache`), in the store's root.
 CHECKSUM_CACHE_NAME = ".checksums.json"
 #: The folders of a run folder that hold its shard files and the files derived from them,

@@ -16,7 +16,7 @@ refused whole. A left-over is found by its name, in one walk that never follows 
   in a run's shard folders (:data:`~replay.store.layout.SHARD_FOLDERS`) a shard file's
   ``.part-NNNNN.parquet.tmp-PID``;
 * **an uncommitted run folder**: ``runs/run=NAME`` with no manifest whose lock no writer
-  holds, holding only an interrupted first write (a first ingested shard killed before the
+  holds, holding only an interrupted first write (a first imported shard killed before the
   manifest listed it, :func:`~replay.store.manifest.is_orphan`): nothing in it was ever part
   of the store;
 * **a symlinked run folder** (removing it removes the link, never what it points to), and an
@@ -60,7 +60,7 @@ from replay.store.fsinfo import file_kind, pid_alive
 from replay.store.layout import (
     CATALOG_NAME,
     CHECKSUM_CACHE_NAME,
-    INGEST_LOCK_NAME,
+    IMPORT_LOCK_NAME,
     MANIFEST_NAME,
     SHARD_FOLDERS,
     StoreError,
@@ -238,7 +238,7 @@ def _uncommitted(path: Path, root: Path, found: Findings) -> None:
     clears), or else the shards of a run whose manifest is gone, or a folder made by hand
     (both named before they go). In use while a writer holds its lock
     (:func:`~replay.store.manifest.lock_held`: the pid a lock records outlives the write,
-    and the service's process outlives its ingests)."""
+    and the service's process outlives its imports)."""
     from replay.store.manifest import first_write, lock_held
 
     rel = _rel(path, root)
@@ -293,7 +293,7 @@ def _run_entry(e: os.DirEntry[str], root: Path, found: Findings) -> bool:
 
 
 def _lock_entry(lock: Path, root: Path, found: Findings) -> None:
-    """A lock file (a run's, the store's ingest lock) that is not a regular file: a writer
+    """A lock file (a run's, the store's import lock) that is not a regular file: a writer
     would open it and follow it. A folder in its place goes only when named."""
     with contextlib.suppress(FileNotFoundError):
         mode = os.lstat(lock).st_mode
@@ -329,7 +329,7 @@ def find_leftovers(root: str | Path) -> Findings:
     for e in _entries(root, root, found):
         if (lo := _temp(e, ROOT_TEMP_RE, root, None)) is not None:
             found.add(lo)
-        elif e.name == INGEST_LOCK_NAME:
+        elif e.name == IMPORT_LOCK_NAME:
             _lock_entry(Path(e.path), root, found)
     runs = root / "runs"
     if runs.is_symlink():

@@ -37,7 +37,7 @@ from engine.rules import RuleSet
 from replay import schema
 from replay.store.files import NotRegularFile, read_regular, write_json
 from replay.store.fsinfo import file_kind
-from replay.store.layout import INGEST_LOCK_NAME, MANIFEST_FORMAT, MANIFEST_NAME, StoreError
+from replay.store.layout import IMPORT_LOCK_NAME, MANIFEST_FORMAT, MANIFEST_NAME, StoreError
 from replay.store.manifest_schema import ManifestInvalid, check_manifest
 
 
@@ -269,7 +269,7 @@ class ManifestWriter:
 
 
 class RunBusy(StoreError):
-    """The run's lock (or the store's ingest lock) is held by another writer (and was not
+    """The run's lock (or the store's import lock) is held by another writer (and was not
     released in time)."""
 
 
@@ -341,15 +341,16 @@ class RunLock(_FileLock):
         )
 
 
-class IngestLock(_FileLock):
-    """An exclusive ``flock`` on ``DATA/.ingest.lock``: an ingest (``paohuzi import``,
-    ``POST /runs/{run}/hands``) holds it from its check for hands already stored, in every
-    run of imported hands, to the manifest that lists its shard, so that two ingests into
-    different runs cannot both find a hand new and both store it. Taken before the run's
-    :class:`RunLock`, never after (one order: no deadlock). Raises :class:`RunBusy`."""
+class ImportLock(_FileLock):
+    """An exclusive ``flock`` on ``DATA/.ingest.lock`` (:data:`IMPORT_LOCK_NAME`): an import
+    (``paohuzi import``, ``POST /runs/{run}/hands``) holds it from its check for hands
+    already stored, in every run of imported hands, to the manifest that lists its shard, so
+    that two imports into different runs cannot both find a hand new and both store it.
+    Taken before the run's :class:`RunLock`, never after (one order: no deadlock). Raises
+    :class:`RunBusy`."""
 
     def __init__(self, root: Path, wait: float = 0.0) -> None:
-        super().__init__(Path(root) / INGEST_LOCK_NAME, wait)
+        super().__init__(Path(root) / IMPORT_LOCK_NAME, wait)
 
     def busy(self, holder: str, waited: str) -> RunBusy:
         return RunBusy(
@@ -362,7 +363,7 @@ class IngestLock(_FileLock):
 # A run folder with no manifest: an interrupted first write
 # ---------------------------------------------------------------------------------------------
 
-#: The folders of a run's first shard, whose files an ingest writes before the run's first
+#: The folders of a run's first shard, whose files an import writes before the run's first
 #: manifest (a simulated run's manifest comes before any shard): the two tables, the
 #: provenance, the summary and the facts (held equal to their writers' names by
 #: tests/replay/store/test_orphan_run_bug.py).
@@ -452,7 +453,7 @@ def is_orphan(run_path: Path) -> bool:
     """An orphan run folder: a folder (not a symlink) with no ``manifest.json`` (not even a
     dangling link), whose ``.lock`` no writer holds (:func:`lock_held`), holding nothing of
     the store's but an interrupted first write (:func:`first_write`: the first shard's files
-    of an ingest killed before its first manifest). Nothing in it was ever committed; the
+    of an import killed before its first manifest). Nothing in it was ever committed; the
     next ``simulate`` or ``import`` into the run clears it (:func:`clear_first_write`)."""
     path = Path(run_path)
     if path.is_symlink() or not path.is_dir():

@@ -3,7 +3,7 @@ lists ``imported/part-NNNNN.parquet``, one row per hand it holds — where the h
 as ``files.imported`` with path, rows, bytes and sha256.
 
 This module is the format and nothing else (a leaf, like :mod:`replay.store.facts_schema`):
-writing and reading the files is :mod:`replay.replayer.exchange`, checking them
+writing and reading the files is :mod:`replay.replayer.importing`, checking them
 :mod:`replay.replayer.verify_listed`.
 """
 

@@ -17,8 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from paohuzi.cli.main import main
-from replay.replayer import exchange
-from replay.replayer.exchange import MAX_BYTES, ReplayFileError
+from replay.replayer import replay_file
+from replay.replayer.replay_file import MAX_BYTES, ReplayFileError
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "docs" / "examples" / "honghu-zimo.phz"
@@ -74,8 +74,8 @@ def test_the_cap_and_the_flag_that_raises_it(tmp_path: Path) -> None:
     size = EXAMPLE.stat().st_size
     assert size < MAX_BYTES // 100  # a hand is a few KB
     with pytest.raises(ReplayFileError, match=f"larger than {size - 1:,} bytes"):
-        exchange.read_replay_file(EXAMPLE, size - 1)
-    assert exchange.read_replay_file(EXAMPLE, size).log.n_steps > 0
+        replay_file.read_replay_file(EXAMPLE, size - 1)
+    assert replay_file.read_replay_file(EXAMPLE, size).log.n_steps > 0
     big = tmp_path / "big.phz"
     big.write_text(EXAMPLE.read_text(encoding="utf-8") + "#" * MAX_BYTES, encoding="utf-8")
     r = CliRunner()
@@ -112,7 +112,7 @@ def test_a_fifo_is_read_up_to_the_cap_only(tmp_path: Path) -> None:
     t.start()
     try:
         with pytest.raises(ReplayFileError, match="larger than 1,048,576 bytes"):
-            exchange.read_replay_file(fifo)
+            replay_file.read_replay_file(fifo)
     finally:
         t.join(timeout=60)
     assert len(written) < 64  # the reader stopped; the writer got a broken pipe

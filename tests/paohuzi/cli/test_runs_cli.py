@@ -19,7 +19,7 @@ from paohuzi.cli.main import main
 from replay import schema
 from replay.record import runner
 from replay.record.spec import RunSpec
-from replay.replayer import exchange
+from replay.replayer import replay_file
 from replay.store import manage
 from replay.store.manifest import RunLock, read_manifest, write_manifest
 from replay.store.runs import open_store
@@ -214,7 +214,7 @@ def test_the_same_hand_twice_is_refused(root: Path, tmp_path: Path) -> None:
               " imported-hunan hand 0", "--allow-duplicate")  # fmt: skip
     # the same hand in another spelling, into another run: still the same hand
     js = tmp_path / "same.json"
-    js.write_text(exchange.to_json(exchange.read_replay_file(EXAMPLE).log), encoding="utf-8")
+    js.write_text(replay_file.to_json(replay_file.read_replay_file(EXAMPLE).log), encoding="utf-8")
     one_error(cli("import", str(js), "--data", data, "--run", "other"), "already imported")
     assert read_manifest(root / "runs" / "run=imported-hunan") == before
     assert not (root / "runs" / "run=other").exists()
@@ -246,7 +246,7 @@ def test_default_run_follows_the_rules(root: Path, tmp_path: Path) -> None:
     odd = tmp_path / "odd.phz"
     odd.write_text(lz.read_text(encoding="utf-8").replace("rules: luzhou", "rules: luzhou\n"
                    "set: min_huxi=15"), encoding="utf-8")  # fmt: skip
-    fp = exchange.read_replay_file(odd).log.rules.fingerprint()[:8]
+    fp = replay_file.read_replay_file(odd).log.rules.fingerprint()[:8]
     res = cli("import", str(odd), "--data", str(root), "--allow-duplicate")
     if res.exit_code == 0:  # the hand may not be a win under the changed rules
         assert f"as run imported-luzhou-{fp} hand 0" in res.stdout

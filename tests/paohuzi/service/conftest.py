@@ -33,9 +33,11 @@ def client(store: Path) -> Any:
 @pytest.fixture(scope="module")
 def replay_lines(store: Path) -> list[str]:
     """Every hand of run ``a`` (40) as a JSON replay file on one line, in hand order."""
-    from replay.replayer import exchange
+    from replay.replayer import replay_file
 
     return [
-        json.dumps(json.loads(exchange.export_hand(store, "a", i, "json")[0]), ensure_ascii=False)
+        json.dumps(
+            json.loads(replay_file.export_hand(store, "a", i, "json")[0]), ensure_ascii=False
+        )
         for i in range(40)
     ]

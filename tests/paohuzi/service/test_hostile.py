@@ -46,9 +46,9 @@ def test_ingest_parsed_on_the_event_loop_bug(
     tmp_path: Path, replay_lines: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # a JSON-lines ingest was parsed on the event loop: a 64 MB body froze /health for 5.5 s
-    from replay.replayer import exchange
+    from replay.replayer import importing
 
-    parse = exchange.parse_jsonl
+    parse = importing.parse_jsonl
     parsing, answered = threading.Event(), threading.Event()
     seen: dict[str, Any] = {}
 
@@ -58,7 +58,7 @@ def test_ingest_parsed_on_the_event_loop_bug(
         seen["health_first"] = answered.wait(20)
         return parse(*args, **kw)
 
-    monkeypatch.setattr(exchange, "parse_jsonl", slow_parse)
+    monkeypatch.setattr(importing, "parse_jsonl", slow_parse)
     with ingest_client(tmp_path / "d") as c:
         thread = threading.Thread(
             target=lambda: seen.setdefault("ingest", post(c, replay_lines[0].encode()))
@@ -86,9 +86,9 @@ def test_ingests_at_once_unbounded_bug(
 
     from paohuzi.service.app import create_app
     from paohuzi.service.limits import Limits
-    from replay.replayer import exchange
+    from replay.replayer import importing
 
-    parse = exchange.parse_jsonl
+    parse = importing.parse_jsonl
     parsing, release = threading.Event(), threading.Event()
 
     def held_parse(*args: Any, **kw: Any) -> Any:
@@ -96,7 +96,7 @@ def test_ingests_at_once_unbounded_bug(
         release.wait(20)
         return parse(*args, **kw)
 
-    monkeypatch.setattr(exchange, "parse_jsonl", held_parse)
+    monkeypatch.setattr(importing, "parse_jsonl", held_parse)
     lim = Limits(ingest_at_once=1, ingest_lock_seconds=0.3)
     app = create_app(tmp_path / "d", lim, ingest_token=TOKEN)
     seen: dict[str, Any] = {}
@@ -216,11 +216,11 @@ def test_strict_integers_still_read(client: Any) -> None:
 def test_bom_on_the_first_line_of_a_batch_bug(tmp_path: Path, replay_lines: list[str]) -> None:
     # a JSON-lines batch opening with a byte-order mark was "not a JSON object" on line 1,
     # while a one-file body with one was read
-    from replay.replayer import exchange
+    from replay.replayer import importing
 
     bom = b"\xef\xbb\xbf"
     batch = bom + "\n".join(replay_lines[:2]).encode("utf-8")
-    items = exchange.parse_jsonl(batch)
+    items = importing.parse_jsonl(batch)
     assert [(i.line, i.error) for i in items] == [(1, None), (2, None)]
     assert items[0].file is not None and items[1].file is not None
     with ingest_client(tmp_path / "d") as c:
@@ -230,7 +230,7 @@ def test_bom_on_the_first_line_of_a_batch_bug(tmp_path: Path, replay_lines: list
         r = post(c, bom + replay_lines[2].encode("utf-8"), media="application/json")
         assert r.status_code == 200 and r.json()["accepted"] == 1, r.text
     # a mark anywhere else is no part of JSON: that line is refused, as before
-    later = exchange.parse_jsonl(replay_lines[3].encode() + b"\n" + bom + b"{}")
+    later = importing.parse_jsonl(replay_lines[3].encode() + b"\n" + bom + b"{}")
     assert later[0].error is None and later[1].error is not None
 
 

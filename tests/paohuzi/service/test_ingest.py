@@ -16,10 +16,12 @@ TOKEN = "t0ken-for-the-ingest-tests"
 
 @pytest.fixture(scope="module")
 def lines(store: Path) -> list[str]:
-    from replay.replayer import exchange
+    from replay.replayer import replay_file
 
     return [
-        json.dumps(json.loads(exchange.export_hand(store, "a", i, "json")[0]), ensure_ascii=False)
+        json.dumps(
+            json.loads(replay_file.export_hand(store, "a", i, "json")[0]), ensure_ascii=False
+        )
         for i in range(6)
     ]
 

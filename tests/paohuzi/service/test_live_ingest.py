@@ -13,8 +13,8 @@ from service_helpers import cli
 
 from paohuzi.service.process import Server
 from replay import store as store_api
-from replay.replayer import exchange
-from replay.replayer.exchange import PAUSE_ENV
+from replay.replayer import replay_file
+from replay.replayer.importing import PAUSE_ENV
 
 TOKEN = "t0ken-for-the-live-ingest-tests"
 ENV = {"PAOHUZI_INGEST_TOKEN": TOKEN}
@@ -39,7 +39,7 @@ def stored_decks(root: Path, run: str) -> dict[int, bytes]:
 
 
 def deck_of(line: str) -> bytes:
-    return bytes(exchange.read_replay(line).log.deck)
+    return bytes(replay_file.read_replay(line).log.deck)
 
 
 def test_concurrent_clients_into_one_run(tmp_path: Path, replay_lines: list[str]) -> None:

@@ -14,9 +14,9 @@ from engine.rules import find_rules
 from paohuzi.cli.main import main
 from replay.record import runner
 from replay.record.spec import RunSpec
-from replay.replayer import exchange
-from replay.replayer.exchange import ReplayFileError, read_replay, read_replay_file
+from replay.replayer import importing, replay_file
 from replay.replayer.hand import Replayer, load_hand, replay_hand
+from replay.replayer.replay_file import ReplayFileError, read_replay, read_replay_file
 from replay.replayer.verify import verify_store
 from replay.store.runs import open_store
 
@@ -67,11 +67,11 @@ def test_round_trip_every_hand(root: Path, tmp_path: Path, fmt: str) -> None:
     for run, (_, n) in RUNS.items():
         files = []
         for hand in range(n):
-            text, _ = exchange.export_hand(root, run, hand, fmt)
+            text, _ = replay_file.export_hand(root, run, hand, fmt)
             p = tmp_path / f"{run}-{hand}.{'json' if fmt == 'json' else 'phz'}"
             p.write_text(text, encoding="utf-8")
             files.append(read_replay_file(p))
-        res = exchange.import_files(root, files, f"back-{run}")
+        res = importing.import_files(root, files, f"back-{run}")
         assert res.hand_ids == list(range(n))
         for hand in range(n):
             same_hand(load_hand(root, run, hand), load_hand(root, f"back-{run}", hand))
@@ -111,7 +111,7 @@ def test_round_trip_through_the_cli(root: Path, tmp_path: Path) -> None:
 def test_documented_examples_import_and_step_through(root: Path, path: Path) -> None:
     rf = read_replay_file(path)
     assert rf.outcome, "an example states its outcome"
-    final = exchange.check_replay(rf)
+    final = replay_file.check_replay(rf)
     rp = Replayer(rf.log)
     for k in range(rf.log.n_steps + 1):
         assert rp.seek(k) == replay_hand(rf.log, k)
@@ -131,7 +131,7 @@ def test_documented_examples_import_and_step_through(root: Path, path: Path) -> 
 
 def test_example_is_a_red_win_by_own_draw() -> None:
     rf = read_replay_file(ROOT / "docs" / "examples" / "honghu-zimo.phz")
-    o = exchange.check_replay(rf).outcome
+    o = replay_file.check_replay(rf).outcome
     assert o is not None and o.winner == 1 and o.result is not None
     assert [n for n, _ in o.result.mingtang] == ["红胡"] and o.result.score == 6
 
@@ -157,7 +157,7 @@ def test_hand_written_partial_hand_steps(tmp_path: Path) -> None:
     s = replay_hand(rf.log)
     assert not s.is_terminal() and s.deciders() == (2,)
     with pytest.raises(ReplayFileError, match="ends before the hand does"):
-        exchange.check_replay(rf)
+        replay_file.check_replay(rf)
     p = tmp_path / "partial.phz"
     p.write_text(HAND_WRITTEN, encoding="utf-8")
     res = cli("replay", "--file", str(p), "--no-color")
@@ -185,7 +185,7 @@ def test_bad_hand_written_files(tmp_path: Path, edit: tuple[str, str], message: 
     p = tmp_path / "bad.phz"
     p.write_text(text, encoding="utf-8")
     with pytest.raises(ReplayFileError, match=message.replace("[", r"\[").replace("]", r"\]")):
-        exchange.check_replay(read_replay_file(p))
+        replay_file.check_replay(read_replay_file(p))
     res = cli("import", str(p), "--data", str(tmp_path / "store"))
     assert res.exit_code == 2
     assert res.output.startswith("Error: ") and res.output.count("\n") == 1, res.output
@@ -199,7 +199,7 @@ def test_bad_json_and_wrong_outcome(tmp_path: Path, root: Path) -> None:
     assert res.exit_code == 2 and "bad JSON at line 1" in res.output
     res = cli("replay", "--file", str(p), "--data", str(root))
     assert res.exit_code == 2 and res.output.count("\n") == 1
-    text, _ = exchange.export_hand(root, "hunan", 3, "json")
+    text, _ = replay_file.export_hand(root, "hunan", 3, "json")
     obj = json.loads(text)
     obj["outcome"]["stock_left"] = "77"
     p.write_text(json.dumps(obj, ensure_ascii=False), encoding="utf-8")
@@ -214,9 +214,9 @@ def test_bad_json_and_wrong_outcome(tmp_path: Path, root: Path) -> None:
 
 def test_import_refuses_to_mix_rules_or_touch_simulated_runs(root: Path, tmp_path: Path) -> None:
     p = tmp_path / "h.phz"
-    p.write_text(exchange.export_hand(root, "hunan", 1)[0], encoding="utf-8")
+    p.write_text(replay_file.export_hand(root, "hunan", 1)[0], encoding="utf-8")
     q = tmp_path / "l.phz"
-    q.write_text(exchange.export_hand(root, "luzhou", 1)[0], encoding="utf-8")
+    q.write_text(replay_file.export_hand(root, "luzhou", 1)[0], encoding="utf-8")
     res = cli("import", str(p), "--run", "hunan", "--data", str(root))
     assert res.exit_code == 2 and "simulated run" in res.output
     assert cli("import", str(p), "--run", "mine", "--data", str(root)).exit_code == 0

@@ -19,16 +19,16 @@ from paohuzi.cli.main import main
 from replay import store
 from replay.record import runner
 from replay.record.spec import RunSpec
-from replay.replayer import exchange
+from replay.replayer import importing, replay_file
 
 
 @pytest.fixture(scope="module")
-def files(tmp_path_factory: pytest.TempPathFactory) -> list[exchange.ReplayFile]:
+def files(tmp_path_factory: pytest.TempPathFactory) -> list[replay_file.ReplayFile]:
     """Hands 0–7 of a simulated run ``src`` as parsed replay files."""
     d = tmp_path_factory.mktemp("provenance")
     spec = RunSpec(rules=find_rules("hunan"), policies=("random",) * 3, seed=5, deals=8)
     runner.simulate(spec, d, "src")
-    return [exchange.read_replay(exchange.export_hand(d, "src", i)[0], f"h{i}.phz")
+    return [replay_file.read_replay(replay_file.export_hand(d, "src", i)[0], f"h{i}.phz")
             for i in range(8)]  # fmt: skip
 
 
@@ -46,12 +46,12 @@ def without_at(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return entries
 
 
-def test_per_shard_provenance(tmp_path: Path, files: list[exchange.ReplayFile]) -> None:
+def test_per_shard_provenance(tmp_path: Path, files: list[replay_file.ReplayFile]) -> None:
     root = tmp_path / "d"
-    exchange.add_hands(root, files[:2], "imp")
+    importing.import_hands(root, files[:2], "imp")
     path = store.run_dir(root, "imp")
     before = store.read_manifest(path)
-    exchange.add_hands(root, files[2:5], "imp")
+    importing.import_hands(root, files[2:5], "imp")
     after = store.read_manifest(path)
     # the manifest gains the shard's entry and new totals, nothing per hand
     assert after["shards"][0] == before["shards"][0] and after["imported"] == []
@@ -61,12 +61,12 @@ def test_per_shard_provenance(tmp_path: Path, files: list[exchange.ReplayFile]) 
     entry = after["shards"][1]["files"]["imported"]
     assert entry["path"] == "imported/part-00001.parquet" and entry["rows"] == 3
     run = store.open_store(root).run("imp")
-    assert without_at(exchange.provenance(run)) == [origin(i, i) for i in range(5)]
+    assert without_at(importing.provenance(run)) == [origin(i, i) for i in range(5)]
     assert verify(root).exit_code == 0
     raw = (path / entry["path"]).read_bytes()
     (path / entry["path"]).write_bytes(raw[:-9] + bytes(9))  # the same size, not the bytes
     with pytest.raises(CorruptLog, match="imported/part-00001.parquet does not match"):
-        exchange.provenance(store.open_store(root).run("imp"))
+        importing.provenance(store.open_store(root).run("imp"))
     out = verify(root)
     assert out.exit_code == 1
     assert (
@@ -75,24 +75,24 @@ def test_per_shard_provenance(tmp_path: Path, files: list[exchange.ReplayFile]) 
     ) in out.output, out.output
 
 
-def test_a_run_with_the_manifest_list(tmp_path: Path, files: list[exchange.ReplayFile]) -> None:
+def test_a_run_with_the_manifest_list(tmp_path: Path, files: list[replay_file.ReplayFile]) -> None:
     """A run written the old way: provenance in the manifest's ``imported`` list (``from``
     as the replay file's ``source``), no provenance files."""
     root = tmp_path / "d"
-    exchange.add_hands(root, files[:3], "imp")
+    importing.import_hands(root, files[:3], "imp")
     path = store.run_dir(root, "imp")
     m = store.read_manifest(path)
-    m["imported"] = exchange.provenance(store.open_store(root).run("imp"))
+    m["imported"] = importing.provenance(store.open_store(root).run("imp"))
     for s in m["shards"]:
         del s["files"]["imported"]
     m["progress"]["bytes"] = sum(f["bytes"] for s in m["shards"] for f in s["files"].values())
     store.write_manifest(path, m)
     shutil.rmtree(path / "imported")
     assert verify(root).exit_code == 0, verify(root).output
-    res = exchange.add_hands(root, files[3:5], "imp")
+    res = importing.import_hands(root, files[3:5], "imp")
     assert [v.hand_id for v in res.verdicts] == [3, 4]
-    res = exchange.add_hands(root, files[1:2], "imp")  # still a duplicate of hand 1
+    res = importing.import_hands(root, files[1:2], "imp")  # still a duplicate of hand 1
     assert [v.reason for v in res.verdicts] == ["duplicate"]
     assert verify(root).exit_code == 0
     run = store.open_store(root).run("imp")
-    assert without_at(exchange.provenance(run)) == [origin(i, i) for i in range(5)]
+    assert without_at(importing.provenance(run)) == [origin(i, i) for i in range(5)]

@@ -19,9 +19,9 @@ import pytest
 from catalog_helpers import cli
 
 from replay import store as store_api
-from replay.replayer import exchange
-from replay.replayer.exchange import PAUSE_ENV
-from replay.store.manifest import INGEST_LOCK_NAME, IngestLock, RunBusy
+from replay.replayer import importing, replay_file
+from replay.replayer.importing import PAUSE_ENV
+from replay.store.manifest import IMPORT_LOCK_NAME, ImportLock, RunBusy
 
 #: Seconds any one command of these tests may take (2 shared cores: generous).
 COMMAND_SECONDS = 240
@@ -54,7 +54,7 @@ def batch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert rc == 0, err
     st = store_api.open_store(src)
     lines = [
-        json.dumps(json.loads(exchange.export_hand(st, "s", i, "json")[0]), ensure_ascii=False)
+        json.dumps(json.loads(replay_file.export_hand(st, "s", i, "json")[0]), ensure_ascii=False)
         for i in range(30)
     ]
     path = d / "b30.jsonl"
@@ -91,7 +91,7 @@ def test_same_hands_into_three_runs_bug(tmp_path: Path, batch: Path) -> None:
     assert refusals == ["duplicate"] * 60
     decks = stored(root)
     assert len(decks) == 30 and all(len(where) == 1 for where in decks.values()), decks
-    assert (root / INGEST_LOCK_NAME).is_file()  # the store's own lock file, kept
+    assert (root / IMPORT_LOCK_NAME).is_file()  # the store's own lock file, kept
     rc, out, err = finish(paohuzi("verify", "--data", str(root), "-q"))
     assert rc == 0, out + err
 
@@ -150,14 +150,14 @@ def test_ingest_lock_busy_is_run_busy(tmp_path: Path, batch: Path) -> None:
     :class:`RunBusy` (the service's 503), naming the holder; nothing is written."""
     root = tmp_path / "d"
     store_api.ensure_writable(root)
-    items = exchange.parse_jsonl(batch.read_bytes(), "b30.jsonl", 100, 1 << 20, "")
-    with IngestLock(root):
+    items = importing.parse_jsonl(batch.read_bytes(), "b30.jsonl", 100, 1 << 20, "")
+    with ImportLock(root):
         began = time.monotonic()
         with pytest.raises(
             RunBusy, match=rf"another import \(pid {os.getpid()}\) \(waited 0.2 s\)"
         ):
-            exchange.add_hands(root, items, "x", lock_wait=0.2)
+            importing.import_hands(root, items, "x", lock_wait=0.2)
         assert time.monotonic() - began >= 0.2
     assert not store_api.run_dir(root, "x").exists()
-    res = exchange.add_hands(root, items, "x", lock_wait=0.2)
+    res = importing.import_hands(root, items, "x", lock_wait=0.2)
     assert res.accepted == 30

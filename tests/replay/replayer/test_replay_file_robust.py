@@ -19,13 +19,13 @@ from engine import calculator
 from engine.cards import parse_cards
 from engine.errors import PaohuziError
 from paohuzi.cli.main import main
-from replay.replayer import exchange
-from replay.replayer.exchange import ReplayFileError, read_replay
+from replay.replayer import replay_file
+from replay.replayer.replay_file import ReplayFileError, read_replay
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "docs" / "examples" / "honghu-zimo.phz"
 TEXT = EXAMPLE.read_text(encoding="utf-8")
-BASE: dict[str, Any] = json.loads(exchange.to_json(exchange.read_replay_file(EXAMPLE).log))
+BASE: dict[str, Any] = json.loads(replay_file.to_json(replay_file.read_replay_file(EXAMPLE).log))
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 
 
@@ -51,7 +51,7 @@ def with_field(path: str, value: Any) -> dict[str, Any]:
 def one_error(text: str) -> str:
     """The message of the ReplayFileError reading (and checking) ``text`` raises."""
     with pytest.raises(ReplayFileError) as e:
-        exchange.check_replay(read_replay(text, "f.json"))
+        replay_file.check_replay(read_replay(text, "f.json"))
     msg = str(e.value)
     assert "\n" not in msg and msg.startswith("f.json: "), msg
     return msg
@@ -59,7 +59,7 @@ def one_error(text: str) -> str:
 
 def test_the_base_object_reads() -> None:
     rf = read_replay(json.dumps(BASE), "f.json")
-    exchange.check_replay(rf)
+    replay_file.check_replay(rf)
 
 
 I32 = "-2147483648 … 2147483647"
@@ -283,7 +283,7 @@ FIELDS = [
 def read_or_error(text: str) -> None:
     try:
         rf = read_replay(text, "fuzz")
-        exchange.check_replay(rf)
+        replay_file.check_replay(rf)
     except ReplayFileError as e:
         assert "\n" not in str(e)
 
@@ -332,7 +332,7 @@ def test_fuzz_random_bytes_from_disk(tmp_path_factory: pytest.TempPathFactory, b
     p = tmp_path_factory.mktemp("fuzz") / "f.phz"
     p.write_bytes(blob)
     try:
-        exchange.check_replay(exchange.read_replay_file(p))
+        replay_file.check_replay(replay_file.read_replay_file(p))
     except ReplayFileError as e:
         assert "\n" not in str(e)
 

@@ -19,10 +19,10 @@ from engine.rules import find_rules
 from paohuzi.cli.main import main
 from replay.record import runner
 from replay.record.spec import RunSpec
-from replay.replayer import exchange
-from replay.replayer.exchange import read_replay_file
+from replay.replayer import importing
 from replay.replayer.hand import Replayer, load_hand
 from replay.replayer.render_text import render_text, render_view, to_terminal
+from replay.replayer.replay_file import read_replay_file
 from replay.replayer.views import state_view
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -64,7 +64,7 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
                    session_length=3, shard_hands=3)  # fmt: skip
     runner.simulate(spec, d, "r")
     files = [read_replay_file(EXAMPLE)]
-    exchange.import_files(d, files, "ex")
+    importing.import_files(d, files, "ex")
     return d
 
 

@@ -24,15 +24,15 @@ from engine.rules import PRESETS
 from paohuzi.cli.main import main
 from replay.record import runner
 from replay.record.spec import RunSpec
-from replay.replayer import exchange
-from replay.replayer.exchange import ReplayFileError, read_replay
+from replay.replayer import replay_file
 from replay.replayer.hand import load_hand
+from replay.replayer.replay_file import ReplayFileError, read_replay
 from replay.store.runs import open_store
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "docs" / "examples" / "honghu-zimo.phz"
 TEXT = EXAMPLE.read_text(encoding="utf-8")
-BASE: dict[str, Any] = json.loads(exchange.to_json(exchange.read_replay_file(EXAMPLE).log))
+BASE: dict[str, Any] = json.loads(replay_file.to_json(replay_file.read_replay_file(EXAMPLE).log))
 
 
 def edited(**fields: Any) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from leftover_helpers import dead_pid, small_store
 from paohuzi.cli.main import main
 from replay.schema import TABLES
 from replay.store.facts_schema import FACTS_TABLE
-from replay.store.layout import CATALOG_NAME, CHECKSUM_CACHE_NAME, INGEST_LOCK_NAME, SHARD_FOLDERS
+from replay.store.layout import CATALOG_NAME, CHECKSUM_CACHE_NAME, IMPORT_LOCK_NAME, SHARD_FOLDERS
 from replay.store.leftovers import find_leftovers
 from replay.store.manifest import RunLock, is_orphan
 from replay.store.provenance_schema import PROVENANCE
@@ -182,12 +182,12 @@ def test_an_uncommitted_run_folder_of_more_goes_only_when_named_bug(
 def test_a_store_ingest_lock_that_is_no_file_is_listed_bug(store: Path, tmp_path: Path) -> None:
     precious = tmp_path / "precious"
     precious.write_text("precious\n")
-    (store / INGEST_LOCK_NAME).symlink_to(precious)
+    (store / IMPORT_LOCK_NAME).symlink_to(precious)
     (lo,) = find_leftovers(store).leftovers
     assert lo.line() == "lock file that is not a regular file: .ingest.lock (a symbolic link)"
     res = cli("doctor", "--data", str(store), "--fix")
     assert res.exit_code == 0 and precious.read_text() == "precious\n"
-    assert not os.path.lexists(store / INGEST_LOCK_NAME)
+    assert not os.path.lexists(store / IMPORT_LOCK_NAME)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from replay.analysis.figures.selection import Selection, plan
 from replay.derived.summaries import summary_bytes, summary_table
 from replay.derived.summarize import summarize_shard
 from replay.derived.summarize_sql import summarize_shard_sql
-from replay.replayer import exchange
+from replay.replayer import importing, replay_file
 from replay.store import summary_schema as summary
 from replay.store.runs import open_store
 from replay.store.scan import scan_store
@@ -31,13 +31,13 @@ from replay.store.scan import scan_store
 DUP = ["greedy", "random", "heuristic"]
 
 
-def _files(data: Path, run: str, n: int, strip: bool = False) -> list[exchange.ReplayFile]:
+def _files(data: Path, run: str, n: int, strip: bool = False) -> list[replay_file.ReplayFile]:
     out = []
     for i in range(n):
-        doc = json.loads(exchange.export_hand(data, run, i, "json")[0])
+        doc = json.loads(replay_file.export_hand(data, run, i, "json")[0])
         if strip:  # a real hand: no policy names (its seats are "import")
             doc.pop("policies", None)
-        out.append(exchange.read_replay(json.dumps(doc), f"{run}-{i}.json"))
+        out.append(replay_file.read_replay(json.dumps(doc), f"{run}-{i}.json"))
     return out
 
 
@@ -53,15 +53,15 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     plain, dup = _files(d, "plain", 30), _files(d, "dup", 48)
     # imp: 1 class, then the duplicate run's 3 rotations in two ingests: 4 classes
     for batch in (plain, dup[:20], dup[20:]):
-        assert exchange.add_hands(d, batch, "imp").accepted == len(batch)
+        assert importing.import_hands(d, batch, "imp").accepted == len(batch)
     # imp4: 4 players, half of them real hands (no policy names): 2 classes
     four = _files(d, "four", 30)
     real = _files(d, "four", 30, strip=True)
-    exchange.add_hands(d, four[:15], "imp4")
-    exchange.add_hands(d, real[15:], "imp4")
+    importing.import_hands(d, four[:15], "imp4")
+    importing.import_hands(d, real[15:], "imp4")
     # over: a fifth class in its third ingest
     for batch in (plain[:10], dup[:12], _files(d, "plain", 15, strip=True)[10:]):
-        exchange.add_hands(d, batch, "over", allow_duplicate=True)
+        importing.import_hands(d, batch, "over", allow_duplicate=True)
     return d
 
 

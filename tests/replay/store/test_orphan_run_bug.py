@@ -18,8 +18,8 @@ from click.testing import CliRunner
 from paohuzi.cli.main import main
 from replay import schema
 from replay import store as store_api
-from replay.replayer import exchange
-from replay.replayer.exchange import PAUSE_ENV
+from replay.replayer import replay_file
+from replay.replayer.importing import PAUSE_ENV
 from replay.store.facts_schema import FACTS_TABLE
 from replay.store.manifest import (
     FIRST_WRITE_FOLDERS,
@@ -49,7 +49,7 @@ def batch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert rc == 0, out
     st = store_api.open_store(d / "src")
     lines = [
-        json.dumps(json.loads(exchange.export_hand(st, "s", i, "json")[0]), ensure_ascii=False)
+        json.dumps(json.loads(replay_file.export_hand(st, "s", i, "json")[0]), ensure_ascii=False)
         for i in range(12)
     ]
     path = d / "b.jsonl"

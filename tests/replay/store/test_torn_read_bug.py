@@ -15,7 +15,7 @@ import pytest
 from engine.errors import CorruptLog
 from replay import store as store_api
 from replay.analysis.stats import run_stats
-from replay.replayer import exchange
+from replay.replayer import importing, replay_file
 from replay.store.runs import Store
 
 #: Hands per ingest, ingests per test.
@@ -35,7 +35,7 @@ def lines(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     assert res.exit_code == 0, res.output
     st = store_api.open_store(src)
     return [
-        json.dumps(json.loads(exchange.export_hand(st, "s", i, "json")[0]), ensure_ascii=False)
+        json.dumps(json.loads(replay_file.export_hand(st, "s", i, "json")[0]), ensure_ascii=False)
         for i in range(BATCH * INGESTS)
     ]
 
@@ -43,8 +43,8 @@ def lines(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 def ingest(root: Path, lines: list[str], k: int, run: str = "cc2") -> None:
     """Batch ``k`` of ``lines`` into ``run`` (every hand accepted)."""
     part = lines[k * BATCH : (k + 1) * BATCH]
-    items = exchange.parse_jsonl("\n".join(part).encode(), "batch", 1000, 1 << 20, "")
-    assert exchange.add_hands(root, items, run).accepted == BATCH
+    items = importing.parse_jsonl("\n".join(part).encode(), "batch", 1000, 1 << 20, "")
+    assert importing.import_hands(root, items, run).accepted == BATCH
 
 
 def test_stats_of_a_scan_made_before_a_commit_bug(tmp_path: Path, lines: list[str]) -> None:
