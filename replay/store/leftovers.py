@@ -55,6 +55,7 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from replay.store.fsinfo import file_kind, pid_alive
 from replay.store.layout import (
@@ -66,6 +67,9 @@ from replay.store.layout import (
     StoreError,
     check_run_name,
 )
+
+if TYPE_CHECKING:
+    from replay.store.manifest import RunListing
 
 #: ``runs/.removing-NAME-PID``: a run being deleted by ``rm`` (process PID).
 REMOVING_RE = re.compile(r"\.removing-(.+)-(\d+)", re.S)
@@ -211,24 +215,23 @@ def _removal(e: os.DirEntry[str], root: Path, name: str | None = None) -> Leftov
     return Leftover(REMOVAL, path, _rel(path, root), why, pid, lock)
 
 
-def _foreign(run_path: Path) -> str | None:
-    """The first entry of a run folder that no writer of the store makes there (anything
-    but its lock, the manifest's temporary file, shard folders of shard files and their
-    temporary files), or None. Never follows a symlink."""
+def _foreign(listing: RunListing) -> str | None:
+    """The first entry (by name) of a run folder, listed once
+    (:func:`~replay.store.manifest.run_folder_listing`), that no writer of the store makes
+    there (anything but its lock, the manifest's temporary file, shard folders of shard
+    files and their temporary files), or None. No symlink followed."""
 
     def ours(e: os.DirEntry[str], *patterns: re.Pattern[str]) -> bool:
         named = any(p.fullmatch(e.name) for p in patterns)
         return named and e.is_file(follow_symlinks=False)
 
-    with os.scandir(run_path) as it:
-        for e in it:
-            if e.name in SHARD_FOLDERS and e.is_dir(follow_symlinks=False):
-                with os.scandir(e.path) as inner:
-                    for f in inner:
-                        if not ours(f, PART_RE, PART_TEMP_RE):
-                            return f"{e.name}/{f.name}"
-            elif not ours(e, _LOCK_RE, RUN_TEMP_RE):  # a lock that is a folder: not ours
-                return e.name
+    for e, inner in listing:
+        if e.name in SHARD_FOLDERS and inner is not None:
+            for f in inner:
+                if not ours(f, PART_RE, PART_TEMP_RE):
+                    return f"{e.name}/{f.name}"
+        elif not ours(e, _LOCK_RE, RUN_TEMP_RE):  # a lock that is a folder: not ours
+            return e.name
     return None
 
 
@@ -239,12 +242,13 @@ def _uncommitted(path: Path, root: Path, found: Findings) -> None:
     (both named before they go). In use while a writer holds its lock
     (:func:`~replay.store.manifest.lock_held`: the pid a lock records outlives the write,
     and the service's process outlives its imports)."""
-    from replay.store.manifest import first_write, lock_held
+    from replay.store.manifest import first_write, lock_held, run_folder_listing
 
     rel = _rel(path, root)
     try:
-        other = _foreign(path)
-        shards = first_write(path).others
+        listing = run_folder_listing(path)  # one walk, read by both
+        other = _foreign(listing)
+        shards = first_write(path, listing).others
     except OSError as e:
         found.notes.append(f"cannot read {shown(rel)}: {e.strerror or e}")
         return

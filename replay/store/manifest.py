@@ -37,7 +37,13 @@ from engine.rules import RuleSet
 from replay import schema
 from replay.store.files import NotRegularFile, read_regular, write_json
 from replay.store.fsinfo import file_kind
-from replay.store.layout import IMPORT_LOCK_NAME, MANIFEST_FORMAT, MANIFEST_NAME, StoreError
+from replay.store.layout import (
+    IMPORT_LOCK_NAME,
+    MANIFEST_FORMAT,
+    MANIFEST_NAME,
+    SHARD_FOLDERS,
+    StoreError,
+)
 from replay.store.manifest_schema import ManifestInvalid, check_manifest
 
 
@@ -364,10 +370,11 @@ class ImportLock(_FileLock):
 # ---------------------------------------------------------------------------------------------
 
 #: The folders of a run's first shard, whose files an import writes before the run's first
-#: manifest (a simulated run's manifest comes before any shard): the two tables, the
-#: provenance, the summary and the facts (held equal to their writers' names by
-#: tests/replay/store/test_orphan_run_bug.py).
-FIRST_WRITE_FOLDERS = ("hands", "events", "imported", "summary", "facts")
+#: manifest (a simulated run's manifest comes before any shard): every shard folder but the
+#: reviews' (:data:`replay.store.reviews.REVIEWS`: a review is stored only in a run that has
+#: a manifest), i.e. the two tables, the provenance, the summary and the facts (held equal to
+#: their writers' names by tests/replay/store/test_orphan_run_bug.py).
+FIRST_WRITE_FOLDERS = tuple(f for f in SHARD_FOLDERS if f != "reviews")
 #: The name of a first shard's files in them.
 FIRST_WRITE_FILE = "part-00000.parquet"
 _TEMP_NAME = re.compile(r"\..+\.tmp-\d+", re.S)
@@ -391,6 +398,11 @@ class FirstWrite:
         return not self.others
 
 
+#: A run folder listed once (:func:`run_folder_listing`): each entry, sorted by name, with
+#: the entries of the folder it is, sorted, or None (a symlink, a file, a temporary name).
+RunListing = tuple[tuple[os.DirEntry[str], tuple[os.DirEntry[str], ...] | None], ...]
+
+
 def _entries(folder: Path) -> list[os.DirEntry[str]]:
     try:
         with os.scandir(folder) as it:
@@ -399,14 +411,41 @@ def _entries(folder: Path) -> list[os.DirEntry[str]]:
         return []
 
 
-def first_write(run_path: Path) -> FirstWrite:
+def _is_temp(name: str) -> bool:
+    return name.startswith(".") and _TEMP_NAME.fullmatch(name) is not None
+
+
+def run_folder_listing(run_path: Path) -> RunListing:
+    """The run folder ``run_path`` listed once, never through a symlink (:data:`RunListing`):
+    what :func:`first_write` and ``paohuzi doctor`` (:mod:`replay.store.leftovers`) both
+    read. :class:`OSError` if it cannot be read (:class:`FileNotFoundError`: it is gone); a
+    subfolder gone meanwhile lists as empty."""
+
+    def inside(e: os.DirEntry[str]) -> tuple[os.DirEntry[str], ...] | None:
+        if _is_temp(e.name) or not e.is_dir(follow_symlinks=False):
+            return None
+        return tuple(_entries(Path(e.path)))
+
+    with os.scandir(run_path) as it:
+        top = sorted(it, key=lambda e: e.name)
+    return tuple((e, inside(e)) for e in top)
+
+
+def first_write(run_path: Path, listing: RunListing | None = None) -> FirstWrite:
     """The store's files in the run folder ``run_path`` (read it while it has no
-    manifest), sorted into a first write's and others (:class:`FirstWrite`)."""
+    manifest), sorted into a first write's and others (:class:`FirstWrite`); from
+    ``listing``, the folder's :func:`run_folder_listing`, when the caller has it (a folder
+    that is gone holds nothing)."""
+    if listing is None:
+        try:
+            listing = run_folder_listing(Path(run_path))
+        except FileNotFoundError:
+            listing = ()
     files: list[Path] = []
     others: list[Path] = []
-    for e in _entries(Path(run_path)):
+    for e, inner in listing:
         path = Path(e.path)
-        if e.name.startswith(".") and _TEMP_NAME.fullmatch(e.name):
+        if _is_temp(e.name):
             if e.is_file(follow_symlinks=False):
                 files.append(path)
             continue
@@ -415,9 +454,7 @@ def first_write(run_path: Path) -> FirstWrite:
             if first:
                 others.append(path)
             continue
-        if not e.is_dir(follow_symlinks=False):
-            continue
-        for f in _entries(path):
+        for f in inner or ():
             ours = f.is_file(follow_symlinks=False)
             if ours and first and (f.name == FIRST_WRITE_FILE or _TEMP_NAME.fullmatch(f.name)):
                 files.append(Path(f.path))
