@@ -136,14 +136,27 @@ class Context:
     def timed(self, st: Any, work: Callable[[Any, Any], T]) -> T:
         """``work(state, con)`` on the store's scan and a new catalog connection, within
         the query time limit."""
+        result, con, _ = self.timed_open(st, work)
+        con.close()
+        return result
+
+    def timed_open(self, st: Any, work: Callable[[Any, Any], T]) -> tuple[T, Any, Budget]:
+        """:meth:`timed` with the connection left open for what the caller reads next (and
+        closes): ``work``'s result, the connection and the budget left to time the rest
+        (the ndjson export's batches). 503 when the limit stopped ``work``; the connection
+        is closed if ``work`` fails."""
         state, con = self.connect(st)
         budget = Budget(con, self.lim.query_seconds)
+        done = False
         try:
             with budget.running():
-                return work(state, con)
+                result = work(state, con)
+            done = True
+            return result, con, budget
         except Exception:
             if budget.spent:
                 raise ApiError(503, budget.message) from None
             raise
         finally:
-            con.close()
+            if not done:
+                con.close()

@@ -23,8 +23,6 @@ from paohuzi.service.context import (
     line,
     one_of,
 )
-from paohuzi.service.deadline import Budget
-from paohuzi.service.errors import ApiError
 from paohuzi.service.limits import STREAM_BATCH
 
 
@@ -169,16 +167,9 @@ def _stream(app: FastAPI, ctx: Context, Winner: Any, Outcome: Any, HuxiMin: Any,
         )
         st = ctx.store()
         ctx.known(st, run)
-        state, con = ctx.connect(st)
-        budget = Budget(con, lim.query_seconds)
-        try:
-            with budget.running():
-                batches = manage.stream_hands(st, run, flt, max, con, STREAM_BATCH, state)
-        except Exception:
-            con.close()
-            if budget.spent:
-                raise ApiError(503, budget.message) from None
-            raise
+        batches, con, budget = ctx.timed_open(
+            st, lambda state, con: manage.stream_hands(st, run, flt, max, con, STREAM_BATCH, state)
+        )
 
         def lines() -> Iterator[bytes]:
             try:
