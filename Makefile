@@ -58,7 +58,7 @@ bench-dashboard: $(STAMP)
 	$(PY) -m bench.dashboard --hands $(BENCH_HANDS) $(BENCH_DASHBOARD_ARGS)
 
 # `paohuzi serve` under load on loopback: /stats on a 10,000,000-hand store, a hands page,
-# a 100,000-hand ndjson export, verified ingest (bench/service.py; BENCH_SERVICE_ARGS=…
+# a 100,000-hand ndjson export, verified import (bench/service.py; BENCH_SERVICE_ARGS=…
 # for its options, e.g. --hands 1000000 --clients 4 --seconds 10).
 BENCH_SERVICE_ARGS ?=
 bench-service: $(STAMP)

@@ -8,7 +8,7 @@ The store, under ``--data DIR`` (reused when complete, as ``make bench-dashboard
 * ``DIR/bigN``: run ``bigN`` of ``--hands`` (N) hands, copies of ``src``'s shards under new
   ids (:func:`bench.dashboard.replicate_parallel`), then ``paohuzi index`` (its summaries:
   the fast path of ``/stats``);
-* ``DIR/ingest``: made afresh each time: the run of imported hands the ingest phase writes.
+* ``DIR/import``: made afresh each time: the run of imported hands the import phase writes.
 
 Phases, each bounded by ``--requests`` requests and ``--seconds`` seconds (whichever comes
 first; a request under way at the deadline is finished and counted), ``--clients`` threads
@@ -18,8 +18,8 @@ each on its own keep-alive connection:
 * ``page``: ``GET /runs/bigN/hands?limit=100&cursor=K``, K spread over the run;
 * ``export``: ``GET /runs/bigN/hands.ndjson?max=M`` (``--export-hands``, 100,000), read to
   the end: hands/s and MB/s besides requests/s (at most ``--export-requests`` requests);
-* ``ingest``: ``POST /runs/bench/hands`` batches of ``--batch`` JSON replay files exported
-  from ``src`` (distinct hands, ``--ingest-hands`` in all, after a batch of warm-up) into
+* ``import``: ``POST /runs/bench/hands`` batches of ``--batch`` JSON replay files exported
+  from ``src`` (distinct hands, ``--import-hands`` in all, after a batch of warm-up) into
   the fresh store: hands/s accepted, each verified by the compiled engine, under the run's
   lock.
 
@@ -51,8 +51,8 @@ from typing import Any
 
 from bench.dashboard import CLI, replicate_parallel
 
-#: The ingest token of the benchmark's servers.
-TOKEN = "bench-service-ingest-token"
+#: The import token of the benchmark's servers.
+TOKEN = "bench-service-import-token"
 
 #: A request: method, path, body, headers.
 Request = tuple[str, str, bytes | None, dict[str, str]]
@@ -270,14 +270,14 @@ def run_phases(a: argparse.Namespace) -> list[Phase]:
                 **bound,
             )  # fmt: skip
         )
-    bodies = replay_batches(data / "src", a.ingest_hands + a.batch, a.batch)  # 1st: warm-up
-    ingest_root = data / "ingest"
-    shutil.rmtree(ingest_root, ignore_errors=True)
+    bodies = replay_batches(data / "src", a.import_hands + a.batch, a.batch)  # 1st: warm-up
+    import_root = data / "import"
+    shutil.rmtree(import_root, ignore_errors=True)
     headers = {"content-type": "application/x-ndjson", "authorization": f"Bearer {TOKEN}"}
-    with Server(ingest_root, env={"PAOHUZI_INGEST_TOKEN": TOKEN}) as s:
+    with Server(import_root, env={"PAOHUZI_IMPORT_TOKEN": TOKEN}) as s:
         phases.append(
             load(
-                "ingest",
+                "import",
                 s.port,
                 lambda k: ("POST", "/runs/bench/hands", bodies[k + 1], headers),
                 max_requests=len(bodies) - 1,
@@ -297,7 +297,7 @@ def table(phases: list[Phase]) -> str:
         extra = ""
         if p.name == "export":
             extra = f"{p.units / p.seconds:,.0f} hands/s, {p.bytes / 1e6 / p.seconds:,.1f} MB/s"
-        elif p.name == "ingest":
+        elif p.name == "import":
             extra = f"{p.units / p.seconds:,.0f} hands/s accepted (verified)"
         if p.statuses:
             extra += " errors: " + ", ".join(f"{k}×{v}" for k, v in sorted(p.statuses.items()))
@@ -319,8 +319,10 @@ def main(argv: list[str] | None = None) -> list[Phase]:
     ap.add_argument("--seconds", type=float, default=30.0, help="most seconds per phase")
     ap.add_argument("--export-hands", type=int, default=100_000, help="hands per export")
     ap.add_argument("--export-requests", type=int, default=16, help="most exports")
-    ap.add_argument("--ingest-hands", type=int, default=2000, help="hands ingested")
-    ap.add_argument("--batch", type=int, default=50, help="replay files per ingest request")
+    ap.add_argument("--import-hands", type=int, default=2000, help="hands imported")
+    # its former name, still read (not shown)
+    ap.add_argument("--ingest-hands", type=int, dest="import_hands", help=argparse.SUPPRESS)
+    ap.add_argument("--batch", type=int, default=50, help="replay files per import request")
     ap.add_argument("--json", type=Path, default=None, help="write the figures here")
     a = ap.parse_args(argv)
     for name in ("hands", "source_hands", "clients", "requests", "export_hands", "batch"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Callable
 from typing import Any
@@ -46,3 +47,45 @@ def pool_workers_option(result: str) -> Callable[[Callable[..., Any]], Callable[
         show_default="CPU count",
         help=f"Worker processes over shards ({result} does not depend on it).",
     )
+
+
+class RenamedOption(click.Option):
+    """An option that was renamed: its former spelling ``former`` (one of its names) is still
+    read, but ``--help`` and the error messages show only the current ones.
+
+    >>> @click.command()
+    ... @renamed_option("--import-bytes", former="--ingest-bytes", default=1)
+    ... def cmd(import_bytes: int) -> None:
+    ...     click.echo(import_bytes)
+    >>> from click.testing import CliRunner
+    >>> CliRunner().invoke(cmd, ["--ingest-bytes", "7"]).output.strip()
+    '7'
+    >>> "--ingest-bytes" in CliRunner().invoke(cmd, ["--help"]).output
+    False
+    """
+
+    def __init__(self, *args: Any, former: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if former not in self.opts:
+            raise ValueError(f"{former!r} is not one of the option's names {self.opts}")
+        self.former = former
+
+    def _current(self) -> click.Option:
+        """This option as shown: without its former spelling."""
+        shown = copy.copy(self)
+        shown.opts = [o for o in self.opts if o != self.former]
+        return shown
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        return click.Option.get_help_record(self._current(), ctx)
+
+    def get_error_hint(self, ctx: click.Context | None) -> str:
+        return click.Option.get_error_hint(self._current(), ctx)
+
+
+def renamed_option(name: str, *, former: str, **kwargs: Any) -> Callable[[Any], Any]:
+    """``click.option(name, ...)`` that also reads ``former``, the option's old spelling,
+    without showing it (:class:`RenamedOption`); its value is the parameter named after
+    ``name``."""
+    dest = name.lstrip("-").replace("-", "_")
+    return click.option(name, former, dest, cls=RenamedOption, former=former, **kwargs)

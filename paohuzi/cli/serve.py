@@ -11,15 +11,16 @@ from pathlib import Path
 import click
 
 from paohuzi.cli.errors import input_error
+from paohuzi.cli.options import renamed_option
 from paohuzi.service.limits import (
     HEADER_BYTES,
     HEADER_SECONDS,
-    INGEST_AT_ONCE,
-    INGEST_BODY_SECONDS,
-    INGEST_BYTES,
-    INGEST_LINE_BYTES,
-    INGEST_LINES,
-    INGEST_LOCK_SECONDS,
+    IMPORT_AT_ONCE,
+    IMPORT_BODY_SECONDS,
+    IMPORT_BYTES,
+    IMPORT_LINE_BYTES,
+    IMPORT_LINES,
+    IMPORT_LOCK_SECONDS,
     KEEP_ALIVE_SECONDS,
     MAX_CONNECTIONS,
     PAGE_MAX,
@@ -28,8 +29,10 @@ from paohuzi.service.limits import (
 )
 from replay.store.layout import data_option
 
-#: The environment variable that holds the ingest token (``--ingest-token-file`` wins).
-TOKEN_ENV = "PAOHUZI_INGEST_TOKEN"
+#: The environment variable that holds the import token (``--import-token-file`` wins), and
+#: its former name, still read when the first is not set.
+TOKEN_ENV = "PAOHUZI_IMPORT_TOKEN"
+TOKEN_ENV_OLD = "PAOHUZI_INGEST_TOKEN"
 
 #: The shortest token accepted, and the largest token file read.
 TOKEN_MIN = 16
@@ -39,9 +42,10 @@ TOKEN_FILE_MAX = 4096
 BACKLOG = 2048
 
 
-def ingest_token(path: Path | None) -> str | None:
-    """The ingest token: the first line of ``path`` (a regular file of at most 4 KiB), else
-    ``$PAOHUZI_INGEST_TOKEN``; None when neither is given (ingest disabled). A token of
+def import_token(path: Path | None) -> str | None:
+    """The import token: the first line of ``path`` (a regular file of at most 4 KiB), else
+    ``$PAOHUZI_IMPORT_TOKEN`` (or, unset, ``$PAOHUZI_INGEST_TOKEN``, its former name); None
+    when none is given (import disabled). A token of
     fewer than 16 characters, with spaces inside, or with a character other than printable
     ASCII (the service reads a header's bytes as Latin-1: a client's UTF-8 would never
     match it) is refused (one line, exit 2)."""
@@ -52,13 +56,14 @@ def ingest_token(path: Path | None) -> str | None:
             text = read_regular(path, TOKEN_FILE_MAX).decode("utf-8-sig")  # a BOM is no part
         except (OSError, UnicodeDecodeError) as e:
             why = getattr(e, "strerror", None) or str(e)
-            raise input_error(f"cannot read the ingest token file {path}: {why}") from None
+            raise input_error(f"cannot read the import token file {path}: {why}") from None
         lines = text.strip().splitlines()
-        where = f"the ingest token file {path}"
+        where = f"the import token file {path}"
         value = lines[0].strip() if lines else ""
     else:
-        value = os.environ.get(TOKEN_ENV, "").strip()
-        where = f"${TOKEN_ENV}"
+        env = TOKEN_ENV if TOKEN_ENV in os.environ else TOKEN_ENV_OLD
+        value = os.environ.get(env, "").strip()
+        where = f"${env}"
         if not value:
             return None
     printable = value.isascii() and value.isprintable()
@@ -110,60 +115,67 @@ def ingest_token(path: Path | None) -> str | None:
     metavar="S",
     help="Seconds of DuckDB work one request may take (then 503).",
 )
-@click.option(
-    "--ingest-token-file",
+@renamed_option(
+    "--import-token-file",
+    former="--ingest-token-file",
     type=click.Path(path_type=Path),
     metavar="FILE",
     help=f"Enable POST /runs/RUN/hands with the token in FILE (default: ${TOKEN_ENV}; neither:"
-    " ingest disabled, the service writes nothing).",
+    " import disabled, the service writes nothing).",
 )
-@click.option(
-    "--ingest-bytes",
+@renamed_option(
+    "--import-bytes",
+    former="--ingest-bytes",
     type=click.IntRange(min=1),
-    default=INGEST_BYTES,
+    default=IMPORT_BYTES,
     show_default=True,
     metavar="N",
-    help="Largest ingest request body.",
+    help="Largest import request body.",
 )
-@click.option(
-    "--ingest-lines",
+@renamed_option(
+    "--import-lines",
+    former="--ingest-lines",
     type=click.IntRange(min=1),
-    default=INGEST_LINES,
+    default=IMPORT_LINES,
     show_default=True,
     metavar="N",
-    help="Most replay files in one JSON-lines ingest.",
+    help="Most replay files in one JSON-lines import.",
 )
-@click.option(
-    "--ingest-line-bytes",
+@renamed_option(
+    "--import-line-bytes",
+    former="--ingest-line-bytes",
     type=click.IntRange(min=1),
-    default=INGEST_LINE_BYTES,
+    default=IMPORT_LINE_BYTES,
     show_default=True,
     metavar="N",
-    help="Longest line (replay file) of a JSON-lines ingest.",
+    help="Longest line (replay file) of a JSON-lines import.",
 )
-@click.option(
-    "--ingest-lock-seconds",
+@renamed_option(
+    "--import-lock-seconds",
+    former="--ingest-lock-seconds",
     type=click.FloatRange(min=0),
-    default=INGEST_LOCK_SECONDS,
+    default=IMPORT_LOCK_SECONDS,
     show_default=True,
     metavar="S",
-    help="Seconds an ingest waits for another one into the same run (then 503).",
+    help="Seconds an import waits for another one into the same run (then 503).",
 )
-@click.option(
-    "--ingest-at-once",
+@renamed_option(
+    "--import-at-once",
+    former="--ingest-at-once",
     type=click.IntRange(min=1),
-    default=INGEST_AT_ONCE,
+    default=IMPORT_AT_ONCE,
     show_default=True,
     metavar="N",
-    help="Ingests received and verified at once (each holds its body; then 503).",
+    help="Imports received and verified at once (each holds its body; then 503).",
 )
-@click.option(
-    "--ingest-body-seconds",
+@renamed_option(
+    "--import-body-seconds",
+    former="--ingest-body-seconds",
     type=click.FloatRange(min=0, min_open=True),
-    default=INGEST_BODY_SECONDS,
+    default=IMPORT_BODY_SECONDS,
     show_default=True,
     metavar="S",
-    help="Seconds an ingest's body may take to arrive (then 408).",
+    help="Seconds an import's body may take to arrive (then 408).",
 )
 @click.option(
     "--header-seconds",
@@ -204,13 +216,13 @@ def serve(
     page_max: int,
     stream_max: int,
     query_seconds: float,
-    ingest_token_file: Path | None,
-    ingest_bytes: int,
-    ingest_lines: int,
-    ingest_line_bytes: int,
-    ingest_lock_seconds: float,
-    ingest_at_once: int,
-    ingest_body_seconds: float,
+    import_token_file: Path | None,
+    import_bytes: int,
+    import_lines: int,
+    import_line_bytes: int,
+    import_lock_seconds: float,
+    import_at_once: int,
+    import_body_seconds: float,
     header_seconds: float,
     header_bytes: int,
     keep_alive_seconds: int,
@@ -220,14 +232,14 @@ def serve(
     paohuzi hands, paginated), /runs/RUN/hands.ndjson (a streamed export),
     /runs/RUN/hands/HAND (the replay file), /runs/RUN/hands/HAND/state?step=K&seat=S,
     /stats?run=RUN, /health, /version; the schema at /openapi.json, docs at /docs.
-    Read-only unless an ingest token is given (--ingest-token-file or $PAOHUZI_INGEST_TOKEN):
-    then POST /runs/RUN/hands with that bearer token verifies replay files and adds their
-    hands to the run of imported hands RUN. Needs pip install 'paohuzi[service]'.
+    Read-only unless an import token is given (--import-token-file or $PAOHUZI_IMPORT_TOKEN):
+    then POST /runs/RUN/hands with that bearer token imports replay files as paohuzi import
+    does, verified, into the run of imported hands RUN. Needs pip install 'paohuzi[service]'.
 
     \b
     paohuzi serve
     paohuzi serve --data /srv/paohuzi --port 8080
-    paohuzi serve --ingest-token-file /etc/paohuzi/token
+    paohuzi serve --import-token-file /etc/paohuzi/token
     curl -s localhost:8000/runs
     """
     try:
@@ -242,17 +254,17 @@ def serve(
     from paohuzi.service.app import create_app
     from paohuzi.service.limits import Limits
 
-    token = ingest_token(ingest_token_file)
+    token = import_token(import_token_file)
     limits = Limits(
         page_max=page_max,
         stream_max=stream_max,
         query_seconds=query_seconds,
-        ingest_bytes=ingest_bytes,
-        ingest_lines=ingest_lines,
-        ingest_line_bytes=ingest_line_bytes,
-        ingest_lock_seconds=ingest_lock_seconds,
-        ingest_at_once=ingest_at_once,
-        ingest_body_seconds=ingest_body_seconds,
+        import_bytes=import_bytes,
+        import_lines=import_lines,
+        import_line_bytes=import_line_bytes,
+        import_lock_seconds=import_lock_seconds,
+        import_at_once=import_at_once,
+        import_body_seconds=import_body_seconds,
         header_seconds=header_seconds,
         header_bytes=header_bytes,
         keep_alive_seconds=keep_alive_seconds,
@@ -263,7 +275,7 @@ def serve(
         click.echo(f"note: no store at {where} yet (the API will say so)", err=True)
     app = create_app(data, limits, token)
     if token is not None:
-        click.echo("note: ingest enabled (POST /runs/RUN/hands with the token)", err=True)
+        click.echo("note: import enabled (POST /runs/RUN/hands with the token)", err=True)
     # listening before the line is printed: a client that reads it may connect at once
     # (with --port 0, the line says the port the system chose)
     sock = listen(host, port)

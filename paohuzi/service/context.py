@@ -91,8 +91,8 @@ def line(obj: Any) -> bytes:
 
 
 class Context:
-    """The store at ``root`` served within ``lim``; ``token``: the ingest token's bytes
-    (None: ingest disabled)."""
+    """The store at ``root`` served within ``lim``; ``token``: the import token's bytes
+    (None: import disabled)."""
 
     def __init__(self, root: Path, lim: Limits, token: bytes | None) -> None:
         self.root = root

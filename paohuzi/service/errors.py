@@ -37,7 +37,7 @@ class ApiError(Exception):
 
 
 class Refusal(Exception):
-    """An ingest refused before its body is read (401 with ``WWW-Authenticate``, 403, 503
+    """An import refused before its body is read (401 with ``WWW-Authenticate``, 403, 503
     with ``Retry-After``): its status, message and headers."""
 
     def __init__(self, status: int, message: str, headers: dict[str, str] | None = None):
@@ -74,7 +74,7 @@ def one_line(text: object) -> str:
 def status_of(e: BaseException) -> int:
     """The status code of a library error: 409 for a run or hand that exists but cannot be
     read as written (damaged, refused folder, a log that does not replay) or written as
-    asked (a simulated run named for an ingest), 503 for a run whose lock another writer
+    asked (a simulated run named for an import), 503 for a run whose lock another writer
     held past the wait, 400 for any other bad input (an unknown 名堂, a step out of range)."""
     from replay.replayer.hand import UnknownHand
     from replay.replayer.replay_schema import ReplayFileError
@@ -83,7 +83,7 @@ def status_of(e: BaseException) -> int:
 
     if isinstance(e, UnknownHand):
         return 404
-    if isinstance(e, RunBusy):  # another ingest into the run held its lock too long
+    if isinstance(e, RunBusy):  # another import into the run held its lock too long
         return 503
     if isinstance(e, CorruptLog | StoreError | ReplayFileError | IllegalAction | ReplayDivergence):
         return 409

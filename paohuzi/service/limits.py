@@ -32,17 +32,17 @@ STREAM_BATCH = 1000
 
 #: ``POST /runs/{run}/hands``: the bytes of a request, the replay files of a JSON-lines
 #: batch, the bytes of one line (``paohuzi import --jsonl``'s defaults too:
-#: replay.replayer.exchange.BATCH_BYTES, BATCH_LINES, LINE_BYTES), and the seconds a request
-#: waits for the run's lock while another ingest into the run writes.
-INGEST_BYTES = 64 << 20
-INGEST_LINES = 10_000
-INGEST_LINE_BYTES = 1 << 20
-INGEST_LOCK_SECONDS = 30.0
-#: Ingests received, parsed and verified at once (each holds its body, up to INGEST_BYTES:
+#: replay.replayer.importing.BATCH_BYTES, BATCH_LINES, LINE_BYTES), and the seconds a request
+#: waits for the run's lock while another import into the run writes.
+IMPORT_BYTES = 64 << 20
+IMPORT_LINES = 10_000
+IMPORT_LINE_BYTES = 1 << 20
+IMPORT_LOCK_SECONDS = 30.0
+#: Imports received, parsed and verified at once (each holds its body, up to IMPORT_BYTES:
 #: 503 with Retry-After for one more), and the seconds a request's body may take to arrive
 #: (408 after that).
-INGEST_AT_ONCE = 2
-INGEST_BODY_SECONDS = 120.0
+IMPORT_AT_ONCE = 2
+IMPORT_BODY_SECONDS = 120.0
 
 #: Connections (the server's, not the API's: paohuzi.service.server): the bytes of a
 #: request's head (its request line and headers; 431 above), the seconds its head may take
@@ -65,12 +65,12 @@ class Limits:
     stream_max: int = STREAM_MAX
     query_seconds: float = QUERY_SECONDS
     stats_runs_max: int = STATS_RUNS_MAX
-    ingest_bytes: int = INGEST_BYTES
-    ingest_lines: int = INGEST_LINES
-    ingest_line_bytes: int = INGEST_LINE_BYTES
-    ingest_lock_seconds: float = INGEST_LOCK_SECONDS
-    ingest_at_once: int = INGEST_AT_ONCE
-    ingest_body_seconds: float = INGEST_BODY_SECONDS
+    import_bytes: int = IMPORT_BYTES
+    import_lines: int = IMPORT_LINES
+    import_line_bytes: int = IMPORT_LINE_BYTES
+    import_lock_seconds: float = IMPORT_LOCK_SECONDS
+    import_at_once: int = IMPORT_AT_ONCE
+    import_body_seconds: float = IMPORT_BODY_SECONDS
     header_bytes: int = HEADER_BYTES
     header_seconds: float = HEADER_SECONDS
     keep_alive_seconds: int = KEEP_ALIVE_SECONDS
@@ -81,12 +81,12 @@ class Limits:
             "page_max",
             "stream_max",
             "stats_runs_max",
-            "ingest_bytes",
-            "ingest_lines",
-            "ingest_line_bytes",
+            "import_bytes",
+            "import_lines",
+            "import_line_bytes",
             "header_bytes",
             "max_connections",
-            "ingest_at_once",
+            "import_at_once",
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
@@ -94,13 +94,13 @@ class Limits:
             "query_seconds",
             "header_seconds",
             "keep_alive_seconds",
-            "ingest_body_seconds",
+            "import_body_seconds",
         ):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be more than 0, not {getattr(self, name)}")
-        if not self.ingest_lock_seconds >= 0:
+        if not self.import_lock_seconds >= 0:
             raise ValueError(
-                f"ingest_lock_seconds must be at least 0, not {self.ingest_lock_seconds}"
+                f"import_lock_seconds must be at least 0, not {self.import_lock_seconds}"
             )
         # a default above its maximum is lowered to it (``--page-max 10`` alone is enough)
         object.__setattr__(self, "page_default", max(1, min(self.page_default, self.page_max)))

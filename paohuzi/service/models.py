@@ -423,8 +423,12 @@ class Stats(Strict):
 
 
 # ---------------------------------------------------------------------------------------------
-# Ingest (replay.replayer.exchange.add_hands)
+# Import (replay.replayer.importing.import_hands)
 # ---------------------------------------------------------------------------------------------
+
+# IngestHand and IngestAnswer: the names these models have in the OpenAPI document (its
+# components), from the time importing was called ingest; kept, since a client generated
+# from the document names its types after them.
 
 
 class IngestHand(Strict):

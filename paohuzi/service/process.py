@@ -1,5 +1,5 @@
 """A ``paohuzi serve`` subprocess on a free loopback port, for the tests that need a real
-server (concurrent clients, a server killed mid-ingest) and for ``make bench-service``.
+server (concurrent clients, a server killed mid-import) and for ``make bench-service``.
 
 :class:`Server` starts ``python -m paohuzi.cli serve --port 0``, reads the port from the
 line the command prints before it serves, and waits (bounded) until ``/health`` answers;
@@ -31,7 +31,7 @@ STOP_SECONDS = 10.0
 
 class Server:
     """``paohuzi serve --data DATA --port 0 ARGS`` with ``env`` added to this process's
-    environment (e.g. ``PAOHUZI_INGEST_TOKEN``); a context manager that stops it."""
+    environment (e.g. ``PAOHUZI_IMPORT_TOKEN``); a context manager that stops it."""
 
     def __init__(
         self,

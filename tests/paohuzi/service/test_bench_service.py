@@ -14,16 +14,16 @@ def test_the_benchmark_reports_every_phase(tmp_path: Path) -> None:
     out = tmp_path / "figures.json"
     phases = service.main(["--data", str(tmp_path / "b"), "--hands", "200",
                            "--source-hands", "200", "--seconds", "1", "--clients", "2",
-                           "--requests", "20", "--export-requests", "2", "--ingest-hands",
+                           "--requests", "20", "--export-requests", "2", "--import-hands",
                            "20", "--batch", "10", "--workers", "1", "--json", str(out)])  # fmt: skip
-    assert [p.name for p in phases] == ["stats", "page", "export", "ingest"]
+    assert [p.name for p in phases] == ["stats", "page", "export", "import"]
     for p in phases:
         assert p.requests >= 1 and p.errors == 0, p
         assert 0 < p.p50_ms <= p.p99_ms and p.bytes > 0, p
     by = {p.name: p for p in phases}
     assert by["page"].requests <= 20 and by["export"].requests <= 2
     assert by["export"].units == 200 * by["export"].requests  # every hand of the run, a line each
-    assert by["ingest"].units == 10 * by["ingest"].requests  # each batch accepted whole
+    assert by["import"].units == 10 * by["import"].requests  # each batch accepted whole
     doc = json.loads(out.read_text(encoding="utf-8"))
     assert [p["name"] for p in doc["phases"]] == list(by) and doc["hands"] == 200
     assert service.table(phases).splitlines()[0].split()[:3] == ["phase", "clients", "requests"]

@@ -1,4 +1,4 @@
-"""Requests meant to hurt the service, in-process (issue 40): a large ingest does not hold
+"""Requests meant to hurt the service, in-process (issue 40): a large import does not hold
 the event loop, URL paths in messages are shown as sent, 405 names the allowed methods, a
 trailing slash is 404 (no redirect naming the client's Host), integers are ASCII digits
 only, a byte-order mark opens a JSON-lines batch as it opens a file. Each answer is a 4xx
@@ -17,12 +17,12 @@ TOKEN = "t0ken-for-the-hostile-tests"
 NDJSON = "application/x-ndjson"
 
 
-def ingest_client(root: Path) -> Any:
+def import_client(root: Path) -> Any:
     from fastapi.testclient import TestClient
 
     from paohuzi.service.app import create_app
 
-    return TestClient(create_app(root, ingest_token=TOKEN), raise_server_exceptions=False)
+    return TestClient(create_app(root, import_token=TOKEN), raise_server_exceptions=False)
 
 
 def post(c: Any, body: bytes, media: str = NDJSON, run: str = "field") -> Any:
@@ -42,10 +42,10 @@ def error(r: Any, status: int, *words: str) -> str:
     return str(body["error"])
 
 
-def test_ingest_parsed_on_the_event_loop_bug(
+def test_import_parsed_on_the_event_loop_bug(
     tmp_path: Path, replay_lines: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # a JSON-lines ingest was parsed on the event loop: a 64 MB body froze /health for 5.5 s
+    # a JSON-lines import was parsed on the event loop: a 64 MB body froze /health for 5.5 s
     from replay.replayer import importing
 
     parse = importing.parse_jsonl
@@ -59,28 +59,28 @@ def test_ingest_parsed_on_the_event_loop_bug(
         return parse(*args, **kw)
 
     monkeypatch.setattr(importing, "parse_jsonl", slow_parse)
-    with ingest_client(tmp_path / "d") as c:
+    with import_client(tmp_path / "d") as c:
         thread = threading.Thread(
-            target=lambda: seen.setdefault("ingest", post(c, replay_lines[0].encode()))
+            target=lambda: seen.setdefault("import", post(c, replay_lines[0].encode()))
         )
         thread.start()
         try:
-            assert parsing.wait(60), "the ingest never reached its parse"
+            assert parsing.wait(60), "the import never reached its parse"
             health = c.get("/health")
             answered.set()
         finally:
             answered.set()
             thread.join(60)
     assert health.status_code == 200
-    assert seen["health_first"], "/health waited for the ingest's parse"
-    assert seen["ingest"].status_code == 200 and seen["ingest"].json()["accepted"] == 1
+    assert seen["health_first"], "/health waited for the import's parse"
+    assert seen["import"].status_code == 200 and seen["import"].json()["accepted"] == 1
 
 
-def test_ingests_at_once_unbounded_bug(
+def test_imports_at_once_unbounded_bug(
     tmp_path: Path, replay_lines: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # every ingest held its body (up to 64 MB) while parsed and verified, as many at once as
-    # connections came: now --ingest-at-once of them; one more waits (its body unread) as
+    # every import held its body (up to 64 MB) while parsed and verified, as many at once as
+    # connections came: now --import-at-once of them; one more waits (its body unread) as
     # for a busy run's lock, then 503 with Retry-After
     from fastapi.testclient import TestClient
 
@@ -97,8 +97,8 @@ def test_ingests_at_once_unbounded_bug(
         return parse(*args, **kw)
 
     monkeypatch.setattr(importing, "parse_jsonl", held_parse)
-    lim = Limits(ingest_at_once=1, ingest_lock_seconds=0.3)
-    app = create_app(tmp_path / "d", lim, ingest_token=TOKEN)
+    lim = Limits(import_at_once=1, import_lock_seconds=0.3)
+    app = create_app(tmp_path / "d", lim, import_token=TOKEN)
     seen: dict[str, Any] = {}
     with TestClient(app, raise_server_exceptions=False) as c:
         first = threading.Thread(
@@ -106,39 +106,39 @@ def test_ingests_at_once_unbounded_bug(
         )
         first.start()
         try:
-            assert parsing.wait(60), "the first ingest never reached its parse"
+            assert parsing.wait(60), "the first import never reached its parse"
             second = post(c, replay_lines[1].encode())
         finally:
             release.set()
             first.join(60)
-        assert error(second, 503, "1 ingests are being received or verified (waited 0.3 s)")
+        assert error(second, 503, "1 imports are being received or verified (waited 0.3 s)")
         assert second.headers["retry-after"] == "1"
         assert seen["first"].status_code == 200
         again = post(c, replay_lines[1].encode())  # the slot is free again
         assert again.status_code == 200 and again.json()["accepted"] == 1
 
 
-def test_ingest_body_time_unbounded_bug(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # a body that trickled in held its ingest (and its slot) for ever: 408 after the limit
+def test_import_body_time_unbounded_bug(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a body that trickled in held its import (and its slot) for ever: 408 after the limit
     import asyncio
 
     from fastapi.testclient import TestClient
 
     from paohuzi.service import app as service_app
-    from paohuzi.service import ingest as service_ingest
+    from paohuzi.service import importing as service_importing
     from paohuzi.service.limits import Limits
 
     async def trickle(_request: Any, _max_bytes: int) -> bytes:
         await asyncio.sleep(30)
         return b""
 
-    monkeypatch.setattr(service_ingest, "_bounded_body", trickle)
+    monkeypatch.setattr(service_importing, "_bounded_body", trickle)
     app = service_app.create_app(
-        tmp_path / "d", Limits(ingest_body_seconds=0.2), ingest_token=TOKEN
+        tmp_path / "d", Limits(import_body_seconds=0.2), import_token=TOKEN
     )
     with TestClient(app, raise_server_exceptions=False) as c:
         r = post(c, b"{}")
-        assert error(r, 408, "did not arrive within 0.2 s", "--ingest-body-seconds")
+        assert error(r, 408, "did not arrive within 0.2 s", "--import-body-seconds")
         assert post(c, b"").status_code != 503  # its slot was given back
 
 
@@ -223,7 +223,7 @@ def test_bom_on_the_first_line_of_a_batch_bug(tmp_path: Path, replay_lines: list
     items = importing.parse_jsonl(batch)
     assert [(i.line, i.error) for i in items] == [(1, None), (2, None)]
     assert items[0].file is not None and items[1].file is not None
-    with ingest_client(tmp_path / "d") as c:
+    with import_client(tmp_path / "d") as c:
         r = post(c, batch)
         assert r.status_code == 200, r.text
         assert [h["status"] for h in r.json()["hands"]] == ["accepted", "accepted"]
@@ -240,7 +240,7 @@ def test_non_ascii_token_refused_by_the_app_bug(tmp_path: Path) -> None:
 
     for bad in ("tökentökentökentöken", "token-with-a-tab\there"):
         with pytest.raises(ValueError, match="printable ASCII"):
-            create_app(tmp_path, ingest_token=bad)
+            create_app(tmp_path, import_token=bad)
 
 
 def test_errors_stay_json_for_odd_requests(client: Any) -> None:
@@ -254,4 +254,4 @@ def test_errors_stay_json_for_odd_requests(client: Any) -> None:
     r = client.get("/runs/a/hands", params={"limit": "9" * 5000})
     assert len(error(r, 422, "query parameter limit")) <= 400
     body = json.dumps({"x": 1}).encode()
-    error(client.post("/runs/a/hands", content=body), 403, "ingest disabled")
+    error(client.post("/runs/a/hands", content=body), 403, "import disabled")

@@ -1,7 +1,7 @@
 """The API against its own OpenAPI schema (schemathesis, in-process over ASGI): for
 generated requests to every operation — parameters in range and, in negative mode, out of
 it — no answer is a server error, and every answer has a documented status, content type
-and body. The service has an ingest token, and each generated ingest is sent as generated and
+and body. The service has an import token, and each generated import is sent as generated and
 again with the token (so the route's own answers are checked, not only its 401). Derandomized, with a bounded number of examples per operation and mode, so a run
 is the same every time.
 
@@ -30,7 +30,7 @@ from paohuzi.service.app import create_app  # noqa: E402
 #: Examples per operation and generation mode.
 EXAMPLES = 20
 
-#: The service's ingest token.
+#: The service's import token.
 TOKEN = "t0ken-for-the-schema-tests"
 
 #: Every operation of the schema (the app is built without reading its store) with each
@@ -46,7 +46,7 @@ OPERATIONS = [
 
 @pytest.fixture(scope="module")
 def api_schema(store: Path) -> Any:
-    return schemathesis.openapi.from_asgi("/openapi.json", create_app(store, ingest_token=TOKEN))
+    return schemathesis.openapi.from_asgi("/openapi.json", create_app(store, import_token=TOKEN))
 
 
 def held(case: Any) -> Any:
@@ -74,7 +74,7 @@ def test_generated_requests(api_schema: Any, path: str, method: str, mode: Any) 
     # have is 400 (and so is a seat with 3 players), though the schema cannot say so; nor
     # can it say which objects are replay files (any other is 422)
     excluded = [positive_data_acceptance] if path.endswith("/state") or method == "POST" else []
-    # what a request about a held run may answer then: an ingest into a simulated run is
+    # what a request about a held run may answer then: an import into a simulated run is
     # refused (409) unless its body is refused first
     held_answers = (400, 409, 413, 422) if method == "POST" else (200, 400, 404)
 

@@ -121,19 +121,71 @@ def test_non_ascii_token_accepted_bug(
     import uvicorn
 
     monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
-    monkeypatch.setenv("PAOHUZI_INGEST_TOKEN", token)
+    monkeypatch.setenv("PAOHUZI_IMPORT_TOKEN", token)
     res = cli("serve", "--data", str(store), "--port", "0")
     assert res.exit_code == 2, res.output
     (line,) = res.stderr.splitlines()
-    assert line.startswith("Error: $PAOHUZI_INGEST_TOKEN: a token is at least 16 printable ASCII")
-    monkeypatch.delenv("PAOHUZI_INGEST_TOKEN")
+    assert line.startswith("Error: $PAOHUZI_IMPORT_TOKEN: a token is at least 16 printable ASCII")
+    monkeypatch.delenv("PAOHUZI_IMPORT_TOKEN")
     path = tmp_path / "token"
     path.write_text(token + "\n", encoding="utf-8")
-    res = cli("serve", "--data", str(store), "--port", "0", "--ingest-token-file", str(path))
+    res = cli("serve", "--data", str(store), "--port", "0", "--import-token-file", str(path))
     assert res.exit_code == 2 and len(res.stderr.splitlines()) == 1, res.output
     path.write_bytes(b"\xef\xbb\xbf" + b"t" * 20 + b"\n")  # a BOM is no part of the token
-    res = cli("serve", "--data", str(store), "--port", "0", "--ingest-token-file", str(path))
+    res = cli("serve", "--data", str(store), "--port", "0", "--import-token-file", str(path))
     assert res.exit_code == 0, res.output
+
+
+def test_the_former_ingest_spellings_still_read(
+    store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The --ingest-* options and $PAOHUZI_INGEST_TOKEN, named --import-* and
+    $PAOHUZI_IMPORT_TOKEN since issue 41, still work; --help shows only the new names, and an
+    error names the new one."""
+    import uvicorn
+
+    apps: list[Any] = []
+
+    def run(self: Any, sockets: Any = None) -> None:
+        for sock in sockets or ():
+            sock.close()
+        apps.append(self.config.app)
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+    monkeypatch.delenv("PAOHUZI_IMPORT_TOKEN", raising=False)
+    monkeypatch.delenv("PAOHUZI_INGEST_TOKEN", raising=False)
+    path = tmp_path / "token"
+    path.write_text("t" * 20 + "\n", encoding="utf-8")
+    new = ["--import-bytes", "11", "--import-lines", "12", "--import-line-bytes", "13",
+           "--import-lock-seconds", "1.5", "--import-at-once", "3", "--import-body-seconds",
+           "4.5", "--import-token-file", str(path)]  # fmt: skip
+    old = [a.replace("--import-", "--ingest-") for a in new]
+    for args in (new, old):
+        res = cli("serve", "--data", str(store), "--port", "0", *args)
+        assert res.exit_code == 0, res.output
+        lim = apps[-1].state.limits
+        assert (lim.import_bytes, lim.import_lines, lim.import_line_bytes) == (11, 12, 13)
+        assert (lim.import_lock_seconds, lim.import_at_once, lim.import_body_seconds) == (
+            1.5,
+            3,
+            4.5,
+        )
+        assert apps[-1].state.importing
+    for env in ("PAOHUZI_IMPORT_TOKEN", "PAOHUZI_INGEST_TOKEN"):
+        monkeypatch.setenv(env, "u" * 20)
+        res = cli("serve", "--data", str(store), "--port", "0")
+        assert res.exit_code == 0 and apps[-1].state.importing, res.output
+        monkeypatch.delenv(env)
+    # the new name wins over the old
+    monkeypatch.setenv("PAOHUZI_IMPORT_TOKEN", "short")
+    monkeypatch.setenv("PAOHUZI_INGEST_TOKEN", "u" * 20)
+    res = cli("serve", "--data", str(store), "--port", "0")
+    assert res.exit_code == 2 and "$PAOHUZI_IMPORT_TOKEN" in res.stderr, res.output
+    shown = cli("serve", "--help").output
+    assert "--import-at-once" in shown and "ingest" not in shown.lower()
+    res = cli("serve", "--data", str(store), "--ingest-at-once", "0")
+    assert res.exit_code == 2 and "'--import-at-once'" in res.stderr, res.output
+    assert "--ingest" not in res.stderr
 
 
 def test_a_real_server_answers(store: Path) -> None:

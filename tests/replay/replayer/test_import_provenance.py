@@ -1,5 +1,5 @@
 """Where imported hands came from: each new shard of a run of imported hands has its own
-provenance file (``imported/part-NNNNN.parquet``, listed with its checksum), so an ingest
+provenance file (``imported/part-NNNNN.parquet``, listed with its checksum), so an import
 adds one shard entry to the manifest and nothing per hand; a run written before, with the
 manifest's ``imported`` list, still opens, verifies, takes more hands and says where all
 of them came from."""

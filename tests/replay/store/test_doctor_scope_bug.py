@@ -119,7 +119,7 @@ def test_doctor_yes_that_names_nothing_is_one_error_bug(store: Path) -> None:
 
 
 def _uncommitted(store: Path, name: str, pid: int) -> Path:
-    """What a first ingest killed before its manifest leaves: the first shard's files, a
+    """What a first import killed before its manifest leaves: the first shard's files, a
     lock naming its process, a temporary file, no manifest (run r's first shard copied)."""
     run = store / "runs" / f"run={name}"
     src = store / "runs" / "run=r"
@@ -146,7 +146,7 @@ def test_doctor_lists_and_removes_an_uncommitted_run_folder_bug(store: Path) -> 
 
 
 def test_an_uncommitted_run_folder_of_a_live_writer_is_kept_bug(store: Path) -> None:
-    # the lock held is the authority, not the pid it records (a server outlives its ingests)
+    # the lock held is the authority, not the pid it records (a server outlives its imports)
     run = _uncommitted(store, "cc", LIVE)
     with RunLock(run):
         found = find_leftovers(store)
@@ -179,7 +179,7 @@ def test_an_uncommitted_run_folder_of_more_goes_only_when_named_bug(
     assert (res.exit_code, res.stdout) == (0, "removed runs/run=cc (uncommitted run folder)\n")
 
 
-def test_a_store_ingest_lock_that_is_no_file_is_listed_bug(store: Path, tmp_path: Path) -> None:
+def test_a_store_import_lock_that_is_no_file_is_listed_bug(store: Path, tmp_path: Path) -> None:
     precious = tmp_path / "precious"
     precious.write_text("precious\n")
     (store / IMPORT_LOCK_NAME).symlink_to(precious)

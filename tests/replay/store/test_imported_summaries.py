@@ -1,10 +1,10 @@
-"""A run of imported hands has the summaries and facts of a simulated run: each ingest
+"""A run of imported hands has the summaries and facts of a simulated run: each import
 writes them with its shard, the summaries' rotations being the run's policy classes (the
 distinct assignments of policies to seats of its hands, ``params.seat_policies``, at most
 four); every figure of ``paohuzi stats --json`` and ``stats --events`` from them equals the
 same figure from the hands; the numpy builder equals its SQL reference on such shards;
 past four classes the run's later shards get no summary and its figures come from its
-hands; ``paohuzi index`` fills a run imported before summaries were written at ingest."""
+hands; ``paohuzi index`` fills a run imported before summaries were written with each import."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ok_output([*sim, "--run", "four", "-n", "30", "--seed", "63", "--rules", "hunan-4p",
                "-p", "greedy,random,random,heuristic"])  # fmt: skip
     plain, dup = _files(d, "plain", 30), _files(d, "dup", 48)
-    # imp: 1 class, then the duplicate run's 3 rotations in two ingests: 4 classes
+    # imp: 1 class, then the duplicate run's 3 rotations in two imports: 4 classes
     for batch in (plain, dup[:20], dup[20:]):
         assert importing.import_hands(d, batch, "imp").accepted == len(batch)
     # imp4: 4 players, half of them real hands (no policy names): 2 classes
@@ -59,13 +59,13 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     real = _files(d, "four", 30, strip=True)
     importing.import_hands(d, four[:15], "imp4")
     importing.import_hands(d, real[15:], "imp4")
-    # over: a fifth class in its third ingest
+    # over: a fifth class in its third import
     for batch in (plain[:10], dup[:12], _files(d, "plain", 15, strip=True)[10:]):
         importing.import_hands(d, batch, "over", allow_duplicate=True)
     return d
 
 
-def test_each_ingest_writes_its_summary_and_facts(data: Path) -> None:
+def test_each_import_writes_its_summary_and_facts(data: Path) -> None:
     run = open_store(data).run("imp")
     assert len(run.shards) == 3
     assert all(summary.has_summary(s) and "facts" in s["files"] for s in run.shards)
@@ -149,7 +149,7 @@ def test_a_fifth_class_ends_the_summaries(data: Path) -> None:
 
 
 def _strip(path: Path) -> dict[str, Any]:
-    """Make the run at ``path`` look imported before ingest wrote summaries and facts."""
+    """Make the run at ``path`` look imported before an import wrote summaries and facts too."""
     m = store.read_manifest(path)
     for s in m["shards"]:
         for t in ("summary", "facts"):

@@ -87,7 +87,7 @@ def listed(path: Path) -> list[str]:
 def test_verify_notes_an_interrupted_first_write_bug(tmp_path: Path, batch: Path) -> None:
     # A server or import killed in the first shard of a new run left run=NAME with five part
     # files and no manifest, and `verify` exited 1 ("no manifest.json"); the docs promise a
-    # note and exit 0 for an ingest interrupted before its manifest listed its files.
+    # note and exit 0 for an import interrupted before its manifest listed its files.
     root = tmp_path / "d"
     path = killed_first_import(root, batch, "orph")
     assert not (path / store_api.MANIFEST_NAME).exists() and listed(path) == FILES
@@ -104,7 +104,7 @@ def test_verify_notes_an_interrupted_first_write_bug(tmp_path: Path, batch: Path
 
 def test_simulate_into_an_orphan_leaves_no_stray_file_bug(tmp_path: Path, batch: Path) -> None:
     # `simulate --run NAME` into that folder rewrote hands/events/summary/facts but left the
-    # ingest's imported/part-00000.parquet, which `verify` kept flagging.
+    # import's imported/part-00000.parquet, which `verify` kept flagging.
     root = tmp_path / "d"
     path = killed_first_import(root, batch, "orph")
     rc, out = cli("simulate", "--data", str(root), "--run", "orph", "-n", "8", "-q", "-w", "1")

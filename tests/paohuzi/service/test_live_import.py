@@ -1,7 +1,7 @@
 """POST /runs/{run}/hands against a real ``paohuzi serve`` (a subprocess on a free loopback
-port, :mod:`paohuzi.service.process`): several clients ingesting into one run at once, and a
+port, :mod:`paohuzi.service.process`): several clients importing into one run at once, and a
 server killed by SIGKILL between writing a shard's files and listing them in the manifest
-(the ``PAOHUZI_TEST_INGEST_PAUSE`` hook holds it there)."""
+(the ``PAOHUZI_TEST_IMPORT_PAUSE`` hook holds it there)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from replay import store as store_api
 from replay.replayer import replay_file
 from replay.replayer.importing import PAUSE_ENV
 
-TOKEN = "t0ken-for-the-live-ingest-tests"
-ENV = {"PAOHUZI_INGEST_TOKEN": TOKEN}
+TOKEN = "t0ken-for-the-live-import-tests"
+ENV = {"PAOHUZI_IMPORT_TOKEN": TOKEN}
 HEADERS = {"content-type": "application/x-ndjson", "authorization": f"Bearer {TOKEN}"}
 
 
@@ -98,7 +98,7 @@ def test_concurrent_clients_into_one_run(tmp_path: Path, replay_lines: list[str]
     assert res.exit_code == 0, res.output
 
 
-def test_a_server_killed_mid_ingest(tmp_path: Path, replay_lines: list[str]) -> None:
+def test_a_server_killed_mid_import(tmp_path: Path, replay_lines: list[str]) -> None:
     """Killed after shard 1's files are written and before the manifest lists them: the
     manifest is as before and shard 0's hands verify (the unlisted files noted); the next
     server removes a stale temporary file and accepts the same batch, its unlisted
@@ -132,7 +132,7 @@ def test_a_server_killed_mid_ingest(tmp_path: Path, replay_lines: list[str]) -> 
     assert (run_path / store_api.MANIFEST_NAME).read_bytes() == listed
     assert sorted(stored_decks(root, "field")) == [0, 1, 2]
     # the listed hands verify; the files the manifest does not list, in the next shard's
-    # slot, are the interrupted ingest's (noted, not part of the run) until the next ingest
+    # slot, are the interrupted import's (noted, not part of the run) until the next import
     res = cli("verify", "--data", str(root))
     assert res.exit_code == 0, res.output
     notes = [line for line in res.stdout.splitlines() if line.startswith("Note:")]
@@ -142,7 +142,7 @@ def test_a_server_killed_mid_ingest(tmp_path: Path, replay_lines: list[str]) -> 
         for t in tables
     ], res.output
     assert "run field: 3 hands," in res.stdout and res.stdout.endswith("all good\n")
-    # a file in another slot is no ingest's: a problem
+    # a file in another slot is no import's: a problem
     odd = run_path / store_api.shard_file("hands", 7)
     odd.write_bytes(shard1[tables.index("hands")].read_bytes())
     res = cli("verify", "--data", str(root))

@@ -16,7 +16,7 @@ import pytest
 from paohuzi.service.limits import Limits
 from replay import store as store_api
 
-TOKEN = "t0ken-for-the-ingest-error-tests"
+TOKEN = "t0ken-for-the-import-error-tests"
 NDJSON = "application/x-ndjson"
 
 
@@ -25,7 +25,7 @@ def client(root: Path, token: str | None = TOKEN, **limits: Any) -> Any:
 
     from paohuzi.service.app import create_app
 
-    app = create_app(root, Limits(**limits), ingest_token=token)
+    app = create_app(root, Limits(**limits), import_token=token)
     return TestClient(app, raise_server_exceptions=False)
 
 
@@ -68,12 +68,12 @@ def test_whole_request_refusals_write_nothing(
 ) -> None:
     before = snapshot(root)
     batch = "\n".join(replay_lines[1:4])
-    with client(root, ingest_bytes=len(batch.encode()) - 1) as c:
-        refused(post(c, batch), 413, "larger than", "--ingest-bytes")
+    with client(root, import_bytes=len(batch.encode()) - 1) as c:
+        refused(post(c, batch), 413, "larger than", "--import-bytes")
         refused(post(c, replay_lines[1], media="application/xml"), 415, "application/xml")
         refused(post(c, replay_lines[1], media=""), 415, "none")
-    with client(root, ingest_lines=2) as c:
-        refused(post(c, batch), 413, "3 replay files", "limit of 2", "--ingest-lines")
+    with client(root, import_lines=2) as c:
+        refused(post(c, batch), 413, "3 replay files", "limit of 2", "--import-lines")
         refused(post(c, "{not json", media="application/json"), 422, "bad JSON")
         refused(post(c, "hello", media="text/plain"), 422, "expected a section")
         refused(post(c, "[1, 2]", media="application/json"), 422, "request body")
@@ -85,8 +85,8 @@ def test_whole_request_refusals_write_nothing(
         refused(r, 401, "token")
         assert r.headers["www-authenticate"] == "Bearer"
     with client(root, token=None) as c:
-        refused(post(c, replay_lines[1]), 403, "ingest disabled")
-        refused(post(c, replay_lines[1], token=TOKEN), 403, "ingest disabled")
+        refused(post(c, replay_lines[1]), 403, "import disabled")
+        refused(post(c, replay_lines[1], token=TOKEN), 403, "import disabled")
     assert snapshot(root) == before
     simulated = snapshot(store)
     with client(store) as c:
@@ -97,7 +97,7 @@ def test_whole_request_refusals_write_nothing(
 def test_a_busy_run_lock_is_503(root: Path, replay_lines: list[str]) -> None:
     before = snapshot(root)
     with (
-        client(root, ingest_lock_seconds=0) as c,
+        client(root, import_lock_seconds=0) as c,
         store_api.RunLock(store_api.run_dir(root, "field")),
     ):
         refused(post(c, replay_lines[1]), 503, "being written by another process")
@@ -105,12 +105,12 @@ def test_a_busy_run_lock_is_503(root: Path, replay_lines: list[str]) -> None:
 
 
 def test_per_hand_refusals(root: Path, replay_lines: list[str]) -> None:
-    """Unknown rules and a line over ``--ingest-line-bytes`` refuse that hand only."""
+    """Unknown rules and a line over ``--import-line-bytes`` refuse that hand only."""
     unknown = json.loads(replay_lines[1])
     unknown["rules"] = {"preset": "no-such-rules", "set": []}
     limit = max(len(x.encode()) for x in (replay_lines[3], json.dumps(unknown))) + 1
     long_line = json.dumps({**json.loads(replay_lines[2]), "title": "长" * limit})
-    with client(root, ingest_line_bytes=limit) as c:
+    with client(root, import_line_bytes=limit) as c:
         r = post(c, "\n".join([json.dumps(unknown), long_line, replay_lines[3]]))
     assert r.status_code == 200, r.text
     got = [(h["line"], h["status"], h["reason"]) for h in r.json()["hands"]]

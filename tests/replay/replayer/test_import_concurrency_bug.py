@@ -1,7 +1,7 @@
-"""The same hands ingested at once into several runs (issue 40, item 1), by live processes:
+"""The same hands imported at once into several runs (issue 40, item 1), by live processes:
 each hand is stored once in the store, whichever run got it, the others refused as
-duplicates. The ingests wait on the store's ingest lock (``DATA/.ingest.lock``) and then the
-run's lock; ``PAOHUZI_TEST_INGEST_PAUSE=0:S`` holds the first writer between its shard's files
+duplicates. The imports wait on the store's import lock (``DATA/.ingest.lock``) and then the
+run's lock; ``PAOHUZI_TEST_IMPORT_PAUSE=0:S`` holds the first writer between its shard's files
 and its manifest, where the race was."""
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def finish(proc: subprocess.Popen[str]) -> tuple[int, str, str]:
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``b30.jsonl``: 30 hands of a simulated run, one JSON replay file per line."""
-    d = tmp_path_factory.mktemp("ingest")
+    d = tmp_path_factory.mktemp("import")
     src = d / "src"
     # in this process: the race is the imports', not the simulation's
     rc, _, err = cli("simulate", "--data", str(src), "--run", "s", "-n", "30", "--seed", "11",
@@ -101,7 +101,7 @@ def test_same_hands_posted_into_three_runs_bug(tmp_path: Path, batch: Path) -> N
     pytest.importorskip("fastapi")
     from paohuzi.service.process import Server
 
-    token = "t0ken-for-the-ingest-lock-tests"
+    token = "t0ken-for-the-import-lock-tests"
     headers = {"content-type": "application/x-ndjson", "authorization": f"Bearer {token}"}
     body = batch.read_bytes()
     root = tmp_path / "d"
@@ -116,7 +116,7 @@ def test_same_hands_posted_into_three_runs_bug(tmp_path: Path, batch: Path) -> N
         except BaseException as e:  # noqa: BLE001 (reported by the test thread)
             errors.append(e)
 
-    with Server(root, env={"PAOHUZI_INGEST_TOKEN": token, PAUSE_ENV: "0:2"}) as server:
+    with Server(root, env={"PAOHUZI_IMPORT_TOKEN": token, PAUSE_ENV: "0:2"}) as server:
         threads = [threading.Thread(target=client, args=(k,)) for k in (1, 2, 3)]
         for t in threads:
             t.start()
@@ -145,8 +145,8 @@ def test_concurrent_imports_into_one_run_stay_exact(tmp_path: Path, batch: Path)
     assert sorted(hid for where in decks.values() for _, hid in where) == list(range(30))
 
 
-def test_ingest_lock_busy_is_run_busy(tmp_path: Path, batch: Path) -> None:
-    """An ingest that cannot have the store's ingest lock within its wait is refused with
+def test_import_lock_busy_is_run_busy(tmp_path: Path, batch: Path) -> None:
+    """An import that cannot have the store's import lock within its wait is refused with
     :class:`RunBusy` (the service's 503), naming the holder; nothing is written."""
     root = tmp_path / "d"
     store_api.ensure_writable(root)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from service_helpers import cli
 
-TOKEN = "t0ken-for-the-ingest-tests"
+TOKEN = "t0ken-for-the-import-tests"
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +31,7 @@ def app_client(root: Path, token: str | None) -> Any:
 
     from paohuzi.service.app import create_app
 
-    return TestClient(create_app(root, ingest_token=token), raise_server_exceptions=False)
+    return TestClient(create_app(root, import_token=token), raise_server_exceptions=False)
 
 
 def post(c: Any, body: str, token: str | None = TOKEN, run: str = "field") -> Any:
@@ -45,7 +45,7 @@ def test_disabled_and_wrong_token_write_nothing(tmp_path: Path, lines: list[str]
     root = tmp_path / "d"
     with app_client(root, None) as c:
         r = post(c, lines[0])
-        assert r.status_code == 403 and "ingest disabled" in r.json()["error"]
+        assert r.status_code == 403 and "import disabled" in r.json()["error"]
     with app_client(root, TOKEN) as c:
         for tok in (None, "wrong-token-of-some-length"):
             r = post(c, lines[0], tok)
