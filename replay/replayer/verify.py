@@ -54,8 +54,8 @@ from engine.state import OutcomeKind, State
 from replay import schema, store
 from replay.pool import process_pool, start_method
 from replay.replayer.hand import HandLog, game_for, log_from_rows
-from replay.store.fsinfo import file_kind
-from replay.store.scan import file_sha256, resolve_shard_path, run_folder_problem
+from replay.store.check import error_text, file_problems
+from replay.store.scan import Uncached, resolve_shard_path, run_folder_problem
 
 __all__ = [
     "Problem",
@@ -420,6 +420,30 @@ def _read(path: Path, columns: list[str]) -> pa.Table:
     return pf.read(columns=columns)
 
 
+@dataclass
+class _Shard:
+    """One shard being verified: what it is and what was found so far."""
+
+    run: str
+    run_path: Path
+    entry: dict[str, Any]
+    checksums: bool
+    index: Any
+    first_hand: int
+    n_hands: int
+    res: ShardResult = field(default_factory=ShardResult)
+
+    def bad(self, reason: str, hands: int = 0) -> None:
+        """A problem of the shard as a whole (no hand), making ``hands`` unverifiable."""
+        self.res.problems.append(Problem(self.run, None, None, reason, self.index, hands))
+
+    def give_up(self, reason: str) -> ShardResult:
+        """A problem that leaves every hand of the shard unverifiable; the result."""
+        self.bad(reason, self.n_hands)
+        self.res.unverifiable = self.n_hands
+        return self.res
+
+
 def verify_shard(
     run: str,
     run_path: str,
@@ -435,71 +459,29 @@ def verify_shard(
     ``params``) the summary and facts files the shard lists are recomputed from its hands
     and events and compared, and its provenance file checked
     (:mod:`replay.replayer.verify_summary`, :mod:`replay.replayer.verify_listed`)."""
-    res = ShardResult()
-    idx = shard.get("index")
-    first_hand = int(shard.get("first_hand", 0))
-    n_hands = int(shard.get("hands", 0))
-
-    def shard_bad(reason: str, hands: int = 0) -> None:
-        res.problems.append(Problem(run, None, None, reason, idx, hands))
-
+    sh = _Shard(
+        run,
+        Path(run_path),
+        shard,
+        checksums,
+        index=shard.get("index"),
+        first_hand=int(shard.get("first_hand", 0)),
+        n_hands=int(shard.get("hands", 0)),
+    )
     try:
         ruleset = RuleSet.from_dict(rules)
         files = shard["files"]
-        paths = {t: resolve_shard_path(Path(run_path), files[t]["path"]) for t in schema.TABLES}
+        paths = {t: resolve_shard_path(sh.run_path, files[t]["path"]) for t in schema.TABLES}
     except (PaohuziError, KeyError, TypeError) as e:
-        shard_bad(f"bad shard entry in the manifest: {e}", n_hands)
-        res.unverifiable = n_hands
-        return res
-    tables: dict[str, pa.Table] = {}
-    for t, cols in (("hands", HAND_COLUMNS), ("events", EVENT_COLUMNS)):
-        p = paths[t]
-        entry = files[t]
-        if not p.exists():
-            shard_bad(f"{entry['path']} is missing", n_hands)
-            res.unverifiable = n_hands
-            return res
-        if not p.is_file():  # a FIFO would hang the read, a device never end
-            shard_bad(
-                f"{entry['path']} is {file_kind(p.stat().st_mode)}, not a regular file", n_hands
-            )
-            res.unverifiable = n_hands
-            return res
-        if checksums:
-            size = p.stat().st_size
-            if entry.get("bytes") is not None and size != entry["bytes"]:
-                shard_bad(
-                    f"{entry['path']} has {size:,} bytes, the manifest says {entry['bytes']:,}"
-                )
-            elif entry.get("sha256") and file_sha256(p) != entry["sha256"]:
-                shard_bad(f"{entry['path']} does not match its SHA-256 in the manifest")
-        try:
-            tables[t] = _read(p, cols)
-        except (OSError, pa.ArrowException, KeyError, ValueError) as e:
-            msg = " ".join(str(e).split()) or type(e).__name__
-            shard_bad(f"cannot read {entry['path']}: {msg}", n_hands)
-            res.unverifiable = n_hands
-            return res
-        if tables[t].num_rows != entry.get("rows"):
-            shard_bad(
-                f"{entry['path']} has {tables[t].num_rows:,} rows, the manifest says"
-                f" {entry.get('rows')}"
-            )
-    hands_t, events_t = tables["hands"], tables["events"]
-    if hands_t.num_rows != n_hands:
-        shard_bad(f"{hands_t.num_rows:,} hands in the file, the manifest says {n_hands:,}")
+        return sh.give_up(f"bad shard entry in the manifest: {e}")
+    tables = _read_tables(sh, files, paths)
+    if tables is None:
+        return sh.res
+    hands_t, events_t = tables
+    if hands_t.num_rows != sh.n_hands:
+        sh.bad(f"{hands_t.num_rows:,} hands in the file, the manifest says {sh.n_hands:,}")
     if shape is not None:  # derived data checked against its source (LOG_FORMAT §10)
-        from replay.replayer.verify_listed import provenance_problem
-        from replay.replayer.verify_summary import summary_problem
-
-        for derived in (
-            summary_problem(
-                Path(run_path), shard, shape, paths["hands"], paths["events"], checksums
-            ),
-            provenance_problem(Path(run_path), shard, checksums),
-        ):
-            if derived is not None:
-                shard_bad(derived)
+        _check_derived(sh, shape, paths)
     try:
         hand_ids = hands_t.column("hand_id").to_pylist()
         n_events = hands_t.column("n_events").to_pylist()
@@ -508,33 +490,98 @@ def verify_shard(
         check = _ReferenceCheck(run, ruleset, hands_t, events_t) if engine != "fast" else (
             _FastCheck(run, ruleset, hands_t, events_t))  # fmt: skip
     except (pa.ArrowException, ValueError, TypeError) as e:
-        shard_bad(f"cannot decode the shard: {e}", n_hands)
-        res.unverifiable = n_hands
-        return res
-    res.events = events_t.num_rows
-    fast = _in_order(ids, seq, hand_ids, n_events, first_hand)
-    if fast is not None:  # the usual shard: every hand's events one block, in order
-        from engine.fast.facts import ROW_SIZE
+        return sh.give_up(f"cannot decode the shard: {e}")
+    sh.res.events = events_t.num_rows
+    blocks = _in_order(ids, seq, hand_ids, n_events, sh.first_hand)
+    if blocks is not None:  # the usual shard: every hand's events one block, in order
+        _check_in_order(sh, check, hand_ids, blocks, ruleset, tables, shape)
+    else:
+        _check_out_of_order(sh, check, hand_ids, n_events, ids, seq, events_t)
+    return sh.res
 
-        res.hands = len(hand_ids)
-        # the compiled check counts the facts as it re-applies the hands (no second replay)
-        facts = np.zeros((len(hand_ids), ROW_SIZE), np.int64) if shape is not None else None
-        found_all = check.check(np.arange(len(hand_ids), dtype=np.int64), *fast, facts=facts)
-        for i in sorted(found_all):
-            res.bad.append(hand_ids[i])
-            res.problems += found_all[i]
-        if shape is not None:  # a shard out of order is not checked further
-            from replay.replayer.verify_listed import facts_problem
 
-            rows = facts if isinstance(check, _FastCheck) else None
-            derived = facts_problem(
-                Path(run_path), shard, ruleset, hands_t, events_t, checksums, rows
-            )
-            if derived is not None:
-                shard_bad(derived)
-        return res
-    # Events grouped by hand id: each hand's rows must be one contiguous block, with seq
-    # 0, 1, 2 … (bad_seq: the first position of each block where it is not, else -1).
+#: What a table file's check says about its content, said after what it says about the file
+#: against its listing (there, a regular file, its size, its SHA-256).
+_CONTENT = ("corrupt", "rows")
+
+
+def _read_tables(
+    sh: _Shard, files: dict[str, Any], paths: dict[str, Path]
+) -> tuple[pa.Table, pa.Table] | None:
+    """The shard's ``hands`` and ``events`` tables, each file first checked against its
+    manifest entry by the store's one check (:func:`replay.store.check.file_problems`, no
+    cache: every byte read); None when one cannot be read (every hand then unverifiable)."""
+    tables = []
+    for t, columns in (("hands", HAND_COLUMNS), ("events", EVENT_COLUMNS)):
+        entry, rel = files[t], files[t]["path"]
+        problems = file_problems(paths[t], entry, Uncached(), checksums=sh.checksums)
+        listing = [p for p in problems if p.kind not in _CONTENT]
+        for p in [*listing, *(p for p in problems if p.kind in _CONTENT and p.fatal)]:
+            sh.bad(p.reason(rel), sh.n_hands if p.fatal else 0)
+        if any(p.fatal for p in problems):
+            sh.res.unverifiable = sh.n_hands
+            return None
+        try:
+            tables.append(_read(paths[t], columns))
+        except (OSError, pa.ArrowException, KeyError, ValueError) as e:
+            sh.give_up(f"cannot read {rel}: {error_text(e)}")
+            return None
+        for p in problems:  # its row count, said of a file that reads
+            if p.kind in _CONTENT:
+                sh.bad(p.reason(rel))
+    return tables[0], tables[1]
+
+
+def _check_derived(sh: _Shard, shape: dict[str, Any], paths: dict[str, Path]) -> None:
+    """The summary and provenance files the shard lists, against its tables."""
+    from replay.replayer.verify_listed import provenance_problem
+    from replay.replayer.verify_summary import summary_problem
+
+    for derived in (
+        summary_problem(
+            sh.run_path, sh.entry, shape, paths["hands"], paths["events"], sh.checksums
+        ),
+        provenance_problem(sh.run_path, sh.entry, sh.checksums),
+    ):
+        if derived is not None:
+            sh.bad(derived)
+
+
+def _check_in_order(
+    sh: _Shard,
+    check: _ReferenceCheck | _FastCheck,
+    hand_ids: list[int],
+    blocks: tuple[np.ndarray, np.ndarray],
+    ruleset: RuleSet,
+    tables: tuple[pa.Table, pa.Table],
+    shape: dict[str, Any] | None,
+) -> None:
+    """Re-apply every hand of a shard laid out as it is written (``blocks``: each hand's
+    first event row and end, :func:`_in_order`); with ``shape``, compare its facts file
+    with the facts the hands give."""
+    from engine.fast.facts import ROW_SIZE
+
+    res = sh.res
+    res.hands = len(hand_ids)
+    # the compiled check counts the facts as it re-applies the hands (no second replay)
+    facts = np.zeros((len(hand_ids), ROW_SIZE), np.int64) if shape is not None else None
+    found_all = check.check(np.arange(len(hand_ids), dtype=np.int64), *blocks, facts=facts)
+    for i in sorted(found_all):
+        res.bad.append(hand_ids[i])
+        res.problems += found_all[i]
+    if shape is not None:  # a shard out of order is not checked further
+        from replay.replayer.verify_listed import facts_problem
+
+        rows = facts if isinstance(check, _FastCheck) else None
+        derived = facts_problem(sh.run_path, sh.entry, ruleset, *tables, sh.checksums, rows)
+        if derived is not None:
+            sh.bad(derived)
+
+
+def _event_blocks(ids: np.ndarray, seq: np.ndarray) -> dict[int, list[tuple[int, int, int]]]:
+    """The events' rows grouped by hand id: each hand's ``(first row, end, bad_seq)`` per
+    contiguous block of its rows (one, when in order), ``bad_seq`` the first position in the
+    block whose seq is not 0, 1, 2 … there, else -1."""
     blocks: dict[int, list[tuple[int, int, int]]] = {}
     if len(ids):
         cuts = np.flatnonzero(np.diff(ids)) + 1
@@ -549,6 +596,23 @@ def verify_shard(
             first_wrong[first[0]] = rel[wrong[first[1]]]
         for a, b, w in zip(starts.tolist(), ends.tolist(), first_wrong.tolist(), strict=True):
             blocks.setdefault(int(ids[a]), []).append((a, b, w))
+    return blocks
+
+
+def _check_out_of_order(
+    sh: _Shard,
+    check: _ReferenceCheck | _FastCheck,
+    hand_ids: list[int],
+    n_events: list[int],
+    ids: np.ndarray,
+    seq: np.ndarray,
+    events_t: pa.Table,
+) -> None:
+    """A shard not laid out as written: each hand's rows named where out of place, the
+    hands whose events are one block in seq order re-applied, and events of hands the
+    shard does not hold named."""
+    res, run, first_hand, idx = sh.res, sh.run, sh.first_hand, sh.index
+    blocks = _event_blocks(ids, seq)
     known = set()
     per_hand: list[tuple[int, list[Problem]]] = []
     todo: list[tuple[int, int, int]] = []  # (row, first event row, end) to re-apply
@@ -591,9 +655,8 @@ def verify_shard(
             res.problems += hp
     stray = sorted(set(blocks) - known)
     if stray:
-        shard_bad(f"events of hand{'s' if len(stray) > 1 else ''} not in this shard: "
-                  + ", ".join(map(str, stray[:5])) + (" …" if len(stray) > 5 else ""))  # fmt: skip
-    return res
+        sh.bad(f"events of hand{'s' if len(stray) > 1 else ''} not in this shard: "
+               + ", ".join(map(str, stray[:5])) + (" …" if len(stray) > 5 else ""))  # fmt: skip
 
 
 def check_tables(

@@ -3,7 +3,8 @@
 Every reader (``paohuzi stats``, ``replay``, ``export``, the catalog, the dashboard) reads only
 the shard files a manifest lists (docs/LOG_FORMAT.md §1), and only after :func:`check_shard`
 found each present inside its run folder with the listed size, row count, SHA-256 (cached by
-size and mtime, :class:`ChecksumCache`) and hand-id range (from the Parquet footer). A run
+size and mtime, :class:`ChecksumCache`) and hand-id range (from the Parquet footer): the one
+check of a listed file, :mod:`replay.store.check`, which ``paohuzi verify`` runs too. A run
 with a missing, truncated, edited or swapped shard is left out with a one-line reason naming
 the shard; every other run stays usable. ``paohuzi verify`` remains the deep check.
 
@@ -34,6 +35,7 @@ import pydantic_core
 from engine.errors import CorruptLog, PaohuziError
 from engine.rules import PRESETS, RuleSet
 from replay.store import summary_schema
+from replay.store.check import check_listed
 from replay.store.files import read_regular
 from replay.store.fsinfo import file_kind, pid_alive
 from replay.store.layout import CHECKSUM_CACHE_NAME, MANIFEST_NAME, RUN_NAME_RE
@@ -44,7 +46,10 @@ TABLES = ("hands", "events")
 
 @dataclass(frozen=True)
 class RunInfo:
-    """One run as the dashboard sees it."""
+    """One run as :func:`scan_store` found it: what its manifest says and whether its listed
+    files passed the checks. What every reader is told about a run: :class:`StoreState`
+    (which holds them), the catalog's ``runs`` table, ``paohuzi runs`` and ``stats``, the
+    service and the dashboard; built here only (:func:`_run_info`, :func:`_broken`)."""
 
     name: str
     status: str
@@ -410,13 +415,12 @@ class ChecksumCache:
         if entry[5] is not None and (not hand_ids or entry[5] == 0 or entry[6] is not None):
             ids = (entry[6], entry[7]) if entry[6] is not None and entry[7] is not None else None
             return entry[5], ids if hand_ids else None
-        md = pq.read_metadata(path)
-        ids = _hand_id_range(md, path) if hand_ids else None
-        entry[5] = md.num_rows
+        n_rows, ids = read_footer(path, hand_ids)
+        entry[5] = n_rows
         if ids is not None:
             entry[6], entry[7] = ids
         self.dirty = True
-        return md.num_rows, ids
+        return n_rows, ids
 
     def summary_hands(self, path: Path | str, st: os.stat_result) -> int:
         """The hands a summary file counts (:func:`~replay.store.summary_schema.summary_hands`),
@@ -438,6 +442,26 @@ class ChecksumCache:
         with contextlib.suppress(OSError, PaohuziError):
             write_json(self.path, {"format": "paohuzi-checksums", "files": self.entries})
         self.dirty = False
+
+
+class Uncached:
+    """The facts :class:`ChecksumCache` remembers, read from the file every time: what
+    ``paohuzi verify``, the deep check, trusts."""
+
+    def sha256(self, path: Path | str, st: os.stat_result) -> str:
+        return file_sha256(path)
+
+    def footer(
+        self, path: Path | str, st: os.stat_result, hand_ids: bool
+    ) -> tuple[int, tuple[int, int] | None]:
+        return read_footer(path, hand_ids)
+
+
+def read_footer(path: Path | str, hand_ids: bool) -> tuple[int, tuple[int, int] | None]:
+    """(rows, (first, last) hand id or None) from the file's footer; the id range only when
+    ``hand_ids``. Raises as :func:`pyarrow.parquet.read_metadata` does."""
+    md = pq.read_metadata(path)
+    return md.num_rows, _hand_id_range(md, path) if hand_ids else None
 
 
 def writable_mode(root: Path) -> bool:
@@ -597,41 +621,16 @@ def check_file(
     hands: tuple[int, int, bool] | None = None,
     what: str = "shard file",
 ) -> tuple[str, os.stat_result]:
-    """One listed file against its manifest entry: inside the run folder, present, with the
-    listed size, footer row count (and ``rows``, what the shard entry implies), hand ids in
-    ``hands`` = (first, count, must start at first), and SHA-256; its path and the stat the
-    checks were made on. Raises :class:`CorruptLog` naming the file (``what``: how)."""
+    """One listed file against its manifest entry (:func:`replay.store.check.check_listed`):
+    inside the run folder, present, with the listed size, footer row count (and ``rows``,
+    what the shard entry implies), hand ids in ``hands`` = (first, count, must start at
+    first), and SHA-256; its path and the stat the checks were made on. Raises
+    :class:`CorruptLog` naming the file (``what``: how) at its first problem."""
     name = os.path.basename(str(run_path)).removeprefix("run=")
     rel = entry.get("path") if isinstance(entry, dict) else None
     path = _resolve(run_path, rel, cache.dirs)
     where = f"run {name}: {what} {rel}"
-    try:
-        st = os.stat(path)
-    except OSError:
-        raise CorruptLog(f"{where} is missing") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise CorruptLog(f"{where} is {file_kind(st.st_mode)}, not a regular file")
-    if st.st_size != entry.get("bytes"):
-        raise CorruptLog(
-            f"{where} has {st.st_size:,} bytes, the manifest says {entry.get('bytes')}"
-            " (corrupt, truncated or replaced)"
-        )
-    try:
-        n_rows, ids = cache.footer(path, st, hands is not None)
-    except (OSError, ValueError, pa.ArrowException) as e:
-        raise CorruptLog(f"{where} is corrupt: {str(e).splitlines()[0]}") from None
-    if n_rows != entry.get("rows") or (rows is not None and n_rows != rows):
-        raise CorruptLog(f"{where} has {n_rows:,} rows, the manifest says {entry.get('rows')}")
-    if hands is not None and ids is not None:
-        first, n, starts = hands
-        if ids[0] < first or ids[1] > first + n - 1 or (starts and ids[0] != first):
-            raise CorruptLog(
-                f"{where} holds hands {ids[0]}–{ids[1]}, the manifest says"
-                f" {first}–{first + n - 1} (a shard out of place)"
-            )
-    if cache.sha256(path, st) != entry.get("sha256"):
-        raise CorruptLog(f"{where} does not match its SHA-256 in the manifest (edited?)")
-    return path, st
+    return path, check_listed(path, entry, cache, where, rows, hands)
 
 
 def check_shards(
