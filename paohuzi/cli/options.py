@@ -49,6 +49,23 @@ def pool_workers_option(result: str) -> Callable[[Callable[..., Any]], Callable[
     )
 
 
+#: The default of ``--max-bytes`` (replay.replayer.replay_file.MAX_BYTES, not imported here
+#: so that ``--help`` stays cheap).
+MAX_BYTES = 1 << 20
+
+
+def max_bytes_option(f: Any) -> Any:
+    """``--max-bytes N``: the largest replay file read (``import`` and ``replay``)."""
+    return click.option(
+        "--max-bytes",
+        type=click.IntRange(min=1),
+        default=MAX_BYTES,
+        show_default=True,
+        metavar="N",
+        help="Refuse a replay file larger than N bytes (a hand is a few KB).",
+    )(f)
+
+
 class RenamedOption(click.Option):
     """An option that was renamed: its former spelling ``former`` (one of its names) is still
     read, but ``--help`` and the error messages show only the current ones.

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from paohuzi.cli.errors import input_error
-from paohuzi.cli.exchange import max_bytes_option
+from paohuzi.cli.options import max_bytes_option
 from replay.store.layout import data_option
 
 KEYS_HELP = (

@@ -1,5 +1,7 @@
-"""``paohuzi export`` and ``paohuzi import``: one hand as a replay file and back
-(docs/REPLAY_FILE.md)."""
+"""``paohuzi import``: replay files verified and their hands added to the store, all or
+nothing, or a JSON-lines batch answered line by line (docs/REPLAY_FILE.md); the one import
+path, :func:`replay.replayer.importing.import_hands`, which ``POST /runs/{run}/hands``
+takes too."""
 
 from __future__ import annotations
 
@@ -10,80 +12,12 @@ from typing import Any
 import click
 
 from paohuzi.cli.errors import input_error
+from paohuzi.cli.options import max_bytes_option
 from replay.store.layout import data_option
-
-#: The default of ``--max-bytes`` (replay.replayer.replay_file.MAX_BYTES, not imported here so
-#: that ``--help`` stays cheap).
-MAX_BYTES = 1 << 20
-
-
-def max_bytes_option(f: Any) -> Any:
-    """``--max-bytes N``: the largest replay file read (shared by import and replay)."""
-    return click.option(
-        "--max-bytes",
-        type=click.IntRange(min=1),
-        default=MAX_BYTES,
-        show_default=True,
-        metavar="N",
-        help="Refuse a replay file larger than N bytes (a hand is a few KB).",
-    )(f)
-
-
-@click.command("export", short_help="Write one recorded hand as a replay file.")
-@click.argument("run")
-@click.argument("hand", type=int)
-@data_option
-@click.option(
-    "--format",
-    "-f",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default=None,
-    help="text (default) or json; with -o FILE.json json is the default.",
-)
-@click.option(
-    "--output",
-    "-o",
-    metavar="FILE",
-    help="File to write (default and '-': stdout); a device or FIFO is written as a stream.",
-)
-@click.option("--force", is_flag=True, help="Overwrite an existing --output file.")
-def export(
-    run: str, hand: int, data: Path, fmt: str | None, output: str | None, force: bool
-) -> None:
-    """Write hand HAND of run RUN as a human-readable replay file: rules, deck, every
-    decision in card notation (with its options) and the outcome. `paohuzi import` reads it
-    back; a person can edit or write one by hand.
-
-    -o FILE writes a new file, or replaces a regular one with --force (atomically: a
-    temporary file renamed over it). A character device (/dev/null) or a FIFO is written
-    to as a stream, never replaced; a symlink is followed (the link stays); a folder, a
-    block device or a socket is refused. -o - is standard output.
-
-    \b
-    paohuzi export my-run 17 > hand17.phz
-    paohuzi export my-run 17 -o hand17.json
-    """
-    from engine.errors import PaohuziError
-    from replay import store
-    from replay.replayer import replay_file
-    from replay.store import output as out_file
-
-    try:
-        target = out_file.plan_output(out_file.STDOUT if output is None else output, force)
-        if fmt is None:
-            fmt = "json" if output and Path(output).suffix.lower() == ".json" else "text"
-        text, _ = replay_file.export_hand(store.open_store(data), run, hand, fmt)
-        out_file.write_output(target, text.encode("utf-8"))
-    except PaohuziError as e:
-        raise input_error(str(e)) from None
-    if target.how != "stdout":
-        click.echo(f"wrote run {run} hand {hand} to {output}", err=True)
-
 
 #: The defaults of ``--max-batch-bytes``, ``--max-lines`` and ``--lock-seconds``
 #: (replay.replayer.importing.BATCH_BYTES, BATCH_LINES; the wait for replay.store.manifest's
-#: IngestLock and RunLock).
+#: ImportLock and RunLock).
 BATCH_BYTES = 64 << 20
 BATCH_LINES = 10_000
 LOCK_SECONDS = 30.0
@@ -137,7 +71,7 @@ LOCK_SECONDS = 30.0
     " and commits, in the whole store).",
 )
 @click.option("--json", "as_json", is_flag=True, help="With --jsonl: print the verdicts as JSON.")
-def import_(
+def import_command(
     files: tuple[Path, ...],
     data: Path,
     run_name: str | None,
@@ -270,9 +204,3 @@ def _catalog_warning(problem: str | None) -> None:
             f" ({problem}); readers rebuild it when they can",
             err=True,
         )
-
-
-import_command = (
-    import_  # the name paohuzi.cli.main registers: "paohuzi.cli.exchange:import_command"
-)
-export_command = export
