@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
+from sizes import size
 
 from engine.cards import format_cards, parse_card, parse_cards
 from engine.groups import Group, GroupKind
@@ -659,7 +660,7 @@ def _check(s: Scenario, stats: bool = True) -> None:
 
 
 _SETTINGS = settings(
-    max_examples=3000,
+    max_examples=size(1000, 3000),
     deadline=None,
     derandomize=True,
     database=None,
