@@ -32,7 +32,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-__all__ = ["die_with_parent", "process_pool", "start_method"]
+__all__ = ["SharedPool", "die_with_parent", "process_pool", "start_method"]
 
 
 def start_method(fork: bool = False) -> str:
@@ -76,6 +76,34 @@ def process_pool(
             raise broken() from None
         raise
     ex.shutdown(wait=True)
+
+
+class SharedPool:
+    """One pool for a command's several pieces of work (``paohuzi index`` over many runs):
+    started on the first :meth:`get`, so its workers start once, not once per run; a pool
+    broken by a dead worker is replaced by a fresh one on the next :meth:`get`. Used as a
+    context manager around the whole command, stopped as :func:`process_pool` stops."""
+
+    def __init__(self, workers: int, method: str = "spawn", *, terminate: bool = True) -> None:
+        self.workers, self.method, self.terminate = workers, method, terminate
+        self._stack = contextlib.ExitStack()
+        self._pool: ProcessPoolExecutor | None = None
+
+    def get(self) -> ProcessPoolExecutor:
+        """The running pool (started now if there is none, or it broke)."""
+        if self._pool is None or getattr(self._pool, "_broken", False):
+            if self._pool is not None:
+                self._pool.shutdown(wait=True, cancel_futures=True)
+            cm = process_pool(self.workers, self.method, terminate=self.terminate)
+            self._pool = self._stack.enter_context(cm)
+        return self._pool
+
+    def __enter__(self) -> SharedPool:
+        self._stack.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> bool | None:
+        return self._stack.__exit__(*exc)
 
 
 def _start_worker(initializer: Callable[..., object] | None, initargs: tuple[Any, ...]) -> None:

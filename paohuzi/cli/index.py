@@ -38,6 +38,7 @@ def index(runs: tuple[str, ...], data: Path, workers: int, quiet: bool) -> None:
     from engine.errors import PaohuziError
     from paohuzi.cli.errors import InputError
     from replay.derived.indexer import index_derived
+    from replay.pool import SharedPool
     from replay.store.catalog import refresh_catalog, write_problem
     from replay.store.facts_schema import FACTS_TABLE
     from replay.store.runs import open_store
@@ -58,32 +59,36 @@ def index(runs: tuple[str, ...], data: Path, workers: int, quiet: bool) -> None:
     except PaohuziError as e:
         raise InputError(_line(e)) from None
     failed = 0
-    for name in names:
-        t = time.perf_counter()
-        try:
-            path = store.run(name).path
-        except PaohuziError as e:  # a damaged run: every reader leaves it out, and so do we
-            failed += bool(runs)  # unless it was named
-            click.echo(f"Warning: run {name} left out (a damaged run: {_line(e)})", err=True)
-            continue
-        try:
-            got = index_derived(path, workers=min(workers, os.cpu_count() or 1))
-        except (PaohuziError, OSError, ValueError) as e:
-            failed += 1
-            click.echo(f"Warning: run {name} not indexed: {_line(e)}", err=True)
-            continue
-        if not quiet:
-            took = f"({time.perf_counter() - t:.1f} s)"
-            if SUMMARY_TABLE in got:
-                done, skipped = got[SUMMARY_TABLE]
-                click.echo(f"run {name}: {done} shard(s) summarised, {skipped} already {took}")
-            else:  # more policy classes than a summary holds: read from its hands
-                click.echo(
-                    f"run {name}: imported hands of more than 4 seat-policy assignments, no"
-                    f" summary tables (its figures come from its hands) {took}"
-                )
-            f_done, f_skipped = got[FACTS_TABLE]
-            click.echo(f"run {name}: facts of {f_done} shard(s) derived, {f_skipped} already")
+    n = min(workers, os.cpu_count() or 1)
+    # one pool for every run: its workers start once (a worker interrupted mid-file would
+    # leave its temporary file behind: let it finish)
+    with SharedPool(n, terminate=False) as pool:
+        for name in names:
+            t = time.perf_counter()
+            try:
+                path = store.run(name).path
+            except PaohuziError as e:  # a damaged run: every reader leaves it out, and so do we
+                failed += bool(runs)  # unless it was named
+                click.echo(f"Warning: run {name} left out (a damaged run: {_line(e)})", err=True)
+                continue
+            try:
+                got = index_derived(path, workers=n, pool=pool)
+            except (PaohuziError, OSError, ValueError) as e:
+                failed += 1
+                click.echo(f"Warning: run {name} not indexed: {_line(e)}", err=True)
+                continue
+            if not quiet:
+                took = f"({time.perf_counter() - t:.1f} s)"
+                if SUMMARY_TABLE in got:
+                    done, skipped = got[SUMMARY_TABLE]
+                    click.echo(f"run {name}: {done} shard(s) summarised, {skipped} already {took}")
+                else:  # more policy classes than a summary holds: read from its hands
+                    click.echo(
+                        f"run {name}: imported hands of more than 4 seat-policy assignments, no"
+                        f" summary tables (its figures come from its hands) {took}"
+                    )
+                f_done, f_skipped = got[FACTS_TABLE]
+                click.echo(f"run {name}: facts of {f_done} shard(s) derived, {f_skipped} already")
     try:
         refresh_catalog(store.root)
     except PaohuziError as e:  # one line (StoreError), also for a full disk

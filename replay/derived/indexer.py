@@ -19,11 +19,14 @@ from __future__ import annotations
 import collections
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from replay.store.facts_schema import FACTS_TABLE
 from replay.store.scan import ChecksumCache
 from replay.store.summary_schema import SUMMARY_TABLE
+
+if TYPE_CHECKING:
+    from replay.pool import SharedPool
 
 #: The derived files of a shard, in the order they are made.
 DERIVED = (SUMMARY_TABLE, FACTS_TABLE)
@@ -41,11 +44,12 @@ def _problem(kind: str) -> Callable[[Path, dict[str, Any], ChecksumCache], str |
 
 
 def index_derived(
-    run_path: Path, progress: Any = None, workers: int = 1
+    run_path: Path, progress: Any = None, workers: int = 1, pool: SharedPool | None = None
 ) -> dict[str, tuple[int, int]]:
     """Make the derived files every listed shard of the run at ``run_path`` lacks (see the
     module); per derived kind of the run, (shards done now, shards that had it).
-    ``progress(done, total)`` is called after each shard."""
+    ``progress(done, total)`` is called after each shard. ``pool``: the workers to use when
+    ``workers > 1`` (one :class:`~replay.pool.SharedPool` for many runs), else the run's own."""
     from replay.store.manifest import Manifest, ManifestWriter, RunLock, read_manifest
     from replay.store.runs import Run
 
@@ -72,7 +76,8 @@ def index_derived(
         writer = ManifestWriter(run_path, manifest)
         progress_doc = manifest.get("progress")
         try:
-            for n, (shard, files) in enumerate(_derive(run, todo, manifest, workers), 1):
+            derived = _derive(run, todo, manifest, workers, pool)
+            for n, (shard, files) in enumerate(derived, 1):
                 for kind, entry in files.items():
                     before = shard["files"].get(kind)
                     shard["files"][kind] = entry
@@ -149,8 +154,10 @@ def _derive(
     todo: list[tuple[dict[str, Any], tuple[str, ...]]],
     manifest: dict[str, Any],
     workers: int,
+    pool: SharedPool | None = None,
 ) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
-    """(shard, its new ``files`` entries) in shard order, inline or from a process pool."""
+    """(shard, its new ``files`` entries) in shard order, inline or from a process pool
+    (``pool``'s, else one of the run's own)."""
     shape = {"rules": manifest.get("rules", {}), "params": manifest.get("params", {})}
     if workers <= 1 or len(todo) <= 1:
         for shard, missing in todo:
@@ -158,9 +165,29 @@ def _derive(
         return
     from replay.pool import process_pool
 
+    if pool is not None:
+        yield from _collect(pool.get(), run, todo, shape, workers)
+        return
     # a worker interrupted mid-file would leave its temporary file behind: let it finish
-    with process_pool(min(workers, len(todo)), terminate=False) as pool:
-        waiting: collections.deque[tuple[dict[str, Any], Any]] = collections.deque()
+    with process_pool(min(workers, len(todo)), terminate=False) as own:
+        yield from _collect(own, run, todo, shape, workers)
+
+
+def _collect(
+    pool: Any,
+    run: Any,
+    todo: list[tuple[dict[str, Any], tuple[str, ...]]],
+    shape: dict[str, Any],
+    workers: int,
+) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+    """Submit ``todo`` to ``pool``, at most two shards per worker in flight, and yield the
+    results in shard order. On an error, the shards not started are cancelled and the running
+    ones finish (a worker interrupted mid-file would leave its temporary file behind) before
+    the error goes on: a pool shared with the next run is left idle."""
+    import concurrent.futures
+
+    waiting: collections.deque[tuple[dict[str, Any], Any]] = collections.deque()
+    try:
         for shard, missing in todo:
             fut = pool.submit(_derive_one, run.name, run.path, shard, shape, missing)
             waiting.append((shard, fut))
@@ -170,3 +197,8 @@ def _derive(
         while waiting:
             done, fut = waiting.popleft()
             yield done, fut.result()
+    except BaseException:
+        for _, fut in waiting:
+            fut.cancel()
+        concurrent.futures.wait([fut for _, fut in waiting])
+        raise
