@@ -32,7 +32,7 @@ RUNS = {
 
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    d = tmp_path_factory.mktemp("exchange")
+    d = tmp_path_factory.mktemp("export-import")
     for name, (rules, n) in RUNS.items():
         spec = RunSpec(rules=rules, policies=("random",) * rules.players, seed=9, deals=n,
                        session_length=4, shard_hands=8)  # fmt: skip
