@@ -953,8 +953,8 @@ def _check_manifest(
     for line in reviews.verify_reviews(path, m, cache):
         bad(line)
     cache.save()
-    # A run of imported hands is complete between ingests: the files of the shard an ingest
-    # was writing when it died lie unlisted in the next shard's slot, which the next ingest
+    # A run of imported hands is complete between imports: the files of the shard an import
+    # was writing when it died lie unlisted in the next shard's slot, which the next import
     # rewrites (atomically, the same way); they are not part of the run.
     from replay.store.facts_schema import FACTS_TABLE
     from replay.store.manifest import Manifest
@@ -973,8 +973,8 @@ def _check_manifest(
             continue
         if rel in pending:
             notes.append(
-                f"run {name}: {rel} is the file of an ingest interrupted before the manifest"
-                " listed it (not part of the run; the next ingest rewrites it)"
+                f"run {name}: {rel} is the file of an import interrupted before the manifest"
+                " listed it (not part of the run; the next import rewrites it)"
             )
         else:
             bad(f"{rel} is not listed in the manifest of a complete run")
@@ -984,7 +984,7 @@ def _check_manifest(
 def _first_write_note(name: str, path: Path) -> str | None:
     """The note on a run folder with no manifest that holds nothing of the store's but a
     first write (:func:`~replay.store.manifest.first_write`): one in progress (its lock
-    held) or one interrupted (an ingest killed before the run's first manifest: nothing
+    held) or one interrupted (an import killed before the run's first manifest: nothing
     committed, the next writer into the run clears it); None for a folder holding other
     shard files (a run whose manifest is gone: a problem)."""
     from replay.store.manifest import first_write, lock_held

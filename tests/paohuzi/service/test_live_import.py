@@ -137,8 +137,8 @@ def test_a_server_killed_mid_import(tmp_path: Path, replay_lines: list[str]) -> 
     assert res.exit_code == 0, res.output
     notes = [line for line in res.stdout.splitlines() if line.startswith("Note:")]
     assert notes == [
-        f"Note: run field: {t}/part-00001.parquet is the file of an ingest interrupted before"
-        " the manifest listed it (not part of the run; the next ingest rewrites it)"
+        f"Note: run field: {t}/part-00001.parquet is the file of an import interrupted before"
+        " the manifest listed it (not part of the run; the next import rewrites it)"
         for t in tables
     ], res.output
     assert "run field: 3 hands," in res.stdout and res.stdout.endswith("all good\n")
