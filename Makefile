@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo play-hand test warm browser-deps check lint typecheck bench bench-dashboard bench-service clean
+.PHONY: demo play-hand test test-long warm browser-deps check lint typecheck bench bench-dashboard bench-service clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -22,8 +22,13 @@ play-hand: $(STAMP)
 	$(VENV)/bin/paohuzi demo
 
 # The compiled engine and scorer are compiled once, in one process, before the workers start.
+# Two workers; one that runs out of tests takes some of the other's (worksteal).
 test: $(STAMP) browser-deps warm
-	$(PY) -m pytest -q -n 2
+	$(PY) -m pytest -q -n 2 --dist worksteal
+
+# The same suite with the randomized tests at their full sizes (tests/helpers/sizes.py).
+test-long: $(STAMP) browser-deps warm
+	PAOHUZI_TEST_LONG=1 $(PY) -m pytest -q -n 2 --dist worksteal
 
 warm: $(STAMP)
 	$(PY) -m engine.fast.warmup
