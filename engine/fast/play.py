@@ -432,9 +432,9 @@ _SORTED_DECK = np.repeat(np.arange(NUM_KINDS, dtype=np.int64), COPIES)
 
 
 def check_decks(decks: object) -> np.ndarray:
-    """``decks`` as a contiguous (n, 80) uint8 array, after engine.state.State's own check:
-    the first deck that is not a permutation of the 80 cards raises the same IllegalAction
-    (or, for a code that is no card, format_cards' InvalidNotation)."""
+    """``decks`` as a contiguous, writable (n, 80) uint8 array, after engine.state.State's
+    own check: the first deck that is not a permutation of the 80 cards raises the same
+    IllegalAction (or, for a code that is no card, format_cards' InvalidNotation)."""
     from engine.cards import format_cards
     from engine.errors import IllegalAction
 
@@ -450,7 +450,10 @@ def check_decks(decks: object) -> np.ndarray:
             raise IllegalAction(
                 f"deck is not a permutation of the 80 cards: {format_cards(deck)!r}"
             )
-    return np.ascontiguousarray(d, dtype=np.uint8)
+    out = np.ascontiguousarray(d, dtype=np.uint8)
+    # a read-only view (of a Parquet column, a broadcast) is another type to numba: a second
+    # compiled play kernel (minutes) for the same work, so the kernel always gets a writable one
+    return out if out.flags.writeable else out.copy()
 
 
 def check_dealers(dealers: Sequence[int] | np.ndarray, n: int, n_seats: int) -> np.ndarray:
