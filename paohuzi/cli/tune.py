@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from paohuzi.cli.errors import input_error
-from replay.tune.optimizer import MIN_VALIDATION
+from replay.tune.limits import MIN_VALIDATION
 
 
 def default_popsize(dim: int) -> int:

@@ -9,6 +9,8 @@ self-play against a baseline (docs/TUNING.md).
 * :mod:`replay.tune.optimizer` — the CMA-ES loop, its JSON checkpoint (resume after Ctrl-C
   or a kill: the optimizer replayed from the recorded generations), bounds, the validation
   on fresh deals;
+* :mod:`replay.tune.limits` — the bounds of a run (deals, generations, population, the fewest
+  validation deals);
 * :mod:`replay.tune.folder` — the folder a run writes into: new, empty, or one tune made (its
   marker); any other is refused before anything is written;
 * :mod:`replay.tune.report` — the report: a table, an SVG plot of the fitness per generation.

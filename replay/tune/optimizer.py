@@ -51,6 +51,13 @@ from engine.rules import RuleSet
 from replay.store.files import atomic_write
 from replay.tune.duel import Duel
 from replay.tune.evaluate import Evaluator
+from replay.tune.limits import (
+    MAX_DEALS,
+    MAX_GENERATIONS,
+    MAX_POPSIZE,
+    MAX_VALIDATION,
+    MIN_VALIDATION,
+)
 from replay.tune.space import Space
 
 #: The checkpoint: its file, its ``format`` and ``version``.
@@ -60,16 +67,6 @@ VERSION = 2
 #: The checkpoint of an older ``tune`` (a pickle): never read, refused by name.
 OLD_STATE = "state.pkl"
 WEIGHTS = "weights.json"
-#: Bounds of one tuning run (raised by nothing: a larger run is several runs).
-MAX_DEALS = 1_000_000
-MAX_GENERATIONS = 10_000
-MAX_POPSIZE = 1_000
-MAX_VALIDATION = 10_000_000
-#: The fewest validation deals: the verdict rests on a normal 95 % interval of the per-deal
-#: differences, which are skewed (rare big hands; skewness about ±2.5, excess kurtosis up to
-#: 85 on 4,000 deals of hunan, luzhou and hunan-4p). Resampled from those deals, the interval
-#: covered the true mean 80–93 % of the time at 20–30 deals, 92–97 % at 100, 93–96 % at 200.
-MIN_VALIDATION = 200
 #: The largest checkpoint read (10,000 generations of 13 candidates: a few MiB; of 1,000:
 #: about 200 MiB).
 MAX_STATE_BYTES = 256 * 1024 * 1024

@@ -1,6 +1,6 @@
-"""The command line stays light: ``paohuzi --help`` and ``paohuzi score`` import no pyarrow,
-duckdb, pandas, numpy, numba, streamlit, fastapi or uvicorn (issue 8), and the help list of
-the lazy commands is their own short help."""
+"""The command line stays light: ``paohuzi --help``, ``paohuzi score`` and ``paohuzi tune
+--help`` import no pyarrow, duckdb, pandas, numpy, numba, streamlit, fastapi or uvicorn
+(issue 8), and the help list of the lazy commands is their own short help."""
 
 from __future__ import annotations
 
@@ -37,6 +37,7 @@ def imported(*args: str) -> set[str]:
         ("score", "壹贰叁柒捌玖六七八九九", "--meld", "pao:伍", "--meld", "peng:三",
          "--meld", "chi:二,七,十"),
         ("score", "--help"),
+        ("tune", "--help"),
     ],
 )  # fmt: skip
 def test_light_commands_import_nothing_heavy(args: tuple[str, ...]) -> None:
