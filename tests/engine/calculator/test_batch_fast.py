@@ -381,7 +381,11 @@ def test_numba_cache_moves_to_the_user_when_the_tree_is_read_only(
     monkeypatch.setattr(cache, "_configured", False)
     monkeypatch.setattr(cache, "_HERE", Path("/proc/self/paohuzi"))  # mkdir fails there
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    # configure() sets NUMBA_CACHE_DIR itself: recorded first, so the test's end unsets it (a
+    # bare delenv of an unset variable records nothing, and the temporary cache leaked into
+    # every later process of this worker, which compiled the whole engine again)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", "")
+    monkeypatch.delenv("NUMBA_CACHE_DIR")
     want = str(tmp_path / "paohuzi" / "numba")
     assert cache.configure() == want
     assert want == config.CACHE_DIR and (tmp_path / "paohuzi" / "numba").is_dir()
