@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sizes import size
 
 from paohuzi.cli.main import main
 from replay.store.layout import run_dir
@@ -104,7 +105,7 @@ def mutate(data: st.DataObject, doc: Any, depth: int = 0) -> Any:
 
 
 @settings(
-    max_examples=12,
+    max_examples=size(6, 12),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
