@@ -79,9 +79,8 @@ def process_pool(
 
 
 class SharedPool:
-    """One pool for a command's several pieces of work (``paohuzi index`` over many runs):
-    started on the first :meth:`get`, so its workers start once, not once per run; a pool
-    broken by a dead worker is replaced by a fresh one on the next :meth:`get`. Used as a
+    """One pool for a command's several pieces of work (``paohuzi index`` over many runs),
+    started on the first :meth:`get`, so its workers start once, not once per run. Used as a
     context manager around the whole command, stopped as :func:`process_pool` stops."""
 
     def __init__(self, workers: int, method: str = "spawn", *, terminate: bool = True) -> None:
@@ -90,10 +89,8 @@ class SharedPool:
         self._pool: ProcessPoolExecutor | None = None
 
     def get(self) -> ProcessPoolExecutor:
-        """The running pool (started now if there is none, or it broke)."""
-        if self._pool is None or getattr(self._pool, "_broken", False):
-            if self._pool is not None:
-                self._pool.shutdown(wait=True, cancel_futures=True)
+        """The pool, started on the first call."""
+        if self._pool is None:
             cm = process_pool(self.workers, self.method, terminate=self.terminate)
             self._pool = self._stack.enter_context(cm)
         return self._pool

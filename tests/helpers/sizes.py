@@ -1,10 +1,6 @@
 """Sample sizes of the suite's statistical and randomized tests: the fewest their assertions
 need under ``make test``, the full counts under ``make test-long`` (``PAOHUZI_TEST_LONG=1``),
-which runs the same tests on more hands, examples and seeds.
-
->>> size(10, 100) in (10, 100)
-True
-"""
+which runs the same tests on more hands, examples and seeds."""
 
 from __future__ import annotations
 
