@@ -73,8 +73,9 @@ def test_an_error_stops_the_running_work_or_lets_it_finish(terminate: bool, tmp_
     marks = [tmp_path / f"task{i}" for i in range(3)]
     with pytest.raises(Stop), pool.process_pool(1, terminate=terminate) as ex:
         ex.submit(abs, 1).result()  # the worker is up
-        # one worker: the first two are handed to it at once, the third waits its turn
-        tasks = [ex.submit(_sleep, 1.0, str(m)) for m in marks]
+        # one worker: the first two are handed to it at once, the third waits its turn (2 s
+        # each: the error comes long before the first ends, while the third still waits)
+        tasks = [ex.submit(_sleep, 2.0, str(m)) for m in marks]
         while not tasks[1].running():
             time.sleep(0.01)
         raise Stop
