@@ -381,14 +381,13 @@ def _tune_report(out: Path) -> dict:
 def test_tune_on_ray_equals_the_process_pool(cluster: Cluster, tmp_path: Path) -> None:
     """``paohuzi tune --backend ray`` (on the loopback cluster): the same generations,
     validation and weights as the process pool."""
-    with short_tmp() as tmp:
-        tune = ["tune", str(tmp / "ray"), *TUNE, "--backend", "ray", "--address", cluster.address]
-        r = cluster.run(*tune, "-w", "2", data=None)
-        assert r.returncode == 0, r.stderr
-        assert "Traceback" not in r.stderr
-        local = CliRunner().invoke(main, ["tune", str(tmp / "local"), *TUNE, "-w", "2"])
-        assert local.exit_code == 0, local.output
-        assert _tune_report(tmp / "ray") == _tune_report(tmp / "local")
+    tune = ["tune", str(tmp_path / "ray"), *TUNE, "--backend", "ray", "--address", cluster.address]
+    r = cluster.run(*tune, "-w", "2", data=None)
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    local = CliRunner().invoke(main, ["tune", str(tmp_path / "local"), *TUNE, "-w", "2"])
+    assert local.exit_code == 0, local.output
+    assert _tune_report(tmp_path / "ray") == _tune_report(tmp_path / "local")
 
 
 # ------------------------------------------------------------------ paohuzi review on Ray
