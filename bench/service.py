@@ -14,7 +14,10 @@ Phases, each bounded by ``--requests`` requests and ``--seconds`` seconds (which
 first; a request under way at the deadline is finished and counted), ``--clients`` threads
 each on its own keep-alive connection:
 
-* ``stats``: ``GET /stats?run=bigN`` (summaries);
+* ``stats``: ``GET /stats?run=bigN`` (summaries; after the first, the answer kept for the
+  store's generation);
+* ``304``: the same request with ``If-None-Match`` and the ETag of that answer (a client
+  revalidating what it holds): 304 Not Modified;
 * ``page``: ``GET /runs/bigN/hands?limit=100&cursor=K``, K spread over the run;
 * ``export``: ``GET /runs/bigN/hands.ndjson?max=M`` (``--export-hands``, 100,000), read to
   the end: hands/s and MB/s besides requests/s (at most ``--export-requests`` requests);
@@ -109,12 +112,14 @@ def load(
     max_requests: int,
     max_seconds: float,
     units: Callable[[int, bytes], int] | None = None,
+    ok: int = 200,
 ) -> Phase:
     """``clients`` threads sending ``make(k)`` for k = 0, 1, … until ``max_requests`` are
     sent or ``max_seconds`` have passed, after one request ``make(-1)`` not counted;
-    ``units(status, body)`` counts a phase's unit."""
+    ``units(status, body)`` counts a phase's unit; ``ok``: the expected status (an answer of
+    any other is an error)."""
     status, _ = _once(port, make(-1))  # the warm-up: the server's first request loads code
-    if status not in (200, 0):
+    if status not in (ok, 0):
         print(f"  {name}: the warm-up request answered {status}")
     tickets = itertools.count()
     lock = threading.Lock()
@@ -143,13 +148,13 @@ def load(
                     con = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
                     status, data = 0, b""
                 took = time.perf_counter() - t
-                n = units(status, data) if units is not None and status == 200 else 0
+                n = units(status, data) if units is not None and status == ok else 0
                 with lock:
                     latencies.append(took)
-                    tally["errors"] += status != 200
+                    tally["errors"] += status != ok
                     tally["bytes"] += len(data)
                     tally["units"] += n
-                    if status != 200:
+                    if status != ok:
                         statuses[status] = statuses.get(status, 0) + 1
         finally:
             con.close()
@@ -167,12 +172,17 @@ def load(
 
 
 def _once(port: int, req: Request) -> tuple[int, bytes]:
+    status, body, _ = _once_with_headers(port, req)
+    return status, body
+
+
+def _once_with_headers(port: int, req: Request) -> tuple[int, bytes, dict[str, str]]:
     method, path, body, headers = req
     con = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
     try:
         con.request(method, path, body=body, headers=headers)
         r = con.getresponse()
-        return r.status, r.read()
+        return r.status, r.read(), {k.lower(): v for k, v in r.getheaders()}
     finally:
         con.close()
 
@@ -242,6 +252,19 @@ def run_phases(a: argparse.Namespace) -> list[Phase]:
                 s.port,
                 lambda k: ("GET", f"/stats?run={big}", None, get),
                 max_requests=a.requests,
+                **bound,
+            )  # fmt: skip
+        )
+        # a client revalidating the answer it holds: If-None-Match with its ETag -> 304
+        _, _, got = _once_with_headers(s.port, ("GET", f"/stats?run={big}", None, get))
+        held = {"if-none-match": got.get("etag", '"none"')}
+        phases.append(
+            load(
+                "304",
+                s.port,
+                lambda k: ("GET", f"/stats?run={big}", None, held),
+                max_requests=a.requests,
+                ok=304,
                 **bound,
             )  # fmt: skip
         )

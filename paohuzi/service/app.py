@@ -10,8 +10,9 @@ with the integrity scan's verdict, ``/runs/{run}/hands`` is
 (``paohuzi replay --format json``) and ``/stats`` is
 :func:`replay.analysis.stats.run_stats` (``paohuzi stats --json``).
 
-The store is opened afresh for every request (a run written meanwhile appears, a damaged one
-drops out); nothing is written but what readers write anyway (the checksum cache and a
+The store's checked state is kept and revalidated (:mod:`replay.store.snapshot`: a run
+written meanwhile appears in the next answer, a damaged one drops out within the refresh
+interval); every GET answer carries an ETag of that state (:mod:`.caching`). Nothing is written but what readers write anyway (the checksum cache and a
 rebuilt catalog, as for every command), and the hands ``POST /runs/{run}/hands`` accepts
 (through :func:`replay.replayer.importing.import_hands`, the one import path, as ``paohuzi
 import``). Endpoints are plain functions: FastAPI runs them in its thread pool, each request
@@ -25,25 +26,31 @@ from pathlib import Path
 
 from fastapi import FastAPI
 
-from paohuzi.service import handlers, hands, importing, meta, runs, stats
+from paohuzi.service import caching, handlers, hands, importing, meta, runs, stats
 from paohuzi.service.context import Context
 from paohuzi.service.limits import Limits
 from replay.version import package_version
 
 
 def create_app(
-    data_dir: str | Path, limits: Limits | None = None, import_token: str | None = None
+    data_dir: str | Path,
+    limits: Limits | None = None,
+    import_token: str | None = None,
+    refresh: float | None = None,
 ) -> FastAPI:
     """The API over the store at ``data_dir`` within ``limits`` (default :class:`Limits`).
     With ``import_token``, ``POST /runs/{run}/hands`` imports the verified hands of a
     request that bears it; without, that route answers 403 and the service writes nothing.
     The routes live one module per resource: :mod:`.meta`, :mod:`.runs`, :mod:`.hands`,
-    :mod:`.importing`, :mod:`.stats`; the error answers in :mod:`.handlers`."""
+    :mod:`.importing`, :mod:`.stats`; the error answers in :mod:`.handlers`; ETags, 304,
+    HEAD and the kept answers in :mod:`.caching`. ``refresh``: seconds between two full
+    rechecks of the store's files (:mod:`replay.store.snapshot`; default
+    ``$PAOHUZI_REFRESH`` or 2)."""
     lim = limits if limits is not None else Limits()
     if import_token is not None and not (import_token.isascii() and import_token.isprintable()):
         raise ValueError("the import token must be printable ASCII (a header's characters)")
     token = None if import_token is None else import_token.encode("utf-8")
-    ctx = Context(Path(data_dir), lim, token)
+    ctx = Context(Path(data_dir), lim, token, refresh)
     app = FastAPI(
         title="paohuzi",
         version=package_version(),
@@ -58,4 +65,6 @@ def create_app(
     handlers.install(app, ctx)
     for resource in (meta, runs, hands, importing, stats):  # the order of the OpenAPI paths
         resource.add(app, ctx)
+    app.add_middleware(caching.Revalidate, ctx=ctx)
+    app.state.live = ctx.live
     return app

@@ -8,6 +8,7 @@ import json
 import re
 import threading
 from collections.abc import Callable
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -94,7 +95,11 @@ class Context:
     """The store at ``root`` served within ``lim``; ``token``: the import token's bytes
     (None: import disabled)."""
 
-    def __init__(self, root: Path, lim: Limits, token: bytes | None) -> None:
+    def __init__(
+        self, root: Path, lim: Limits, token: bytes | None, refresh: float | None = None
+    ) -> None:
+        from replay.store.snapshot import LiveStore, refresh_from_env
+
         self.root = root
         self.roots = {str(root.absolute()), str(root.resolve())}
         self.lim = lim
@@ -105,15 +110,22 @@ class Context:
         # file named by the process id: two threads of this process must not rebuild it
         # at once.
         self.connecting = threading.Lock()
+        #: the store's checked state, kept and revalidated (replay.store.snapshot)
+        self.live = LiveStore(root, refresh if refresh is not None else refresh_from_env())
+        #: the catalog connection of the newest generation, and the one before (requests
+        #: still reading it hold cursors of it)
+        self._catalogs: list[tuple[str, Any, str]] = []
 
     def say(self, e: object) -> str:
         """A message on one line, without the server's paths."""
         return public(e, self.roots, ROOT_NAME)
 
     def store(self) -> Any:
-        from replay.store.runs import open_store
+        """The store, answering its scans from the kept state (the one this request was
+        pinned to by :mod:`paohuzi.service.caching`, else the live one)."""
+        from replay.store.runs import Store
 
-        return open_store(self.root)
+        return Store(self.root, live=_Pinned(self.live))
 
     def known(self, st: Any, name: str) -> None:
         """404 unless the store has a run folder ``name`` (with the library's message)."""
@@ -128,10 +140,23 @@ class Context:
             raise ApiError(404, str(e)) from None
 
     def connect(self, st: Any) -> tuple[Any, Any]:
-        """The store's scan and a catalog connection opened on it."""
+        """The store's scan and a cursor of the catalog connection kept for its generation
+        (opened on the first request of a generation; the one before is closed when a
+        third comes)."""
         state = st.scan()
         with self.connecting:
-            return state, st.connect(state)
+            for sig, con, search in self._catalogs:
+                if sig == state.signature:
+                    return state, _cursor(con, search)
+            con = st.connect(state)
+            # a cursor is a connection of its own: the session's file_search_path (the
+            # catalog's relative paths) is set on each
+            (search,) = con.execute("SELECT current_setting('file_search_path')").fetchone()
+            self._catalogs.append((state.signature, con, str(search or "")))
+            while len(self._catalogs) > 2:
+                _, old, _ = self._catalogs.pop(0)
+                old.close()
+            return state, _cursor(con, str(search or ""))
 
     def timed(self, st: Any, work: Callable[[Any, Any], T]) -> T:
         """``work(state, con)`` on the store's scan and a new catalog connection, within
@@ -160,3 +185,27 @@ class Context:
         finally:
             if not done:
                 con.close()
+
+
+def _cursor(con: Any, search: str) -> Any:
+    cur = con.cursor()
+    if search:
+        cur.execute("SET file_search_path = ?", [search])
+    return cur
+
+
+#: The store state a request is answered from: set by :mod:`paohuzi.service.caching` for
+#: each GET, so the ETag it sends names the state the answer was made from.
+PINNED: ContextVar[Any] = ContextVar("paohuzi_pinned_state", default=None)
+
+
+class _Pinned:
+    """A :class:`~replay.store.snapshot.LiveStore` seen by one request: the state pinned for
+    it, else the live state."""
+
+    def __init__(self, live: Any) -> None:
+        self.live = live
+
+    def state(self) -> Any:
+        pinned = PINNED.get()
+        return pinned if pinned is not None else self.live.state()

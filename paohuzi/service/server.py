@@ -24,6 +24,7 @@ when its answer ends.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import http
 import json
 import socket
@@ -117,6 +118,13 @@ class Protocol(H11Protocol):
         self, transport: asyncio.Transport
     ) -> None:
         super().connection_made(transport)
+        # An answer is written in two parts (its head, then its body): without TCP_NODELAY
+        # the second waits for the client's delayed ACK of the first, 40 ms on a kept-alive
+        # connection.
+        sock = transport.get_extra_info("socket")
+        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._arm()
 
     def data_received(self, data: bytes) -> None:

@@ -186,17 +186,21 @@ def _relative(path: str, base: Path) -> str:
     return path[len(prefix) :] if path.startswith(prefix) else str(Path(path).relative_to(base))
 
 
+#: How :func:`listing_digest` is made; a catalog of another was built by another version.
+LISTING_FORMAT = "2"
+
+
 def listing_digest(state: StoreState) -> str:
     """What a catalog was built on: the usable runs — each bound by the SHA-256 of its
-    manifest's bytes, which lists every shard file's SHA-256 — and their checked files
-    (relative to the store). A run folder replaced by another of the same name and size, or
-    the catalog of another store copied in, does not match."""
-    rows = [(r.name, r.status, r.hands, r.manifest_sha256) for r in state.usable_runs]
+    manifest's bytes, which lists every shard file's SHA-256, and by the digest of its
+    checked files (:attr:`~replay.store.scan.RunInfo.files_digest`) — and the runs left
+    out. A run folder replaced by another of the same name and size, or the catalog of
+    another store copied in, does not match. O(runs): the files' digest is the scan's."""
+    rows = [
+        (r.name, r.status, r.hands, r.manifest_sha256, r.files_digest) for r in state.usable_runs
+    ]
     damaged = [(r.name, r.problem) for r in state.runs if r.problem is not None]
-    listed = listed_files(state, Path(state.root))
-    listed["summary"] = [_relative(f, Path(state.root)) for f in state.files("summary")]
-    listed[FACTS_TABLE] = [_relative(f, Path(state.root)) for f in state.files(FACTS_TABLE)]
-    doc = [rows, listed, damaged]
+    doc = [LISTING_FORMAT, rows, damaged]
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
 
@@ -258,7 +262,10 @@ def _mismatch(con: Any, state: StoreState) -> str | None:
         }
     except duckdb.Error:
         return "was not written by paohuzi (it has no catalog_meta)"
-    if meta.get("schema_version") != str(schema.SCHEMA_VERSION) or meta.get("paths") not in (
+    if (
+        meta.get("schema_version") != str(schema.SCHEMA_VERSION)
+        or meta.get("listing_format") != LISTING_FORMAT
+    ) or meta.get("paths") not in (
         "relative",
         "absolute",
     ):
@@ -399,6 +406,7 @@ def _refresh(root: Path, path: Path, state: StoreState) -> Path:
                 "schema_version": str(schema.SCHEMA_VERSION),
                 "paths": kind,
                 "listing": listing_digest(state),
+                "listing_format": LISTING_FORMAT,
                 "runs": json.dumps(_run_digests(state), sort_keys=True),
             }
             con.executemany("INSERT INTO catalog_meta VALUES (?, ?)", list(meta.items()))

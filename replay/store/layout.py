@@ -28,6 +28,8 @@ RUN_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,119}\Z")  # \Z: no "name
 IMPORT_LOCK_NAME = ".ingest.lock"
 #: The checksum cache (:class:`~replay.store.scan.ChecksumCache`), in the store's root.
 CHECKSUM_CACHE_NAME = ".checksums.json"
+#: The scan memo (:mod:`replay.store.scan_memo`), in the store's root.
+SCAN_MEMO_NAME = ".scan.json"
 #: The folders of a run folder that hold its shard files and the files derived from them,
 #: each file named ``part-NNNNN.parquet``: the tables (:data:`replay.schema.TABLES`),
 #: the summaries, the facts, the imported hands' provenance and the decision reviews (held

@@ -63,6 +63,7 @@ from replay.store.layout import (
     CHECKSUM_CACHE_NAME,
     IMPORT_LOCK_NAME,
     MANIFEST_NAME,
+    SCAN_MEMO_NAME,
     SHARD_FOLDERS,
     StoreError,
     check_run_name,
@@ -80,6 +81,7 @@ _PID = r"-(\d{1,12})"
 ROOT_TEMP_RE = re.compile(
     rf"\.{re.escape(CATALOG_NAME)}\.tmp{_PID}(?:\.wal|\.tmp)?"
     rf"|\.{re.escape(CHECKSUM_CACHE_NAME)}\.tmp{_PID}"
+    rf"|\.{re.escape(SCAN_MEMO_NAME)}\.tmp{_PID}"
     rf"|\.write-test{_PID}(?:-\d+)?"
 )
 #: The manifest's atomic write, in a run folder.

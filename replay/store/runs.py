@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -26,6 +26,13 @@ from replay.store.scan import (
     run_folder_problem,
     scan_store,
 )
+
+
+class StateSource(Protocol):
+    """What keeps a store's checked state for a long-lived reader
+    (:class:`~replay.store.snapshot.LiveStore`)."""
+
+    def state(self) -> StoreState: ...
 
 
 @dataclass(frozen=True)
@@ -188,8 +195,11 @@ class Run:
 class Store:
     """A data directory: its runs and its catalog."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, live: StateSource | None = None) -> None:
         self.root = Path(root).resolve()
+        #: a long-lived reader's kept state (:class:`~replay.store.snapshot.LiveStore`):
+        #: :meth:`scan` answers from it
+        self.live = live
 
     def __repr__(self) -> str:
         return f"open_store({str(self.root)!r})"
@@ -228,7 +238,12 @@ class Store:
 
     def scan(self, manifests: bool = True) -> StoreState:
         """Every run with its integrity checked (:func:`~replay.store.scan.scan_store`),
-        each keeping the manifest it was checked by (``manifests``) for :meth:`run_in`."""
+        each keeping the manifest it was checked by (``manifests``) for :meth:`run_in`.
+        A store opened with a :class:`~replay.store.snapshot.LiveStore` answers with its
+        kept state (revalidated; without manifests: :meth:`run_in` reads one and binds it
+        by its SHA-256)."""
+        if self.live is not None:
+            return self.live.state()
         return scan_store(self.root, manifests)
 
     def run_in(self, state: StoreState, name: str) -> Run:

@@ -19,6 +19,8 @@ False
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import functools
 import hashlib
 import os
 import stat
@@ -102,6 +104,9 @@ class RunInfo:
     #: else None: a reader builds the run from it (:meth:`replay.store.runs.Store.run_in`),
     #: never from a manifest read later, which may list shards this scan did not check
     manifest: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+    #: a digest of ``files`` relative to the run folder (what a catalog built on the run
+    #: lists of it: :func:`replay.store.catalog.listing_digest`)
+    files_digest: str = field(default="", repr=False)
 
     @property
     def usable(self) -> bool:
@@ -140,7 +145,11 @@ class StoreState:
         return tuple(r for r in self.runs if r.usable)
 
     def run(self, name: str) -> RunInfo | None:
-        return next((r for r in self.runs if r.name == name), None)
+        return self._by_name.get(name)
+
+    @functools.cached_property
+    def _by_name(self) -> dict[str, RunInfo]:
+        return {r.name: r for r in reversed(self.runs)}  # the first of a name, as before
 
     def shard_files(self, table: str, run: str, lo: int, hi: int) -> list[str]:
         """The ``hands`` or ``events`` files of run ``run``'s shards that hold any hand id in
@@ -736,6 +745,7 @@ def _run_info(run_path: Path, cache: ChecksumCache, keep: bool = False) -> RunIn
             bytes=sum(int(f.get("bytes") or 0) for sh in shards for f in sh["files"].values()),
             rules_items=tuple(sorted(rules.items())),
             files=tuple(files + summary + facts),
+            files_digest=files_digest(run_path, files + summary + facts),
             problem=problem,
             summary_problem=summary_problem,
             facts_problem=facts_problem,
@@ -751,6 +761,15 @@ def _run_info(run_path: Path, cache: ChecksumCache, keep: bool = False) -> RunIn
         )
     except (PaohuziError, KeyError, TypeError, ValueError) as e:
         return _broken(name, f"bad manifest: {e}")
+
+
+def files_digest(run_path: Path, files: list[tuple[str, str]]) -> str:
+    """A digest of a run's checked files, each as (table, path relative to the run folder)."""
+    prefix = f"{os.path.realpath(run_path)}{os.sep}"
+    h = hashlib.sha256()
+    for t, p in files:
+        h.update(f"{t}\t{p.removeprefix(prefix)}\n".encode())
+    return h.hexdigest()
 
 
 def _broken(name: str, problem: str) -> RunInfo:
@@ -778,18 +797,31 @@ def _broken(name: str, problem: str) -> RunInfo:
     )
 
 
-def scan_store(root: str | Path, manifests: bool = False) -> StoreState:
+def scan_store(
+    root: str | Path, manifests: bool = False, reuse: StoreState | None = None
+) -> StoreState:
     """Read every run's manifest under ``root`` and check every listed shard
     (:func:`check_shards`); a damaged run carries its ``problem`` and no files.
     ``manifests``: each run keeps the manifest it was read from (:attr:`RunInfo.manifest`;
-    what a reader of the run's rows needs, a long-lived holder of the state does not)."""
+    what a reader of the run's rows needs, a long-lived holder of the state does not).
+
+    A sound run whose manifest and checked files are unchanged since the last scan (their
+    stamps in the scan memo, :mod:`replay.store.scan_memo`) is not read again: its files are
+    only stat'ed. The state's ``signature`` (its generation) is made of those stamps.
+    ``reuse``: an earlier state of the store with manifests, whose manifest of a run is
+    taken again (not read) when the run's manifest has the same SHA-256 and stamp."""
+    from replay.store.scan_memo import ScanMemo
+
     root_path = Path(root).resolve()
-    sig = signature(root_path)
+    h = hashlib.sha1(str(root_path).encode())
     if not root_path.is_dir():
-        return StoreState(str(root_path), False, (), sig)
+        return StoreState(str(root_path), False, (), h.hexdigest()[:16])
+    h.update(b"\0store")
     runs_dir = root_path / "runs"
     runs: list[RunInfo] = []
-    cache = ChecksumCache(root_path)
+    memo = ScanMemo(root_path)
+    cache: ChecksumCache | None = None
+    seen: set[str] = set()
     if runs_dir.is_dir():
         for p in sorted(runs_dir.iterdir()):
             if not p.name.startswith("run="):
@@ -797,7 +829,65 @@ def scan_store(root: str | Path, manifests: bool = False) -> StoreState:
             problem = run_folder_problem(p)
             if problem is not None:
                 runs.append(_broken(p.name.removeprefix("run="), problem))
-            elif os.path.lexists(p / MANIFEST_NAME):
-                runs.append(_run_info(p, cache, manifests))
-    cache.save()
-    return StoreState(str(root_path), True, tuple(runs), sig)
+                h.update(f"{p.name}!{problem};".encode())
+                continue
+            stamp = _manifest_stamp(p)
+            if stamp is None and not os.path.lexists(p / MANIFEST_NAME):
+                continue
+            seen.add(p.name)
+            info = _recalled(memo, p, stamp, manifests, reuse)
+            if info is None:
+                cache = cache if cache is not None else ChecksumCache(root_path)
+                info = _run_info(p, cache, manifests)
+                memo.remember(p.name, stamp, info, cache)
+            digest = memo.digest(p.name) or repr(
+                (stamp, info.manifest_sha256, info.problem, info.summary_problem,
+                 info.facts_problem)
+            )  # fmt: skip
+            h.update(f"{p.name}:{digest}:{info.writing};".encode())
+            runs.append(info)
+    memo.keep_only(seen)
+    if cache is not None:
+        cache.save()
+    memo.save()
+    return StoreState(str(root_path), True, tuple(runs), h.hexdigest()[:16])
+
+
+def _manifest_stamp(run_path: Path) -> list[int] | None:
+    """The manifest's stamp (:func:`replay.store.scan_memo.stamp`), taken before it is read,
+    or None when it cannot be stat'ed."""
+    from replay.store.scan_memo import stamp
+
+    try:
+        return stamp(os.lstat(run_path / MANIFEST_NAME))
+    except OSError:
+        return None
+
+
+def _recalled(
+    memo: Any, run_path: Path, stamp: list[int] | None, keep: bool, reuse: StoreState | None
+) -> RunInfo | None:
+    """The memo's conclusion on the run at ``run_path`` (its writer looked at again), with
+    its manifest when ``keep`` (``reuse``'s when it has the same SHA-256, else read and
+    bound by its SHA-256 to the conclusion), or None."""
+    info = memo.recall(run_path.name, stamp)
+    if info is None:
+        return None
+    before = reuse.run(info.name) if reuse is not None else None
+    if (
+        keep
+        and before is not None
+        and before.manifest is not None
+        and (before.manifest_sha256 == info.manifest_sha256)
+    ):
+        info = dataclasses.replace(info, manifest=before.manifest)
+    elif keep:
+        try:
+            m, digest = read_manifest_digest(run_path)
+        except PaohuziError:
+            return None
+        if digest != info.manifest_sha256:
+            return None
+        info = dataclasses.replace(info, manifest=m)
+    writing = info.status == "running" and writer_alive(run_path)
+    return dataclasses.replace(info, writing=writing) if writing != info.writing else info

@@ -173,9 +173,7 @@ def charts_drawn(pg: Any, at_least: int, timeout: float = 30) -> int:
         time.sleep(0.2)
 
 
-@pytest.mark.parametrize(
-    ("path", "shot", "expected", "n_charts"), PAGES, ids=[p[1] for p in PAGES]
-)
+@pytest.mark.parametrize(("path", "shot", "expected", "n_charts"), PAGES, ids=[p[1] for p in PAGES])
 def test_every_page_renders_without_an_error_box(
     page: Any, server: str, path: str, shot: str, expected: list[str], n_charts: int
 ) -> None:

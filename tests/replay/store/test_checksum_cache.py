@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from paohuzi.cli.main import main
 from replay.store import scan
-from replay.store.layout import run_dir
+from replay.store.layout import SCAN_MEMO_NAME, run_dir
 
 
 def _cli(*args: str) -> tuple[int, str, str]:
@@ -78,6 +78,7 @@ def test_edit_with_mtime_restored_is_caught_bug(data: Path) -> None:
 )
 def test_malformed_entry_is_ignored_bug(data: Path, entry: object) -> None:
     # A cache entry of the wrong type marked every healthy run damaged, for good.
+    (data / SCAN_MEMO_NAME).unlink()  # the runs are checked again, through the cache
     path = data / scan.CHECKSUM_CACHE_NAME
     doc = json.loads(path.read_text())
     doc["files"] = {k: entry for k in doc["files"]}

@@ -1,0 +1,234 @@
+"""What the last scan of a store concluded, remembered in ``DATA/.scan.json``, so that a reader
+pays for what changed since the last reader, not for the size of the store.
+
+A scan (:func:`replay.store.scan.scan_store`) reads every manifest and checks every listed
+file (size, footer, hand ids, SHA-256). For each run it found sound, the memo keeps what it
+concluded (the :class:`~replay.store.scan.RunInfo`) beside the stamps of what it read: the
+manifest's and every checked file's ``(size, mtime_ns, ctime_ns, inode)``, each taken before
+the file was read. The next scan reuses a run's conclusion only when every one of those
+stamps is unchanged: a few ``stat`` calls per shard, no manifest parsed, no file opened.
+
+The memo is a hint, never the authority (as git's index, and as the
+:class:`~replay.store.scan.ChecksumCache` it stands on): its stamps are what an edit cannot
+keep (no ``touch -r`` restores a ``ctime``, a copy or a rename gets a new inode), a memo made
+by another version of the code or for another folder is ignored whole, an entry of the wrong
+shape is ignored, and a run with any problem (damaged, its summaries or facts unusable) is
+never remembered: it is checked again on every scan. The file is read only when it is a
+regular file of at most :data:`MEMO_MAX_BYTES`; a store marked read-only is never written.
+
+>>> memo_key().startswith("1:")
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+from array import array
+from collections.abc import Iterable, Iterator
+from dataclasses import fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pydantic_core
+
+from engine.errors import PaohuziError
+from replay.store.files import read_regular
+from replay.store.layout import SCAN_MEMO_NAME
+
+if TYPE_CHECKING:
+    from replay.store.scan import ChecksumCache, RunInfo
+
+#: The memo's format; a memo of another is ignored.
+MEMO_VERSION = 1
+MEMO_FORMAT = "paohuzi-scan-memo"
+#: The largest memo read (about 100 bytes per shard file: some 7 MB at 10⁸ hands); a larger
+#: file is no memo, and the next scan writes a new one.
+MEMO_MAX_BYTES = 256 << 20
+
+#: RunInfo fields kept as JSON lists that are tuples (of tuples) in a RunInfo.
+_TUPLES = ("policies", "rules_items", "ranges", "per_rotation")
+
+
+def memo_key() -> str:
+    """What a memo's conclusions depend on besides the files: the memo's format, the log's
+    schema, the summaries' and facts' versions, and the code's version."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from replay.schema import SCHEMA_VERSION
+    from replay.store.facts_schema import FACTS_VERSION
+    from replay.store.summary_schema import SUMMARY_VERSION
+
+    try:
+        code = version("paohuzi")
+    except PackageNotFoundError:  # pragma: no cover - the package is always installed
+        code = "?"
+    return f"{MEMO_VERSION}:{SCHEMA_VERSION}:{SUMMARY_VERSION}:{FACTS_VERSION}:{code}"
+
+
+def stamp(st: os.stat_result) -> list[int]:
+    """What an edit of a file cannot keep: size, mtime, ctime (ns) and inode."""
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+
+
+def stamps_digest(stamps: Iterable[list[int] | None]) -> str:
+    """One digest of files' stamps, in order (a file that cannot be stat'ed: its own mark)."""
+    a = array("q")
+    for s in stamps:
+        a.extend(s if s is not None else (-1, -1, -1, -1))
+    return hashlib.sha1(a.tobytes()).hexdigest()
+
+
+def current_stamps(paths: Iterable[str]) -> Iterator[list[int] | None]:
+    """The stamps of ``paths`` now (None for one that cannot be stat'ed), never through a
+    symlink."""
+    lstat = os.lstat
+    for p in paths:
+        try:
+            st = lstat(p)
+        except OSError:
+            yield None
+        else:
+            yield [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+
+
+class ScanMemo:
+    """The memo of the store at ``root`` (resolved); :meth:`recall` and :meth:`remember` per
+    run, :meth:`save` once at the end of a scan."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = str(root)
+        self.path = Path(root) / SCAN_MEMO_NAME
+        self.key = memo_key()
+        self.runs: dict[str, dict[str, Any]] = {}
+        self.dirty = False
+        doc = _read(self.path)
+        if (
+            isinstance(doc, dict)
+            and doc.get("format") == MEMO_FORMAT
+            and doc.get("key") == self.key
+            and doc.get("root") == self.root
+            and isinstance(doc.get("runs"), dict)
+        ):
+            self.runs = {k: v for k, v in doc["runs"].items() if _valid_entry(v)}
+
+    def recall(self, folder: str, manifest_stamp: list[int] | None) -> RunInfo | None:
+        """The conclusion remembered for run folder ``folder`` (``run=NAME``), when its
+        manifest's stamp is ``manifest_stamp`` and every file it checked is unchanged;
+        else None (and the entry is dropped)."""
+        e = self.runs.get(folder)
+        if e is None or manifest_stamp is None or e["manifest"] != manifest_stamp:
+            return None
+        try:
+            info = _info(e["info"], self.root + os.sep)
+        except (TypeError, ValueError, KeyError):
+            self.forget(folder)
+            return None
+        if stamps_digest(current_stamps(p for _, p in info.files)) != e["stamps"]:
+            self.forget(folder)
+            return None
+        return info
+
+    def forget(self, folder: str) -> None:
+        if self.runs.pop(folder, None) is not None:
+            self.dirty = True
+
+    def remember(
+        self, folder: str, manifest_stamp: list[int] | None, info: RunInfo, cache: ChecksumCache
+    ) -> None:
+        """Keep ``info`` for run folder ``folder`` when the run is sound, with the stamps its
+        checks were made on (``cache``: the checksum cache the scan's checks filled, whose
+        entries hold the stamp each file was checked by)."""
+        self.forget(folder)
+        sound = (
+            info.problem is None
+            and info.summary_problem is None
+            and info.facts_problem is None
+            and manifest_stamp is not None
+        )
+        if not sound:
+            return
+        base = self.root + os.sep
+        stamps = []
+        for _, path in info.files:
+            entry = cache.entries.get(path[len(base) :]) if path.startswith(base) else None
+            if entry is None:
+                return
+            stamps.append(entry[:4])
+        self.runs[folder] = {
+            "manifest": manifest_stamp,
+            "stamps": stamps_digest(stamps),
+            "info": _doc(info, base),
+        }
+        self.dirty = True
+
+    def keep_only(self, folders: set[str]) -> None:
+        """Drop the entries of runs no longer in the store."""
+        for name in [n for n in self.runs if n not in folders]:
+            self.forget(name)
+
+    def digest(self, folder: str) -> str | None:
+        """A short digest of a remembered run's stamps (what the store's generation is made
+        of), or None."""
+        e = self.runs.get(folder)
+        if e is None:
+            return None
+        return f"{stamps_digest([e['manifest']])[:12]}{e['stamps'][:12]}"
+
+    def save(self) -> None:
+        from replay.store.files import write_json
+        from replay.store.scan import writable_mode
+
+        if not self.dirty or not writable_mode(Path(self.root)):
+            return
+        doc = {"format": MEMO_FORMAT, "key": self.key, "root": self.root, "runs": self.runs}
+        with contextlib.suppress(OSError, PaohuziError):
+            write_json(self.path, doc)
+        self.dirty = False
+
+
+def _read(path: Path) -> Any:
+    try:
+        return pydantic_core.from_json(read_regular(path, MEMO_MAX_BYTES))
+    except (OSError, ValueError):
+        return None
+
+
+def _is_stamp(x: Any) -> bool:
+    return type(x) is list and len(x) == 4 and all(type(v) is int and v >= 0 for v in x)
+
+
+def _valid_entry(e: Any) -> bool:
+    """An entry of the memo's shape (its ``info`` is checked when it is used)."""
+    return (
+        type(e) is dict
+        and _is_stamp(e.get("manifest"))
+        and type(e.get("stamps")) is str
+        and type(e.get("info")) is dict
+    )
+
+
+def _doc(info: RunInfo, base: str) -> dict[str, Any]:
+    """A RunInfo as JSON: its files relative to the store, without its manifest."""
+    out = {f.name: getattr(info, f.name) for f in fields(info) if f.name != "manifest"}
+    out["files"] = [[t, p[len(base) :]] for t, p in info.files]
+    return out
+
+
+def _info(doc: dict[str, Any], base: str) -> RunInfo:
+    """The RunInfo of :func:`_doc`; raises TypeError, ValueError or KeyError for a document
+    not of that shape."""
+    from replay.store.scan import RunInfo
+
+    kw = dict(doc)
+    names = {f.name for f in fields(RunInfo)} - {"manifest"}
+    if set(kw) != names:
+        raise ValueError("not a run's conclusion")
+    for k in _TUPLES:
+        kw[k] = tuple(tuple(x) if type(x) is list else x for x in kw[k])
+    kw["files"] = tuple((str(t), base + str(p)) for t, p in kw["files"])
+    info = RunInfo(**kw)
+    if info.problem is not None or type(info.hands) is not int:
+        raise ValueError("not a sound run")
+    return info
