@@ -1,8 +1,10 @@
 """The one read-only DuckDB connection of the dashboard, and running a query on it.
 
-The connection (:func:`replay.store.catalog.open_catalog`) is shared by every session through
-``st.cache_resource``; it is rebuilt when the store's signature changes (a run added or a
-shard listed). A DuckDB connection is not thread-safe, so each query runs on its own
+The store's checked state is kept and revalidated by :class:`replay.store.snapshot.LiveStore`
+(the same code as ``paohuzi serve``'s). The connection
+(:func:`replay.store.catalog.open_catalog`) is shared by every session through
+``st.cache_resource``; it is rebuilt when the store's generation (its signature) changes (a
+run added, removed, resumed or damaged). A DuckDB connection is not thread-safe, so each query runs on its own
 ``cursor()``. DuckDB errors become :class:`StoreReadError`, one line that the page shows.
 
 The SQL page's typed queries run in a process of their own over a copy of the same catalog
@@ -16,12 +18,11 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import dataclasses
 import os
 import shutil
 import tempfile
 import threading
-import time
+from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,8 @@ from dashboard.services.sqllimits import SqlLimits
 from dashboard.services.sqlprocess import SqlResult
 from replay.store.catalog import open_catalog, prepare_catalog
 from replay.store.layout import default_data_dir
-from replay.store.scan import StoreState, quick_signature, scan_store, signature
+from replay.store.scan import StoreState
+from replay.store.snapshot import LiveStore, refresh_from_env
 
 
 class StoreReadError(Exception):
@@ -48,70 +50,72 @@ def data_root() -> str:
     return str(default_data_dir().resolve())
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)
+#: One kept state per store, revalidated (:class:`replay.store.snapshot.LiveStore`: the
+#: manifests and folders at every render, every file each ``$PAOHUZI_REFRESH`` seconds).
+_LIVE: dict[str, LiveStore] = {}
+_LIVE_LOCK = threading.Lock()
+#: The last states seen, by signature: what a query cached on a signature reads.
+_STATES: OrderedDict[tuple[str, str], StoreState] = OrderedDict()
+_STATES_MAX = 4
+
+
+def live_store(root: str) -> LiveStore:
+    """The kept state of the store at ``root`` (one per store and process)."""
+    with _LIVE_LOCK:
+        live = _LIVE.get(root)
+        if live is None:
+            live = _LIVE[root] = LiveStore(root, refresh_from_env())
+        return live
+
+
+def _remember(state: StoreState) -> StoreState:
+    with _LIVE_LOCK:
+        _STATES[(state.root, state.signature)] = state
+        _STATES.move_to_end((state.root, state.signature))
+        while len(_STATES) > _STATES_MAX:
+            _STATES.popitem(last=False)
+    return state
+
+
 def _scan(root: str, sig: str) -> StoreState:
-    """The checked store (immutable), shared like the connection built from it: both are
-    made once per store signature, not once per emptied data cache. Its ``signature`` is
-    ``sig`` (:func:`current_signature`), the key the pages' queries are cached on."""
-    return dataclasses.replace(scan_store(root), signature=sig)
+    """The checked store (immutable) of signature ``sig``, while it is one of the last few
+    seen; else the store now."""
+    with _LIVE_LOCK:
+        got = _STATES.get((root, sig))
+    return got if got is not None else _remember(live_store(root).state())
 
 
-_RENDER = threading.local()  # the signature of the page render on this thread, if any
+_RENDER = threading.local()  # the state of the store of the page render on this thread
 
 
 @contextlib.contextmanager
 def one_signature() -> Any:
-    """Within: the store's signature (:func:`current_signature`) is taken once, by the
-    first :func:`store_state`, and every later query of this thread reads that state of
-    the store. app.py wraps each page render in it, so one render is one consistent state
-    and the next render sees any change."""
-    _RENDER.sig = None
+    """Within: the store's state is taken once, by the first :func:`store_state`, and every
+    later query of this thread reads that state of the store. app.py wraps each page render
+    in it, so one render is one consistent state and the next render sees any change."""
+    _RENDER.state = None
     _RENDER.active = True
     try:
         yield
     finally:
         _RENDER.active = False
-        _RENDER.sig = None
-
-
-#: How often, at most, the full signature (a stat of every shard file) is taken again while
-#: the quick one (manifests and table folders) is unchanged: an edit in place of a shard file,
-#: which no writer of the store does, is noticed within this many seconds; anything else
-#: (a shard added or replaced, a manifest rewritten) at the next render.
-FULL_SIGNATURE_EVERY = 10.0
-_FULL: dict[str, tuple[str, float, str]] = {}  # root: (quick signature, when, full signature)
-_FULL_LOCK = threading.Lock()
+        _RENDER.state = None
 
 
 def current_signature(root: str) -> str:
-    """The store's signature for the dashboard: :func:`replay.store.scan.quick_signature`
-    with the full :func:`~replay.store.scan.signature`, which is taken again when the quick
-    one changed or every :data:`FULL_SIGNATURE_EVERY` seconds."""
-    quick = quick_signature(root)
-    now = time.monotonic()
-    with _FULL_LOCK:
-        got = _FULL.get(root)
-    if got is None or got[0] != quick or now - got[1] > FULL_SIGNATURE_EVERY:
-        got = (quick, now, signature(root))
-        with _FULL_LOCK:
-            _FULL[root] = got
-    return f"{quick}{got[2]}"
-
-
-def _signature(root: str) -> str:
-    if not getattr(_RENDER, "active", False):
-        return current_signature(root)
-    got = _RENDER.sig
-    if got is None or got[0] != root:
-        got = (root, current_signature(root))
-        _RENDER.sig = got
-    return got[1]
+    """The store's generation now (:attr:`StoreState.signature` of the kept state)."""
+    return _remember(live_store(root).state()).signature
 
 
 def store_state() -> StoreState:
-    """The store now (manifests are re-read only when one of them changed)."""
+    """The store now (rescanned only when something changed; one state per page render)."""
     root = data_root()
-    return _scan(root, _signature(root))
+    if not getattr(_RENDER, "active", False):
+        return _remember(live_store(root).state())
+    got = _RENDER.state
+    if got is None or got.root != root:
+        got = _RENDER.state = _remember(live_store(root).state())
+    return got
 
 
 def state_at(sig: str) -> StoreState:

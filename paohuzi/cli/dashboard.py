@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from paohuzi.cli.options import refresh_option
 from replay.store.layout import DATA_ENV, data_option
 
 
@@ -20,11 +21,17 @@ def app_path() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "app.py"
 
 
-def streamlit_command(data: Path, port: int, address: str) -> tuple[list[str], dict[str, str]]:
+def streamlit_command(
+    data: Path, port: int, address: str, refresh: float | None = None
+) -> tuple[list[str], dict[str, str]]:
     """The ``streamlit run`` command line and its environment (the store in
-    ``$PAOHUZI_DATA``)."""
+    ``$PAOHUZI_DATA``, the refresh interval in ``$PAOHUZI_REFRESH`` when given)."""
+    from replay.store.snapshot import REFRESH_ENV
+
     env = dict(os.environ)
     env[DATA_ENV] = str(Path(data).resolve())
+    if refresh is not None:
+        env[REFRESH_ENV] = repr(float(refresh))
     cmd = [
         sys.executable,
         "-m",
@@ -60,7 +67,8 @@ def streamlit_command(data: Path, port: int, address: str) -> tuple[list[str], d
     show_default=True,
     help="Address to listen on (0.0.0.0 for every interface).",
 )
-def dashboard(data: Path, port: int, address: str) -> None:
+@refresh_option
+def dashboard(data: Path, port: int, address: str, refresh: float | None) -> None:
     """Serve the analytics dashboard on http://ADDRESS:PORT (headless; open it in a browser).
 
     Pages: overview, win rates, 胡息 and score, 荒庄, 名堂, compare, replay, drill-down, SQL.
@@ -70,7 +78,15 @@ def dashboard(data: Path, port: int, address: str) -> None:
     paohuzi dashboard
     paohuzi dashboard --data /big/store --port 8600
     """
-    cmd, env = streamlit_command(data, port, address)
+    from paohuzi.cli.errors import input_error
+    from replay.store.snapshot import refresh_from_env
+
+    if refresh is None:
+        try:
+            refresh_from_env()
+        except ValueError as e:
+            raise input_error(str(e)) from None
+    cmd, env = streamlit_command(data, port, address, refresh)
     where = Path(data).resolve()
     if not where.is_dir():
         click.echo(f"note: no store at {where} yet (the page will say so)", err=True)

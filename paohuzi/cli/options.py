@@ -106,3 +106,19 @@ def renamed_option(name: str, *, former: str, **kwargs: Any) -> Callable[[Any], 
     ``name``."""
     dest = name.lstrip("-").replace("-", "_")
     return click.option(name, former, dest, cls=RenamedOption, former=former, **kwargs)
+
+
+def refresh_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--refresh S``: seconds between two full rechecks of every file of the store by a
+    long-lived reader (:mod:`replay.store.snapshot`); default ``$PAOHUZI_REFRESH`` or 2."""
+    from replay.store.snapshot import DEFAULT_REFRESH, REFRESH_ENV
+
+    return click.option(
+        "--refresh",
+        type=click.FloatRange(0, 86400),
+        default=None,
+        metavar="S",
+        help=f"Seconds between two full rechecks of every file of the store (a shard edited"
+        f" in place is seen within them; manifests and run folders are looked at on every"
+        f" request; 0: never). Default ${REFRESH_ENV} or {DEFAULT_REFRESH:g}.",
+    )(f)

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from paohuzi.cli.errors import input_error
-from paohuzi.cli.options import renamed_option
+from paohuzi.cli.options import refresh_option, renamed_option
 from paohuzi.service.limits import (
     HEADER_BYTES,
     HEADER_SECONDS,
@@ -209,6 +209,7 @@ def import_token(path: Path | None) -> str | None:
     metavar="N",
     help="Connections served at once (a request on any other: 503).",
 )
+@refresh_option
 def serve(
     data: Path,
     host: str,
@@ -227,6 +228,7 @@ def serve(
     header_bytes: int,
     keep_alive_seconds: int,
     max_connections: int,
+    refresh: float | None,
 ) -> None:
     """Serve the store over HTTP as JSON: /runs, /runs/RUN, /runs/RUN/hands (filters of
     paohuzi hands, paginated), /runs/RUN/hands.ndjson (a streamed export),
@@ -273,7 +275,10 @@ def serve(
     where = Path(data).resolve()
     if not where.is_dir():
         click.echo(f"note: no store at {where} yet (the API will say so)", err=True)
-    app = create_app(data, limits, token)
+    try:
+        app = create_app(data, limits, token, refresh)
+    except ValueError as e:
+        raise input_error(str(e)) from None
     if token is not None:
         click.echo("note: import enabled (POST /runs/RUN/hands with the token)", err=True)
     # listening before the line is printed: a client that reads it may connect at once

@@ -52,7 +52,7 @@ from replay.analysis.review_rates import StoredRates, stored_rates
 from replay.store.layout import StoreError
 from replay.store.manifest import Manifest
 from replay.store.runs import Run, Store
-from replay.store.scan import StoreState, rules_label, summary_warning
+from replay.store.scan import StoreState, rollup_note, rules_label, summary_warning
 
 __all__ = [
     "QUANTILES",
@@ -253,6 +253,8 @@ def checked_runs(
             healthy.append(store.run_in(state, name))
             if summaries and info is not None and info.summary_problem and on_skip is not None:
                 on_skip(summary_warning(name, info.summary_problem))
+            elif summaries and info is not None and info.rollup_problem and on_skip is not None:
+                on_skip(rollup_note(name, info.rollup_problem))
         elif names:
             raise CorruptLog(f"run {name} is damaged and left out: {problem}")
         elif on_skip is not None:

@@ -50,7 +50,14 @@ def index_derived(
     module); per derived kind of the run, (shards done now, shards that had it).
     ``progress(done, total)`` is called after each shard. ``pool``: the workers to use when
     ``workers > 1`` (one :class:`~replay.pool.SharedPool` for many runs), else the run's own."""
-    from replay.store.manifest import Manifest, ManifestWriter, RunLock, read_manifest
+    from replay.store.manifest import (
+        Manifest,
+        ManifestWriter,
+        RunLock,
+        read_manifest,
+        write_manifest,
+    )
+    from replay.store.rollup import rollup_due
     from replay.store.runs import Run
 
     run_path = Path(run_path)
@@ -91,6 +98,8 @@ def index_derived(
                     progress(n, len(todo))
         finally:
             writer.flush()  # what was made stays listed, also when interrupted
+        if rollup_due(run_path, manifest, cache):  # missing, stale or damaged: made again
+            write_manifest(run_path, manifest)
         return {k: (made[k], len(run.shards) - made[k]) for k in kinds}
 
 

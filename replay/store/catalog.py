@@ -248,7 +248,7 @@ def _file_views(con: Any, state: StoreState, base: Path | None) -> list[str]:
     con.execute(
         _view_sql(FACTS_TABLE, ffiles if base is None else [_relative(f, base) for f in ffiles])
     )
-    sfiles = state.files(SUMMARY_TABLE)
+    sfiles = state.summary_sources()
     return sfiles if base is None else [_relative(f, base) for f in sfiles]
 
 
@@ -585,6 +585,7 @@ def open_catalog(
         state.files("hands")
         + state.files("events")
         + state.files("summary")
+        + state.files("rollup")
         + state.files(FACTS_TABLE)
     )
     ro.execute("SET allowed_paths = ?", [allowed])

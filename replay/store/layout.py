@@ -32,9 +32,10 @@ CHECKSUM_CACHE_NAME = ".checksums.json"
 SCAN_MEMO_NAME = ".scan.json"
 #: The folders of a run folder that hold its shard files and the files derived from them,
 #: each file named ``part-NNNNN.parquet``: the tables (:data:`replay.schema.TABLES`),
-#: the summaries, the facts, the imported hands' provenance and the decision reviews (held
+#: the summaries, the facts, the imported hands' provenance, the decision reviews and the
+#: run's rollup (held
 #: equal to their writers' names by tests/replay/store/test_leftovers.py).
-SHARD_FOLDERS = ("hands", "events", "summary", "facts", "imported", "reviews")
+SHARD_FOLDERS = ("hands", "events", "summary", "facts", "imported", "reviews", "rollup")
 
 
 class StoreError(PaohuziError):

@@ -167,6 +167,9 @@ MANIFEST_SCHEMA = _obj(
         "progress": (_PROGRESS, False),
         "error": _opt(TEXT),
         "reviews": (cs.list_schema(_REVIEW, max_length=1 << 20, strict=True), False),
+        # derived data, checked by the scan (replay.store.rollup): a bad one never costs
+        # the run, so it is not refused here
+        "rollup": (cs.any_schema(), False),
     }
 )
 

@@ -104,6 +104,12 @@ class RunInfo:
     #: else None: a reader builds the run from it (:meth:`replay.store.runs.Store.run_in`),
     #: never from a manifest read later, which may list shards this scan did not check
     manifest: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+    #: the shards its rollup covers (its first ones), 0 when it has none used
+    #: (:mod:`replay.store.rollup`); the rollup is ``files``' ("rollup", path) entry
+    rollup_shards: int = 0
+    #: why the run's rollup cannot be used (stale, damaged), or None: its figures then come
+    #: from its shards' summaries
+    rollup_problem: str | None = None
     #: a digest of ``files`` relative to the run folder (what a catalog built on the run
     #: lists of it: :func:`replay.store.catalog.listing_digest`)
     files_digest: str = field(default="", repr=False)
@@ -161,6 +167,20 @@ class StoreState:
         files = [p for t, p in info.files if t == table]
         return [p for p, (a, b) in zip(files, info.ranges, strict=True) if b >= lo and a <= hi]
 
+    def summary_sources(self) -> list[str]:
+        """The files the catalog's ``summary`` relation reads, over the usable runs: each
+        run's rollup and the summary files of the shards after it, or all its summary files
+        when it has no rollup used (the sums are the same)."""
+        out: list[str] = []
+        for r in self.usable_runs:
+            summaries = [p for t, p in r.files if t == "summary"]
+            rollup = [p for t, p in r.files if t == "rollup"]
+            if rollup and summaries:
+                out += rollup + summaries[r.rollup_shards :]
+            else:
+                out += summaries
+        return out
+
     def files(self, table: str, runs: tuple[str, ...] | None = None) -> list[str]:
         """The listed shard files of ``table`` over the usable runs (or the named ones)."""
         return [
@@ -198,6 +218,8 @@ class StoreState:
                 continue
             if r.summary_problem is not None:
                 out.append(("warning", summary_warning(r.name, r.summary_problem)))
+            elif r.rollup_problem is not None:
+                out.append(("info", rollup_note(r.name, r.rollup_problem)))
             if r.facts_problem is not None:
                 out.append(
                     (
@@ -613,6 +635,37 @@ def check_facts(
     return out, None
 
 
+def rollup_note(name: str, problem: str) -> str:
+    """The one line a reader notes when run ``name``'s rollup cannot be used."""
+    return (
+        f"run {name}: its rollup is not used ({problem.removeprefix(f'run {name}: ')}); its"
+        " figures are read from its shards' summaries (run 'paohuzi index' to rebuild it)"
+    )
+
+
+def check_rollup(
+    run_path: Path, manifest: dict[str, Any], cache: ChecksumCache
+) -> tuple[list[tuple[str, str]], int, str | None]:
+    """The run's rollup (:mod:`replay.store.rollup`), checked as a listed file is and bound
+    to the summaries it was made from: ``([("rollup", path)], shards covered, None)``;
+    ``([], 0, None)`` when the manifest lists none; ``([], 0, problem)`` when it is stale
+    or damaged. Derived data: its problem never costs the run."""
+    from replay.store.rollup import ROLLUP_KEY, entry_problem
+
+    why = entry_problem(manifest)
+    if why == "none":
+        return [], 0, None
+    entry = manifest.get(ROLLUP_KEY)
+    rel = entry.get("path") if isinstance(entry, dict) else None
+    if why is not None:
+        return [], 0, f"the rollup {rel!r}: {why}"
+    try:
+        path, _ = check_file(run_path, entry, cache, what="rollup file")
+    except CorruptLog as e:
+        return [], 0, str(e)
+    return [("rollup", path)], int(entry["shards"]), None
+
+
 def summary_warning(name: str, problem: str) -> str:
     """The one line a reader warns with when run ``name``'s summaries cannot be used."""
     return (
@@ -709,6 +762,11 @@ def _run_info(run_path: Path, cache: ChecksumCache, keep: bool = False) -> RunIn
         facts, facts_problem = (
             check_facts(run_path, shards, cache) if problem is None else ([], None)
         )
+        rollup, rollup_shards, rollup_problem = (
+            check_rollup(run_path, m, cache)
+            if problem is None and summary and summary_problem is None
+            else ([], 0, None)
+        )
         status = str(m.get("status"))
         shape = summary_schema.run_shape(m)
         return RunInfo(
@@ -744,8 +802,10 @@ def _run_info(run_path: Path, cache: ChecksumCache, keep: bool = False) -> RunIn
             session_length=params.session_length,
             bytes=sum(int(f.get("bytes") or 0) for sh in shards for f in sh["files"].values()),
             rules_items=tuple(sorted(rules.items())),
-            files=tuple(files + summary + facts),
-            files_digest=files_digest(run_path, files + summary + facts),
+            files=tuple(files + summary + facts + rollup),
+            files_digest=files_digest(run_path, files + summary + facts + rollup),
+            rollup_shards=rollup_shards,
+            rollup_problem=rollup_problem,
             problem=problem,
             summary_problem=summary_problem,
             facts_problem=facts_problem,

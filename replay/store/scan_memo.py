@@ -145,6 +145,7 @@ class ScanMemo:
             info.problem is None
             and info.summary_problem is None
             and info.facts_problem is None
+            and info.rollup_problem is None
             and manifest_stamp is not None
         )
         if not sound:

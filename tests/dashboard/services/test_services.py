@@ -476,11 +476,13 @@ def test_demo_data_commands(tmp_path: Path) -> None:
 def test_dashboard_signature_sees_every_change(
     store_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """dashboard.db.current_signature: steady on an unchanged store; a shard added, removed
-    or replaced (a rename) changes it at once; an edit in place once the full signature is
-    due again (FULL_SIGNATURE_EVERY); a render keeps the one it took first."""
+    """dashboard.db.current_signature (the store's generation, kept by one LiveStore): steady
+    on an unchanged store and when a file no manifest lists comes and goes; a shard replaced
+    (a rename) changes it at once; an edit in place once the background recheck ran
+    ($PAOHUZI_REFRESH); a render keeps the state it took first."""
     from dashboard import db
 
+    monkeypatch.setenv("PAOHUZI_REFRESH", "0.2")
     data = copy_store(store_dir, tmp_path / "d", ["base"])
     root = str(data.resolve())
     hands = data / "runs" / "run=base" / "hands"
@@ -492,32 +494,40 @@ def test_dashboard_signature_sees_every_change(
     assert db.current_signature(root) == first
     extra = hands / "part-99999.parquet"
     tick()
-    extra.write_bytes(b"x")
-    added = db.current_signature(root)
-    assert added != first
+    extra.write_bytes(b"x")  # listed by no manifest: not the store's content
+    assert db.current_signature(root) == first
     tick()
     extra.unlink()
-    assert db.current_signature(root) != added
+    assert db.current_signature(root) == first
     shard = hands / "part-00000.parquet"
     raw = shard.read_bytes()
     tmp = hands / ".part-00000.tmp"
     tmp.write_bytes(raw[:-1] + bytes([raw[-1] ^ 1]))
-    before = db.current_signature(root)
     tick()
     os.replace(tmp, shard)  # how every writer of the store replaces a file
     replaced = db.current_signature(root)
-    assert replaced != before
+    assert replaced != first
+    state = db.live_store(root).state()
+    assert state.run("base") is not None and state.run("base").problem is not None  # damaged
+    tmp.write_bytes(raw)
+    tick()
+    os.replace(tmp, shard)  # back as it was
+    repaired = db.current_signature(root)
+    assert repaired != replaced and db.live_store(root).state().run("base").problem is None
     with shard.open("r+b") as fh:  # an edit in place: the folder's mtime stays
         fh.seek(10)
         fh.write(b"\0")
-    os.utime(shard, ns=(shard.stat().st_atime_ns, shard.stat().st_mtime_ns + 10**9))
-    assert db.current_signature(root) == replaced  # the full signature is not due yet
-    monkeypatch.setattr(db, "FULL_SIGNATURE_EVERY", 0.0)
-    assert db.current_signature(root) != replaced
-    with db.one_signature():  # one render: one signature, whatever happens meanwhile
+    os.utime(shard, ns=(shard.stat().st_atime_ns, shard.stat().st_mtime_ns))
+    deadline = time.monotonic() + 30
+    while db.current_signature(root) == repaired:  # the background recheck finds it
+        assert time.monotonic() < deadline, "the edit in place was never seen"
+        time.sleep(0.1)
+    assert db.live_store(root).state().run("base").problem is not None
+    with db.one_signature():  # one render: one state, whatever happens meanwhile
         monkeypatch.setenv("PAOHUZI_DATA", root)
         s1 = db.store_state().signature
         tick()
-        extra.write_bytes(b"y")
+        tmp.write_bytes(raw)
+        os.replace(tmp, shard)
         assert db.store_state().signature == s1
     assert db.store_state().signature != s1

@@ -1,0 +1,234 @@
+"""A run's rollup: its shards' summary rows combined into one file, so that a figure reads one
+file per run, not one per shard (docs/LOG_FORMAT.md §13).
+
+``rollup/part-NNNNN.parquet`` in the run folder holds, for the run's first NNNNN shards
+(indices 0 … NNNNN − 1, every one with a summary file of
+:data:`~replay.store.summary_schema.SUMMARY_VERSION`), each summary kind's rows summed over
+those shards per key — what :func:`replay.store.catalog.rollup_sql` makes of their summary
+files — in the summary files' columns (:data:`~replay.store.summary_schema.SUMMARY_SCHEMA`),
+sorted. The manifest lists it beside its shards::
+
+    "rollup": {"path": "rollup/part-00042.parquet", "rows": …, "bytes": …, "sha256": …,
+               "version": 5, "shards": 42, "binding": "<sha256>"}
+
+``binding`` is the SHA-256 of the covered shards' summary SHA-256s, in index order: a rollup
+is used only for exactly the summaries it was made from. Summing is additive, so the catalog
+reads a run's rollup and the summary files of the shards after it as one ``summary``
+relation, and every figure is the same as from the summary files alone (integer sums
+exactly; the few float sums of ``paired`` to the last bits).
+
+Every write of a manifest (:func:`replay.store.manifest.write_manifest`: ``simulate``,
+``import``, ``index``) brings the rollup up to date first (:func:`refresh_rollup`): from the
+rollup it had and the summaries of the shards since, so the work of a run's rollups is
+linear in its shards. A rollup missing, stale (another summary since) or damaged is not
+used: the run's figures come from its shards' summaries, with a one-line note, and the next
+``paohuzi index`` writes it again. ``paohuzi verify`` recomputes it from the summaries.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import os
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from engine.errors import PaohuziError
+from replay.store.summary_schema import (
+    KINDS,
+    SUMMARY_SCHEMA,
+    SUMMARY_TABLE,
+    SUMMARY_VERSION,
+    has_summary,
+)
+
+#: The rollup's folder in a run folder (a shard folder: ``paohuzi doctor`` knows its files).
+ROLLUP_DIR = "rollup"
+#: The manifest's key of the rollup entry.
+ROLLUP_KEY = "rollup"
+
+
+def rollup_path(shards: int) -> str:
+    """The rollup file of a run's first ``shards`` shards, relative to its run folder."""
+    return f"{ROLLUP_DIR}/part-{shards:05d}.parquet"
+
+
+def covered(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    """The shards a rollup can cover now: indices 0, 1, … while each has a summary of this
+    version (a gap or a shard without one ends them), in index order."""
+    try:
+        shards = sorted(manifest.get("shards") or [], key=lambda s: int(s["index"]))
+    except (KeyError, TypeError, ValueError):
+        return []
+    out = []
+    for i, s in enumerate(shards):
+        if int(s["index"]) != i or not has_summary(s):
+            break
+        out.append(s)
+    return out
+
+
+def binding(shards: list[dict[str, Any]]) -> str:
+    """The SHA-256 of the shards' summary SHA-256s, in their order."""
+    h = hashlib.sha256()
+    for s in shards:
+        h.update(f"{s['files'][SUMMARY_TABLE].get('sha256')}\n".encode())
+    return h.hexdigest()
+
+
+def entry_problem(manifest: dict[str, Any]) -> str | None:
+    """Why the manifest's rollup entry cannot stand for its shards (without reading the
+    file: :func:`replay.store.scan.check_rollup` checks that), or None. A manifest without
+    one: ``"none"``."""
+    e = manifest.get(ROLLUP_KEY)
+    if e is None:
+        return "none"
+    if not isinstance(e, dict) or e.get("version") != SUMMARY_VERSION:
+        return "it is of another version"
+    k = e.get("shards")
+    cov = covered(manifest)
+    if type(k) is not int or not 0 < k <= len(cov):
+        return f"it covers {k!r} shards, the run has {len(cov)} summarised from the first"
+    if e.get("path") != rollup_path(k):
+        return f"it names the file {e.get('path')!r}, not {rollup_path(k)!r}"
+    if e.get("binding") != binding(cov[:k]):
+        return "it was made from other summaries than the shards' (stale)"
+    return None
+
+
+def rollup_due(run_path: Path, manifest: dict[str, Any], cache: Any) -> bool:
+    """Whether the run's rollup should be written again: more shards can be covered than it
+    covers, or it is stale, or its file does not pass the checks of a listed file
+    (``cache``: a :class:`~replay.store.scan.ChecksumCache`). ``paohuzi index`` then writes
+    the manifest, which writes the rollup."""
+    from replay.store.scan import check_rollup
+
+    cov = covered(manifest)
+    if not cov:
+        return ROLLUP_KEY in manifest
+    files, shards, problem = check_rollup(Path(run_path), manifest, cache)
+    return problem is not None or not files or shards != len(cov)
+
+
+def combine(tables: list[pa.Table]) -> pa.Table:
+    """Summary rows (summary files, rollups) summed per kind and key, in the summary files'
+    columns, sorted by kind and key: what :func:`~replay.store.catalog.rollup_sql` makes of
+    them, as one table. The float sums add in the order of ``tables`` (then rows)."""
+    import pyarrow.compute as pc
+
+    rows = pa.concat_tables([t.select(SUMMARY_SCHEMA.names).cast(SUMMARY_SCHEMA) for t in tables])
+    parts = []
+    for kind, (keys, sums) in KINDS.items():
+        t = rows.filter(pc.equal(rows.column("kind"), kind))
+        if t.num_rows == 0:
+            continue
+        agg = t.group_by(list(keys), use_threads=False).aggregate([(c, "sum") for c in sums])
+        agg = agg.rename_columns([c.removesuffix("_sum") for c in agg.column_names])
+        cols = {}
+        for f in SUMMARY_SCHEMA:
+            if f.name == "kind":
+                cols[f.name] = pa.array([kind] * agg.num_rows, pa.string())
+            elif f.name in agg.column_names:
+                cols[f.name] = agg.column(f.name).cast(f.type)
+            else:
+                cols[f.name] = pa.nulls(agg.num_rows, f.type)
+        part = pa.table(cols, schema=SUMMARY_SCHEMA)
+        parts.append(part.sort_by([(k, "ascending") for k in keys]))
+    return pa.concat_tables(parts) if parts else SUMMARY_SCHEMA.empty_table()
+
+
+def rollup_bytes(table: pa.Table) -> bytes:
+    import pyarrow.parquet as pq
+
+    sink = io.BytesIO()
+    pq.write_table(table, sink, compression="zstd", compression_level=9, row_group_size=1 << 20)
+    return sink.getvalue()
+
+
+def refresh_rollup(run_path: Path, manifest: dict[str, Any]) -> None:
+    """Bring ``manifest``'s rollup entry up to date before it is written (module docstring):
+    a new rollup file when more shards can be covered than it covers, from the rollup it
+    had (when sound) and the summaries of the shards after it; the entry dropped when no
+    shard can be covered or the files cannot be read (the figures then come from the
+    summaries). Never raises for the rollup's sake: it is derived data."""
+    cov = covered(manifest)
+    old = manifest.get(ROLLUP_KEY)
+    if entry_problem(manifest) is None and old["shards"] == len(cov):
+        return  # up to date
+    manifest.pop(ROLLUP_KEY, None)
+    if not cov:
+        return
+    try:
+        entry = _write(Path(run_path), cov, old)
+    except (OSError, ValueError, KeyError, TypeError, pa.ArrowException):
+        return
+    manifest[ROLLUP_KEY] = entry
+
+
+def _listed_table(run_path: Path, entry: dict[str, Any]) -> pa.Table | None:
+    """The table of a listed file when its bytes are the ones its entry names (size and
+    SHA-256), else None."""
+    import pyarrow.parquet as pq
+
+    from replay.store.files import read_regular
+    from replay.store.scan import resolve_shard_path
+
+    try:
+        path = resolve_shard_path(run_path, entry.get("path"))
+        data = read_regular(path, int(entry.get("bytes") or 0))
+    except (OSError, ValueError, TypeError, PaohuziError):
+        return None
+    if len(data) != entry.get("bytes") or hashlib.sha256(data).hexdigest() != entry.get("sha256"):
+        return None
+    return pq.read_table(pa.BufferReader(data))
+
+
+#: Summary files combined at once while a rollup is written (its memory is about this many
+#: files' rows; the float sums add in the same order whatever it is).
+FOLD = 256
+
+
+def _write(run_path: Path, cov: list[dict[str, Any]], old: Any) -> dict[str, Any]:
+    """Write the rollup of the shards ``cov`` from the rollup ``old`` (its entry, when it
+    covers a prefix of them and its bytes are its entry's) and the summaries after it,
+    folded :data:`FOLD` files at a time; its manifest entry."""
+    from replay.store.files import write_derived
+
+    start, table = 0, None
+    if isinstance(old, dict) and old.get("version") == SUMMARY_VERSION:
+        k = old.get("shards")
+        if type(k) is int and 0 < k <= len(cov) and old.get("binding") == binding(cov[:k]):
+            table = _listed_table(run_path, old)
+            start = k if table is not None else 0
+    for i in range(start, len(cov), FOLD):
+        tables = [] if table is None else [table]
+        for s in cov[i : i + FOLD]:
+            e = s["files"][SUMMARY_TABLE]
+            t = _listed_table(run_path, e)
+            if t is None:
+                raise ValueError(f"summary file {e.get('path')} does not match its manifest entry")
+            tables.append(t)
+        table = combine(tables)
+    assert table is not None
+    data = rollup_bytes(table)
+    entry = write_derived(run_path, rollup_path(len(cov)), data, table.num_rows, SUMMARY_VERSION)
+    entry.update(shards=len(cov), binding=binding(cov))
+    return entry
+
+
+def prune(run_path: Path, manifest: dict[str, Any], before: Any) -> None:
+    """After ``manifest`` is written: remove the rollup files it no longer lists, but the one
+    ``before`` (the manifest's entry until now) listed (a reader may still hold that
+    manifest)."""
+    keep = {
+        e.get("path") for e in (manifest.get(ROLLUP_KEY), before) if isinstance(e, dict)
+    }
+    folder = Path(run_path) / ROLLUP_DIR
+    with contextlib.suppress(OSError):
+        for f in os.scandir(folder):
+            if f.name.startswith("part-") and f"{ROLLUP_DIR}/{f.name}" not in keep:
+                with contextlib.suppress(OSError):
+                    os.unlink(f.path)
