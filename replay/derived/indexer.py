@@ -57,7 +57,7 @@ def index_derived(
         read_manifest,
         write_manifest,
     )
-    from replay.store.rollup import rollup_due
+    from replay.store.rollup import ROLLUP_KEY, rollup_due
     from replay.store.runs import Run
 
     run_path = Path(run_path)
@@ -99,6 +99,7 @@ def index_derived(
         finally:
             writer.flush()  # what was made stays listed, also when interrupted
         if rollup_due(run_path, manifest, cache):  # missing, stale or damaged: made again
+            manifest.pop(ROLLUP_KEY, None)  # from the summaries, not from a damaged rollup
             write_manifest(run_path, manifest)
         return {k: (made[k], len(run.shards) - made[k]) for k in kinds}
 

@@ -949,6 +949,15 @@ def _check_manifest(
     from replay.store.scan import ChecksumCache
 
     listed |= reviews.listed_paths(m)  # stored reviews (LOG_FORMAT §11)
+    from replay.replayer.verify_rollup import rollup_problem
+    from replay.store.rollup import ROLLUP_DIR, ROLLUP_KEY
+
+    roll = m.get(ROLLUP_KEY)
+    if isinstance(roll, dict) and isinstance(roll.get("path"), str):
+        listed.add(roll["path"])  # the run's rollup (LOG_FORMAT §13)
+    why = rollup_problem(path, m, True)
+    if why is not None:
+        bad(why)
     cache = ChecksumCache(path.parent.parent)
     for line in reviews.verify_reviews(path, m, cache):
         bad(line)
@@ -971,7 +980,12 @@ def _check_manifest(
         rel = p.relative_to(path).as_posix()
         if rel in listed or m.get("status") != "complete":
             continue
-        if rel in pending:
+        if rel.startswith(f"{ROLLUP_DIR}/"):
+            notes.append(
+                f"run {name}: {rel} is an earlier rollup, kept for a reader of the manifest"
+                " before (the next write of the run removes it)"
+            )
+        elif rel in pending:
             notes.append(
                 f"run {name}: {rel} is the file of an import interrupted before the manifest"
                 " listed it (not part of the run; the next import rewrites it)"
