@@ -381,10 +381,14 @@ class ImportLock(_FileLock):
 #: manifest (a simulated run's manifest comes before any shard): every shard folder but the
 #: reviews' (:data:`replay.store.reviews.REVIEWS`: a review is stored only in a run that has
 #: a manifest), i.e. the two tables, the provenance, the summary and the facts (held equal to
-#: their writers' names by tests/replay/store/test_orphan_run_bug.py).
+#: their writers' names by tests/replay/store/test_orphan_run_bug.py), and the rollup
+#: written with the first manifest.
 FIRST_WRITE_FOLDERS = tuple(f for f in SHARD_FOLDERS if f != "reviews")
 #: The name of a first shard's files in them.
 FIRST_WRITE_FILE = "part-00000.parquet"
+#: The rollup of the first shard (replay.store.rollup.rollup_path(1)), written just before
+#: the first manifest.
+FIRST_ROLLUP_FILE = "part-00001.parquet"
 _TEMP_NAME = re.compile(r"\..+\.tmp-\d+", re.S)
 
 
@@ -464,7 +468,8 @@ def first_write(run_path: Path, listing: RunListing | None = None) -> FirstWrite
             continue
         for f in inner or ():
             ours = f.is_file(follow_symlinks=False)
-            if ours and first and (f.name == FIRST_WRITE_FILE or _TEMP_NAME.fullmatch(f.name)):
+            own = FIRST_ROLLUP_FILE if e.name == "rollup" else FIRST_WRITE_FILE
+            if ours and first and (f.name == own or _TEMP_NAME.fullmatch(f.name)):
                 files.append(Path(f.path))
             elif f.name.endswith(".parquet"):
                 others.append(Path(f.path))

@@ -156,7 +156,7 @@ def refresh_rollup(run_path: Path, manifest: dict[str, Any]) -> None:
     summaries). Never raises for the rollup's sake: it is derived data."""
     cov = covered(manifest)
     old = manifest.get(ROLLUP_KEY)
-    if entry_problem(manifest) is None and old["shards"] == len(cov):
+    if entry_problem(manifest) is None and isinstance(old, dict) and old["shards"] == len(cov):
         return  # up to date
     manifest.pop(ROLLUP_KEY, None)
     if not cov:
@@ -223,9 +223,7 @@ def prune(run_path: Path, manifest: dict[str, Any], before: Any) -> None:
     """After ``manifest`` is written: remove the rollup files it no longer lists, but the one
     ``before`` (the manifest's entry until now) listed (a reader may still hold that
     manifest)."""
-    keep = {
-        e.get("path") for e in (manifest.get(ROLLUP_KEY), before) if isinstance(e, dict)
-    }
+    keep = {e.get("path") for e in (manifest.get(ROLLUP_KEY), before) if isinstance(e, dict)}
     folder = Path(run_path) / ROLLUP_DIR
     with contextlib.suppress(OSError):
         for f in os.scandir(folder):

@@ -67,6 +67,25 @@ class HandRecord:
         return State.rebuild(rules, self.deck, self.dealer, self.history, checked=checked)
 
 
+@dataclass(frozen=True)
+class RunHead:
+    """A checked run as a figure reads it: its manifest without the shard list (``manifest``)
+    and its hands; what :class:`Run` gives of it, without the rows."""
+
+    name: str
+    path: Path
+    manifest: dict[str, Any] = field(repr=False)
+    n_hands: int = 0
+
+    @property
+    def rules(self) -> RuleSet:
+        return RuleSet.from_dict(self.manifest["rules"])
+
+    @property
+    def status(self) -> str:
+        return str(self.manifest.get("status"))
+
+
 @dataclass
 class Run:
     """A run folder and its manifest. Every read checks the shard it reads against the
@@ -245,6 +264,15 @@ class Store:
         if self.live is not None:
             return self.live.state()
         return scan_store(self.root, manifests)
+
+    def run_head(self, state: StoreState, name: str) -> Run | RunHead:
+        """What a figure of run ``name`` reads of it, as the scan ``state`` found it: its
+        manifest without the shard list (:attr:`~replay.store.scan.RunInfo.head`, no manifest
+        parsed), or :meth:`run_in` when the scan kept none."""
+        info = state.run(name)
+        if info is not None and info.problem is None and info.head is not None:
+            return RunHead(name, run_dir(self.root, name), info.head, info.hands)
+        return self.run_in(state, name)
 
     def run_in(self, state: StoreState, name: str) -> Run:
         """The run ``name`` as the scan ``state`` read it: one view, the manifest the scan

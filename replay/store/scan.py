@@ -110,6 +110,10 @@ class RunInfo:
     #: why the run's rollup cannot be used (stale, damaged), or None: its figures then come
     #: from its shards' summaries
     rollup_problem: str | None = None
+    #: the manifest without its shard list (rules, params, progress, status, reviews …):
+    #: what a figure of the run reads of it (:meth:`replay.store.runs.Store.run_head`),
+    #: kept by the scan memo so that no manifest is parsed for it
+    head: dict[str, Any] | None = field(default=None, repr=False, compare=False)
     #: a digest of ``files`` relative to the run folder (what a catalog built on the run
     #: lists of it: :func:`replay.store.catalog.listing_digest`)
     files_digest: str = field(default="", repr=False)
@@ -657,7 +661,7 @@ def check_rollup(
         return [], 0, None
     entry = manifest.get(ROLLUP_KEY)
     rel = entry.get("path") if isinstance(entry, dict) else None
-    if why is not None:
+    if why is not None or not isinstance(entry, dict):
         return [], 0, f"the rollup {rel!r}: {why}"
     try:
         path, _ = check_file(run_path, entry, cache, what="rollup file")
@@ -804,6 +808,7 @@ def _run_info(run_path: Path, cache: ChecksumCache, keep: bool = False) -> RunIn
             rules_items=tuple(sorted(rules.items())),
             files=tuple(files + summary + facts + rollup),
             files_digest=files_digest(run_path, files + summary + facts + rollup),
+            head={k: v for k, v in m.items() if k != "shards"},
             rollup_shards=rollup_shards,
             rollup_problem=rollup_problem,
             problem=problem,

@@ -114,8 +114,8 @@ def test_special_file_as_catalog_is_never_opened_bug(mine: Path, kind: str) -> N
     assert figures(got[0]) == on_disk(mine, "a")
     assert err == _note(mine, f"is a {kind}, not a regular file; read in memory")
     code, out, err = cli("hands", "--data", str(mine), "a", "--limit", "2")
-    assert code == 0 and out.count("\n") >= 2
-    assert err.startswith(_note(mine, f"is a {kind}, not a regular file; read in memory"))
+    assert code == 0 and out.count("\n") >= 2  # read from the shard files, not the catalog
+    assert "catalog" not in err
     assert os.path.lexists(path) and not path.is_file()  # left as it was
 
 

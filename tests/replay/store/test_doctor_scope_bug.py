@@ -28,6 +28,7 @@ from replay.store.leftovers import find_leftovers
 from replay.store.manifest import RunLock, is_orphan
 from replay.store.provenance_schema import PROVENANCE
 from replay.store.reviews import REVIEWS
+from replay.store.rollup import ROLLUP_DIR
 from replay.store.summary_schema import SUMMARY_TABLE
 
 DEAD = dead_pid()
@@ -63,7 +64,14 @@ def store(pristine: Path, tmp_path: Path) -> Path:
 
 def test_the_shard_folders_are_the_writers_bug() -> None:
     # doctor looks for shard files' temporary files only in the folders the writers use
-    assert set(SHARD_FOLDERS) == {*TABLES, SUMMARY_TABLE, FACTS_TABLE, PROVENANCE, REVIEWS}
+    assert set(SHARD_FOLDERS) == {
+        *TABLES,
+        SUMMARY_TABLE,
+        FACTS_TABLE,
+        PROVENANCE,
+        REVIEWS,
+        ROLLUP_DIR,
+    }
 
 
 def test_doctor_fix_outside_a_store_removes_nothing_bug(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from paohuzi.cli.main import main
 from replay.replayer.hand import load_hand
 from replay.store import scan
 from replay.store.catalog import refresh_catalog
-from replay.store.layout import CATALOG_NAME, run_dir
+from replay.store.layout import CATALOG_NAME, SCAN_MEMO_NAME, run_dir
 from replay.store.runs import open_store
 
 
@@ -155,9 +155,11 @@ def test_second_read_hashes_nothing(data: Path, monkeypatch: pytest.MonkeyPatch)
 
     monkeypatch.setattr(scan, "file_sha256", counting)
     (data / scan.CHECKSUM_CACHE_NAME).unlink(missing_ok=True)
+    (data / SCAN_MEMO_NAME).unlink(missing_ok=True)
     scan.scan_store(data)
     listed = [f for run in ("r", "other") for sh in open_store(data).run(run).shards
               for f in sh["files"].values()]  # fmt: skip
+    listed += [open_store(data).run(run).manifest["rollup"] for run in ("r", "other")]
     assert len(calls) == len(listed) >= 12  # 2 runs × 3 shards × (hands, events[, summary])
     calls.clear()
     scan.scan_store(data)

@@ -30,6 +30,7 @@ from replay.store.manifest import (
     lock_held,
 )
 from replay.store.provenance_schema import PROVENANCE
+from replay.store.rollup import ROLLUP_DIR
 from replay.store.summary_schema import SUMMARY_TABLE
 
 FILES = [f"{t}/part-00000.parquet" for t in ("events", "facts", "hands", "imported", "summary")]
@@ -189,7 +190,13 @@ def test_a_first_write_in_progress_is_no_orphan(tmp_path: Path) -> None:
 
 def test_first_write_folders_are_the_writers() -> None:
     """The folders a first shard writes, by their writers' names."""
-    assert set(FIRST_WRITE_FOLDERS) == {*schema.TABLES, PROVENANCE, SUMMARY_TABLE, FACTS_TABLE}
+    assert set(FIRST_WRITE_FOLDERS) == {
+        *schema.TABLES,
+        PROVENANCE,
+        SUMMARY_TABLE,
+        FACTS_TABLE,
+        ROLLUP_DIR,
+    }
 
 
 def test_simulate_into_an_imported_run_bug(tmp_path: Path, batch: Path) -> None:
