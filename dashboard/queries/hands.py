@@ -4,6 +4,7 @@ readings (from the per-hand facts), one hand's log."""
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pandas as pd
 import streamlit as st
@@ -13,8 +14,9 @@ from dashboard.queries import stats as stats_q
 from replay.analysis.figures import drill as sql
 from replay.analysis.figures import facts as facts_sql
 from replay.analysis.figures.selection import Selection
-from replay.replayer.hand import HandLog, load_hand
+from replay.replayer.hand import HandLog, load_hand, log_from_rows, read_hand_fast
 from replay.store.catalog import relation_sql
+from replay.store.runs import Store
 
 
 def _source(sig: str, table: str, spans: list[tuple[str, int, int]]) -> str:
@@ -79,6 +81,12 @@ def group_sources(sig: str, f: Selection) -> pd.DataFrame:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def hand_log(root: str, sig: str, run: str, hand_id: int) -> HandLog:
-    """One recorded hand (``replay.replayer.hand.load_hand``: the manifest's shard ranges find it
-    without a scan)."""
-    return load_hand(root, run, int(hand_id))
+    """One recorded hand (``replay.replayer.hand.load_hand``), from the run as the kept state
+    of signature ``sig`` holds it: its manifest is not read again (a 10⁸-hand run's lists
+    24,000 shards); the hand's shard is checked before it is read."""
+    state = db.state_at(sig)
+    if state.run(run) is None or state.run(run).manifest is None:  # type: ignore[union-attr]
+        return load_hand(root, run, int(hand_id))
+    r = Store(Path(root)).run_in(state, run)
+    hand, events = read_hand_fast(r, int(hand_id))
+    return log_from_rows(r.name, r.rules, hand, events)
