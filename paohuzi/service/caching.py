@@ -26,6 +26,7 @@ Errors (4xx, 5xx) carry no tag and are never kept.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import threading
 from collections import OrderedDict
@@ -54,9 +55,14 @@ def normalised(scope: dict[str, Any]) -> str:
     return f"{scope.get('path', '')}?{urlencode(pairs)}"
 
 
+@functools.cache
+def _version() -> str:
+    return package_version()  # read from the package's metadata: 0.3 ms, once
+
+
 def etag(generation: str, request: str) -> str:
     """The strong validator of ``request`` on the store at ``generation``."""
-    h = hashlib.sha256(f"{generation}\0{package_version()}\0{request}".encode())
+    h = hashlib.sha256(f"{generation}\0{_version()}\0{request}".encode())
     return f'"{h.hexdigest()[:32]}"'
 
 
