@@ -64,7 +64,8 @@ def live_store(root: str) -> LiveStore:
     with _LIVE_LOCK:
         live = _LIVE.get(root)
         if live is None:
-            live = _LIVE[root] = LiveStore(root, refresh_from_env())
+            # no manifests kept: the pages read figures; a hand's page reads its run's
+            live = _LIVE[root] = LiveStore(root, refresh_from_env(), manifests=False)
         return live
 
 

@@ -11,6 +11,7 @@ import streamlit as st
 
 from dashboard import db
 from dashboard.queries import stats as stats_q
+from engine.errors import PaohuziError
 from replay.analysis.figures import drill as sql
 from replay.analysis.figures import facts as facts_sql
 from replay.analysis.figures.selection import Selection
@@ -81,12 +82,12 @@ def group_sources(sig: str, f: Selection) -> pd.DataFrame:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def hand_log(root: str, sig: str, run: str, hand_id: int) -> HandLog:
-    """One recorded hand (``replay.replayer.hand.load_hand``), from the run as the kept state
-    of signature ``sig`` holds it: its manifest is not read again (a 10⁸-hand run's lists
-    24,000 shards); the hand's shard is checked before it is read."""
-    state = db.state_at(sig)
-    if state.run(run) is None or state.run(run).manifest is None:  # type: ignore[union-attr]
+    """One recorded hand (``replay.replayer.hand.load_hand``), from the run as the state of
+    signature ``sig`` checked it (its manifest read once, and bound by its SHA-256); the
+    hand's shard is checked before it is read."""
+    try:
+        r = Store(Path(root)).run_in(db.state_at(sig), run)  # the manifest the scan checked
+    except PaohuziError:  # not in that state, or changed since: as the store is now
         return load_hand(root, run, int(hand_id))
-    r = Store(Path(root)).run_in(state, run)
     hand, events = read_hand_fast(r, int(hand_id))
     return log_from_rows(r.name, r.rules, hand, events)

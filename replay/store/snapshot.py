@@ -60,11 +60,16 @@ def refresh_from_env(default: float = DEFAULT_REFRESH) -> float:
 class LiveStore:
     """The store at ``root`` as a long-lived reader sees it (module docstring). Thread-safe:
     concurrent callers of :meth:`state` share one rescan. ``refresh``: seconds between two
-    background rechecks of every file (0: none; then only a writer's commit is seen)."""
+    background rechecks of every file (0: none; then only a writer's commit is seen).
+    ``manifests``: keep each run's manifest (what a reader of rows binds to); without, a
+    reader of a run's rows reads its manifest when it needs it."""
 
-    def __init__(self, root: str | Path, refresh: float = DEFAULT_REFRESH) -> None:
+    def __init__(
+        self, root: str | Path, refresh: float = DEFAULT_REFRESH, manifests: bool = True
+    ) -> None:
         self.root = str(Path(root).resolve())
         self.refresh = refresh
+        self.manifests = manifests
         self._lock = threading.Lock()  # guards _state, _quick, _stale
         self._scanning = threading.Lock()  # one rescan at a time
         self._state: StoreState | None = None
@@ -106,7 +111,7 @@ class LiveStore:
                     return self._state
             # quick is taken before the scan: a commit during the scan moves it again, so
             # the next caller rescans
-            state = scan_store(self.root, manifests=True, reuse=self.current())
+            state = scan_store(self.root, manifests=self.manifests, reuse=self.current())
             self.rescans += 1
             with self._lock:
                 self._state, self._quick, self._stale = state, quick, False
@@ -129,7 +134,7 @@ class LiveStore:
                 quick = quick_signature(self.root)
                 with self._scanning:
                     kept = self.current()
-                    state = scan_store(self.root, manifests=True, reuse=kept)
+                    state = scan_store(self.root, manifests=self.manifests, reuse=kept)
             except Exception:  # noqa: BLE001 - a failed recheck is retried; readers rescan
                 with self._lock:
                     self._stale = True
