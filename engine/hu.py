@@ -30,18 +30,9 @@ from engine.groups import (
     same_face_huxi,
 )
 from engine.mingtang import MingTangContext, mingtang_context
+from engine.outcome import Source  # defined apart: the log's codes, light to import
 from engine.rules import RuleSet
 from engine.scoring import Score, score_hu
-
-
-class Source(IntEnum):
-    """Where the hu card comes from (§10.3). Codes are stable: they are written to logs."""
-
-    OWN_DRAW = 0  # 自摸: the winner drew it
-    OTHER_DRAW = 1  # another player's revealed draw
-    LIANG_DEALER = 2  # the dealer's 21 cards as a dealt hand (亮张 hu, 4p / Luzhou 天胡; step 0)
-    LIANG_OTHER = 3  # a non-dealer on the 亮张
-    DISCARD = 4  # a discard (Luzhou, or hu_on_discards)
 
 
 class NoWin(IntEnum):

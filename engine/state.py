@@ -50,6 +50,7 @@ from engine.groups import (
 )
 from engine.hu import HuContext, HuResult, Source, evaluate_auto_tianhu, evaluate_hu_counts
 from engine.observation import Observation
+from engine.outcome import OutcomeKind  # defined apart: the log's codes, light to import
 from engine.render import render_state
 from engine.rules import RuleSet
 from engine.scoring import settle
@@ -72,15 +73,6 @@ class CardKind(IntEnum):
     DRAWN = 0
     DISCARDED = 1
     LIANG = 2
-
-
-class OutcomeKind(IntEnum):
-    """How a hand ended. Codes are stable: they are written to logs."""
-
-    HU = 0  # 胡 during play
-    HUANGZHUANG = 1  # 荒庄: a draw was needed and the stock was empty
-    TIANHU_AUTO = 2  # automatic 3提/5坎 天胡 (§9 step 2)
-    TIANHU = 3  # optional 天胡: 亮张 hu, or the 4p / Luzhou dealer's 21-card hu
 
 
 @dataclass(frozen=True, slots=True)

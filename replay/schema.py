@@ -11,6 +11,7 @@ A run is two tables (docs/LOG_FORMAT.md is the full reference):
 Codes are never renumbered (STYLE §13): a new outcome, source, action kind or 名堂 gets a new
 code, and a change of meaning bumps :data:`SCHEMA_VERSION`.
 
+>>> from replay.schema import EVENTS_SCHEMA, HANDS_SCHEMA  # built on first use (pyarrow)
 >>> [f.name for f in HANDS_SCHEMA][:6]
 ['hand_id', 'session', 'session_hand', 'rotation', 'deal_id', 'dealer']
 >>> [f.name for f in EVENTS_SCHEMA]
@@ -23,17 +24,18 @@ code, and a change of meaning bumps :data:`SCHEMA_VERSION`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
-from typing import Any
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any
 
 from engine.actions import ActionKind
-from engine.hu import Source
 from engine.mingtang import MINGTANG_BITS as _ENGINE_MINGTANG_BITS
 from engine.mingtang import REGISTRY
+from engine.outcome import OutcomeKind, Source
 from engine.session import SEED_METHOD_VERSION as _SEED_METHOD_VERSION
-from engine.state import OutcomeKind
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 #: Version of the table layout and of the meaning of every column and code. Readers refuse
 #: a version they do not know. History: 1 = first release.
@@ -137,67 +139,94 @@ def codes() -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------------
 
 
-def _f(name: str, type_: pa.DataType, doc: str, nullable: bool = False) -> pa.Field:
-    return pa.field(name, type_, nullable=nullable, metadata={"doc": doc})
-
-
-HANDS_SCHEMA = pa.schema(
-    [
-        _f("hand_id", pa.uint32(), "hand index in the run, 0..N-1, in play order"),
-        _f("session", pa.uint32(), "session index (a table of consecutive hands)"),
-        _f("session_hand", pa.uint16(), "deal number within the session, 0-based"),
-        _f("rotation", pa.uint8(), "policy rotation (0 unless --duplicate)"),
-        _f("deal_id", pa.uint32(), "index of the deck; equal for the rotations of one deal"),
-        _f("dealer", pa.uint8(), "dealer seat (庄家)"),
-        _f("huang_streak", pa.uint8(), "consecutive 荒庄 before this hand at this dealer"),
-        _f("deck", pa.binary(80), "80 card kinds 0..19, position 0 first (RULES §3, C2)"),
-        _f("outcome", pa.uint8(), "OutcomeKind: 0 胡, 1 荒庄, 2 3提/5坎 天胡, 3 天胡"),
-        _f("winner", pa.uint8(), "winning seat; null for 荒庄", True),
-        _f("source", pa.uint8(), "hu.Source of the hu card; null for 荒庄 and 3提/5坎", True),
-        _f("hu_card", pa.uint8(), "the hu card kind; null if none", True),
-        _f("from_seat", pa.uint8(), "seat that drew/discarded/showed the hu card", True),
-        _f("huxi", pa.int16(), "胡息 of the winning split; null for 荒庄", True),
-        _f("deng", pa.int16(), "等; null for 荒庄", True),
-        _f("fan", pa.int16(), "番 (Luzhou: multiplier); null for 荒庄", True),
-        _f("score", pa.int32(), "score each loser pays; null for 荒庄", True),
-        _f("mingtang", pa.uint16(), "名堂 bitmask (MINGTANG_BITS); 0 for none"),
-        _f("zimo", pa.bool_(), "the win counts as 自摸; null for 荒庄", True),
-        _f("delta_0", pa.int32(), "score change of seat 0"),
-        _f("delta_1", pa.int32(), "score change of seat 1"),
-        _f("delta_2", pa.int32(), "score change of seat 2"),
-        _f("delta_3", pa.int32(), "score change of seat 3; null with 3 players", True),
-        _f("policy_0", pa.string(), "policy playing seat 0"),
-        _f("policy_1", pa.string(), "policy playing seat 1"),
-        _f("policy_2", pa.string(), "policy playing seat 2"),
-        _f("policy_3", pa.string(), "policy playing seat 3; null with 3 players", True),
-        _f("stock_left", pa.uint8(), "cards left in the stock at the end"),
-        _f("n_events", pa.uint16(), "number of rows of this hand in events"),
-    ],
-    metadata={"paohuzi.table": "hands", "paohuzi.schema_version": str(SCHEMA_VERSION)},
-)
-
-EVENTS_SCHEMA = pa.schema(
-    [
-        _f("hand_id", pa.uint32(), "the hand (hands.hand_id)"),
-        _f("seq", pa.uint16(), "0-based position in the hand's history"),
-        _f("seat", pa.uint8(), "seat that acted"),
-        _f("action", pa.int32(), "engine.actions code"),
-        _f("kind", pa.uint8(), "ActionKind of the code"),
-        _f("card", pa.uint8(), "face of the action, else the card on offer; null if none", True),
-        _f("from_seat", pa.uint8(), "owner of the card on offer; null if none", True),
-        _f("forced", pa.bool_(), "a compulsory decision (forced 提/偎/跑, compulsory 碰)"),
-        _f("n_legal", pa.uint8(), "number of legal options the seat had"),
-        _f("options", pa.uint8(), "bitmask of the ActionKinds among the legal options"),
-    ],
-    metadata={"paohuzi.table": "events", "paohuzi.schema_version": str(SCHEMA_VERSION)},
-)
-
-SCHEMAS: dict[str, pa.Schema] = {"hands": HANDS_SCHEMA, "events": EVENTS_SCHEMA}
-
 #: Sort order of each table (rows are written in this order; shards cover increasing hands).
 SORT_KEYS: dict[str, tuple[str, ...]] = {"hands": ("hand_id",), "events": ("hand_id", "seq")}
 
-TABLES = tuple(SCHEMAS)
+#: The tables, in the order of :data:`SCHEMAS`.
+TABLES = ("hands", "events")
+
+if TYPE_CHECKING:
+    #: The ``hands`` table.
+    HANDS_SCHEMA: pa.Schema
+    #: The ``events`` table.
+    EVENTS_SCHEMA: pa.Schema
+    #: Both, by table name.
+    SCHEMAS: dict[str, pa.Schema]
+else:
+
+    def __getattr__(name: str) -> Any:
+        """The Arrow schemas, built on first use: a reader that asks DuckDB, not pyarrow,
+        never imports pyarrow (``paohuzi stats`` starts without it)."""
+        if name == "SCHEMAS":
+            return _schemas()
+        if name in _SCHEMA_NAMES:
+            return _schemas()[_SCHEMA_NAMES[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+_SCHEMA_NAMES = {"HANDS_SCHEMA": "hands", "EVENTS_SCHEMA": "events"}
+
+
+@functools.cache
+def _schemas() -> dict[str, pa.Schema]:
+    """:data:`SCHEMAS` (one object for every caller)."""
+    import pyarrow as pa
+
+    def _f(name: str, type_: pa.DataType, doc: str, nullable: bool = False) -> pa.Field:
+        return pa.field(name, type_, nullable=nullable, metadata={"doc": doc})
+
+    hands = pa.schema(
+        [
+            _f("hand_id", pa.uint32(), "hand index in the run, 0..N-1, in play order"),
+            _f("session", pa.uint32(), "session index (a table of consecutive hands)"),
+            _f("session_hand", pa.uint16(), "deal number within the session, 0-based"),
+            _f("rotation", pa.uint8(), "policy rotation (0 unless --duplicate)"),
+            _f("deal_id", pa.uint32(), "index of the deck; equal for the rotations of one deal"),
+            _f("dealer", pa.uint8(), "dealer seat (庄家)"),
+            _f("huang_streak", pa.uint8(), "consecutive 荒庄 before this hand at this dealer"),
+            _f("deck", pa.binary(80), "80 card kinds 0..19, position 0 first (RULES §3, C2)"),
+            _f("outcome", pa.uint8(), "OutcomeKind: 0 胡, 1 荒庄, 2 3提/5坎 天胡, 3 天胡"),
+            _f("winner", pa.uint8(), "winning seat; null for 荒庄", True),
+            _f("source", pa.uint8(), "hu.Source of the hu card; null for 荒庄 and 3提/5坎", True),
+            _f("hu_card", pa.uint8(), "the hu card kind; null if none", True),
+            _f("from_seat", pa.uint8(), "seat that drew/discarded/showed the hu card", True),
+            _f("huxi", pa.int16(), "胡息 of the winning split; null for 荒庄", True),
+            _f("deng", pa.int16(), "等; null for 荒庄", True),
+            _f("fan", pa.int16(), "番 (Luzhou: multiplier); null for 荒庄", True),
+            _f("score", pa.int32(), "score each loser pays; null for 荒庄", True),
+            _f("mingtang", pa.uint16(), "名堂 bitmask (MINGTANG_BITS); 0 for none"),
+            _f("zimo", pa.bool_(), "the win counts as 自摸; null for 荒庄", True),
+            _f("delta_0", pa.int32(), "score change of seat 0"),
+            _f("delta_1", pa.int32(), "score change of seat 1"),
+            _f("delta_2", pa.int32(), "score change of seat 2"),
+            _f("delta_3", pa.int32(), "score change of seat 3; null with 3 players", True),
+            _f("policy_0", pa.string(), "policy playing seat 0"),
+            _f("policy_1", pa.string(), "policy playing seat 1"),
+            _f("policy_2", pa.string(), "policy playing seat 2"),
+            _f("policy_3", pa.string(), "policy playing seat 3; null with 3 players", True),
+            _f("stock_left", pa.uint8(), "cards left in the stock at the end"),
+            _f("n_events", pa.uint16(), "number of rows of this hand in events"),
+        ],
+        metadata={"paohuzi.table": "hands", "paohuzi.schema_version": str(SCHEMA_VERSION)},
+    )
+    events = pa.schema(
+        [
+            _f("hand_id", pa.uint32(), "the hand (hands.hand_id)"),
+            _f("seq", pa.uint16(), "0-based position in the hand's history"),
+            _f("seat", pa.uint8(), "seat that acted"),
+            _f("action", pa.int32(), "engine.actions code"),
+            _f("kind", pa.uint8(), "ActionKind of the code"),
+            _f(
+                "card", pa.uint8(), "face of the action, else the card on offer; null if none", True
+            ),
+            _f("from_seat", pa.uint8(), "owner of the card on offer; null if none", True),
+            _f("forced", pa.bool_(), "a compulsory decision (forced 提/偎/跑, compulsory 碰)"),
+            _f("n_legal", pa.uint8(), "number of legal options the seat had"),
+            _f("options", pa.uint8(), "bitmask of the ActionKinds among the legal options"),
+        ],
+        metadata={"paohuzi.table": "events", "paohuzi.schema_version": str(SCHEMA_VERSION)},
+    )
+    return {"hands": hands, "events": events}
 
 
 def describe(table: str) -> list[dict[str, Any]]:
@@ -209,5 +238,5 @@ def describe(table: str) -> list[dict[str, Any]]:
             "nullable": f.nullable,
             "doc": (f.metadata or {}).get(b"doc", b"").decode(),
         }
-        for f in SCHEMAS[table]
+        for f in _schemas()[table]
     ]

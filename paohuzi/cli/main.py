@@ -14,7 +14,6 @@ from typing import Any
 import click
 
 from paohuzi.cli.errors import InputError, bound_echoes, input_error
-from replay.version import package_version
 
 __all__ = ["LAZY_COMMANDS", "SHORT_HELP", "InputError", "input_error", "main"]
 
@@ -138,7 +137,26 @@ class PaohuziGroup(click.Group):
             raise _bounded(e) from None
 
 
+def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """``-V``/``--version``, as ``click.version_option`` prints it; the version is looked up
+    only when asked (``importlib.metadata`` would cost every command's start 20 ms)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from replay.version import package_version
+
+    click.echo(f"paohuzi, version {package_version()}", color=ctx.color)
+    ctx.exit()
+
+
 @click.group(cls=PaohuziGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_version(), "-V", "--version", prog_name="paohuzi")
+@click.option(
+    "-V",
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    help="Show the version and exit.",
+    callback=_show_version,
+)
 def main() -> None:
     """跑胡子 (Hunan Paohuzi): hand calculator, simulator, recorder and replayer."""

@@ -89,7 +89,6 @@ def replay(
     """
     from engine.errors import PaohuziError
     from replay import store
-    from replay.replayer import replay_file
     from replay.replayer.hand import load_hand, replayer_at
 
     if seat is not None and all_:
@@ -100,6 +99,8 @@ def replay(
         if file_ is not None:
             if run is not None or hand is not None:
                 raise input_error("give either RUN HAND or --file FILE, not both")
+            from replay.replayer import replay_file  # its checks: numpy, pyarrow, the pool
+
             rf = replay_file.read_replay_file(file_, max_bytes)
             log = rf.log
         else:

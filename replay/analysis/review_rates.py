@@ -144,14 +144,15 @@ def stored_decisions(
     policies)``; a damaged file named through ``warn`` and left out. The policy of a seat is
     the one the manifest gives its rotation (``?`` for a run of imported hands). Keys in
     order; within one, files in the manifest's order."""
-    import pyarrow.parquet as pq
-
     from replay.store import reviews as S
-    from replay.store.scan import ChecksumCache, resolve_shard_path
 
     entries = S.review_entries(manifest)
     if not entries:
         return
+    import pyarrow.parquet as pq
+
+    from replay.store.scan import ChecksumCache, resolve_shard_path
+
     cache = ChecksumCache(run_path.parent.parent)
     good, bad = S.check_reviews(run_path, entries, cache)
     cache.save()

@@ -14,17 +14,16 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-import pyarrow as pa
-
 from engine.errors import CorruptLog
 from replay.store.fsinfo import file_kind
 
-__all__ = ["FileFacts", "FileProblem", "check_listed", "error_text", "file_problems"]
+__all__ = ["FileFacts", "FileProblem", "check_listed", "error_text", "file_problems", "read_errors"]
 
 
 class FileFacts(Protocol):
@@ -109,6 +108,14 @@ class FileProblem:
         raise ValueError(f"unknown file problem {self.kind!r}")
 
 
+def read_errors(*others: type[Exception]) -> tuple[type[Exception], ...]:
+    """``others`` and, once pyarrow is loaded, ``pyarrow.ArrowException``: what an ``except``
+    around a read that may not touch pyarrow (a footer from a cache) catches, without
+    importing pyarrow for it — a read that raised pyarrow's error had loaded it."""
+    pa = sys.modules.get("pyarrow")
+    return others if pa is None else (*others, pa.ArrowException)
+
+
 def error_text(e: BaseException) -> str:
     """An error's message on one line (its type's name when it has none)."""
     return " ".join(str(e).split()) or type(e).__name__
@@ -178,7 +185,7 @@ def _problems(
         yield FileProblem("bytes", st.st_size, entry.get("bytes"))
     try:
         n_rows, ids = facts.footer(path, st, hands is not None)
-    except (OSError, ValueError, pa.ArrowException) as e:
+    except read_errors(OSError, ValueError) as e:
         yield FileProblem("corrupt", e, fatal=True)
     else:
         if n_rows != entry.get("rows") or (rows is not None and n_rows != rows):

@@ -20,12 +20,14 @@ writing and indexing them :mod:`replay.derived.facts_files`.
 
 from __future__ import annotations
 
-from typing import Any
-
-import pyarrow as pa
+import functools
+from typing import TYPE_CHECKING, Any
 
 from engine.groups import GroupKind
 from replay.schema import MAX_SEATS
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 #: Bumped when the facts' content changes; ``paohuzi index`` rebuilds older entries.
 FACTS_VERSION = 1
@@ -39,50 +41,78 @@ GROUP_COLUMNS: list[str] = [c for t in GROUP_TYPES for c in (f"g_{t}_n", f"g_{t}
 #: The per-seat counts, ``<name>_0`` … ``<name>_3``.
 SEAT_COUNTS = ("chouhu", "renpeng", "bipai")
 
-#: (name, type, doc) of every column, in file order.
-FACTS_COLUMNS: list[tuple[str, pa.DataType, str]] = [
-    ("hand_id", pa.uint32(), "the hand (hands.hand_id)"),
-    (
-        "option",
-        pa.string(),
-        "hu option of the winning reading: F, K, P, W (RULES §10.3), 0 (a dealt hand, step 0)"
-        " or A (3提/5坎 天胡); null without a win",
-    ),
-    (
-        "popao",
-        pa.bool_(),
-        "破跑胡: option F taken while option K, P or W applied to the hu card; null without a win",
-    ),
-    *[
+if TYPE_CHECKING:
+    #: (name, type, doc) of every column, in file order.
+    FACTS_COLUMNS: list[tuple[str, pa.DataType, str]]
+    #: The columns of a facts file.
+    FACTS_SCHEMA: pa.Schema
+else:
+
+    def __getattr__(name: str) -> Any:
+        """:data:`FACTS_COLUMNS` and :data:`FACTS_SCHEMA`, built on first use (pyarrow is
+        imported only by what reads or writes the files, not by a reader that asks DuckDB)."""
+        if name == "FACTS_COLUMNS":
+            return _facts_columns()
+        if name == "FACTS_SCHEMA":
+            return _facts_schema()
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@functools.cache
+def _facts_columns() -> list[tuple[str, pa.DataType, str]]:
+    """:data:`FACTS_COLUMNS` (one object for every caller)."""
+    import pyarrow as pa
+
+    return [
+        ("hand_id", pa.uint32(), "the hand (hands.hand_id)"),
         (
-            f"g_{k.name.lower()}_{what}",
-            pa.uint8() if what == "n" else pa.int16(),
-            f"{'groups' if what == 'n' else '胡息 of the groups'} of kind {k.name} in the"
-            " winning reading; null without a win",
-        )
-        for k in GROUP_KINDS
-        for what in ("n", "huxi")
-    ],
-    *[
+            "option",
+            pa.string(),
+            "hu option of the winning reading: F, K, P, W (RULES §10.3), 0 (a dealt hand, step 0)"
+            " or A (3提/5坎 天胡); null without a win",
+        ),
         (
-            f"{name}_{s}",
+            "popao",
+            pa.bool_(),
+            "破跑胡: option F taken while option K, P or W applied to the hu card; null without a win",
+        ),
+        *[
+            (
+                f"g_{k.name.lower()}_{what}",
+                pa.uint8() if what == "n" else pa.int16(),
+                f"{'groups' if what == 'n' else '胡息 of the groups'} of kind {k.name} in the"
+                " winning reading; null without a win",
+            )
+            for k in GROUP_KINDS
+            for what in ("n", "huxi")
+        ],
+        *[
+            (
+                f"{name}_{s}",
+                pa.uint8(),
+                f"{doc} by seat {s}; null for a seat the table does not have",
+            )
+            for name, doc in (
+                ("chouhu", "臭胡: offered 胡 declined in a round nobody won by 胡"),
+                ("renpeng", "忍碰: offered 碰 (not forced) answered by 过 or 吃"),
+                ("bipai", "比牌: executed eats that laid 比 groups"),
+            )
+            for s in range(MAX_SEATS)
+        ],
+        (
+            "conflicts",
             pa.uint8(),
-            f"{doc} by seat {s}; null for a seat the table does not have",
-        )
-        for name, doc in (
-            ("chouhu", "臭胡: offered 胡 declined in a round nobody won by 胡"),
-            ("renpeng", "忍碰: offered 碰 (not forced) answered by 过 or 吃"),
-            ("bipai", "比牌: executed eats that laid 比 groups"),
-        )
-        for s in range(MAX_SEATS)
-    ],
-    (
-        "conflicts",
-        pa.uint8(),
-        "claim rounds in which two or more seats declared a claim (胡, 碰, 吃) on one card",
-    ),
-]
-FACTS_SCHEMA = pa.schema([pa.field(n, t, nullable=n != "hand_id") for n, t, _ in FACTS_COLUMNS])
+            "claim rounds in which two or more seats declared a claim (胡, 碰, 吃) on one card",
+        ),
+    ]
+
+
+@functools.cache
+def _facts_schema() -> pa.Schema:
+    """:data:`FACTS_SCHEMA` (one object for every caller)."""
+    import pyarrow as pa
+
+    return pa.schema([pa.field(n, t, nullable=n != "hand_id") for n, t, _ in _facts_columns()])
 
 
 def facts_path(index: int) -> str:

@@ -13,14 +13,14 @@ import os
 import stat
 import threading
 from pathlib import Path
-from typing import Any
-
-import pyarrow as pa
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING, Any
 
 from replay import schema
 from replay.store.fsinfo import file_kind, read_at_most
 from replay.store.layout import StoreError, shard_file
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 class NotRegularFile(OSError):
@@ -159,6 +159,8 @@ COMPRESSION_LEVEL = 1
 
 def parquet_bytes(table: pa.Table, name: str) -> bytes:
     """A table as Parquet file bytes, with the settings of :data:`PARQUET_OPTIONS`."""
+    import pyarrow.parquet as pq
+
     sink = io.BytesIO()
     pq.write_table(
         table,

@@ -16,14 +16,15 @@ replay.store.manifest_schema.ManifestInvalid: manifest field shards[0].hands: ex
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic_core import SchemaValidator, ValidationError
-from pydantic_core import core_schema as cs
+import functools
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import CorruptLog, PaohuziError
-from engine.policies import weights as _W
 from engine.rules import RuleSet
+
+if TYPE_CHECKING:
+    from pydantic_core import SchemaValidator, ValidationError
+    from pydantic_core import core_schema as cs
 
 
 class ManifestInvalid(CorruptLog):
@@ -31,21 +32,16 @@ class ManifestInvalid(CorruptLog):
 
 
 def _count(limit: int, low: int = 0) -> cs.CoreSchema:
+    from pydantic_core import core_schema as cs
+
     return cs.int_schema(ge=low, le=limit, strict=True)
-
-
-#: A count of rows, bytes or events (2⁴⁵: sums over any manifest's shards fit 63 bits).
-COUNT = _count(1 << 45)
-#: A count of hands or sessions, a hand id (``hands.hand_id`` is a uint32).
-HANDS = _count(1 << 32)
-POSITIVE = _count(1 << 32, 1)
-SEED = _count((1 << 64) - 1)
-TEXT = cs.str_schema(strict=True)
 
 
 def _obj(fields: dict[str, tuple[cs.CoreSchema, bool]]) -> cs.CoreSchema:
     """A JSON object with these ``{name: (schema, required)}`` fields (others kept as
     they are)."""
+    from pydantic_core import core_schema as cs
+
     return cs.typed_dict_schema(
         {k: cs.typed_dict_field(v, required=req) for k, (v, req) in fields.items()},
         extra_behavior="allow",
@@ -55,132 +51,175 @@ def _obj(fields: dict[str, tuple[cs.CoreSchema, bool]]) -> cs.CoreSchema:
 
 def _opt(schema: cs.CoreSchema) -> tuple[cs.CoreSchema, bool]:
     """An optional field that may be null."""
+    from pydantic_core import core_schema as cs
+
     return cs.nullable_schema(schema), False
 
 
-#: What every listed file has: its path in the run folder, rows, bytes and SHA-256.
-_FILE_FIELDS: dict[str, tuple[cs.CoreSchema, bool]] = {
-    "path": (cs.str_schema(min_length=1, max_length=4096, strict=True), True),
-    "rows": (COUNT, True),
-    "bytes": (COUNT, True),
-    "sha256": (cs.str_schema(pattern=r"^[0-9a-f]{64}$", strict=True), True),
-}
-_FILE = _obj(_FILE_FIELDS)
-_SHARD = _obj(
-    {
-        "index": (HANDS, True),
-        "first_session": _opt(HANDS),
-        "sessions": (HANDS, False),
-        "first_hand": (HANDS, True),
-        "hands": (HANDS, True),
-        "events": (COUNT, True),
-        "engine": _opt(TEXT),
-        "files": (
-            _obj(
-                {
-                    "hands": (_FILE, True),
-                    "events": (_FILE, True),
-                    "summary": (_FILE, False),
-                    "facts": (_FILE, False),
-                    "imported": (_FILE, False),  # a run of imported hands: the provenance
-                }
+#: The schema's public parts, built on first use (:func:`_parts`).
+_PUBLIC = ("COUNT", "HANDS", "POSITIVE", "SEED", "TEXT", "MANIFEST_SCHEMA")
+
+if TYPE_CHECKING:
+    COUNT: cs.CoreSchema
+    HANDS: cs.CoreSchema
+    POSITIVE: cs.CoreSchema
+    SEED: cs.CoreSchema
+    TEXT: cs.CoreSchema
+    MANIFEST_SCHEMA: cs.CoreSchema
+else:
+
+    def __getattr__(name: str) -> Any:
+        """The schema's parts, built on first use: a reader that finds its scan remembered
+        reads no manifest, and pays for none of this."""
+        if name in _PUBLIC:
+            return _parts()[name]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@functools.cache
+def _parts() -> dict[str, cs.CoreSchema]:
+    """Every named part of the schema (one object each for every caller)."""
+    from pydantic_core import core_schema as cs
+
+    from engine.policies import weights as _W
+
+    # A count of rows, bytes or events (2⁴⁵: sums over any manifest's shards fit 63 bits).
+    COUNT = _count(1 << 45)
+    # A count of hands or sessions, a hand id (``hands.hand_id`` is a uint32).
+    HANDS = _count(1 << 32)
+    POSITIVE = _count(1 << 32, 1)
+    SEED = _count((1 << 64) - 1)
+    TEXT = cs.str_schema(strict=True)
+
+    # What every listed file has: its path in the run folder, rows, bytes and SHA-256.
+    _FILE_FIELDS: dict[str, tuple[cs.CoreSchema, bool]] = {
+        "path": (cs.str_schema(min_length=1, max_length=4096, strict=True), True),
+        "rows": (COUNT, True),
+        "bytes": (COUNT, True),
+        "sha256": (cs.str_schema(pattern=r"^[0-9a-f]{64}$", strict=True), True),
+    }
+    _FILE = _obj(_FILE_FIELDS)
+    _SHARD = _obj(
+        {
+            "index": (HANDS, True),
+            "first_session": _opt(HANDS),
+            "sessions": (HANDS, False),
+            "first_hand": (HANDS, True),
+            "hands": (HANDS, True),
+            "events": (COUNT, True),
+            "engine": _opt(TEXT),
+            "files": (
+                _obj(
+                    {
+                        "hands": (_FILE, True),
+                        "events": (_FILE, True),
+                        "summary": (_FILE, False),
+                        "facts": (_FILE, False),
+                        "imported": (_FILE, False),  # a run of imported hands: the provenance
+                    }
+                ),
+                True,
             ),
-            True,
-        ),
-    }
-)
-#: A weighted policy's recorded table (``params.weights[SPEC]``): each parameter of
-#: engine.policies.weights.PARAMS a finite number in its range, no other key (which
-#: parameters a spec's policy must list is checked after, :func:`_weights`).
-_TABLE = cs.typed_dict_schema(
-    {
-        p.name: cs.typed_dict_field(
-            cs.float_schema(ge=p.low, le=p.high, allow_inf_nan=False, strict=True),
-            required=False,
-        )
-        for p in _W.PARAMS
-    },
-    extra_behavior="forbid",
-    strict=True,
-)
-_WEIGHTS = cs.dict_schema(
-    cs.str_schema(min_length=3, max_length=200, strict=True), _TABLE, max_length=4, strict=True
-)
-_NAMES = cs.list_schema(cs.str_schema(max_length=200, strict=True), max_length=4, strict=True)
-_PARAMS = _obj(
-    {
-        "seed": _opt(SEED),
-        "deals": (HANDS, False),
-        "hands_total": (HANDS, False),
-        "session_length": _opt(POSITIVE),
-        "duplicate": (cs.bool_schema(strict=True), False),
-        "rotations": (_count(4, 1), False),
-        "policies": (_NAMES, False),
-        "policies_text": _opt(TEXT),
-        "seat_policies": (cs.list_schema(_NAMES, max_length=4, strict=True), False),
-        "seat_policies_overflow": _opt(cs.bool_schema(strict=True)),
-        "shard_hands": _opt(POSITIVE),
-        "sessions_per_shard": _opt(POSITIVE),
-        "n_sessions": _opt(HANDS),
-        "n_shards": _opt(HANDS),
-        "weights": (_WEIGHTS, False),
-    }
-)
-#: A stored review's file (replay.store.reviews, docs/LOG_FORMAT.md §11): a shard file's
-#: fields, the review's key, and the (hand, seat) pairs it holds as [first, last, seat mask].
-_REVIEW = _obj(
-    {
-        **_FILE_FIELDS,
-        "version": (cs.literal_schema([1]), True),
-        "rollouts": (_count(1 << 20, 1), True),
-        "rollout_policy": (cs.str_schema(min_length=1, max_length=40, strict=True), True),
-        "seed": (SEED, True),
-        "hands": (
-            cs.list_schema(
-                cs.list_schema(HANDS, min_length=3, max_length=3, strict=True), strict=True
+        }
+    )
+    # A weighted policy's recorded table (``params.weights[SPEC]``): each parameter of
+    # engine.policies.weights.PARAMS a finite number in its range, no other key (which
+    # parameters a spec's policy must list is checked after, :func:`_weights`).
+    _TABLE = cs.typed_dict_schema(
+        {
+            p.name: cs.typed_dict_field(
+                cs.float_schema(ge=p.low, le=p.high, allow_inf_nan=False, strict=True),
+                required=False,
+            )
+            for p in _W.PARAMS
+        },
+        extra_behavior="forbid",
+        strict=True,
+    )
+    _WEIGHTS = cs.dict_schema(
+        cs.str_schema(min_length=3, max_length=200, strict=True), _TABLE, max_length=4, strict=True
+    )
+    _NAMES = cs.list_schema(cs.str_schema(max_length=200, strict=True), max_length=4, strict=True)
+    _PARAMS = _obj(
+        {
+            "seed": _opt(SEED),
+            "deals": (HANDS, False),
+            "hands_total": (HANDS, False),
+            "session_length": _opt(POSITIVE),
+            "duplicate": (cs.bool_schema(strict=True), False),
+            "rotations": (_count(4, 1), False),
+            "policies": (_NAMES, False),
+            "policies_text": _opt(TEXT),
+            "seat_policies": (cs.list_schema(_NAMES, max_length=4, strict=True), False),
+            "seat_policies_overflow": _opt(cs.bool_schema(strict=True)),
+            "shard_hands": _opt(POSITIVE),
+            "sessions_per_shard": _opt(POSITIVE),
+            "n_sessions": _opt(HANDS),
+            "n_shards": _opt(HANDS),
+            "weights": (_WEIGHTS, False),
+        }
+    )
+    # A stored review's file (replay.store.reviews, docs/LOG_FORMAT.md §11): a shard file's
+    # fields, the review's key, and the (hand, seat) pairs it holds as [first, last, seat mask].
+    _REVIEW = _obj(
+        {
+            **_FILE_FIELDS,
+            "version": (cs.literal_schema([1]), True),
+            "rollouts": (_count(1 << 20, 1), True),
+            "rollout_policy": (cs.str_schema(min_length=1, max_length=40, strict=True), True),
+            "seed": (SEED, True),
+            "hands": (
+                cs.list_schema(
+                    cs.list_schema(HANDS, min_length=3, max_length=3, strict=True), strict=True
+                ),
+                True,
             ),
-            True,
-        ),
+        }
+    )
+    _PROGRESS = _obj({k: (COUNT, False) for k in ("shards", "hands", "events", "bytes")})
+    _ANY_OBJECT = cs.dict_schema(TEXT, cs.any_schema(), strict=True)
+
+    # The whole document.
+    MANIFEST_SCHEMA = _obj(
+        {
+            "format": (cs.literal_schema(["paohuzi-run"]), True),
+            "schema_version": (cs.int_schema(strict=True), True),
+            "run": (cs.str_schema(min_length=1, max_length=255, strict=True), True),
+            "status": (cs.literal_schema(["running", "interrupted", "failed", "complete"]), True),
+            "created": (TEXT, False),
+            "updated": (TEXT, False),
+            "code": _opt(_obj({"version": _opt(TEXT), "git": _opt(TEXT)})),
+            "command": (cs.list_schema(TEXT, strict=True), False),
+            "writer": _opt(_obj({"host": _opt(TEXT), "user": _opt(TEXT), "pid": _opt(COUNT)})),
+            "identity": _opt(_ANY_OBJECT),
+            "params": (_PARAMS, False),
+            "rules": (_ANY_OBJECT, True),
+            "rules_preset": _opt(TEXT),
+            "rules_fingerprint": _opt(TEXT),
+            "shards": (cs.list_schema(_SHARD, strict=True), True),
+            "progress": (_PROGRESS, False),
+            "error": _opt(TEXT),
+            "reviews": (cs.list_schema(_REVIEW, max_length=1 << 20, strict=True), False),
+            # derived data, checked by the scan (replay.store.rollup): a bad one never costs
+            # the run, so it is not refused here
+            "rollup": (cs.any_schema(), False),
+        }
+    )
+    return {
+        "COUNT": COUNT,
+        "HANDS": HANDS,
+        "POSITIVE": POSITIVE,
+        "SEED": SEED,
+        "TEXT": TEXT,
+        "MANIFEST_SCHEMA": MANIFEST_SCHEMA,
     }
-)
-_PROGRESS = _obj({k: (COUNT, False) for k in ("shards", "hands", "events", "bytes")})
-_ANY_OBJECT = cs.dict_schema(TEXT, cs.any_schema(), strict=True)
-
-#: The whole document.
-MANIFEST_SCHEMA = _obj(
-    {
-        "format": (cs.literal_schema(["paohuzi-run"]), True),
-        "schema_version": (cs.int_schema(strict=True), True),
-        "run": (cs.str_schema(min_length=1, max_length=255, strict=True), True),
-        "status": (cs.literal_schema(["running", "interrupted", "failed", "complete"]), True),
-        "created": (TEXT, False),
-        "updated": (TEXT, False),
-        "code": _opt(_obj({"version": _opt(TEXT), "git": _opt(TEXT)})),
-        "command": (cs.list_schema(TEXT, strict=True), False),
-        "writer": _opt(_obj({"host": _opt(TEXT), "user": _opt(TEXT), "pid": _opt(COUNT)})),
-        "identity": _opt(_ANY_OBJECT),
-        "params": (_PARAMS, False),
-        "rules": (_ANY_OBJECT, True),
-        "rules_preset": _opt(TEXT),
-        "rules_fingerprint": _opt(TEXT),
-        "shards": (cs.list_schema(_SHARD, strict=True), True),
-        "progress": (_PROGRESS, False),
-        "error": _opt(TEXT),
-        "reviews": (cs.list_schema(_REVIEW, max_length=1 << 20, strict=True), False),
-        # derived data, checked by the scan (replay.store.rollup): a bad one never costs
-        # the run, so it is not refused here
-        "rollup": (cs.any_schema(), False),
-    }
-)
-
-_VALIDATOR: SchemaValidator | None = None
 
 
+@functools.cache
 def _validator() -> SchemaValidator:
-    global _VALIDATOR
-    if _VALIDATOR is None:
-        _VALIDATOR = SchemaValidator(MANIFEST_SCHEMA)
-    return _VALIDATOR
+    from pydantic_core import SchemaValidator
+
+    return SchemaValidator(_parts()["MANIFEST_SCHEMA"])
 
 
 def _rules_and_seats(doc: dict[str, Any]) -> None:
@@ -209,6 +248,8 @@ def _rules_and_seats(doc: dict[str, Any]) -> None:
 def _weights(params: dict[str, Any]) -> None:
     """``params.weights``: one table per weighted policy of ``params.policies`` (by canonical
     spec), listing exactly its policy's parameters, whole numbers where the table says."""
+    from engine.policies import weights as _W
+
     recorded = params.get("weights") or {}
     specs = set()
     for name in params.get("policies") or ():
@@ -291,6 +332,8 @@ def check_manifest(doc: Any) -> dict[str, Any]:
     """``doc`` (parsed JSON) checked against the schema: the same document (its keys in
     their order);
     :class:`ManifestInvalid` naming the first field at fault otherwise."""
+    from pydantic_core import ValidationError
+
     try:
         _validator().validate_python(doc)  # strict: nothing is converted, so ``doc`` is it
     except ValidationError as e:

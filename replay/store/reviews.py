@@ -22,20 +22,21 @@ the run's lock, atomically, and listed after; a run being written is reviewed bu
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pyarrow as pa
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import CorruptLog, PaohuziError
 from engine.judge import DecisionReview, judge
 from engine.search import Estimate, OptionValue
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 #: The manifest key and the folder.
 REVIEWS = "reviews"
@@ -43,21 +44,42 @@ VERSION = 1
 #: Hands per review file (a file is read whole per hand asked for: keep it small).
 PART_HANDS = 1000
 ESTIMATES = ("delta", "win", "huang", "win_huxi")
-SCHEMA = pa.schema(
-    [
-        ("hand_id", pa.uint32()),
-        ("step", pa.uint16()),
-        ("seat", pa.uint8()),
-        ("phase", pa.string()),
-        ("played", pa.int16()),
-        ("action", pa.int16()),
-        *[
-            (f"{e}_{f}", pa.uint32() if f == "n" else pa.float64())
-            for e in ESTIMATES
-            for f in ("mean", "low", "high", "n")
-        ],
-    ]
-)
+
+if TYPE_CHECKING:
+    #: The columns of a review file.
+    SCHEMA: pa.Schema
+else:
+
+    def __getattr__(name: str) -> Any:
+        """:data:`SCHEMA`, built on first use (a reader of the manifest alone, as ``paohuzi
+        stats`` is of a run without reviews, never imports pyarrow)."""
+        if name == "SCHEMA":
+            return _schema()
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@functools.cache
+def _schema() -> pa.Schema:
+    """:data:`SCHEMA` (one object for every caller)."""
+    import pyarrow as pa
+
+    return pa.schema(
+        [
+            ("hand_id", pa.uint32()),
+            ("step", pa.uint16()),
+            ("seat", pa.uint8()),
+            ("phase", pa.string()),
+            ("played", pa.int16()),
+            ("action", pa.int16()),
+            *[
+                (f"{e}_{f}", pa.uint32() if f == "n" else pa.float64())
+                for e in ESTIMATES
+                for f in ("mean", "low", "high", "n")
+            ],
+        ]
+    )
+
+
 _PART = re.compile(r"^reviews/part-(\d{5,})\.parquet$")
 
 
@@ -114,7 +136,10 @@ def coverage_of(entry: dict[str, Any]) -> dict[int, int]:
 
 def table_of(items: Iterable[tuple[int, Sequence[DecisionReview]]]) -> pa.Table:
     """The rows of ``(hand, decisions)`` (decisions in step order), hands in order."""
-    cols: dict[str, list[Any]] = {f.name: [] for f in SCHEMA}
+    import pyarrow as pa
+
+    schema = _schema()
+    cols: dict[str, list[Any]] = {f.name: [] for f in schema}
     for hand, decisions in sorted(items, key=lambda x: x[0]):
         for d in sorted(decisions, key=lambda d: d.step):
             for v in d.options:
@@ -130,7 +155,7 @@ def table_of(items: Iterable[tuple[int, Sequence[DecisionReview]]]) -> pa.Table:
                     cols[f"{e}_low"].append(est.low)
                     cols[f"{e}_high"].append(est.high)
                     cols[f"{e}_n"].append(est.n)
-    return pa.Table.from_pydict(cols, schema=SCHEMA)
+    return pa.Table.from_pydict(cols, schema=schema)
 
 
 def decisions_of(table: pa.Table) -> dict[tuple[int, int], list[DecisionReview]]:
@@ -164,6 +189,8 @@ def decisions_of(table: pa.Table) -> dict[tuple[int, int], list[DecisionReview]]
 
 
 def review_bytes(table: pa.Table) -> bytes:
+    import pyarrow.parquet as pq
+
     sink = io.BytesIO()
     pq.write_table(
         table, sink, compression="zstd", compression_level=3, use_dictionary=["phase"],
@@ -249,10 +276,12 @@ class StoredReviews:
 
     def _read(self, i: int) -> dict[tuple[int, int], list[DecisionReview]]:
         if i not in self._rows:
+            import pyarrow.parquet as pq
+
             from replay.store.scan import resolve_shard_path
 
             path = resolve_shard_path(self.run_path, self.entries[i]["path"])
-            self._rows[i] = decisions_of(pq.read_table(path, schema=SCHEMA))
+            self._rows[i] = decisions_of(pq.read_table(path, schema=_schema()))
         return self._rows[i]
 
 
@@ -395,6 +424,8 @@ def verify_reviews(run_path: Path, manifest: dict[str, Any], cache: Any) -> list
     """What ``paohuzi verify`` finds wrong with a run's stored reviews, one line each: a file
     failing the shard-file checks, listed twice, holding a row of a (hand, seat) its entry
     does not list, out of (hand, step) order, or listing a hand the run does not hold."""
+    import pyarrow.parquet as pq
+
     from replay.store.scan import resolve_shard_path
 
     entries = review_entries(manifest)

@@ -44,15 +44,17 @@ the catalog's views over them :mod:`replay.store.catalog`.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import pyarrow as pa
-
-from engine.state import OutcomeKind
+from engine.outcome import OutcomeKind
 from replay.schema import MAX_SEATS
 from replay.schema import MINGTANG_BITS as _SCHEMA_BITS
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 #: Bumped when the summary's content changes; ``paohuzi index`` rebuilds older entries.
 #: 2: the ``paired`` float sums run in deal_id order (the same bytes on every build).
@@ -63,52 +65,70 @@ SUMMARY_VERSION = 5
 SUMMARY_TABLE = "summary"
 HUANG = int(OutcomeKind.HUANGZHUANG)
 
-#: The columns of a summary file (every kind uses some of them; the others are null).
-SUMMARY_SCHEMA = pa.schema(
-    [
-        ("kind", pa.string()),
-        ("rotation", pa.uint8()),
-        ("dealer", pa.uint8()),
-        ("outcome", pa.uint8()),
-        ("winner", pa.uint8()),
-        ("source", pa.uint8()),
-        ("zimo", pa.bool_()),
-        ("streak", pa.uint8()),
-        ("stock", pa.uint8()),
-        ("seat", pa.uint8()),
-        ("policy", pa.string()),
-        ("metric", pa.string()),
-        ("v", pa.int32()),
-        ("bit", pa.int16()),
-        ("granule", pa.uint32()),
-        ("bin", pa.uint32()),
-        ("mask", pa.uint16()),
-        ("what", pa.string()),
-        ("key", pa.string()),
-        ("action", pa.uint8()),
-        ("forced", pa.bool_()),
-        ("a", pa.string()),
-        ("b", pa.string()),
-        ("n", pa.int64()),
-        ("k", pa.int64()),
-        ("won", pa.int64()),
-        ("d", pa.int64()),
-        ("y", pa.int64()),
-        ("m", pa.int64()),
-        ("yy", pa.int64()),
-        ("ym", pa.int64()),
-        ("mm", pa.int64()),
-        ("huxi_s", pa.int64()),
-        ("huxi_ss", pa.int64()),
-        ("score_s", pa.int64()),
-        ("score_ss", pa.int64()),
-        ("extra_s", pa.int64()),
-        ("dw", pa.float64()),
-        ("dww", pa.float64()),
-        ("dy", pa.float64()),
-        ("dyy", pa.float64()),
-    ]
-)
+if TYPE_CHECKING:
+    #: The columns of a summary file (every kind uses some of them; the others are null).
+    SUMMARY_SCHEMA: pa.Schema
+else:
+
+    def __getattr__(name: str) -> Any:
+        """:data:`SUMMARY_SCHEMA`, built on first use (pyarrow is imported only by what reads
+        or writes the files, not by a reader that asks DuckDB)."""
+        if name == "SUMMARY_SCHEMA":
+            return _summary_schema()
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@functools.cache
+def _summary_schema() -> pa.Schema:
+    """:data:`SUMMARY_SCHEMA` (one object for every caller)."""
+    import pyarrow as pa
+
+    return pa.schema(
+        [
+            ("kind", pa.string()),
+            ("rotation", pa.uint8()),
+            ("dealer", pa.uint8()),
+            ("outcome", pa.uint8()),
+            ("winner", pa.uint8()),
+            ("source", pa.uint8()),
+            ("zimo", pa.bool_()),
+            ("streak", pa.uint8()),
+            ("stock", pa.uint8()),
+            ("seat", pa.uint8()),
+            ("policy", pa.string()),
+            ("metric", pa.string()),
+            ("v", pa.int32()),
+            ("bit", pa.int16()),
+            ("granule", pa.uint32()),
+            ("bin", pa.uint32()),
+            ("mask", pa.uint16()),
+            ("what", pa.string()),
+            ("key", pa.string()),
+            ("action", pa.uint8()),
+            ("forced", pa.bool_()),
+            ("a", pa.string()),
+            ("b", pa.string()),
+            ("n", pa.int64()),
+            ("k", pa.int64()),
+            ("won", pa.int64()),
+            ("d", pa.int64()),
+            ("y", pa.int64()),
+            ("m", pa.int64()),
+            ("yy", pa.int64()),
+            ("ym", pa.int64()),
+            ("mm", pa.int64()),
+            ("huxi_s", pa.int64()),
+            ("huxi_ss", pa.int64()),
+            ("score_s", pa.int64()),
+            ("score_ss", pa.int64()),
+            ("extra_s", pa.int64()),
+            ("dw", pa.float64()),
+            ("dww", pa.float64()),
+            ("dy", pa.float64()),
+            ("dyy", pa.float64()),
+        ]
+    )
+
 
 #: Per kind, the key columns its rolled-up view groups by and the columns it sums.
 KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -339,16 +359,19 @@ def add_policy_classes(params: dict[str, Any], seen: Sequence[Sequence[str]]) ->
 
 def conform(kind: str, t: pa.Table) -> pa.Table:
     """A kind's rows as a table of :data:`SUMMARY_SCHEMA` (nulls in the unused columns)."""
+    import pyarrow as pa
+
+    schema = _summary_schema()
     n = t.num_rows
     cols = []
-    for f in SUMMARY_SCHEMA:
+    for f in schema:
         if f.name == "kind":
             cols.append(pa.array([kind] * n, pa.string()))
         elif f.name in t.column_names:
             cols.append(t.column(f.name).cast(f.type))
         else:
             cols.append(pa.nulls(n, f.type))
-    return pa.Table.from_arrays(cols, schema=SUMMARY_SCHEMA)
+    return pa.Table.from_arrays(cols, schema=schema)
 
 
 def summary_path(index: int) -> str:
@@ -384,17 +407,21 @@ def summarized(info: Any) -> bool:
 
 def duck_type(t: pa.DataType) -> str:
     """The DuckDB type of an Arrow column type of the store's files (``BLOB`` for binary)."""
-    return _DUCK_TYPES.get(t, "BLOB")
+    return _duck_types().get(t, "BLOB")
 
 
-_DUCK_TYPES = {
-    pa.string(): "VARCHAR",
-    pa.uint8(): "UTINYINT",
-    pa.uint16(): "USMALLINT",
-    pa.uint32(): "UINTEGER",
-    pa.int16(): "SMALLINT",
-    pa.int32(): "INTEGER",
-    pa.int64(): "BIGINT",
-    pa.float64(): "DOUBLE",
-    pa.bool_(): "BOOLEAN",
-}
+@functools.cache
+def _duck_types() -> dict[pa.DataType, str]:
+    import pyarrow as pa
+
+    return {
+        pa.string(): "VARCHAR",
+        pa.uint8(): "UTINYINT",
+        pa.uint16(): "USMALLINT",
+        pa.uint32(): "UINTEGER",
+        pa.int16(): "SMALLINT",
+        pa.int32(): "INTEGER",
+        pa.int64(): "BIGINT",
+        pa.float64(): "DOUBLE",
+        pa.bool_(): "BOOLEAN",
+    }

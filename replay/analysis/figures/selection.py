@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.state import OutcomeKind
+from engine.outcome import OutcomeKind
 from replay.analysis.figures.params import Params
 from replay.store import summary_schema as summary
 
