@@ -27,7 +27,7 @@ import math
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import CorruptLog
 from engine.mingtang import LEVELS
@@ -48,11 +48,13 @@ from replay.analysis.figures.results import (
     paired_rows,
 )
 from replay.analysis.figures.selection import Plan, Selection, plan
-from replay.analysis.review_rates import StoredRates, stored_rates
 from replay.store.layout import StoreError
 from replay.store.manifest import Manifest
-from replay.store.runs import Run, Store
+from replay.store.runs import Run, RunHead, Store
 from replay.store.scan import StoreState, rollup_note, rules_label, summary_warning
+
+if TYPE_CHECKING:
+    from replay.analysis.review_rates import StoredRates
 
 __all__ = [
     "QUANTILES",
@@ -215,7 +217,7 @@ def _stated(st: RunStats, state: StoreState) -> RunStats:
 def _scan(store: Store) -> StoreState:
     if not store.root.is_dir():
         raise StoreError(f"no store at {store.root} (run 'paohuzi simulate' first)")
-    return store.scan()
+    return store.scan(manifests=False)  # a figure reads the run's head the scan kept
 
 
 def checked_runs(
@@ -224,7 +226,7 @@ def checked_runs(
     names: Sequence[str] = (),
     on_skip: Callable[[str], None] | None = None,
     summaries: bool = True,
-) -> list[Run]:
+) -> list[Run | RunHead]:
     """The runs a figure may be computed from, in order: the named ones (all when none),
     each checked by the scan ``state``. A damaged run asked for by name is refused
     (``CorruptLog``); without names it is left out and ``on_skip`` gets its one line (and a
@@ -250,7 +252,7 @@ def checked_runs(
         info = state.run(name)
         problem = info.problem if info is not None else f"run {name} is unreadable"
         if problem is None:
-            healthy.append(store.run_in(state, name))
+            healthy.append(store.run_head(state, name))
             if summaries and info is not None and info.summary_problem and on_skip is not None:
                 on_skip(summary_warning(name, info.summary_problem))
             elif summaries and info is not None and info.rollup_problem and on_skip is not None:
@@ -279,13 +281,16 @@ def stats_payload(result: Sequence[RunStats]) -> dict[str, Any]:
     return {"runs": [r.to_dict() for r in result]}
 
 
-def _selection(run: Run) -> Selection:
+def _selection(run: Run | RunHead) -> Selection:
     duplicate = Manifest(run.manifest).params.duplicate
     return Selection(runs=(run.name,), duplicate=(run.name,) if duplicate else ())
 
 
 def summarize(
-    con: Any, run: Run, pl: Plan | None = None, warn: Callable[[str], None] | None = None
+    con: Any,
+    run: Run | RunHead,
+    pl: Plan | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> RunStats:
     """One run's statistics from the catalog on ``con`` (the run already checked): from its
     hands, or from its summary tables when ``pl`` is its summary plan; and the rates of its
@@ -362,7 +367,10 @@ def summarize(
         exact_non_dealer=o.non_dealer,
         exact_bound=o.triple_bound,
     )
-    st.reviews.extend(stored_rates(run.path, m, warn))
+    if m.get("reviews"):  # stored reviews: the engine's judge is imported only for them
+        from replay.analysis.review_rates import stored_rates
+
+        st.reviews.extend(stored_rates(run.path, m, warn))
     return st
 
 

@@ -56,11 +56,11 @@ import duckdb
 
 from replay import schema
 from replay.store.ducklimits import duckdb_settings
-from replay.store.facts_schema import FACTS_SCHEMA, FACTS_TABLE
+from replay.store.facts_schema import FACTS_TABLE
 from replay.store.fsinfo import file_kind
 from replay.store.layout import CATALOG_NAME, StoreError
 from replay.store.scan import StoreState, scan_store, writable_mode
-from replay.store.summary_schema import KINDS, SUMMARY_SCHEMA, SUMMARY_TABLE, duck_type
+from replay.store.summary_schema import KINDS, SUMMARY_TABLE, duck_type
 
 #: The columns of the ``runs`` table, from :class:`~replay.store.scan.RunInfo`.
 RUN_COLUMNS: list[tuple[str, str]] = [
@@ -116,6 +116,9 @@ def relation_sql(table: str, files: list[str]) -> str:
             f"(SELECT * FROM read_parquet([{listing}], hive_partitioning = true,"
             " hive_types = {'run': VARCHAR}))"
         )
+    from replay.store.facts_schema import FACTS_SCHEMA  # Arrow schemas: built when used
+    from replay.store.summary_schema import SUMMARY_SCHEMA
+
     derived = {SUMMARY_TABLE: SUMMARY_SCHEMA, FACTS_TABLE: FACTS_SCHEMA}
     fields = derived[table] if table in derived else schema.SCHEMAS[table]
     cols = ", ".join(f"NULL::{duck_type(f.type)} AS {f.name}" for f in fields)

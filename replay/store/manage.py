@@ -273,19 +273,59 @@ def query_hands(
     state: Any = None,
 ) -> tuple[list[dict[str, Any]], bool]:
     """The hands of ``run`` matching ``flt`` in hand order, at most ``limit`` of them after
-    skipping ``offset``, and whether there are more. Reads through the store's DuckDB views
-    (``con``, or a connection of its own), which push the run and the filters down into the
-    Parquet scan; memory is bounded by ``limit``. ``state``: the store's scan the caller
-    made (and ``con`` was opened on), else one is made here."""
-    own, cur = _hands_cursor(st, run, flt, limit + 1, offset, con, state)
+    skipping ``offset``, and whether there are more. Reads the run's checked ``hands`` files
+    shard after shard, in batches that double (1, 2, 4 … at most :data:`BATCH_SHARDS`
+    shards), and stops once it has them: a page of a big run reads the shards it needs, not
+    every shard. DuckDB pushes the filters down into each batch's Parquet scan; memory is
+    bounded by ``limit`` and ``offset``. ``con``: a connection to run the queries on (else
+    one of its own, in memory: no catalog is opened); ``state``: the store's scan the caller
+    made, else one is made here."""
+    from replay.store.catalog import duck_connect, relation_sql
+
+    state = state if state is not None else st.scan(manifests=False)  # its files: no manifest
+    _checked_run(st, run, state)
+    files = state.files("hands", (run,))
+    where, params = flt.where()
+    cols = ", ".join(HAND_COLUMNS)
+    own = con is None
+    if own:
+        con = duck_connect(":memory:")
+    rows: list[tuple[Any, ...]] = []
+    want, skip = limit + 1, offset
     try:
-        rows = [dict(zip(HAND_COLUMNS, r, strict=True)) for r in cur.fetchall()]
+        i, step = 0, 1
+        while i < len(files) and len(rows) < want:
+            batch, i, step = files[i : i + step], i + step, min(2 * step, BATCH_SHARDS)
+            got = con.execute(
+                f"SELECT {cols} FROM {relation_sql('hands', batch)} WHERE {where}"
+                " ORDER BY hand_id LIMIT ?",
+                [run, *params, want - len(rows) + skip],
+            ).fetchall()
+            dropped = min(skip, len(got))
+            skip -= dropped
+            rows += got[dropped:]
     except BaseException as e:
         raise _read_error(run, e) from None
     finally:
-        if own is not None:
-            own.close()
-    return rows[:limit], len(rows) > limit
+        if own:
+            con.close()
+    out = [dict(zip(HAND_COLUMNS, r, strict=True)) for r in rows]
+    return out[:limit], len(out) > limit
+
+
+#: The most shards one query of :func:`query_hands` reads.
+BATCH_SHARDS = 256
+
+
+def _checked_run(st: Any, run: str, state: Any) -> None:
+    """StoreError naming the known runs when ``run`` is not in ``state``, CorruptLog when it
+    is damaged."""
+    info = state.run(run)
+    if info is None:
+        st.run(run)  # StoreError naming the known runs (or the manifest's problem)
+        raise StoreError(f"no run {run!r} when the store was read (created since)")
+    if info.problem is not None:
+        raise CorruptLog(f"run {run} is damaged and left out: {info.problem}")
 
 
 def stream_hands(

@@ -7,10 +7,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
-
-import pyarrow as pa
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING, Any, Protocol
 
 from engine.errors import CorruptLog
 from engine.rules import RuleSet
@@ -26,6 +23,9 @@ from replay.store.scan import (
     run_folder_problem,
     scan_store,
 )
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 class StateSource(Protocol):
@@ -148,6 +148,9 @@ class Run:
 
     def read_shard(self, shard: dict[str, Any], table: str) -> pa.Table:
         self.check_shard(shard)
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
         path = self.shard_path(shard, table)
         try:
             t = pq.read_table(path)
@@ -162,6 +165,8 @@ class Run:
 
     def read_table(self, table: str) -> pa.Table:
         """A whole table of the run (small runs and tests; use DuckDB for big ones)."""
+        import pyarrow as pa
+
         parts = [self.read_shard(s, table) for s in self.shards]
         if not parts:
             return schema.SCHEMAS[table].empty_table()
@@ -175,6 +180,8 @@ class Run:
 
     def read_hand(self, hand_id: int) -> HandRecord:
         """One hand by id (raises ``KeyError`` if the run does not hold it)."""
+        import pyarrow.parquet as pq
+
         shard = self._shard_of(hand_id)
         self.check_shard(shard)
         flt = [("hand_id", "=", hand_id)]
@@ -200,6 +207,8 @@ class Run:
 
     def content_digest(self) -> str:
         """SHA-256 over the content of both tables (independent of shard files' bytes)."""
+        import pyarrow as pa
+
         hasher = hashlib.sha256()
         for table in schema.TABLES:
             t = self.read_table(table).combine_chunks()

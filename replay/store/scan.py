@@ -29,9 +29,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
 import pydantic_core
 
 from engine.errors import CorruptLog, PaohuziError
@@ -495,6 +492,8 @@ class Uncached:
 def read_footer(path: Path | str, hand_ids: bool) -> tuple[int, tuple[int, int] | None]:
     """(rows, (first, last) hand id or None) from the file's footer; the id range only when
     ``hand_ids``. Raises as :func:`pyarrow.parquet.read_metadata` does."""
+    import pyarrow.parquet as pq  # only a file not met before is opened
+
     md = pq.read_metadata(path)
     return md.num_rows, _hand_id_range(md, path) if hand_ids else None
 
@@ -533,7 +532,7 @@ def _valid_entry(e: Any) -> bool:
     )
 
 
-def _hand_id_range(md: pq.FileMetaData, path: Path | str) -> tuple[int, int] | None:
+def _hand_id_range(md: Any, path: Path | str) -> tuple[int, int] | None:
     """(min, max) of ``hand_id`` from the row-group statistics (the footer), reading the
     column only when a writer left no statistics; None for an empty file."""
     if md.num_rows == 0:
@@ -546,6 +545,9 @@ def _hand_id_range(md: pq.FileMetaData, path: Path | str) -> tuple[int, int] | N
     for g in range(md.num_row_groups):
         stats = md.row_group(g).column(col).statistics
         if stats is None or not stats.has_min_max:
+            import pyarrow.compute as pc
+            import pyarrow.parquet as pq
+
             ids = pq.read_table(path, columns=["hand_id"]).column(0)
             return int(pc.min(ids).as_py()), int(pc.max(ids).as_py())
         lo = int(stats.min) if lo is None else min(lo, int(stats.min))
@@ -587,6 +589,8 @@ def check_summaries(
     yet, or indexed by an older version, whose rows lack kinds the readers ask for);
     ``([], problem)`` at the first damaged one. A summary is derived data: its damage never
     costs the run, whose figures then come from its hands."""
+    import pyarrow as pa
+
     from replay.store.summary_schema import has_summary
 
     out: list[tuple[str, str]] = []

@@ -17,13 +17,6 @@ from paohuzi.cli.main import main
 
 HEAVY = ("pyarrow", "numpy", "pandas")
 
-#: Until replay/store/scan.py, replay/store/runs.py and replay/store/catalog.py import pyarrow
-#: only where they read Parquet (their edit is pending), these commands still load it.
-PENDING = pytest.mark.xfail(
-    strict=True, reason="scan.py, runs.py and catalog.py still import pyarrow at the top"
-)
-
-
 def imported(*args: str) -> set[str]:
     """The top-level packages ``paohuzi ARGS`` imports."""
     r = subprocess.run(
@@ -56,9 +49,9 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize(
     ("args", "absent"),
     [
-        pytest.param(("stats", "--json"), HEAVY, marks=PENDING, id="stats"),
-        pytest.param(("hands", "a", "--limit", "3"), HEAVY, marks=PENDING, id="hands"),
-        pytest.param(("runs",), HEAVY, marks=PENDING, id="runs"),
+        pytest.param(("stats", "--json"), HEAVY, id="stats"),
+        pytest.param(("hands", "a", "--limit", "3"), HEAVY, id="hands"),
+        pytest.param(("runs",), HEAVY, id="runs"),
         pytest.param(("replay", "a", "0", "--format", "json"), ("pandas",), id="replay"),
     ],
 )

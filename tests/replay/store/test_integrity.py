@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 import duckdb
+import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
@@ -176,13 +177,13 @@ def test_second_read_opens_no_footer(data: Path, monkeypatch: pytest.MonkeyPatch
     an unchanged store only stats the files; a changed file is read again, and its damage
     is still caught."""
     calls: list[str] = []
-    real = scan.pq.read_metadata
+    real = pq.read_metadata
 
     def counting(path: Path, *a: object, **k: object) -> object:
         calls.append(str(path))
         return real(path, *a, **k)
 
-    monkeypatch.setattr(scan.pq, "read_metadata", counting)
+    monkeypatch.setattr(pq, "read_metadata", counting)  # scan imports it where it reads
     (data / scan.CHECKSUM_CACHE_NAME).unlink(missing_ok=True)
     first = scan.scan_store(data)
     assert len(calls) >= 12
