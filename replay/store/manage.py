@@ -129,7 +129,7 @@ def run_summaries(st: Any) -> list[dict[str, Any]]:
 def outcome_code(name: str) -> int:
     """An ``OutcomeKind`` from its name (``hu``, ``huangzhuang``, ``tianhu_auto``,
     ``tianhu``, any case) or code."""
-    from engine.state import OutcomeKind
+    from engine.outcome import OutcomeKind
 
     t = name.strip()
     if t.isdigit() and int(t) in set(OutcomeKind):
@@ -219,8 +219,7 @@ def hand_filter(
 def named_hand(row: dict[str, Any]) -> dict[str, Any]:
     """A row of :func:`query_hands` as ``paohuzi hands --json`` shows it: the outcome and
     the source by name (lower case), the 名堂 as a list of pinyin ids (changed in place)."""
-    from engine.hu import Source
-    from engine.state import OutcomeKind
+    from engine.outcome import OutcomeKind, Source  # not the game (engine.state) to name codes
     from replay import schema
 
     row["outcome"] = OutcomeKind(row["outcome"]).name.lower()
