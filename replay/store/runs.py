@@ -67,15 +67,10 @@ class HandRecord:
         return State.rebuild(rules, self.deck, self.dealer, self.history, checked=checked)
 
 
-@dataclass(frozen=True)
-class RunHead:
-    """A checked run as a figure reads it: its manifest without the shard list (``manifest``)
-    and its hands; what :class:`Run` gives of it, without the rows."""
+class _ManifestFacts:
+    """What a run's manifest says of it (``self.manifest``): its rules and status."""
 
-    name: str
-    path: Path
-    manifest: dict[str, Any] = field(repr=False)
-    n_hands: int = 0
+    manifest: dict[str, Any]
 
     @property
     def rules(self) -> RuleSet:
@@ -86,8 +81,19 @@ class RunHead:
         return str(self.manifest.get("status"))
 
 
+@dataclass(frozen=True)
+class RunHead(_ManifestFacts):
+    """A checked run as a figure reads it: its manifest without the shard list (``manifest``)
+    and its hands; what :class:`Run` gives of it, without the rows."""
+
+    name: str
+    path: Path
+    manifest: dict[str, Any] = field(repr=False)
+    n_hands: int = 0
+
+
 @dataclass
-class Run:
+class Run(_ManifestFacts):
     """A run folder and its manifest. Every read checks the shard it reads against the
     manifest first (:func:`~replay.store.scan.check_shard`: size, rows, hand ids, SHA-256,
     cached), so a damaged shard is a :class:`CorruptLog` naming it, never wrong rows."""
@@ -97,14 +103,6 @@ class Run:
     manifest: dict[str, Any] = field(repr=False)
     _checked: set[int] = field(default_factory=set, repr=False)
     _cache: ChecksumCache | None = field(default=None, repr=False)
-
-    @property
-    def rules(self) -> RuleSet:
-        return RuleSet.from_dict(self.manifest["rules"])
-
-    @property
-    def status(self) -> str:
-        return str(self.manifest.get("status"))
 
     @property
     def shards(self) -> list[dict[str, Any]]:
