@@ -17,6 +17,7 @@ from paohuzi.cli.main import main
 
 HEAVY = ("pyarrow", "numpy", "pandas")
 
+
 def imported(*args: str) -> set[str]:
     """The top-level packages ``paohuzi ARGS`` imports."""
     r = subprocess.run(
