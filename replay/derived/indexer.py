@@ -57,7 +57,8 @@ def index_derived(
         read_manifest,
         write_manifest,
     )
-    from replay.store.rollup import ROLLUP_KEY, rollup_due
+    from replay.store.rollup import ROLLUP_KEY
+    from replay.store.scan import rollup_due
     from replay.store.runs import Run
 
     run_path = Path(run_path)

@@ -333,7 +333,7 @@ def _validator(name: str) -> SchemaValidator:
 # Errors as one line
 # ---------------------------------------------------------------------------------------------
 
-_KEY_RE = re.compile(r"^[A-Za-z0-9_]{1,40}$")
+_KEY_RE = re.compile(r"[A-Za-z0-9_]{1,40}")  # fullmatch: "$" would let a key end in "\n"
 
 
 def where(loc: tuple[int | str, ...]) -> str:
@@ -344,7 +344,7 @@ def where(loc: tuple[int | str, ...]) -> str:
             out += f"[{part}]"
         elif _TAG_RE.match(part):
             continue  # a union's choice, no field
-        elif _KEY_RE.match(part):
+        elif _KEY_RE.fullmatch(part):
             out += f".{part}" if out else part
         else:
             out += f"[{shown_value(part)}]"

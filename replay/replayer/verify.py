@@ -955,9 +955,11 @@ def _check_manifest(
     roll = m.get(ROLLUP_KEY)
     if isinstance(roll, dict) and isinstance(roll.get("path"), str):
         listed.add(roll["path"])  # the run's rollup (LOG_FORMAT §13)
-    why = rollup_problem(path, m, True)
+    why, note = rollup_problem(path, m, True)
     if why is not None:
         bad(why)
+    if note is not None:
+        notes.append(note)
     cache = ChecksumCache(path.parent.parent)
     for line in reviews.verify_reviews(path, m, cache):
         bad(line)

@@ -14,9 +14,14 @@ from typing import Any
 _REBUILD = "'paohuzi index' rebuilds it"
 
 
-def rollup_problem(run_path: Path, manifest: dict[str, Any], checksums: bool) -> str | None:
-    """Why the rollup a manifest lists does not hold its covered shards' summaries summed
-    (or cannot be checked), or None (also when the run lists none)."""
+def rollup_problem(
+    run_path: Path, manifest: dict[str, Any], checksums: bool
+) -> tuple[str | None, str | None]:
+    """(problem, note) of the rollup a manifest lists: a problem when it claims to stand for
+    the summaries it covers (current version, right binding) and its file is damaged or
+    does not hold them summed; a note when it is stale or of another version (no reader
+    uses it; the next write of the run or ``paohuzi index`` replaces it). Covered summary
+    files that cannot be read are the summaries' check's to name: then neither."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -27,30 +32,35 @@ def rollup_problem(run_path: Path, manifest: dict[str, Any], checksums: bool) ->
 
     entry = manifest.get(ROLLUP_KEY)
     if entry is None:
-        return None
+        return None, None
+    name = Path(run_path).name.removeprefix("run=")
     where = f"rollup {entry.get('path') if isinstance(entry, dict) else entry!r:.60}"
     why = entry_problem(manifest)
     if why is not None:
-        return f"{where}: {why} ({_REBUILD})"
+        return None, f"run {name}: {where} is not used: {why} ({_REBUILD})"
     path, why = listed_file(run_path, entry, "rollup file", checksums, _REBUILD)
     if path is None:
-        return why
+        return why, None
     try:
         got = pq.read_table(path).select(SUMMARY_SCHEMA.names)
-        table = None
+    except (OSError, ValueError, KeyError, pa.ArrowException) as e:
+        return f"{where} cannot be read: {' '.join(str(e).split())[:160]}", None
+    table = None
+    try:
         cov = covered(manifest)[: int(entry["shards"])]
         for i in range(0, len(cov), FOLD):
             parts = [] if table is None else [table]
             for s in cov[i : i + FOLD]:
-                parts.append(
-                    pq.read_table(resolve_shard_path(run_path, s["files"][SUMMARY_TABLE]["path"]))
-                )
+                rel = s["files"][SUMMARY_TABLE]["path"]
+                parts.append(pq.read_table(resolve_shard_path(run_path, rel)))
             table = combine(parts)
-    except (OSError, ValueError, KeyError, TypeError, pa.ArrowException) as e:
-        return f"{where} cannot be checked: {' '.join(str(e).split())[:160]}"
+    except (OSError, ValueError, KeyError, TypeError, pa.ArrowException):
+        return None, None  # a covered summary cannot be read: its own check names it
     assert table is not None
     diff = difference(got, table)
-    return None if diff is None else f"{where} does not match the summaries it rolls up: {diff}"
+    if diff is None:
+        return None, None
+    return f"{where} does not match the summaries it rolls up: {diff} ({_REBUILD})", None
 
 
 def difference(got: Any, want: Any) -> str | None:

@@ -196,3 +196,43 @@ def _problems(
                 yield FileProblem("hands", ids, (first, first + n - 1))
     if checksums and sized and facts.sha256(path, st) != entry.get("sha256"):
         yield FileProblem("sha256")
+
+
+def resolve_shard_path(run_path: Path, rel: Any) -> Path:
+    """The file a manifest entry names, which must lie inside its run folder (a manifest is
+    data, never trusted with ``../`` or a symlink out); raises :class:`CorruptLog` otherwise.
+    Every read path (CLI, verify, dashboard) resolves shard files through here."""
+    return Path(_resolve(run_path, rel, None))
+
+
+def _resolve(run_path: Path | str, rel: Any, dirs: dict[str, str] | None) -> str:
+    """:func:`resolve_shard_path` as a string; ``dirs`` (one scan's memo of resolved
+    folders, :attr:`ChecksumCache.dirs`) saves resolving the same folders for every file:
+    then only the file itself is checked for being a symlink."""
+    if dirs is not None and isinstance(rel, str) and rel and "\x00" not in rel:
+        parent, name = os.path.split(rel)
+        if (
+            name not in ("", ".", "..")
+            and ".." not in parent.split("/")
+            and not rel.startswith("/")
+        ):
+            run = str(run_path)
+            base = dirs.get(run)
+            if base is None:
+                base = dirs[run] = os.path.realpath(run)
+            key = f"{run}\x00{parent}"
+            folder = dirs.get(key)
+            if folder is None:
+                folder = dirs[key] = os.path.realpath(os.path.join(base, parent))
+            path = os.path.join(folder, name)
+            if (folder == base or folder.startswith(base + os.sep)) and not os.path.islink(path):
+                return path
+    base_p = Path(run_path).resolve()
+    if not isinstance(rel, str) or not rel or "\x00" in rel:
+        raise CorruptLog(f"run {base_p.name.removeprefix('run=')}: bad shard path {rel!r}")
+    resolved = (base_p / rel).resolve()
+    if not resolved.is_relative_to(base_p) or resolved == base_p:
+        raise CorruptLog(
+            f"run {base_p.name.removeprefix('run=')}: shard path {rel!r} is outside the run folder"
+        )
+    return str(resolved)

@@ -61,3 +61,12 @@ def read_at_most(fd: int, max_bytes: int) -> bytes:
         chunks.append(chunk)
         size += len(chunk)
     return b"".join(chunks)
+
+
+def writable_mode(root: str | os.PathLike[str]) -> bool:
+    """Whether the store's folder is marked writable: a store made read-only (``chmod -w``)
+    is never written by a reader, not even by root, whom the mode does not stop."""
+    try:
+        return bool(os.stat(root).st_mode & 0o222)
+    except OSError:
+        return False

@@ -45,6 +45,7 @@ from replay.store.layout import (
     StoreError,
 )
 from replay.store.manifest_schema import ManifestInvalid, check_manifest
+from replay.store.params import RunParams
 
 
 def now() -> str:
@@ -83,40 +84,6 @@ def writer_info() -> dict[str, Any]:
     except Exception:
         user = "?"
     return {"host": socket.gethostname(), "user": user, "pid": os.getpid()}
-
-
-@dataclass(frozen=True)
-class RunParams:
-    """A run's ``params``: how it was played (defaults for what an imported run lacks)."""
-
-    seed: int | None
-    deals: int
-    hands_total: int
-    session_length: int | None
-    duplicate: bool
-    rotations: int
-    policies: tuple[str, ...]
-    shard_hands: int | None
-
-    @classmethod
-    def of(cls, params: Any) -> RunParams:
-        """From a manifest's ``params`` (missing: an empty one); ``ValueError`` if it is not
-        an object or a value has the wrong type."""
-        if params is None:
-            params = {}
-        if not isinstance(params, dict):
-            raise ValueError(f"params is {type(params).__name__}, not an object")
-        p = params
-        return cls(
-            seed=p.get("seed"),
-            deals=int(p.get("deals") or 0),
-            hands_total=int(p.get("hands_total") or 0),
-            session_length=p.get("session_length"),
-            duplicate=bool(p.get("duplicate")),
-            rotations=int(p.get("rotations") or 1),
-            policies=tuple(p.get("policies") or ()),
-            shard_hands=p.get("shard_hands"),
-        )
 
 
 class Manifest:

@@ -99,20 +99,6 @@ def entry_problem(manifest: dict[str, Any]) -> str | None:
     return None
 
 
-def rollup_due(run_path: Path, manifest: dict[str, Any], cache: Any) -> bool:
-    """Whether the run's rollup should be written again: more shards can be covered than it
-    covers, or it is stale, or its file does not pass the checks of a listed file
-    (``cache``: a :class:`~replay.store.scan.ChecksumCache`). ``paohuzi index`` then writes
-    the manifest, which writes the rollup."""
-    from replay.store.scan import check_rollup
-
-    cov = covered(manifest)
-    if not cov:
-        return ROLLUP_KEY in manifest
-    files, shards, problem = check_rollup(Path(run_path), manifest, cache)
-    return problem is not None or not files or shards != len(cov)
-
-
 def combine(tables: list[pa.Table]) -> pa.Table:
     """Summary rows (summary files, rollups) summed per kind and key, in the summary files'
     columns, sorted by kind and key: what :func:`~replay.store.catalog.rollup_sql` makes of
@@ -173,8 +159,8 @@ def _listed_table(run_path: Path, entry: dict[str, Any]) -> pa.Table | None:
     SHA-256), else None."""
     import pyarrow.parquet as pq
 
+    from replay.store.check import resolve_shard_path
     from replay.store.files import read_regular
-    from replay.store.scan import resolve_shard_path
 
     try:
         path = resolve_shard_path(run_path, entry.get("path"))

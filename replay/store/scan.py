@@ -34,9 +34,11 @@ import pydantic_core
 from engine.errors import CorruptLog, PaohuziError
 from engine.rules import PRESETS, RuleSet
 from replay.store import summary_schema
-from replay.store.check import check_listed
+from replay.store.check import _resolve, check_listed
+from replay.store.check import resolve_shard_path as resolve_shard_path  # its home before
 from replay.store.files import read_regular
 from replay.store.fsinfo import file_kind, pid_alive
+from replay.store.fsinfo import writable_mode as writable_mode  # its home before
 from replay.store.layout import CHECKSUM_CACHE_NAME, MANIFEST_NAME, RUN_NAME_RE
 from replay.store.manifest import Manifest, read_manifest_digest
 
@@ -344,46 +346,6 @@ def writer_alive(run_path: Path) -> bool:
     return pid_alive(pid)
 
 
-def resolve_shard_path(run_path: Path, rel: Any) -> Path:
-    """The file a manifest entry names, which must lie inside its run folder (a manifest is
-    data, never trusted with ``../`` or a symlink out); raises :class:`CorruptLog` otherwise.
-    Every read path (CLI, verify, dashboard) resolves shard files through here."""
-    return Path(_resolve(run_path, rel, None))
-
-
-def _resolve(run_path: Path | str, rel: Any, dirs: dict[str, str] | None) -> str:
-    """:func:`resolve_shard_path` as a string; ``dirs`` (one scan's memo of resolved
-    folders, :attr:`ChecksumCache.dirs`) saves resolving the same folders for every file:
-    then only the file itself is checked for being a symlink."""
-    if dirs is not None and isinstance(rel, str) and rel and "\x00" not in rel:
-        parent, name = os.path.split(rel)
-        if (
-            name not in ("", ".", "..")
-            and ".." not in parent.split("/")
-            and not rel.startswith("/")
-        ):
-            run = str(run_path)
-            base = dirs.get(run)
-            if base is None:
-                base = dirs[run] = os.path.realpath(run)
-            key = f"{run}\x00{parent}"
-            folder = dirs.get(key)
-            if folder is None:
-                folder = dirs[key] = os.path.realpath(os.path.join(base, parent))
-            path = os.path.join(folder, name)
-            if (folder == base or folder.startswith(base + os.sep)) and not os.path.islink(path):
-                return path
-    base_p = Path(run_path).resolve()
-    if not isinstance(rel, str) or not rel or "\x00" in rel:
-        raise CorruptLog(f"run {base_p.name.removeprefix('run=')}: bad shard path {rel!r}")
-    resolved = (base_p / rel).resolve()
-    if not resolved.is_relative_to(base_p) or resolved == base_p:
-        raise CorruptLog(
-            f"run {base_p.name.removeprefix('run=')}: shard path {rel!r} is outside the run folder"
-        )
-    return str(resolved)
-
-
 def file_sha256(path: Path | str) -> str:
     """SHA-256 of a file, read in 1 MiB blocks."""
     h = hashlib.sha256()
@@ -496,15 +458,6 @@ def read_footer(path: Path | str, hand_ids: bool) -> tuple[int, tuple[int, int] 
 
     md = pq.read_metadata(path)
     return md.num_rows, _hand_id_range(md, path) if hand_ids else None
-
-
-def writable_mode(root: Path) -> bool:
-    """Whether the store's folder is marked writable: a store made read-only (``chmod -w``)
-    is never written by a reader, not even by root, whom the mode does not stop."""
-    try:
-        return bool(os.stat(root).st_mode & 0o222)
-    except OSError:
-        return False
 
 
 #: The largest checksum cache read (a 10⁸-hand store's is about 12 MB); a larger file is an
@@ -672,6 +625,19 @@ def check_rollup(
     except CorruptLog as e:
         return [], 0, str(e)
     return [("rollup", path)], int(entry["shards"]), None
+
+
+def rollup_due(run_path: Path, manifest: dict[str, Any], cache: ChecksumCache) -> bool:
+    """Whether the run's rollup should be written again: more shards can be covered than it
+    covers, or it is stale, or its file does not pass the checks of a listed file.
+    ``paohuzi index`` then writes the manifest, which writes the rollup."""
+    from replay.store.rollup import ROLLUP_KEY, covered
+
+    cov = covered(manifest)
+    if not cov:
+        return ROLLUP_KEY in manifest
+    files, shards, problem = check_rollup(Path(run_path), manifest, cache)
+    return problem is not None or not files or shards != len(cov)
 
 
 def summary_warning(name: str, problem: str) -> str:
@@ -888,7 +854,7 @@ def scan_store(
     h.update(b"\0store")
     runs_dir = root_path / "runs"
     runs: list[RunInfo] = []
-    memo = ScanMemo(root_path)
+    memo = ScanMemo(root_path, RunInfo)
     cache: ChecksumCache | None = None
     seen: set[str] = set()
     if runs_dir.is_dir():

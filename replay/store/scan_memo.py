@@ -29,16 +29,13 @@ from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pydantic_core
 
 from engine.errors import PaohuziError
 from replay.store.files import read_regular
 from replay.store.layout import SCAN_MEMO_NAME
-
-if TYPE_CHECKING:
-    from replay.store.scan import ChecksumCache, RunInfo
 
 #: The memo's format; a memo of another is ignored.
 MEMO_VERSION = 1
@@ -97,7 +94,8 @@ class ScanMemo:
     """The memo of the store at ``root`` (resolved); :meth:`recall` and :meth:`remember` per
     run, :meth:`save` once at the end of a scan."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, info_type: type) -> None:
+        self.info_type = info_type  # replay.store.scan.RunInfo: what a conclusion is
         self.root = str(root)
         self.path = Path(root) / SCAN_MEMO_NAME
         self.key = memo_key()
@@ -113,7 +111,7 @@ class ScanMemo:
         ):
             self.runs = {k: v for k, v in doc["runs"].items() if _valid_entry(v)}
 
-    def recall(self, folder: str, manifest_stamp: list[int] | None) -> RunInfo | None:
+    def recall(self, folder: str, manifest_stamp: list[int] | None) -> Any:
         """The conclusion remembered for run folder ``folder`` (``run=NAME``), when its
         manifest's stamp is ``manifest_stamp`` and every file it checked is unchanged;
         else None (and the entry is dropped)."""
@@ -121,7 +119,7 @@ class ScanMemo:
         if e is None or manifest_stamp is None or e["manifest"] != manifest_stamp:
             return None
         try:
-            info = _info(e["info"], self.root + os.sep)
+            info = _info(self.info_type, e["info"], self.root + os.sep)
         except (TypeError, ValueError, KeyError):
             self.forget(folder)
             return None
@@ -135,7 +133,7 @@ class ScanMemo:
             self.dirty = True
 
     def remember(
-        self, folder: str, manifest_stamp: list[int] | None, info: RunInfo, cache: ChecksumCache
+        self, folder: str, manifest_stamp: list[int] | None, info: Any, cache: Any
     ) -> None:
         """Keep ``info`` for run folder ``folder`` when the run is sound, with the stamps its
         checks were made on (``cache``: the checksum cache the scan's checks filled, whose
@@ -179,7 +177,7 @@ class ScanMemo:
 
     def save(self) -> None:
         from replay.store.files import write_json
-        from replay.store.scan import writable_mode
+        from replay.store.fsinfo import writable_mode
 
         if not self.dirty or not writable_mode(Path(self.root)):
             return
@@ -210,18 +208,16 @@ def _valid_entry(e: Any) -> bool:
     )
 
 
-def _doc(info: RunInfo, base: str) -> dict[str, Any]:
+def _doc(info: Any, base: str) -> dict[str, Any]:
     """A RunInfo as JSON: its files relative to the store, without its manifest."""
     out = {f.name: getattr(info, f.name) for f in fields(info) if f.name != "manifest"}
     out["files"] = [[t, p[len(base) :]] for t, p in info.files]
     return out
 
 
-def _info(doc: dict[str, Any], base: str) -> RunInfo:
+def _info(RunInfo: type, doc: dict[str, Any], base: str) -> Any:  # noqa: N803 - the class
     """The RunInfo of :func:`_doc`; raises TypeError, ValueError or KeyError for a document
     not of that shape."""
-    from replay.store.scan import RunInfo
-
     kw = dict(doc)
     names = {f.name for f in fields(RunInfo)} - {"manifest"}
     if set(kw) != names:

@@ -292,7 +292,7 @@ def run_shape(manifest: dict[str, Any]) -> Shape:
     ``params.policies``) has instead its ``params.seat_policies``: the distinct assignments
     of policies to seats its hands have, in the order they were first imported, each hand
     summarised under the index of its own (:func:`policy_classes`)."""
-    from replay.store.manifest import RunParams
+    from replay.store.params import RunParams
 
     rules = manifest.get("rules", {})
     raw = manifest.get("params") or {}

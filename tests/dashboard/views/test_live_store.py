@@ -54,10 +54,10 @@ def test_the_dashboard_sees_runs_added_resumed_removed_and_damaged(
     m["status"], m["progress"] = "interrupted", {"shards": 1, "hands": 32}
     write_manifest(run, m)
     at = run_page("overview")
-    assert "late,interrupted,hunan,3,\"random,random,random\",False,32,64" in _overview_runs(at)
+    assert 'late,interrupted,hunan,3,"random,random,random",False,32,64' in _overview_runs(at)
     _simulate(data, "late", 64)  # resumed
     at = run_page("overview")
-    assert "late,complete,hunan,3,\"random,random,random\",False,64,64" in _overview_runs(at)
+    assert 'late,complete,hunan,3,"random,random,random",False,64,64' in _overview_runs(at)
     shutil.rmtree(run)  # removed with rm
     at = run_page("overview")
     assert not at.exception and "late" not in _overview_runs(at)

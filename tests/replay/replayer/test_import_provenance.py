@@ -55,9 +55,9 @@ def test_per_shard_provenance(tmp_path: Path, files: list[replay_file.ReplayFile
     after = store.read_manifest(path)
     # the manifest gains the shard's entry and new totals, nothing per hand
     assert after["shards"][0] == before["shards"][0] and after["imported"] == []
-    changed = {k for k in after if after[k] != before[k]}
+    changed = {k for k in after if k not in before or after[k] != before[k]}
     assert {"shards", "params", "progress"} <= changed <= {"shards", "params", "progress",
-                                                          "updated"}  # fmt: skip
+                                                          "updated", "rollup"}  # fmt: skip
     entry = after["shards"][1]["files"]["imported"]
     assert entry["path"] == "imported/part-00001.parquet" and entry["rows"] == 3
     run = store.open_store(root).run("imp")
