@@ -73,8 +73,8 @@ def test_an_error_stops_the_running_work_or_lets_it_finish(terminate: bool, tmp_
     marks = [tmp_path / f"task{i}" for i in range(3)]
     with pytest.raises(Stop), pool.process_pool(1, terminate=terminate) as ex:
         ex.submit(abs, 1).result()  # the worker is up
-        # one worker: the first two are handed to it at once, the third waits its turn (2 s
-        # each: the error comes long before the first ends, while the third still waits)
+        # one worker: the first two are handed to it at once (2 s each: the error comes long
+        # before the first ends); the third waits, or was handed over too
         tasks = [ex.submit(_sleep, 2.0, str(m)) for m in marks]
         while not tasks[1].running():
             time.sleep(0.01)
@@ -83,6 +83,9 @@ def test_an_error_stops_the_running_work_or_lets_it_finish(terminate: bool, tmp_
     if terminate:  # the worker was stopped mid-task: no task ran to its end
         assert not any(m.exists() for m in marks)
         assert all(f.cancelled() or f.exception() is not None for f in tasks)
-    else:  # the two it was given run to the end; the third is never started
-        assert [m.exists() for m in marks] == [True, True, False]
-        assert [f.cancelled() for f in tasks] == [False, False, True]
+    else:  # what it was given runs to the end; what it was not is never started
+        assert [m.exists() for m in marks[:2]] == [True, True]
+        assert [f.cancelled() for f in tasks[:2]] == [False, False]
+        # the pool hands a worker one task more than it runs: the third may have been handed
+        # over before the error (then it ran to its end) or not (then it was cancelled)
+        assert marks[2].exists() == (not tasks[2].cancelled())
