@@ -18,9 +18,10 @@ relation, and every figure is the same as from the summary files alone (integer 
 exactly; the few float sums of ``paired`` to the last bits).
 
 Every write of a manifest (:func:`replay.store.manifest.write_manifest`: ``simulate``,
-``import``, ``index``) brings the rollup up to date first (:func:`refresh_rollup`): from the
-rollup it had and the summaries of the shards since, so the work of a run's rollups is
-linear in its shards. A rollup missing, stale (another summary since) or damaged is not
+``import``, ``index``) brings the rollup up to date first (:func:`refresh_rollup`; while the
+run is being written, only every :data:`RUNNING_STEP` shards or more): from the rollup it
+had and the summaries of the shards since, so the work of a run's rollups is linear in its
+shards. A rollup missing, stale (another summary since) or damaged is not
 used: the run's figures come from its shards' summaries, with a one-line note, and the next
 ``paohuzi index`` writes it again. ``paohuzi verify`` recomputes it from the summaries.
 """
@@ -134,6 +135,12 @@ def rollup_bytes(table: pa.Table) -> bytes:
     return sink.getvalue()
 
 
+#: While a run is being written (status ``running``), its rollup is written again only once
+#: this many shards (or a quarter of those it covers, if more) are past it: a few rollups
+#: per run, and one at its last write.
+RUNNING_STEP = 16
+
+
 def refresh_rollup(run_path: Path, manifest: dict[str, Any]) -> None:
     """Bring ``manifest``'s rollup entry up to date before it is written (module docstring):
     a new rollup file when more shards can be covered than it covers, from the rollup it
@@ -142,8 +149,13 @@ def refresh_rollup(run_path: Path, manifest: dict[str, Any]) -> None:
     summaries). Never raises for the rollup's sake: it is derived data."""
     cov = covered(manifest)
     old = manifest.get(ROLLUP_KEY)
-    if entry_problem(manifest) is None and isinstance(old, dict) and old["shards"] == len(cov):
+    sound = entry_problem(manifest) is None and isinstance(old, dict)
+    have = int(old["shards"]) if sound else 0
+    if sound and have == len(cov):
         return  # up to date
+    running = manifest.get("status") == "running" and (sound or old is None)
+    if running and len(cov) - have < max(RUNNING_STEP, have // 4):
+        return  # a run being written: readers read the summaries after the rollup
     manifest.pop(ROLLUP_KEY, None)
     if not cov:
         return

@@ -224,3 +224,23 @@ def test_doctor_knows_the_rollup_files(data: Path) -> None:
     assert code == 1 and "1 left-over" in out + err, out + err  # that one only
     assert "rollup/.part-00005.parquet.tmp-999999999" in out  # a left-over of ours
     assert "rollup/part-00005.parquet" not in out.replace(".part", "")  # the run's own file
+
+
+def test_a_run_being_written_rolls_up_every_few_shards(data: Path) -> None:
+    """While a run's status is ``running``, a manifest write leaves its rollup until 16
+    shards (or a quarter of those covered) are past it; the readers read the summaries after
+    it. Its last write brings it up to date."""
+    run = _run(data, "b")
+    m = read_manifest(run)
+    shards = sorted(m["shards"], key=lambda s: s["index"])
+    assert len(shards) >= 6
+    m.pop(ROLLUP_KEY)
+    m["status"], m["shards"] = "running", shards[:3]
+    write_manifest(run, m)
+    assert ROLLUP_KEY not in read_manifest(run)  # 3 shards: not yet
+    state = scan_store(data)
+    assert state.run("b").rollup_shards == 0  # type: ignore[union-attr]
+    m = read_manifest(run)
+    m["status"], m["shards"] = "complete", shards
+    write_manifest(run, m)
+    assert read_manifest(run)[ROLLUP_KEY]["shards"] == len(shards)
