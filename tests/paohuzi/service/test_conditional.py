@@ -33,11 +33,17 @@ def _simulate(data: Path, run: str, n: int, seed: int, *extra: str) -> None:
     assert r.exit_code == 0, r.output
 
 
-@pytest.fixture
-def data(tmp_path: Path) -> Path:
-    d = tmp_path / "data"
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("conditional") / "data"
     _simulate(d, "a", 96, 1)
     return d
+
+
+@pytest.fixture
+def data(pristine: Path, tmp_path: Path) -> Path:
+    """A copy of the module's store, to change."""
+    return Path(shutil.copytree(pristine, tmp_path / "data", symlinks=True))
 
 
 def _client(data: Path) -> TestClient:

@@ -30,12 +30,18 @@ def _simulate(data: Path, run: str, seed: int, *extra: str) -> None:
     assert code == 0, out + err
 
 
-@pytest.fixture
-def data(tmp_path: Path) -> Path:
-    d = tmp_path / "data"
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("rollup") / "data"
     _simulate(d, "a", 1)
     _simulate(d, "b", 2, "--duplicate")
     return d
+
+
+@pytest.fixture
+def data(pristine: Path, tmp_path: Path) -> Path:
+    """A copy of the module's store, to change."""
+    return Path(shutil.copytree(pristine, tmp_path / "data", symlinks=True))
 
 
 def _stats(data: Path, *extra: str, summary: bool = True) -> tuple[dict, str]:

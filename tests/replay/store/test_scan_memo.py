@@ -28,12 +28,18 @@ def _simulate(data: Path, run: str, seed: int) -> None:
     assert r.exit_code == 0, r.output
 
 
-@pytest.fixture
-def data(tmp_path: Path) -> Path:
-    d = tmp_path / "data"
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("memo") / "data"
     _simulate(d, "a", 1)
     _simulate(d, "b", 2)
     return d
+
+
+@pytest.fixture
+def data(pristine: Path, tmp_path: Path) -> Path:
+    """A copy of the module's store, to change."""
+    return Path(shutil.copytree(pristine, tmp_path / "data", symlinks=True))
 
 
 def _count_manifest_reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
