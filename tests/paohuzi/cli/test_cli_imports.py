@@ -5,29 +5,13 @@
 from __future__ import annotations
 
 import importlib
-import subprocess
-import sys
 
 import pytest
+from import_helpers import imported
 
 from paohuzi.cli.main import LAZY_COMMANDS, SHORT_HELP
 
 HEAVY = ("pyarrow", "duckdb", "pandas", "numpy", "numba", "streamlit", "fastapi", "uvicorn")
-
-
-def imported(*args: str) -> set[str]:
-    r = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "paohuzi.cli", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert r.returncode == 0, r.stderr[-2000:]
-    names = set()
-    for line in r.stderr.splitlines():
-        if line.startswith("import time:") and "|" in line:
-            names.add(line.rsplit("|", 1)[1].strip().split(".")[0])
-    return names
 
 
 @pytest.mark.parametrize(

@@ -6,32 +6,15 @@ command has run once before, so its scan is remembered whatever the last write l
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from import_helpers import imported
 
 from paohuzi.cli.main import main
 
 HEAVY = ("pyarrow", "numpy", "pandas")
-
-
-def imported(*args: str) -> set[str]:
-    """The top-level packages ``paohuzi ARGS`` imports."""
-    r = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "paohuzi.cli", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert r.returncode == 0, r.stderr[-2000:]
-    names = set()
-    for line in r.stderr.splitlines():
-        if line.startswith("import time:") and "|" in line:
-            names.add(line.rsplit("|", 1)[1].strip().split(".")[0])
-    return names
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import shutil
 import time
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from edit_helpers import edit_in_place
 
 pytest.importorskip("fastapi")
 
@@ -193,13 +193,7 @@ def test_live_server_sees_an_edit_in_place_a_run_added_removed_and_resumed(data:
         # a shard edited in place, same size, mtime restored (only its ctime moves)
         status, h, _ = _get(s.port, "/stats?run=a")
         tag = h["etag"]
-        shard = data / "runs" / "run=a" / "hands" / "part-00001.parquet"
-        st = shard.stat()
-        raw = bytearray(shard.read_bytes())
-        raw[len(raw) // 2] ^= 0x55
-        with shard.open("r+b") as f:
-            f.write(bytes(raw))
-        os.utime(shard, ns=(st.st_atime_ns, st.st_mtime_ns))
+        edit_in_place(data / "runs" / "run=a" / "hands" / "part-00001.parquet", 0x55)
 
         def damaged() -> Any:
             code, hh, b = _get(s.port, "/stats?run=a", {"If-None-Match": tag})

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from edit_helpers import edit_in_place
 
 from paohuzi.cli.main import main
 from replay.store import scan as scan_mod
@@ -70,12 +71,7 @@ def test_an_unchanged_store_is_only_stated(data: Path, monkeypatch: pytest.Monke
 def test_an_edit_in_place_is_seen(data: Path) -> None:
     before = scan_store(data)
     shard = data / "runs" / "run=a" / "events" / "part-00001.parquet"
-    st = shard.stat()
-    raw = bytearray(shard.read_bytes())
-    raw[len(raw) // 3] ^= 0x21
-    with shard.open("r+b") as f:  # same size, same inode
-        f.write(bytes(raw))
-    os.utime(shard, ns=(st.st_atime_ns, st.st_mtime_ns))  # mtime restored: only ctime moves
+    edit_in_place(shard, 0x21, at=1 / 3)  # same size and inode, mtime restored: only ctime
     after = scan_store(data)
     assert after.signature != before.signature
     a = after.run("a")
@@ -150,13 +146,7 @@ def test_live_store_keeps_one_state_and_sees_every_change(data: Path) -> None:
         shutil.rmtree(data / "runs" / "run=c")  # removed: seen at once
         assert [r.name for r in live.state().runs] == ["a", "b"]
         kept = live.state()
-        shard = data / "runs" / "run=b" / "hands" / "part-00000.parquet"
-        st = shard.stat()
-        raw = bytearray(shard.read_bytes())
-        raw[len(raw) // 2] ^= 0x44
-        with shard.open("r+b") as f:
-            f.write(bytes(raw))
-        os.utime(shard, ns=(st.st_atime_ns, st.st_mtime_ns))
+        edit_in_place(data / "runs" / "run=b" / "hands" / "part-00000.parquet", 0x44)
         deadline = time.monotonic() + 30
         while live.state() is kept:  # the background recheck finds the edit in place
             assert time.monotonic() < deadline, "the edit in place was never seen"
