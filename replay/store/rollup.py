@@ -149,8 +149,9 @@ def refresh_rollup(run_path: Path, manifest: dict[str, Any]) -> None:
     summaries). Never raises for the rollup's sake: it is derived data."""
     cov = covered(manifest)
     old = manifest.get(ROLLUP_KEY)
-    sound = entry_problem(manifest) is None and isinstance(old, dict)
-    have = int(old["shards"]) if sound else 0
+    # the shards a sound entry covers (at least 1: entry_problem checks it), else 0
+    have = int(old["shards"]) if isinstance(old, dict) and entry_problem(manifest) is None else 0
+    sound = have > 0
     if sound and have == len(cov):
         return  # up to date
     running = manifest.get("status") == "running" and (sound or old is None)
