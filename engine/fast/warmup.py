@@ -35,10 +35,10 @@ class SessionSpec:
 
 
 def _entry_points() -> list[Any]:
-    from engine.fast import event_counts, facts, play, search, state, verify
+    from engine.fast import event_counts, facts, hu, play, search, state, verify
 
     return [play.sessions_kernel, play.play_kernel, state.new_state, state.legal_actions,
-            state.apply_checked, verify.verify_kernel, verify.replay_prefix,
+            state.apply_checked, hu.hu_eval, hu.hu_auto_tianhu, verify.verify_kernel, verify.replay_prefix,
             verify.expected_outcome, play.event_fields, search.determinize,
             search.evaluate_kernel, event_counts.count_events, facts.facts_kernel]  # fmt: skip
 
@@ -108,6 +108,22 @@ def warm_verify() -> None:
     search.determinize(rp, hp, st, 0, pyrandom.new_generator(1), out, 5)
 
 
+def warm_hu() -> None:
+    """Evaluate one hand and one dealt hand through the hand evaluator's Python entry points
+    (engine.fast.hu.evaluate, reading and hu_auto_tianhu: their int64 arguments are other
+    specializations than the play kernels' state arrays, each some seconds to compile)."""
+    import numpy as np
+
+    from engine.fast import hu
+
+    params = hu.rule_params(find_rules("hunan"))
+    counts = np.zeros(20, dtype=np.int64)
+    counts[:3] = 1
+    hu.evaluate(params, (), counts.tolist(), 3, 0)
+    hu.reading(hu.reading_params(find_rules("hunan")), (), counts.tolist(), 3, 0)
+    hu.hu_auto_tianhu(params, counts, np.zeros(hu.OUT_SIZE, dtype=np.int64))
+
+
 def warm_search() -> None:
     """Value the options of a first discard once (engine.fast.search.evaluate's kernel; the
     search policy inside the play loop compiles with sessions_kernel)."""
@@ -150,6 +166,7 @@ def warm_up(say: bool = True) -> float:
         warm_search()
         warm_event_counts()
         warm_facts()
+        warm_hu()
     return time.perf_counter() - start
 
 

@@ -67,7 +67,8 @@ def _joint_counts(n_a: int, n_b: int) -> dict[tuple[int, int, int, int], int]:
     """The number of deals of n_a cards to A and n_b to B, by (提 A, 坎 A, 提 B, 坎 B)."""
     if n_a < 0 or n_b < 0 or n_a + n_b > DECK_SIZE:
         raise ValueError(f"cannot deal {n_a} and {n_b} cards from {DECK_SIZE}")
-    powers = _plain_powers(n_a, n_b)
+    # one table for every deal of the game (truncating a larger one drops no needed term)
+    powers = _plain_powers(max(n_a, n_b, DEALER_CARDS), max(n_a, n_b, DEALER_CARDS))
     out: dict[tuple[int, int, int, int], int] = {}
     for ta in range(n_a // 4 + 1):
         for ka in range((n_a - 4 * ta) // 3 + 1):

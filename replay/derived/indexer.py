@@ -55,11 +55,10 @@ def index_derived(
         ManifestWriter,
         RunLock,
         read_manifest,
-        write_manifest,
     )
-    from replay.store.rollup import ROLLUP_KEY
-    from replay.store.scan import rollup_due
+    from replay.store.rollup import covered, rebuild_rollup
     from replay.store.runs import Run
+    from replay.store.scan import check_rollup
 
     run_path = Path(run_path)
     with RunLock(run_path):
@@ -99,9 +98,9 @@ def index_derived(
                     progress(n, len(todo))
         finally:
             writer.flush()  # what was made stays listed, also when interrupted
-        if rollup_due(run_path, manifest, cache):  # missing, stale or damaged: made again
-            manifest.pop(ROLLUP_KEY, None)  # from the summaries, not from a damaged rollup
-            write_manifest(run_path, manifest)
+        _, shards, problem = check_rollup(run_path, manifest, cache)
+        if problem is not None or shards != len(covered(manifest)):
+            rebuild_rollup(run_path, manifest, damaged=problem is not None)
         return {k: (made[k], len(run.shards) - made[k]) for k in kinds}
 
 

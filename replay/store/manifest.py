@@ -209,14 +209,15 @@ def read_manifest_digest(run_path: Path) -> tuple[dict[str, Any], str]:
     return doc, hashlib.sha256(raw).hexdigest()
 
 
-def write_manifest(run_path: Path, manifest: dict[str, Any]) -> None:
+def write_manifest(run_path: Path, manifest: dict[str, Any], rollup: bool = True) -> None:
     """Write a run's manifest atomically, its rollup brought up to date first
-    (:func:`replay.store.rollup.refresh_rollup`; the rollup files it no longer lists
-    removed after)."""
+    (:func:`replay.store.rollup.refresh_rollup`; ``rollup=False``: as it is, for a rollup
+    being rebuilt in steps) and the rollup files it no longer lists removed after."""
     from replay.store.rollup import ROLLUP_KEY, prune, refresh_rollup
 
     before = manifest.get(ROLLUP_KEY)
-    refresh_rollup(Path(run_path), manifest)
+    if rollup:
+        refresh_rollup(Path(run_path), manifest)
     write_json(Path(run_path) / MANIFEST_NAME, manifest)
     prune(Path(run_path), manifest, before)
 

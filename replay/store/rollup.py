@@ -23,7 +23,7 @@ run is being written, only every :data:`RUNNING_STEP` shards or more): from the 
 had and the summaries of the shards since, so the work of a run's rollups is linear in its
 shards. A rollup missing, stale (another summary since) or damaged is not
 used: the run's figures come from its shards' summaries, with a one-line note, and the next
-``paohuzi index`` writes it again. ``paohuzi verify`` recomputes it from the summaries.
+``paohuzi index`` writes it again, resumably (:func:`rebuild_rollup`). ``paohuzi verify`` recomputes it from the summaries.
 """
 
 from __future__ import annotations
@@ -146,7 +146,8 @@ def refresh_rollup(run_path: Path, manifest: dict[str, Any]) -> None:
     a new rollup file when more shards can be covered than it covers, from the rollup it
     had (when sound) and the summaries of the shards after it; the entry dropped when no
     shard can be covered or the files cannot be read (the figures then come from the
-    summaries). Never raises for the rollup's sake: it is derived data."""
+    summaries). Never raises for the rollup's sake: it is derived data. ``paohuzi index``
+    rebuilds a rollup in steps instead (:func:`rebuild_rollup`)."""
     cov = covered(manifest)
     old = manifest.get(ROLLUP_KEY)
     # the shards a sound entry covers (at least 1: entry_problem checks it), else 0
@@ -165,6 +166,37 @@ def refresh_rollup(run_path: Path, manifest: dict[str, Any]) -> None:
     except (OSError, ValueError, KeyError, TypeError, pa.ArrowException):
         return
     manifest[ROLLUP_KEY] = entry
+
+
+#: A rollup rebuilt by ``paohuzi index`` is written, and listed in the manifest, every this
+#: many shards: an interrupted rebuild resumes from the last one (:func:`rebuild_rollup`).
+CHECKPOINT = 4096
+
+
+def rebuild_rollup(run_path: Path, manifest: dict[str, Any], damaged: bool) -> None:
+    """Bring the rollup of the run at ``run_path`` up to date for ``paohuzi index`` (run lock
+    held; ``damaged``: its listed file failed its checks): from a sound entry when there is
+    one, else from the first shard's summary, in steps of :data:`CHECKPOINT` shards, each
+    step's rollup written and listed in the manifest before the next, so a killed rebuild
+    of a 10⁸-hand run starts again from its last step, not from its first shard. Raises as
+    reading a summary does; the manifest then lists the last step's rollup, which readers
+    use for the shards it covers."""
+    from replay.store.manifest import write_manifest
+
+    run_path = Path(run_path)
+    cov = covered(manifest)
+    changed = False
+    if ROLLUP_KEY in manifest and (damaged or entry_problem(manifest) is not None):
+        manifest.pop(ROLLUP_KEY)  # from the summaries, never from a damaged or stale rollup
+        changed = True
+    have = int(manifest[ROLLUP_KEY]["shards"]) if ROLLUP_KEY in manifest else 0
+    while have < len(cov):
+        upto = min(len(cov), have + CHECKPOINT)
+        manifest[ROLLUP_KEY] = _write(run_path, cov[:upto], manifest.get(ROLLUP_KEY))
+        write_manifest(run_path, manifest, rollup=False)
+        have, changed = upto, False
+    if changed:
+        write_manifest(run_path, manifest, rollup=False)
 
 
 def _listed_table(run_path: Path, entry: dict[str, Any]) -> pa.Table | None:

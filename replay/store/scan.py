@@ -627,19 +627,6 @@ def check_rollup(
     return [("rollup", path)], int(entry["shards"]), None
 
 
-def rollup_due(run_path: Path, manifest: dict[str, Any], cache: ChecksumCache) -> bool:
-    """Whether the run's rollup should be written again: more shards can be covered than it
-    covers, or it is stale, or its file does not pass the checks of a listed file.
-    ``paohuzi index`` then writes the manifest, which writes the rollup."""
-    from replay.store.rollup import ROLLUP_KEY, covered
-
-    cov = covered(manifest)
-    if not cov:
-        return ROLLUP_KEY in manifest
-    files, shards, problem = check_rollup(Path(run_path), manifest, cache)
-    return problem is not None or not files or shards != len(cov)
-
-
 def summary_warning(name: str, problem: str) -> str:
     """The one line a reader warns with when run ``name``'s summaries cannot be used."""
     return (

@@ -250,3 +250,43 @@ def test_a_run_being_written_rolls_up_every_few_shards(data: Path) -> None:
     m["status"], m["shards"] = "complete", shards
     write_manifest(run, m)
     assert read_manifest(run)[ROLLUP_KEY]["shards"] == len(shards)
+
+
+def test_index_rebuilds_a_rollup_in_steps_and_resumes_after_a_kill(
+    data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``paohuzi index`` rebuilds a missing rollup CHECKPOINT shards at a time, each step
+    listed in the manifest: killed during the rebuild, it leaves a usable rollup of the
+    shards so far, and the next index goes on from there (never from the first shard);
+    the result has the bytes of a rollup made at once."""
+    from replay.store import rollup
+
+    run = _run(data, "a")
+    m = read_manifest(run)
+    whole = m[ROLLUP_KEY]["sha256"]
+    want, _ = _stats(data)
+    m.pop(ROLLUP_KEY)
+    write_manifest(run, m, rollup=False)
+    monkeypatch.setattr(rollup, "CHECKPOINT", 2)
+    real, starts, kill = rollup._write, [], [3]
+
+    def step(path: Path, cov: list, old: object) -> dict:
+        starts.append(old["shards"] if isinstance(old, dict) else 0)
+        if len(starts) in kill:
+            raise KeyboardInterrupt  # as a Ctrl-C during the third step
+        return real(path, cov, old)
+
+    monkeypatch.setattr(rollup, "_write", step)
+    code, _, _ = _cli("index", "--data", str(data), "-q")
+    assert code != 0 and starts == [0, 2, 4]
+    assert read_manifest(run)[ROLLUP_KEY]["shards"] == 4  # the last step's, listed
+    info = scan_store(data).run("a")
+    assert info is not None and info.rollup_shards == 4 and info.rollup_problem is None
+    assert _stats(data)[0] == want  # the rollup of 4 shards and the 5th summary
+    starts.clear()
+    kill.clear()
+    code, out, err = _cli("index", "--data", str(data), "-q")
+    assert code == 0, out + err
+    assert starts == [4]  # on from the listed step
+    entry = read_manifest(run)[ROLLUP_KEY]
+    assert entry["shards"] == 5 and entry["sha256"] == whole
