@@ -440,7 +440,11 @@ class ChecksumCache:
 
 class Uncached:
     """The facts :class:`ChecksumCache` remembers, read from the file every time: what
-    ``paohuzi verify``, the deep check, trusts."""
+    ``paohuzi verify``, the deep check, trusts (and a check of a shard or two, cheaper than
+    loading a big store's cache)."""
+
+    def __init__(self) -> None:
+        self.dirs: dict[str, str] = {}  # resolved run folders, as ChecksumCache.dirs
 
     def sha256(self, path: Path | str, st: os.stat_result) -> str:
         return file_sha256(path)
@@ -449,6 +453,11 @@ class Uncached:
         self, path: Path | str, st: os.stat_result, hand_ids: bool
     ) -> tuple[int, tuple[int, int] | None]:
         return read_footer(path, hand_ids)
+
+    def summary_hands(self, path: Path | str, st: os.stat_result) -> int:
+        from replay.store.summary_schema import summary_hands
+
+        return summary_hands(path)
 
 
 def read_footer(path: Path | str, hand_ids: bool) -> tuple[int, tuple[int, int] | None]:
@@ -510,7 +519,7 @@ def _hand_id_range(md: Any, path: Path | str) -> tuple[int, int] | None:
 
 
 def check_shard(
-    run_path: Path, shard: dict[str, Any], cache: ChecksumCache
+    run_path: Path, shard: dict[str, Any], cache: ChecksumCache | Uncached
 ) -> list[tuple[str, str]]:
     """Check one finished shard against its manifest entry, cheaply (footer and file only):
     both files inside the run folder and present, with the listed size, row count and
@@ -639,7 +648,7 @@ def summary_warning(name: str, problem: str) -> str:
 def check_file(
     run_path: Path,
     entry: Any,
-    cache: ChecksumCache,
+    cache: ChecksumCache | Uncached,
     rows: int | None = None,
     hands: tuple[int, int, bool] | None = None,
     what: str = "shard file",
