@@ -195,6 +195,7 @@ def _copy_shard(task: tuple[int, int, int, int]) -> dict[str, Any]:
     offset = first - shard["first_hand"]
     copy_k = offset // period["hands"]
     files, events = {}, 0
+    vouch: list[tuple[str, tuple[int, int] | None]] = []  # (file, hand-id range) written
     for name, t in _source_tables(pos).items():
         if name == "hands":
             t = t.slice(0, n)
@@ -208,6 +209,8 @@ def _copy_shard(task: tuple[int, int, int, int]) -> dict[str, Any]:
             f = t.schema.field(i)
             t = t.set_column(i, f, pc.add(t[col], pa.scalar(by, pa.int64())).cast(f.type))
         files[name] = store.write_shard_file(_WORKER["dst"], t, name, index)
+        ids = pc.min_max(t["hand_id"]).as_py() if t.num_rows else None
+        vouch.append((files[name]["path"], ids and (int(ids["min"]), int(ids["max"]))))
         if name == "events":
             events = t.num_rows
     if n == shard["hands"]:
@@ -219,6 +222,7 @@ def _copy_shard(task: tuple[int, int, int, int]) -> dict[str, Any]:
         "hands": n,
         "events": events,
         "files": files,
+        VOUCH: vouch,
     }
 
 
@@ -358,8 +362,12 @@ def replicate_parallel(
             _period(source),
             granule(hands) if derived else 0,
         )
+        from replay.store.scan import ChecksumCache
+
+        cache = ChecksumCache(dst_root)
         with ctx.Pool(workers, _worker_init, init) as pool:
             for k, entry in enumerate(pool.imap_unordered(_copy_shard, tasks, chunksize=4), 1):
+                _vouch(cache, run_path, entry)
                 done[entry["index"]] = entry
                 written += entry["hands"]
                 journal.write(json.dumps(entry) + "\n")
@@ -372,6 +380,7 @@ def replicate_parallel(
                         flush=True,
                     )
         journal.close()
+        cache.save()
         shards = [done[i] for i in sorted(done)]
         manifest = copy.deepcopy(source.manifest)
         manifest["run"], manifest["shards"] = dst, shards
@@ -392,6 +401,21 @@ def replicate_parallel(
         store.write_manifest(run_path, manifest)
         (run_path / JOURNAL).unlink()
     return len(tasks), written
+
+
+#: A copied shard's entry key (taken out before it is journalled) of the files its worker
+#: wrote and their hand-id ranges.
+VOUCH = "_vouch"
+
+
+def _vouch(cache: Any, run_path: Path, entry: dict[str, Any]) -> None:
+    """Remember in the store's checksum cache what the worker knows of the shard files it
+    wrote (SHA-256, rows, hand ids: :meth:`~replay.store.scan.ChecksumCache.vouch`), so the
+    first reader of the big store does not read its 17 GB back to hash them."""
+    by_path = {f["path"]: f for f in entry["files"].values()}
+    for rel, ids in entry.pop(VOUCH):
+        f = by_path[rel]
+        cache.vouch(run_path / rel, f["sha256"], int(f["rows"]), ids and (ids[0], ids[1]))
 
 
 def _read_journal(run_path: Path, header: dict[str, Any]) -> dict[int, dict[str, Any]]:
