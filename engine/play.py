@@ -52,6 +52,12 @@ def seat_seeds(seed: int, n_seats: int) -> list[int]:
     return derive_seeds(seed, "policy", range(n_seats))
 
 
+def play_state(state: State, policies: Sequence[Policy], seed: int) -> Iterator[Step]:
+    """:func:`play_hand` from ``state`` (a new hand's initial state, which the caller keeps:
+    ``paohuzi play`` shows it to the person at each of their decisions)."""
+    return _play(state, policies, seed)
+
+
 def _play(state: State, policies: Sequence[Policy], seed: int) -> Iterator[Step]:
     rngs = [random.Random(s) for s in seat_seeds(seed, len(policies))]
     while state.outcome is None:

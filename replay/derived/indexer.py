@@ -55,6 +55,7 @@ def index_derived(
         ManifestWriter,
         RunLock,
         read_manifest,
+        write_manifest,
     )
     from replay.store.rollup import covered, rebuild_rollup
     from replay.store.runs import Run
@@ -100,7 +101,12 @@ def index_derived(
             writer.flush()  # what was made stays listed, also when interrupted
         _, shards, problem = check_rollup(run_path, manifest, cache)
         if problem is not None or shards != len(covered(manifest)):
-            rebuild_rollup(run_path, manifest, damaged=problem is not None)
+            rebuild_rollup(
+                run_path,
+                manifest,
+                damaged=problem is not None,
+                write=lambda m: write_manifest(run_path, m, rollup=False),
+            )
         return {k: (made[k], len(run.shards) - made[k]) for k in kinds}
 
 

@@ -32,6 +32,7 @@ import contextlib
 import hashlib
 import io
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -173,16 +174,20 @@ def refresh_rollup(run_path: Path, manifest: dict[str, Any]) -> None:
 CHECKPOINT = 4096
 
 
-def rebuild_rollup(run_path: Path, manifest: dict[str, Any], damaged: bool) -> None:
+def rebuild_rollup(
+    run_path: Path,
+    manifest: dict[str, Any],
+    damaged: bool,
+    write: Callable[[dict[str, Any]], None],
+) -> None:
     """Bring the rollup of the run at ``run_path`` up to date for ``paohuzi index`` (run lock
-    held; ``damaged``: its listed file failed its checks): from a sound entry when there is
-    one, else from the first shard's summary, in steps of :data:`CHECKPOINT` shards, each
+    held; ``damaged``: its listed file failed its checks; ``write``: writes the manifest as it
+    is, :func:`~replay.store.manifest.write_manifest` with ``rollup=False``): from a sound
+    entry when there is one, else from the first shard's summary, in steps of :data:`CHECKPOINT` shards, each
     step's rollup written and listed in the manifest before the next, so a killed rebuild
     of a 10⁸-hand run starts again from its last step, not from its first shard. Raises as
     reading a summary does; the manifest then lists the last step's rollup, which readers
     use for the shards it covers."""
-    from replay.store.manifest import write_manifest
-
     run_path = Path(run_path)
     cov = covered(manifest)
     changed = False
@@ -193,10 +198,10 @@ def rebuild_rollup(run_path: Path, manifest: dict[str, Any], damaged: bool) -> N
     while have < len(cov):
         upto = min(len(cov), have + CHECKPOINT)
         manifest[ROLLUP_KEY] = _write(run_path, cov[:upto], manifest.get(ROLLUP_KEY))
-        write_manifest(run_path, manifest, rollup=False)
+        write(manifest)
         have, changed = upto, False
     if changed:
-        write_manifest(run_path, manifest, rollup=False)
+        write(manifest)
 
 
 def _listed_table(run_path: Path, entry: dict[str, Any]) -> pa.Table | None:

@@ -1,0 +1,233 @@
+"""``paohuzi play``: a hand against the bots in the terminal, recorded as it is played
+(:mod:`replay.play.table`)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from paohuzi.cli.errors import input_error
+from replay.store.layout import data_option
+
+DEFAULT_OPPONENTS = "heuristic"
+
+
+class _Stopped(Exception):
+    """End of input or Ctrl-C at a decision: the hand so far is on disk."""
+
+
+def _read_line(prompt: str) -> str:
+    click.echo(prompt, nl=False)
+    line = sys.stdin.readline()
+    if not line:
+        raise _Stopped
+    if not sys.stdin.isatty():
+        click.echo(line.rstrip("\n"))  # a script's move shown as typed
+    return line.strip()
+
+
+def _options(legal: Sequence[int]) -> list[str]:
+    from engine.actions import action_str
+
+    return [f"  {i}. {action_str(a)}" for i, a in enumerate(legal, 1)]
+
+
+def choose(text: str, legal: Sequence[int]) -> tuple[int | None, str | None]:
+    """The action a line names: an option's number (from 1) or its notation
+    (:func:`replay.replayer.replay_file.parse_action_text`); else (None, why)."""
+    from engine.errors import InvalidNotation
+    from replay.replayer.replay_file import parse_action_text
+
+    if not text:
+        return None, "type an option's number or its notation"
+    if text.isdigit():
+        k = int(text)
+        if 1 <= k <= len(legal):
+            return legal[k - 1], None
+        return None, f"no option {k}: choose 1–{len(legal)}"
+    try:
+        action = parse_action_text(text)
+    except InvalidNotation as e:
+        return None, f"not a move: {e}"
+    if action not in legal:
+        return None, f"{text!r} is not one of your options now"
+    return action, None
+
+
+class Screen:
+    """What the terminal shows: the person's view at each decision, the bots' moves one by
+    one (``speed`` seconds apart), the end of the hand."""
+
+    def __init__(self, color: bool, speed: float) -> None:
+        self.color, self.speed = color, speed
+
+    def show(self, state: Any, seat: int | None) -> None:
+        from replay.replayer.render_text import render_text, to_terminal
+        from replay.replayer.views import state_view
+
+        click.echo(to_terminal(render_text(state_view(state, seat)), self.color))
+
+    def ask(self, state: Any, seat: int, legal: Sequence[int]) -> int:
+        click.echo("")
+        self.show(state, seat)
+        click.echo("your options:")
+        click.echo("\n".join(_options(legal)))
+        while True:
+            action, why = choose(_read_line("your move> "), legal)
+            if action is not None:
+                return action
+            click.echo(f"  {why}; your options:")
+            click.echo("\n".join(_options(legal)))
+
+    def step(self, step: Any, names: Sequence[str], human: int) -> None:
+        from engine.actions import action_str
+
+        who = "you" if step.seat == human else f"seat {step.seat} ({names[step.seat]})"
+        forced = " (forced)" if step.forced else ""
+        click.echo(f"{who}: {action_str(step.action)}{forced}")
+        if step.seat != human and self.speed > 0:
+            time.sleep(self.speed)
+
+
+@click.command(short_help="Play a hand against the bots, recorded as it is played.")
+@data_option
+@click.option("--rules", "preset", default="hunan", show_default=True, help="Rule preset.")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Rule override.")
+@click.option("--seat", type=int, default=0, show_default=True, help="Your seat (0 deals).")
+@click.option(
+    "--opponents",
+    default=DEFAULT_OPPONENTS,
+    show_default=True,
+    help="The bots, in seat order after yours (one name: every bot).",
+)
+@click.option("--seed", type=int, default=None, help="The deal's seed (default: a new one).")
+@click.option("--daily", is_flag=True, help="The deal of the day (UTC): the same for everyone.")
+@click.option("--run", default="play", show_default=True, help="The run the hand goes into.")
+@click.option("--name", default="player", show_default=True, help="Your name in the log.")
+@click.option("--resume", is_flag=True, help="Go on with the last hand left unfinished.")
+@click.option(
+    "--speed",
+    type=float,
+    default=None,
+    help="Seconds between the bots' moves (default 0.6 in a terminal, 0 otherwise).",
+)
+@click.option("--color/--no-color", default=None, help="Red cards in red (default: a terminal).")
+def play(
+    data: Path,
+    preset: str,
+    sets: tuple[str, ...],
+    seat: int,
+    opponents: str,
+    seed: int | None,
+    daily: bool,
+    run: str,
+    name: str,
+    resume: bool,
+    speed: float | None,
+    color: bool | None,
+) -> None:
+    """Play a hand of 跑胡子 against the bots. Your moves: an option's number or its
+    notation, one per line (from a script too). Every decision is on disk as you make it:
+    end of input or Ctrl-C stops (exit 130) and `--resume` goes on. The finished hand is
+    verified and stored in RUN (default `play`), for stats, replay, review and export."""
+    from engine.errors import PaohuziError
+    from paohuzi.cli.replay import use_color
+    from replay.play.table import Journal, TableError, open_tables, record
+
+    screen = Screen(
+        use_color(color), speed if speed is not None else (0.6 if sys.stdin.isatty() else 0.0)
+    )
+    try:
+        if resume:
+            tables = open_tables(data)
+            if not tables:
+                raise input_error(f"no unfinished hand in {data} to resume")
+            journal = Journal.open(tables[-1])
+            click.echo(f"resuming table {journal.table} ({len(journal.decisions)} decision(s))")
+        else:
+            journal = Journal.create(
+                data, _deal(preset, sets, seat, opponents, seed, daily, run, name)
+            )
+    except (PaohuziError, ValueError) as e:
+        raise input_error(e) from None
+    deal = journal.deal
+    try:
+        final = _play(journal, screen)
+    except _Stopped:
+        click.echo(f"\nstopped; the hand is saved: paohuzi play --resume --data {data}")
+        sys.exit(130)
+    except TableError as e:
+        raise input_error(e) from None
+    click.echo("")
+    screen.show(final, None)
+    try:
+        result = record(data, journal, final)
+    except (PaohuziError, OSError) as e:
+        raise input_error(f"{e} (the table {journal.path} is kept)") from None
+    click.echo(
+        f"stored as run {result.run} hand {result.hand_ids[0]} ({deal.player}, seat {deal.human})"
+    )
+
+
+def _deal(
+    preset: str,
+    sets: tuple[str, ...],
+    seat: int,
+    opponents: str,
+    seed: int | None,
+    daily: bool,
+    run: str,
+    name: str,
+) -> Any:
+    """The deal the options ask for (every bot loaded: an unknown one fails before anything
+    is written)."""
+    import secrets
+
+    from engine.errors import InvalidNotation
+    from engine.rules import find_rules
+    from replay.play.table import HUMAN_PREFIX, Deal, check_player_name, daily_seed, today
+    from replay.store.layout import check_run_name
+
+    players = find_rules(preset).with_overrides(list(sets)).players
+    if not 0 <= seat < players:
+        raise InvalidNotation(f"--seat {seat}: the seats are 0–{players - 1}")
+    if daily and seed is not None:
+        raise InvalidNotation("--daily and --seed: choose one")
+    bots = [b.strip() for b in opponents.split(",") if b.strip()] or [DEFAULT_OPPONENTS]
+    if len(bots) == 1:
+        bots *= players - 1
+    if len(bots) != players - 1:
+        raise InvalidNotation(f"--opponents: {len(bots)} bots for {players - 1} seats")
+    seats = [*bots[:seat], HUMAN_PREFIX + check_player_name(name), *bots[seat:]]
+    day = today().isoformat() if daily else None
+    if daily:
+        seed = daily_seed(today())
+    elif seed is None:
+        seed = secrets.randbelow(1 << 62)
+    deal = Deal.new(preset, sets, seat, seats, seed, check_run_name(run), day)
+    deal.bots()
+    return deal
+
+
+def _play(journal: Any, screen: Screen) -> Any:
+    from replay.play.table import play
+
+    deal = journal.deal
+    click.echo(
+        f"跑胡子 {deal.preset} · seed {deal.seed} · you are seat {deal.human} · "
+        + " · ".join(f"seat {i}: {s}" for i, s in enumerate(deal.seats) if i != deal.human)
+    )
+    final = None
+    try:
+        for step, live in play(journal, screen.ask):
+            if live:
+                screen.step(step, deal.seats, deal.human)
+            final = step.state
+    except KeyboardInterrupt:
+        raise _Stopped from None
+    return final

@@ -1,0 +1,1 @@
+"""Hands played by a person against the bots (``paohuzi play``): :mod:`replay.play.table`."""

@@ -1,0 +1,348 @@
+"""A hand played by a person against bots (``paohuzi play``): the deal, the journal that keeps
+every decision on disk as it is made, the play loop and the record of the finished hand.
+
+A table in play is one file, ``DATA/play/TABLE.jsonl`` (:data:`PLAY_DIR`): a header line (the
+rules, the deal's seed and dealer, every seat's policy — ``human:NAME`` for the person — and
+the run the hand goes into), then one line per decision of the person (its step in the hand
+and its action code), each written, flushed and fsynced before the hand goes on. The bots
+play as in ``simulate`` (:func:`engine.play.play_hand`: each seat's generator derived from the
+seed), so the journal's decisions replay the whole hand up to where it stopped: a killed
+session loses at most the decision it was asking for, and ``--resume`` goes on from there.
+
+A finished hand is written as a replay file (:func:`replay.replayer.replay_file.to_json`) and
+brought in like any other (:func:`replay.replayer.importing.import_hands`: verified by the
+rules, into a run of imported hands under its lock, so two players writing into one run take
+turns); the table's file is removed once the hand is stored.
+
+>>> deal = Deal.new("hunan", (), 0, ("human:ann", "heuristic", "greedy"), seed=7)
+>>> deal.human, deal.players
+(0, 3)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import json
+import os
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.deck import derive_seed, shuffle_deck
+from engine.errors import InvalidNotation, PaohuziError
+from engine.play import Step, play_state
+from engine.policies import load_policy
+from engine.policy import Policy
+from engine.rules import RuleSet, find_rules
+from engine.state import Game, State
+
+#: The folder of the tables in play, in the store's folder (not a run: nothing reads it but
+#: ``paohuzi play``).
+PLAY_DIR = "play"
+PLAY_FORMAT = "paohuzi-play"
+PLAY_VERSION = 1
+#: The default run of played hands.
+DEFAULT_RUN = "play"
+#: The seed of the deal of the day is derived from this and the UTC date.
+DAILY_SEED = 20261205
+#: The largest table file read (a hand has well under 200 decisions).
+MAX_TABLE_BYTES = 1 << 20
+HUMAN_PREFIX = "human:"
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}\Z")
+
+
+class TableError(PaohuziError):
+    """A table file that cannot be resumed, or a deal that cannot be played."""
+
+
+def check_player_name(name: str) -> str:
+    if not _NAME_RE.match(name):
+        raise InvalidNotation(
+            f"player name {name!r}: letters, digits, '.', '_' or '-', at most 40, starting with"
+            " a letter or digit"
+        )
+    return name
+
+
+def daily_seed(day: _dt.date) -> int:
+    """The seed of the deal of ``day`` (UTC): the same cards for everyone that day."""
+    return derive_seed(DAILY_SEED, "daily", day.isoformat())
+
+
+def today() -> _dt.date:
+    return _dt.datetime.now(_dt.UTC).date()
+
+
+@dataclass(frozen=True)
+class Deal:
+    """What a table plays: rules (preset and ``--set`` items), the deck's seed, the dealer,
+    each seat's policy spec (the person's ``human:NAME``), the run it goes into, the day of
+    a deal of the day."""
+
+    preset: str
+    sets: tuple[str, ...]
+    seed: int
+    dealer: int
+    seats: tuple[str, ...]
+    run: str = DEFAULT_RUN
+    daily: str | None = None
+    rules: RuleSet = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        rules = find_rules(self.preset).with_overrides(list(self.sets))
+        object.__setattr__(self, "rules", rules)
+        if len(self.seats) != rules.players:
+            raise InvalidNotation(f"{len(self.seats)} seats for {rules.players} players")
+        humans = [s for s in self.seats if s.startswith(HUMAN_PREFIX)]
+        if len(humans) != 1:
+            raise InvalidNotation("exactly one seat is the person's (human:NAME)")
+        check_player_name(humans[0].removeprefix(HUMAN_PREFIX))
+        if not 0 <= self.dealer < rules.players:
+            raise InvalidNotation(f"dealer {self.dealer} out of range")
+        if rules.players == 4 and self.human == (self.dealer + 2) % 4:
+            raise InvalidNotation(
+                f"seat {self.human} sits out this hand (坐醒, the dealer's opposite): choose another"
+            )
+
+    @classmethod
+    def new(
+        cls,
+        preset: str,
+        sets: Sequence[str],
+        seat: int,
+        seats: Sequence[str],
+        seed: int,
+        run: str = DEFAULT_RUN,
+        daily: str | None = None,
+    ) -> Deal:
+        """A deal of ``seed``; ``seats`` every seat's spec in seat order; the dealer is seat 0
+        (``seat``: only checked to be the person's)."""
+        deal = cls(preset, tuple(sets), seed, 0, tuple(seats), run, daily)
+        if deal.human != seat:
+            raise InvalidNotation(f"seat {seat} is not the person's")
+        return deal
+
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+    @property
+    def human(self) -> int:
+        return next(i for i, s in enumerate(self.seats) if s.startswith(HUMAN_PREFIX))
+
+    @property
+    def player(self) -> str:
+        return self.seats[self.human].removeprefix(HUMAN_PREFIX)
+
+    @property
+    def deck(self) -> tuple[int, ...]:
+        return shuffle_deck(self.seed)
+
+    def bots(self) -> list[Policy | None]:
+        """Every seat's policy, None for the person's (an unknown spec raises
+        :class:`InvalidNotation` before anything is written)."""
+        return [None if i == self.human else load_policy(s) for i, s in enumerate(self.seats)]
+
+    def header(self) -> dict[str, Any]:
+        return {
+            "format": PLAY_FORMAT,
+            "version": PLAY_VERSION,
+            "rules": {"preset": self.preset, "set": list(self.sets)},
+            "seed": self.seed,
+            "dealer": self.dealer,
+            "seats": list(self.seats),
+            "run": self.run,
+            "daily": self.daily,
+        }
+
+    @classmethod
+    def from_header(cls, doc: Any, where: str) -> Deal:
+        try:
+            if doc.get("format") != PLAY_FORMAT or doc.get("version") != PLAY_VERSION:
+                raise TableError(f"{where} is not a paohuzi table (version {PLAY_VERSION})")
+            rules = doc["rules"]
+            return cls(
+                str(rules["preset"]),
+                tuple(str(s) for s in rules["set"]),
+                int(doc["seed"]),
+                int(doc["dealer"]),
+                tuple(str(s) for s in doc["seats"]),
+                str(doc["run"]),
+                None if doc.get("daily") is None else str(doc["daily"]),
+            )
+        except TableError:
+            raise
+        except (AttributeError, KeyError, TypeError, ValueError, PaohuziError) as e:
+            raise TableError(f"{where}: not a table's header ({e})") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# The journal
+# ---------------------------------------------------------------------------------------------
+
+
+def play_dir(root: str | Path) -> Path:
+    return Path(root) / PLAY_DIR
+
+
+class Journal:
+    """A table's file: the header, then the person's decisions ``(step, action)``, each on
+    disk (fsynced) before the hand goes on."""
+
+    def __init__(self, path: Path, deal: Deal, decisions: list[tuple[int, int]]) -> None:
+        self.path, self.deal, self.decisions = path, deal, decisions
+
+    @property
+    def table(self) -> str:
+        return self.path.stem
+
+    @classmethod
+    def create(cls, root: str | Path, deal: Deal) -> Journal:
+        folder = play_dir(root)
+        folder.mkdir(parents=True, exist_ok=True)
+        stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%S")
+        for k in range(1000):
+            path = folder / f"{stamp}-{deal.player}-{k}.jsonl"
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+            except FileExistsError:
+                continue
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(json.dumps(deal.header(), ensure_ascii=False) + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+            return cls(path, deal, [])
+        raise TableError(f"cannot name a new table in {folder}")
+
+    @classmethod
+    def open(cls, path: Path) -> Journal:
+        """A table's file read back; :class:`TableError` for one that is not a table's."""
+        try:
+            with open(path, "rb") as f:
+                raw = f.read(MAX_TABLE_BYTES + 1)
+        except OSError as e:
+            raise TableError(f"cannot read the table {path}: {e.strerror or e}") from None
+        if len(raw) > MAX_TABLE_BYTES:
+            raise TableError(f"{path}: larger than {MAX_TABLE_BYTES} bytes, not a table")
+        lines = raw.decode("utf-8", errors="replace").split("\n")
+        try:
+            head = json.loads(lines[0])
+        except ValueError:
+            raise TableError(f"{path}: not a table (its first line is not JSON)") from None
+        deal = Deal.from_header(head, str(path))
+        decisions = []
+        for i, line in enumerate(lines[1:], 2):
+            if not line.strip():
+                continue
+            try:
+                d = json.loads(line)
+                decisions.append((int(d["step"]), int(d["action"])))
+            except (ValueError, KeyError, TypeError):
+                if i == len(lines) or not any(x.strip() for x in lines[i:]):
+                    break  # the last line of a killed writer
+                raise TableError(f"{path}:{i}: not a decision") from None
+        return cls(path, deal, decisions)
+
+    def append(self, step: int, action: int) -> None:
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"step": step, "action": action}) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        self.decisions.append((step, action))
+
+    def remove(self) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+
+
+def open_tables(root: str | Path) -> list[Path]:
+    """The tables in play in the store at ``root``, the latest last."""
+    folder = play_dir(root)
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.glob("*.jsonl") if p.is_file() and not p.is_symlink())
+
+
+# ---------------------------------------------------------------------------------------------
+# Play
+# ---------------------------------------------------------------------------------------------
+
+#: Asks the person for a decision: (the state, the seat, the sorted legal actions) → action.
+Ask = Callable[[State, int, Sequence[int]], int]
+
+
+class _Person:
+    """The person's seat as a policy: the journal's decisions first (a resumed hand), then
+    ``ask``; each new decision is journalled before it is played."""
+
+    def __init__(self, journal: Journal, ask: Ask, state: Callable[[], State]) -> None:
+        self.name = journal.deal.seats[journal.deal.human]
+        self.journal, self.ask, self.state = journal, ask, state
+        self.replayed, self.to_replay = 0, len(journal.decisions)
+
+    def act(self, observation: Any, legal_actions: Sequence[int], rng: Any) -> int:
+        state = self.state()
+        step = len(state.history)
+        if self.replayed < self.to_replay:
+            at, action = self.journal.decisions[self.replayed]
+            if at != step or action not in legal_actions:
+                raise TableError(
+                    f"{self.journal.path}: decision {self.replayed + 1} (step {at}) does not"
+                    f" fit the hand at step {step}: the table cannot be resumed"
+                )
+            self.replayed += 1
+            return action
+        action = self.ask(state, observation.seat, legal_actions)
+        if action not in legal_actions:  # the asker's job; never journal an illegal move
+            raise TableError(f"action {action} is not one of the legal options")
+        self.journal.append(step, action)
+        return action
+
+
+def play(journal: Journal, ask: Ask) -> Iterator[tuple[Step, bool]]:
+    """Play the journal's hand from its start: every step, and whether it is played now
+    (``False``: it comes before the journal's last decision, a resumed hand's past). The
+    last step's state holds the outcome."""
+    deal = journal.deal
+    policies = deal.bots()
+    state = Game(deal.rules).new_initial_state(deal.deck, deal.dealer)
+    person = _Person(journal, ask, lambda: state)
+    last = journal.decisions[-1][0] if journal.decisions else -1
+    for step in play_state(state, [person if p is None else p for p in policies], deal.seed):
+        yield step, len(step.state.history) - 1 > last
+
+
+def record(root: str | Path, journal: Journal, state: State, lock_wait: float = 60.0) -> Any:
+    """Bring the finished hand of ``journal`` (its final ``state``) into its run, as a replay
+    file is brought in (verified by the rules, stored under the run's lock, waiting up to
+    ``lock_wait`` s for another writer); then remove the table's file. The
+    :class:`~replay.replayer.importing.ImportResult`; :class:`TableError` when the hand was
+    refused (the table's file is kept)."""
+    from replay.replayer.hand import HandLog
+    from replay.replayer.importing import import_hands, parse_item
+    from replay.replayer.replay_file import to_json
+
+    deal = journal.deal
+    if state.outcome is None:
+        raise TableError("the hand is not over")
+    log = HandLog.from_history(deal.rules, deal.deck, deal.dealer, state.history)
+    title = f"{deal.player} at table {journal.table} (seed {deal.seed})"
+    text = to_json(log, title=title, policies=list(deal.seats))
+    item = parse_item(text, journal.table)
+    result = import_hands(
+        root,
+        [item],
+        deal.run,
+        ["paohuzi", "play"],
+        allow_duplicate=True,  # two people may play a deal of the day alike
+        lock_wait=lock_wait,
+        origin="play",
+    )
+    verdict = result.verdicts[0]
+    if not verdict.accepted:
+        raise TableError(f"the hand was not stored: {verdict.error}")
+    journal.remove()
+    return result

@@ -1,0 +1,161 @@
+"""``paohuzi play`` (docs: README "Play"): whole hands from standard input, recorded,
+verified and in the statistics; a hand killed mid-way and resumed equals the hand played at
+once; bad moves refused with the options again; bad options one line, nothing written; two
+players into one run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from paohuzi.cli.main import main
+
+MOVES = "1\n" * 300  # the first option at every decision: always legal
+
+
+def _cli(*args: str, stdin: str = "") -> tuple[int, str, str]:
+    r = CliRunner().invoke(main, list(args), input=stdin)
+    return r.exit_code, r.stdout, r.stderr
+
+
+def _play(data: Path, *extra: str, stdin: str = MOVES) -> tuple[int, str, str]:
+    return _cli("play", "--data", str(data), "--seed", "21", "--name", "ann", *extra, stdin=stdin)
+
+
+def _exported(data: Path) -> dict:
+    code, out, err = _cli("export", "play", "0", "--data", str(data), "--format", "json", "-o", "-")
+    assert code == 0, out + err
+    doc = json.loads(out)
+    doc.pop("title"), doc.pop("source")
+    return doc
+
+
+def test_a_whole_hand_from_standard_input_is_stored_verified_and_counted(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    code, out, err = _play(data, "--opponents", "heuristic,greedy")
+    assert code == 0, out + err
+    assert "stored as run play hand 0 (ann, seat 0)" in out
+    assert "your options:" in out and "seat 1 (heuristic):" in out and "seat 2 (greedy):" in out
+    assert not list((data / "play").glob("*.jsonl"))  # the table is gone once stored
+    code, out, _ = _cli("verify", "--data", str(data))
+    assert code == 0 and "all good" in out, out
+    code, out, _ = _cli("stats", "play", "--data", str(data), "--json")
+    doc = json.loads(out)
+    assert doc["runs"][0]["hands"] == 1
+    assert "policy human:ann" in _cli("stats", "play", "--data", str(data))[1]
+    # the same deal and the same moves: the same hand
+    again = tmp_path / "again"
+    assert _play(again, "--opponents", "heuristic,greedy")[0] == 0
+    assert _exported(again) == _exported(data)
+
+
+def test_end_of_input_saves_the_hand_and_resume_finishes_it_alike(tmp_path: Path) -> None:
+    whole = tmp_path / "whole"
+    assert _play(whole)[0] == 0
+    cut = tmp_path / "cut"
+    code, out, _ = _play(cut, stdin="1\n" * 3)
+    assert code == 130 and "paohuzi play --resume" in out
+    (table,) = (cut / "play").glob("*.jsonl")
+    assert len(table.read_text().splitlines()) == 1 + 3
+    code, out, err = _cli("play", "--data", str(cut), "--resume", stdin=MOVES)
+    assert code == 0, out + err
+    assert "resuming table" in out and "stored as run play hand 0" in out
+    assert _exported(cut) == _exported(whole)
+    code, _, err = _cli("play", "--data", str(cut), "--resume")
+    assert code == 2 and err.startswith("Error: no unfinished hand")
+
+
+def test_a_killed_session_resumes(tmp_path: Path) -> None:
+    """SIGKILL while the bots think or the person is asked: at most that decision is lost."""
+    data = tmp_path / "data"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    cmd = [sys.executable, "-m", "paohuzi", "play", "--data", str(data), "--seed", "21",
+           "--name", "ann"]  # fmt: skip
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True)
+    assert p.stdin is not None and p.stdout is not None
+    moves = 0
+    for line in p.stdout:
+        if line.startswith("your options:"):
+            if moves == 4:
+                break
+            p.stdin.write("1\n")
+            p.stdin.flush()
+            moves += 1
+    time.sleep(0.2)
+    p.send_signal(signal.SIGKILL)
+    p.wait(30)
+    (table,) = (data / "play").glob("*.jsonl")
+    assert len(table.read_text().splitlines()) == 1 + 4
+    code, out, err = _cli("play", "--data", str(data), "--resume", stdin=MOVES)
+    assert code == 0, out + err
+    whole = tmp_path / "whole"
+    assert _play(whole)[0] == 0
+    assert _exported(data) == _exported(whole)
+
+
+def test_bad_moves_are_refused_with_the_options_again(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    code, out, err = _play(data, stdin="99\nxyz\n胡\n" + MOVES)
+    assert code == 0, out + err
+    assert "no option 99" in out
+    assert "not a move" in out
+    assert "'胡' is not one of your options now" in out  # no 天胡 in this deal
+    assert out.count("; your options:") == 3  # each refusal lists the options again
+
+
+def test_bad_options_are_one_line_and_write_nothing(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    for args, why in [
+        (("--opponents", "nosuchbot"), "unknown policy"),
+        (("--rules", "nosuch"), "nosuch"),
+        (("--seat", "5"), "--seat 5"),
+        (("--opponents", "greedy,greedy,greedy"), "3 bots for 2 seats"),
+        (("--daily",), "--daily and --seed"),
+        (("--name", "a b"), "player name"),
+        (("--run", "../x"), "../x"),
+    ]:
+        code, out, err = _play(data, *args)
+        assert code == 2 and err.startswith("Error: ") and err.count("\n") == 1, (args, err)
+        assert why in err, (args, err)
+        assert not data.exists(), args
+
+
+def test_two_players_into_one_run(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "paohuzi",
+                "play",
+                "--data",
+                str(data),
+                "--seed",
+                str(s),
+                "--name",
+                name,
+            ],  # fmt: skip
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for s, name in ((1, "ann"), (2, "bob"))
+    ]
+    for p in procs:
+        _, err = p.communicate(MOVES, timeout=120)
+        assert p.returncode == 0, err
+    code, out, _ = _cli("hands", "play", "--data", str(data), "--json")
+    assert code == 0, out
+    code, out, _ = _cli("verify", "--data", str(data))
+    assert code == 0 and "all good" in out, out
+    code, out, _ = _cli("stats", "play", "--data", str(data), "--json")
+    assert json.loads(out)["runs"][0]["hands"] == 2

@@ -1,0 +1,145 @@
+"""A hand played by a person (replay.play.table): journalled decision by decision, resumed
+from the journal, recorded as a verified imported hand; the person's view shows no hidden
+card."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.errors import InvalidNotation
+from replay.play.table import Deal, Journal, TableError, open_tables, play, record
+from replay.replayer.views import state_view
+
+SEATS = ("human:ann", "heuristic", "greedy")
+
+
+def _first(state: object, seat: int, legal: list[int]) -> int:
+    return legal[-1]
+
+
+def _finish(journal: Journal) -> object:
+    final = None
+    for step, _ in play(journal, _first):
+        final = step.state
+    return final
+
+
+def test_a_hand_is_journalled_then_stored_and_the_table_removed(tmp_path: Path) -> None:
+    deal = Deal.new("hunan", (), 0, SEATS, seed=7)
+    journal = Journal.create(tmp_path, deal)
+    final = _finish(journal)
+    lines = journal.path.read_text().splitlines()
+    assert json.loads(lines[0])["seats"] == list(SEATS) and len(lines) == 1 + len(journal.decisions)
+    result = record(tmp_path, journal, final)
+    assert result.run == "play" and result.hand_ids == [0]
+    assert not journal.path.exists() and open_tables(tmp_path) == []
+
+
+def test_a_resumed_hand_is_the_hand_played_at_once(tmp_path: Path) -> None:
+    deal = Deal.new("hunan", (), 0, SEATS, seed=11)
+    whole = Journal.create(tmp_path / "a", deal)
+    want = _finish(whole).history  # type: ignore[attr-defined]
+    cut = Journal.create(tmp_path / "b", deal)
+    asked = []
+
+    def stop_at_the_third(state: object, seat: int, legal: list[int]) -> int:
+        asked.append(1)
+        if len(asked) == 3:
+            raise KeyboardInterrupt
+        return legal[-1]
+
+    with pytest.raises(KeyboardInterrupt):
+        for _ in play(cut, stop_at_the_third):
+            pass
+    again = Journal.open(open_tables(tmp_path / "b")[-1])
+    assert again.decisions == whole.decisions[:2]
+    live = [fresh for _, fresh in play(again, _first)]
+    assert live[0] is False and live[-1] is True  # the past replayed, then played on
+    assert _finish(Journal.open(again.path)).history == want  # type: ignore[attr-defined]
+
+
+def test_a_journal_that_does_not_fit_is_refused(tmp_path: Path) -> None:
+    deal = Deal.new("hunan", (), 0, SEATS, seed=3)
+    j = Journal.create(tmp_path, deal)
+    j.append(0, 9999)
+    with pytest.raises(TableError, match="does not fit"):
+        _finish(Journal.open(j.path))
+    j.path.write_text("not json\n")
+    with pytest.raises(TableError, match="not a table"):
+        Journal.open(j.path)
+
+
+def test_a_killed_writer_s_last_line_is_dropped(tmp_path: Path) -> None:
+    j = Journal.create(tmp_path, Deal.new("hunan", (), 0, SEATS, seed=3))
+    with open(j.path, "a") as f:
+        f.write('{"step": 4, "act')
+    assert Journal.open(j.path).decisions == []
+
+
+@pytest.mark.parametrize(
+    "seats, why",
+    [
+        (("human:ann", "heuristic"), "2 seats for 3 players"),
+        (("human:ann", "human:bob", "greedy"), "exactly one seat"),
+        (("human:a b", "greedy", "greedy"), "player name"),
+        (("greedy", "greedy", "human:ann", "greedy"), "sits out"),
+    ],
+)
+def test_bad_deals_are_refused(seats: tuple[str, ...], why: str) -> None:
+    with pytest.raises(InvalidNotation, match=why):
+        Deal.new("hunan-4p" if len(seats) == 4 else "hunan", (), seats.index(next(
+            s for s in seats if s.startswith("human:"))), seats, seed=1)  # fmt: skip
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**40),
+    seat=st.integers(0, 3),
+    preset=st.sampled_from(["hunan", "hunan-4p"]),
+)
+def test_the_person_never_sees_a_hidden_card(seed: int, seat: int, preset: str) -> None:
+    """At every decision of the person's, their view (what the terminal and the Play page
+    show) is the same whatever the cards hidden from them: the other hands, the stock and a
+    card drawn face down."""
+    from engine.rules import find_rules
+
+    players = find_rules(preset).players
+    seat = seat % players
+    if players == 4 and seat == 2:  # the dealer's opposite sits out (坐醒)
+        seat = 3
+    seats = ["random"] * players
+    seats[seat] = "human:ann"
+    deal = Deal.new(preset, (), seat, tuple(seats), seed=seed)
+    rng = random.Random(seed)
+
+    def look(state: object, s: int, legal: list[int]) -> int:
+        view = state_view(state, s)  # type: ignore[arg-type]
+        assert "stock" not in view
+        for other in view["seats"]:
+            if other["seat"] != s:
+                assert set(other["hand"]) == {"hidden", "count"} and other["hand"]["hidden"]
+                assert all(g["hidden"] or g["kind"] != "wei" for g in other["melds"])
+                assert all(g["cards"] is None for g in other["melds"] if g["hidden"])
+        card = view["card"]
+        if card is not None and card["hidden"]:
+            assert card["card"] is None
+        return rng.choice(list(legal))
+
+    class Memory:
+        path = Path("/dev/null")
+        decisions: list[tuple[int, int]] = []
+
+        def __init__(self) -> None:
+            self.deal, self.decisions = deal, []
+
+        def append(self, step: int, action: int) -> None:
+            self.decisions.append((step, action))
+
+    for _ in play(Memory(), look):  # type: ignore[arg-type]
+        pass
