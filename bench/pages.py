@@ -187,7 +187,6 @@ def serve(data: Path, port: int, ack: Path) -> None:
     cmd, env = streamlit_command(data, port, "127.0.0.1")
     os.environ.update(env)
     import streamlit as st
-    from streamlit.web import cli
 
     def clear() -> None:
         st.cache_data.clear()
@@ -205,9 +204,10 @@ def serve(data: Path, port: int, ack: Path) -> None:
     script_runner.ScriptRunner._run_script = noted  # type: ignore[method-assign]
     # the handler runs on the event loop's thread: clear on another, never blocking it
     signal.signal(signal.SIGUSR1, lambda *_: threading.Thread(target=clear).start())
-    assert cmd[1:4] == ["-m", "streamlit", "run"], cmd
-    sys.argv = ["streamlit", *cmd[3:]]
-    cli.main(prog_name="streamlit")
+    assert cmd[1:4] == ["-m", "dashboard.server", "run"], cmd
+    from dashboard import server
+
+    server.main(cmd[3:])
 
 
 def _ran_at(ran: Path) -> float:

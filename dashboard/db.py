@@ -197,6 +197,15 @@ def connection() -> duckdb.DuckDBPyConnection:
     return _connection(st_.root, st_.signature)
 
 
+def warm() -> None:
+    """Check the store and prepare the pages' connection to it before the first page asks
+    (:mod:`dashboard.server` calls it in a thread as the server starts; the same caches the
+    pages use, under their locks). Whatever fails is left for the pages to say."""
+    with contextlib.suppress(Exception):
+        state = _remember(live_store(data_root()).state())
+        _connection(state.root, state.signature)
+
+
 def redact(text: str) -> str:
     """``text`` as a page shows it: paths in the store relative to it, the store by its
     label, the dashboard's private files and the home directory hidden

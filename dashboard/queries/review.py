@@ -7,6 +7,7 @@ from typing import Any
 
 import streamlit as st
 
+from dashboard import db
 from dashboard.queries.hands import hand_log
 from dashboard.services import review as svc
 from engine.judge import HandReview
@@ -14,8 +15,11 @@ from replay.store import open_store
 from replay.store.reviews import Key
 
 
-def _run(root: str, run: str) -> Any:
-    return open_store(root).run(run)
+def _run(root: str, sig: str, run: str) -> Any:
+    """The run as the scan of signature ``sig`` found it: its manifest without the shard
+    list (the reviews' entries and the parameters are all a review read needs; a 10⁸-hand
+    run's whole manifest is 23 MB to parse)."""
+    return open_store(root).run_head(db.state_at(sig), run)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -25,7 +29,7 @@ def stored_hand_review(
     """The stored review of ``seats`` of the hand, or None; and the warnings (a damaged
     review file named)."""
     warnings: list[str] = []
-    r = _run(root, run)
+    r = _run(root, sig, run)
     log = hand_log(root, sig, run, hand)
     review = svc.stored_review(r.path, r.manifest, log, seats, key, warnings.append)
     return review, tuple(warnings)
@@ -37,7 +41,7 @@ def stored_rates(root: str, sig: str, run: str) -> tuple[list[Any], tuple[str, .
     from replay.analysis.review_rates import stored_rates as rates
 
     warnings: list[str] = []
-    r = _run(root, run)
+    r = _run(root, sig, run)
     return rates(r.path, r.manifest, warnings.append), tuple(warnings)
 
 
@@ -46,5 +50,5 @@ def costliest_stored(root: str, sig: str, run: str, limit: int) -> list[dict[str
     """The costliest decisions of the run's stored reviews (replay.analysis.review_rates)."""
     from replay.analysis.review_rates import costliest_stored as top
 
-    r = _run(root, run)
+    r = _run(root, sig, run)
     return top(r.path, r.manifest, limit)

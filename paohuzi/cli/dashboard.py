@@ -24,7 +24,7 @@ def app_path() -> Path:
 def streamlit_command(
     data: Path, port: int, address: str, refresh: float | None = None
 ) -> tuple[list[str], dict[str, str]]:
-    """The ``streamlit run`` command line and its environment (the store in
+    """The ``streamlit run`` command line (through :mod:`dashboard.server`) and its environment (the store in
     ``$PAOHUZI_DATA``, the refresh interval in ``$PAOHUZI_REFRESH`` when given)."""
     from replay.store.snapshot import REFRESH_ENV
 
@@ -35,7 +35,7 @@ def streamlit_command(
     cmd = [
         sys.executable,
         "-m",
-        "streamlit",
+        "dashboard.server",  # streamlit run, the store warmed meanwhile
         "run",
         str(app_path()),
         "--server.headless=true",

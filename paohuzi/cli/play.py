@@ -31,10 +31,14 @@ def _read_line(prompt: str) -> str:
     return line.strip()
 
 
-def _options(legal: Sequence[int]) -> list[str]:
+def _options(legal: Sequence[int], per_line: int = 6) -> list[str]:
+    """The options numbered from 1, a few to a line."""
     from engine.actions import action_str
 
-    return [f"  {i}. {action_str(a)}" for i, a in enumerate(legal, 1)]
+    cells = [f"{i:>2}. {action_str(a):<9}" for i, a in enumerate(legal, 1)]
+    return [
+        "  " + "".join(cells[i : i + per_line]).rstrip() for i in range(0, len(cells), per_line)
+    ]
 
 
 def choose(text: str, legal: Sequence[int]) -> tuple[int | None, str | None]:
