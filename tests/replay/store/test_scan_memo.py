@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -44,11 +45,15 @@ def data(pristine: Path, tmp_path: Path) -> Path:
 
 
 def _count_manifest_reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The manifests the scans of this thread read from now on (another test's live store
+    may still be rechecking its own store in a thread of this worker)."""
     reads: list[Path] = []
     real = scan_mod.read_manifest_digest
+    me = threading.get_ident()
 
     def counting(path: Path) -> Any:
-        reads.append(path)
+        if threading.get_ident() == me:
+            reads.append(path)
         return real(path)
 
     monkeypatch.setattr(scan_mod, "read_manifest_digest", counting)
