@@ -120,20 +120,21 @@ class Screen:
     default=None,
     help="Seconds between the bots' moves (default 0.6 in a terminal, 0 otherwise).",
 )
+@click.option(
+    "--compare",
+    default=None,
+    metavar="BOTS",
+    help="After the hand, the same deal played by each of these bots in your seat (default"
+    " heuristic, heuristic@tuned-PRESET, search@64; 'none': not).",
+)
 @click.option("--color/--no-color", default=None, help="Red cards in red (default: a terminal).")
 def play(
     data: Path,
-    preset: str,
-    sets: tuple[str, ...],
-    seat: int,
-    opponents: str,
-    seed: int | None,
-    daily: bool,
-    run: str,
-    name: str,
     resume: bool,
     speed: float | None,
+    compare: str | None,
     color: bool | None,
+    **deal: Any,
 ) -> None:
     """Play a hand of 跑胡子 against the bots. Your moves: an option's number or its
     notation, one per line (from a script too). Every decision is on disk as you make it:
@@ -152,14 +153,13 @@ def play(
             if not tables:
                 raise input_error(f"no unfinished hand in {data} to resume")
             journal = Journal.open(tables[-1])
+            bots = _compare_bots(compare, journal.deal.preset)
             click.echo(f"resuming table {journal.table} ({len(journal.decisions)} decision(s))")
-        else:
-            journal = Journal.create(
-                data, _deal(preset, sets, seat, opponents, seed, daily, run, name)
-            )
+        else:  # every bot loaded before anything is written
+            bots = _compare_bots(compare, deal["preset"])
+            journal = Journal.create(data, _deal(**deal))
     except (PaohuziError, ValueError) as e:
         raise input_error(e) from None
-    deal = journal.deal
     try:
         final = _play(journal, screen)
     except _Stopped:
@@ -173,9 +173,12 @@ def play(
         result = record(data, journal, final)
     except (PaohuziError, OSError) as e:
         raise input_error(f"{e} (the table {journal.path} is kept)") from None
+    who = journal.deal
     click.echo(
-        f"stored as run {result.run} hand {result.hand_ids[0]} ({deal.player}, seat {deal.human})"
+        f"stored as run {result.run} hand {result.hand_ids[0]} ({who.player}, seat {who.human})"
     )
+    if bots:
+        _compare(who, final, bots)
 
 
 def _deal(
@@ -216,6 +219,30 @@ def _deal(
     deal = Deal.new(preset, sets, seat, seats, seed, check_run_name(run), day)
     deal.bots()
     return deal
+
+
+def _compare_bots(compare: str | None, preset: str) -> list[str]:
+    """The bots of ``--compare`` (each loaded: an unknown one fails before the hand)."""
+    from engine.policies import load_policy
+    from replay.play.table import compare_bots
+
+    if compare is not None and compare.strip().lower() == "none":
+        return []
+    bots = compare_bots(preset) if compare is None else [b.strip() for b in compare.split(",")]
+    bots = [b for b in bots if b]
+    for b in bots:
+        load_policy(b)
+    return bots
+
+
+def _compare(deal: Any, final: Any, bots: list[str]) -> None:
+    """The person's score beside each bot's on the same deal."""
+    from replay.play.table import duplicate_scores
+
+    cells = [f"you {int(final.outcome.deltas[deal.human]):+d}"]
+    for bot, score in duplicate_scores(deal, bots):
+        cells.append(f"{bot.removeprefix('heuristic@')} {score:+d}")
+    click.echo("the same deal: " + " · ".join(cells))
 
 
 def _play(journal: Any, screen: Screen) -> Any:

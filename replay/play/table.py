@@ -346,3 +346,50 @@ def record(root: str | Path, journal: Journal, state: State, lock_wait: float = 
         raise TableError(f"the hand was not stored: {verdict.error}")
     journal.remove()
     return result
+
+
+# ---------------------------------------------------------------------------------------------
+# The same deal, played by the bots in the person's seat
+# ---------------------------------------------------------------------------------------------
+
+
+def compare_bots(preset: str) -> list[str]:
+    """The bots a hand is compared with by default: ``heuristic``, the shipped tuned set of
+    the preset when there is one (``heuristic@tuned-PRESET``), ``search@64``."""
+    bots = ["heuristic"]
+    with contextlib.suppress(PaohuziError, OSError, ValueError):
+        load_policy(f"heuristic@tuned-{preset}")
+        bots.append(f"heuristic@tuned-{preset}")
+    return [*bots, "search@64"]
+
+
+def duplicate_scores(deal: Deal, bots: Sequence[str]) -> list[tuple[str, int]]:
+    """Each bot's score in the person's seat on the same deal, the other seats' policies and
+    every seed unchanged (duplicate, as bridge compares a deal across tables): compiled when
+    every seat's policy is (:func:`engine.fast.play.play_batch`, the reference's very
+    play), else by the reference engine. An unknown bot raises :class:`InvalidNotation`."""
+    out = []
+    for bot in bots:
+        seats = list(deal.seats)
+        seats[deal.human] = bot
+        out.append((bot, _score(deal, seats)))
+    return out
+
+
+def _score(deal: Deal, seats: list[str]) -> int:
+    policies = [load_policy(s) for s in seats]  # an unknown spec fails here, in both engines
+    try:
+        import numpy as np
+
+        from engine.fast.play import play_batch
+
+        _, hands = play_batch(
+            deal.rules, np.array([deal.deck], dtype=np.uint8), [deal.dealer], [deal.seed], seats
+        )
+        return int(hands[f"delta_{deal.human}"][0])
+    except (ImportError, InvalidNotation):  # numba missing, or a policy with no compiled twin
+        from engine.play import play_to_end
+
+        state = play_to_end(Game(deal.rules), deal.deck, deal.dealer, policies, deal.seed)
+        assert state.outcome is not None
+        return int(state.outcome.deltas[deal.human])

@@ -26,6 +26,8 @@ def _cli(*args: str, stdin: str = "") -> tuple[int, str, str]:
 
 
 def _play(data: Path, *extra: str, stdin: str = MOVES) -> tuple[int, str, str]:
+    if "--compare" not in extra:
+        extra = (*extra, "--compare", "none")
     return _cli("play", "--data", str(data), "--seed", "21", "--name", "ann", *extra, stdin=stdin)
 
 
@@ -64,7 +66,7 @@ def test_end_of_input_saves_the_hand_and_resume_finishes_it_alike(tmp_path: Path
     assert code == 130 and "paohuzi play --resume" in out
     (table,) = (cut / "play").glob("*.jsonl")
     assert len(table.read_text().splitlines()) == 1 + 3
-    code, out, err = _cli("play", "--data", str(cut), "--resume", stdin=MOVES)
+    code, out, err = _cli("play", "--data", str(cut), "--resume", "--compare", "none", stdin=MOVES)
     assert code == 0, out + err
     assert "resuming table" in out and "stored as run play hand 0" in out
     assert _exported(cut) == _exported(whole)
@@ -77,7 +79,7 @@ def test_a_killed_session_resumes(tmp_path: Path) -> None:
     data = tmp_path / "data"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     cmd = [sys.executable, "-m", "paohuzi", "play", "--data", str(data), "--seed", "21",
-           "--name", "ann"]  # fmt: skip
+           "--name", "ann", "--compare", "none"]  # fmt: skip
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True)
     assert p.stdin is not None and p.stdout is not None
     moves = 0
@@ -93,7 +95,7 @@ def test_a_killed_session_resumes(tmp_path: Path) -> None:
     p.wait(30)
     (table,) = (data / "play").glob("*.jsonl")
     assert len(table.read_text().splitlines()) == 1 + 4
-    code, out, err = _cli("play", "--data", str(data), "--resume", stdin=MOVES)
+    code, out, err = _cli("play", "--data", str(data), "--resume", "--compare", "none", stdin=MOVES)
     assert code == 0, out + err
     whole = tmp_path / "whole"
     assert _play(whole)[0] == 0
@@ -120,6 +122,7 @@ def test_bad_options_are_one_line_and_write_nothing(tmp_path: Path) -> None:
         (("--daily",), "--daily and --seed"),
         (("--name", "a b"), "player name"),
         (("--run", "../x"), "../x"),
+        (("--compare", "heuristic,nosuch"), "unknown policy"),
     ]:
         code, out, err = _play(data, *args)
         assert code == 2 and err.startswith("Error: ") and err.count("\n") == 1, (args, err)
@@ -142,7 +145,9 @@ def test_two_players_into_one_run(tmp_path: Path) -> None:
                 str(s),
                 "--name",
                 name,
-            ],  # fmt: skip
+                "--compare",
+                "none",
+            ],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -159,3 +164,25 @@ def test_two_players_into_one_run(tmp_path: Path) -> None:
     assert code == 0 and "all good" in out, out
     code, out, _ = _cli("stats", "play", "--data", str(data), "--json")
     assert json.loads(out)["runs"][0]["hands"] == 2
+
+
+def test_the_same_deal_played_by_the_bots_in_your_seat(tmp_path: Path) -> None:
+    """After the hand: each bot of --compare plays the same deal in the person's seat (the
+    other seats and every seed unchanged); its score is the reference engine's play of it."""
+    from engine.play import play_to_end
+    from engine.policies import load_policy
+    from engine.state import Game
+    from replay.play.table import Deal
+
+    data = tmp_path / "data"
+    code, out, err = _play(data, "--compare", "heuristic,search@4")
+    assert code == 0, out + err
+    line = next(x for x in out.splitlines() if x.startswith("the same deal: "))
+    cells = dict(c.rsplit(" ", 1) for c in line.removeprefix("the same deal: ").split(" · "))
+    assert set(cells) == {"you", "heuristic", "search@4"}
+    deal = Deal.new("hunan", (), 0, ("human:ann", "heuristic", "heuristic"), seed=21)
+    for bot in ("heuristic", "search@4"):
+        seats = [load_policy(s) for s in (bot, "heuristic", "heuristic")]
+        state = play_to_end(Game(deal.rules), deal.deck, 0, seats, 21)
+        assert int(cells[bot]) == state.outcome.deltas[0], bot  # type: ignore[union-attr]
+    assert _play(tmp_path / "again", "--compare", "heuristic,search@4")[1].count(line) == 1
