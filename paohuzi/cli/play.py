@@ -127,12 +127,19 @@ class Screen:
     help="After the hand, the same deal played by each of these bots in your seat (default"
     " heuristic, heuristic@tuned-PRESET, search@64; 'none': not).",
 )
+@click.option(
+    "--review/--no-review",
+    default=True,
+    show_default=True,
+    help="After the hand, your decisions valued (paohuzi review's default budget).",
+)
 @click.option("--color/--no-color", default=None, help="Red cards in red (default: a terminal).")
 def play(
     data: Path,
     resume: bool,
     speed: float | None,
     compare: str | None,
+    review: bool,
     color: bool | None,
     **deal: Any,
 ) -> None:
@@ -179,6 +186,11 @@ def play(
     )
     if bots:
         _compare(who, final, bots)
+    if review:
+        try:
+            _review(data, str(result.run), result.hand_ids[0], who.human)
+        except (PaohuziError, OSError) as e:
+            raise input_error(f"the review: {e} (the hand is stored)") from None
 
 
 def _deal(
@@ -262,3 +274,36 @@ def _play(journal: Any, screen: Screen) -> Any:
     except KeyboardInterrupt:
         raise _Stopped from None
     return final
+
+
+#: The costliest decisions shown after a hand.
+SHOWN = 3
+
+
+def _review(data: Path, run: str, hand: int, seat: int) -> None:
+    """The person's decisions valued by the review at its default budget (stored, so
+    ``paohuzi review RUN HAND --seat S`` shows them again): the costliest few with every
+    option's value, then the accuracy."""
+    from paohuzi.cli.review import render_decision, render_summary
+    from replay import store
+    from replay.replayer.hand import load_hand
+    from replay.review.defaults import DEFAULT_ROLLOUT_POLICY, DEFAULT_ROLLOUTS
+    from replay.review.hand import review_hand
+    from replay.store import reviews as S
+
+    st = store.open_store(data)
+    log = load_hand(st, run, hand)
+    result = review_hand(log, [seat], DEFAULT_ROLLOUTS, DEFAULT_ROLLOUT_POLICY, 0)
+    key = S.Key(DEFAULT_ROLLOUTS, DEFAULT_ROLLOUT_POLICY, 0)
+    S.store(st.run(run).path, key, [(hand, S.mask_of([seat]), result.decisions)])
+    costly = result.summary()["seats"][seat]["costliest"][:SHOWN]
+    click.echo(
+        f"\nyour decisions, reviewed ({DEFAULT_ROLLOUTS} rollouts per option by"
+        f" {DEFAULT_ROLLOUT_POLICY}; every one: paohuzi review {run} {hand} --seat {seat}):"
+    )
+    for d in result.decisions:
+        if d.step in costly:
+            click.echo("")
+            click.echo("\n".join(render_decision(d)))
+    click.echo("")
+    click.echo(render_summary(result)[-1])

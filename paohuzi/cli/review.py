@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from paohuzi.cli.errors import input_error
+from replay.review.defaults import DEFAULT_ROLLOUT_POLICY, DEFAULT_ROLLOUTS
 from replay.store.layout import data_option
 
 _MAX_SEED = 2**64 - 1
@@ -56,14 +57,14 @@ def _seats(value: str, players: int) -> list[int]:
     "--rollouts",
     "-N",
     type=click.IntRange(1, 4096),
-    default=256,
+    default=DEFAULT_ROLLOUTS,
     show_default=True,
     help="Determinizations per decision (each option played out from every one).",
 )
 @click.option(
     "--rollout-policy",
     type=click.Choice(["random", "greedy", "heuristic"]),
-    default="heuristic",
+    default=DEFAULT_ROLLOUT_POLICY,
     show_default=True,
     help="Who plays the rollouts (every seat).",
 )
@@ -271,33 +272,45 @@ def _score(e: Any) -> str:
 
 def render(result: Any) -> str:
     """The review as text: one block per decision, then the summary."""
-    from engine.actions import action_str
-    from paohuzi.cli.runs import _table
-
     lines = [
         f"review of {result.where}: seats {', '.join(map(str, result.seats))},"
         f" {result.rollouts} rollouts per decision by {result.rollout_policy}, seed"
         f" {result.seed} ({result.engine} engine); win % and score ± a 95 % interval"
     ]
     for d in result.decisions:
-        mark = f"  {d.kind.upper()}" if d.kind else ""
-        lines.append(
-            f"\nstep {d.step} · seat {d.seat} · {d.phase}: played {action_str(d.played)},"
-            f" best {action_str(d.best)}; lost {d.win_loss:.1f} win points,"
-            f" {d.score_loss:.2f} score{mark}"
-        )
-        rows = []
-        for v in sorted(d.options, key=lambda v: (-v.delta.mean, v.action)):
-            tag = " ".join(
-                t
-                for t, on in (("played", v.action == d.played), ("best", v.action == d.best))
-                if on
-            )
-            rows.append([action_str(v.action), _pct(v.win), _score(v.delta), tag])
-        table = _table(["  option", "win %", "score", ""], [["  " + r[0], *r[1:]] for r in rows])
-        lines.append(table)
-    summary = result.summary()
+        lines.append("")
+        lines.extend(render_decision(d))
     lines.append("")
+    lines.extend(render_summary(result))
+    return "\n".join(lines)
+
+
+def render_decision(d: Any) -> list[str]:
+    """One decision's block: what was played, the best option, the loss and its class, and
+    every option's win % and score with their intervals."""
+    from engine.actions import action_str
+    from paohuzi.cli.runs import _table
+
+    mark = f"  {d.kind.upper()}" if d.kind else ""
+    head = (
+        f"step {d.step} · seat {d.seat} · {d.phase}: played {action_str(d.played)},"
+        f" best {action_str(d.best)}; lost {d.win_loss:.1f} win points,"
+        f" {d.score_loss:.2f} score{mark}"
+    )
+    rows = []
+    for v in sorted(d.options, key=lambda v: (-v.delta.mean, v.action)):
+        tag = " ".join(
+            t for t, on in (("played", v.action == d.played), ("best", v.action == d.best)) if on
+        )
+        rows.append([action_str(v.action), _pct(v.win), _score(v.delta), tag])
+    return [head, _table(["  option", "win %", "score", ""], [["  " + r[0], *r[1:]] for r in rows])]
+
+
+def render_summary(result: Any) -> list[str]:
+    """Per seat (and all): decisions, agreement with the best option, accuracy, classes and
+    the costliest steps."""
+    summary = result.summary()
+    lines = []
     for key, s in [
         ("all", summary["all"]),
         *((f"seat {k}", v) for k, v in summary["seats"].items()),
@@ -311,4 +324,4 @@ def render(result: Any) -> str:
             f" accuracy {s['accuracy']:.1f}; {s['blunder']} blunders, {s['mistake']} mistakes,"
             f" {s['inaccuracy']} inaccuracies; costliest: {costly}"
         )
-    return "\n".join(lines)
+    return lines

@@ -28,6 +28,8 @@ def _cli(*args: str, stdin: str = "") -> tuple[int, str, str]:
 def _play(data: Path, *extra: str, stdin: str = MOVES) -> tuple[int, str, str]:
     if "--compare" not in extra:
         extra = (*extra, "--compare", "none")
+    if "--review" not in extra:
+        extra = (*extra, "--no-review")
     return _cli("play", "--data", str(data), "--seed", "21", "--name", "ann", *extra, stdin=stdin)
 
 
@@ -41,9 +43,17 @@ def _exported(data: Path) -> dict:
 
 def test_a_whole_hand_from_standard_input_is_stored_verified_and_counted(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    code, out, err = _play(data, "--opponents", "heuristic,greedy")
+    code, out, err = _play(data, "--opponents", "heuristic,greedy", "--review")
     assert code == 0, out + err
     assert "stored as run play hand 0 (ann, seat 0)" in out
+    # the review of the person's decisions, stored: `review` shows it again, not recomputed
+    assert "your decisions, reviewed (256 rollouts per option" in out
+    summary = out.strip().splitlines()[-1]
+    assert summary.startswith("seat 0: ") and "accuracy" in summary, out
+    code, again_out, _ = _cli("review", "play", "0", "--seat", "0", "--data", str(data))
+    assert code == 0 and summary in again_out
+    stored = json.loads((data / "runs" / "run=play" / "manifest.json").read_text())["reviews"]
+    assert len(stored) == 1
     assert "your options:" in out and "seat 1 (heuristic):" in out and "seat 2 (greedy):" in out
     assert not list((data / "play").glob("*.jsonl"))  # the table is gone once stored
     code, out, _ = _cli("verify", "--data", str(data))
@@ -54,7 +64,8 @@ def test_a_whole_hand_from_standard_input_is_stored_verified_and_counted(tmp_pat
     assert "policy human:ann" in _cli("stats", "play", "--data", str(data))[1]
     # the same deal and the same moves: the same hand
     again = tmp_path / "again"
-    assert _play(again, "--opponents", "heuristic,greedy")[0] == 0
+    code, out_again, _ = _play(again, "--opponents", "heuristic,greedy", "--review")
+    assert code == 0 and out_again.strip().splitlines()[-1] == summary  # the same review
     assert _exported(again) == _exported(data)
 
 
@@ -66,7 +77,9 @@ def test_end_of_input_saves_the_hand_and_resume_finishes_it_alike(tmp_path: Path
     assert code == 130 and "paohuzi play --resume" in out
     (table,) = (cut / "play").glob("*.jsonl")
     assert len(table.read_text().splitlines()) == 1 + 3
-    code, out, err = _cli("play", "--data", str(cut), "--resume", "--compare", "none", stdin=MOVES)
+    code, out, err = _cli(
+        "play", "--data", str(cut), "--resume", "--compare", "none", "--no-review", stdin=MOVES
+    )
     assert code == 0, out + err
     assert "resuming table" in out and "stored as run play hand 0" in out
     assert _exported(cut) == _exported(whole)
@@ -79,7 +92,7 @@ def test_a_killed_session_resumes(tmp_path: Path) -> None:
     data = tmp_path / "data"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     cmd = [sys.executable, "-m", "paohuzi", "play", "--data", str(data), "--seed", "21",
-           "--name", "ann", "--compare", "none"]  # fmt: skip
+           "--name", "ann", "--compare", "none", "--no-review"]  # fmt: skip
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True)
     assert p.stdin is not None and p.stdout is not None
     moves = 0
@@ -95,7 +108,9 @@ def test_a_killed_session_resumes(tmp_path: Path) -> None:
     p.wait(30)
     (table,) = (data / "play").glob("*.jsonl")
     assert len(table.read_text().splitlines()) == 1 + 4
-    code, out, err = _cli("play", "--data", str(data), "--resume", "--compare", "none", stdin=MOVES)
+    code, out, err = _cli(
+        "play", "--data", str(data), "--resume", "--compare", "none", "--no-review", stdin=MOVES
+    )
     assert code == 0, out + err
     whole = tmp_path / "whole"
     assert _play(whole)[0] == 0
@@ -147,6 +162,7 @@ def test_two_players_into_one_run(tmp_path: Path) -> None:
                 name,
                 "--compare",
                 "none",
+                "--no-review",
             ],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
