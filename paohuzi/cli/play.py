@@ -115,6 +115,11 @@ class Screen:
 @click.option("--name", default="player", show_default=True, help="Your name in the log.")
 @click.option("--resume", is_flag=True, help="Go on with the last hand left unfinished.")
 @click.option(
+    "--results",
+    is_flag=True,
+    help="With --daily: the recorded results of the deal of the day in RUN, then exit.",
+)
+@click.option(
     "--speed",
     type=float,
     default=None,
@@ -137,6 +142,7 @@ class Screen:
 def play(
     data: Path,
     resume: bool,
+    results: bool,
     speed: float | None,
     compare: str | None,
     review: bool,
@@ -151,6 +157,9 @@ def play(
     from paohuzi.cli.replay import use_color
     from replay.play.table import Journal, TableError, open_tables, record
 
+    if results:
+        _results(data, deal)
+        return
     screen = Screen(
         use_color(color), speed if speed is not None else (0.6 if sys.stdin.isatty() else 0.0)
     )
@@ -231,6 +240,23 @@ def _deal(
     deal = Deal.new(preset, sets, seat, seats, seed, check_run_name(run), day)
     deal.bots()
     return deal
+
+
+def _results(data: Path, deal: dict[str, Any]) -> None:
+    """``--daily --results``: every recorded hand of today's deal in the run."""
+    from engine.deck import shuffle_deck
+    from replay.play.table import daily_seed, results, today
+
+    if not deal["daily"]:
+        raise input_error("--results lists the results of the deal of the day: add --daily")
+    day = today()
+    got = results(data, deal["run"], shuffle_deck(daily_seed(day)))
+    if not got:
+        click.echo(f"no hand of the deal of {day.isoformat()} in run {deal['run']} yet")
+        return
+    click.echo(f"the deal of {day.isoformat()} in run {deal['run']}:")
+    for r in sorted(got, key=lambda r: (-r.score, r.hand_id)):
+        click.echo(f"  {r.player:<20} seat {r.seat}  {r.score:+d}   (hand {r.hand_id})")
 
 
 def _compare_bots(compare: str | None, preset: str) -> list[str]:

@@ -393,3 +393,40 @@ def _score(deal: Deal, seats: list[str]) -> int:
         state = play_to_end(Game(deal.rules), deal.deck, deal.dealer, policies, deal.seed)
         assert state.outcome is not None
         return int(state.outcome.deltas[deal.human])
+
+
+@dataclass(frozen=True)
+class Result:
+    """One recorded hand of a deal: who played it (the ``human:`` seat), from which seat,
+    their score, and the hand's id."""
+
+    player: str
+    seat: int
+    score: int
+    hand_id: int
+
+
+def results(root: str | Path, run: str, deck: Sequence[int]) -> list[Result]:
+    """The hands of ``deck`` recorded in run ``run`` (the deal of the day's results), in
+    the order they were stored; none when the run is not there."""
+    from replay.store.runs import open_store
+
+    store = open_store(root)
+    if run not in store.run_names():
+        return []
+    cols = ", ".join(f"policy_{s}, delta_{s}" for s in range(4))
+    rows = (
+        store.connect()
+        .execute(
+            f"SELECT hand_id, {cols} FROM hands WHERE run = $run AND deck = $deck ORDER BY hand_id",
+            {"run": run, "deck": bytes(deck)},
+        )
+        .fetchall()
+    )
+    out = []
+    for hand_id, *seats in rows:
+        for s in range(4):
+            policy, delta = seats[2 * s], seats[2 * s + 1]
+            if isinstance(policy, str) and policy.startswith(HUMAN_PREFIX):
+                out.append(Result(policy.removeprefix(HUMAN_PREFIX), s, int(delta), int(hand_id)))
+    return out

@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from paohuzi.cli.main import main
@@ -202,3 +203,31 @@ def test_the_same_deal_played_by_the_bots_in_your_seat(tmp_path: Path) -> None:
         state = play_to_end(Game(deal.rules), deal.deck, 0, seats, 21)
         assert int(cells[bot]) == state.outcome.deltas[0], bot  # type: ignore[union-attr]
     assert _play(tmp_path / "again", "--compare", "heuristic,search@4")[1].count(line) == 1
+
+
+def test_the_deal_of_the_day_and_its_results(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--daily deals the same cards to everyone on a UTC date (another date, another deal);
+    --daily --results lists the recorded hands of that deal in the run, and no other."""
+    import datetime as dt
+
+    from replay.play import table
+
+    monkeypatch.setattr(table, "today", lambda: dt.date(2026, 12, 5))
+    data = tmp_path / "data"
+    for name in ("ann", "bob"):
+        code, out, err = _cli("play", "--data", str(data), "--daily", "--name", name,
+                              "--compare", "none", "--no-review", stdin=MOVES)  # fmt: skip
+        assert code == 0, out + err
+    assert _play(data)[0] == 0  # a seeded deal, in the same run
+    code, out, err = _cli("play", "--data", str(data), "--daily", "--results")
+    assert code == 0, out + err
+    lines = out.strip().splitlines()
+    assert lines[0] == "the deal of 2026-12-05 in run play:" and len(lines) == 3, out
+    assert {ln.split()[0] for ln in lines[1:]} == {"ann", "bob"}
+    monkeypatch.setattr(table, "today", lambda: dt.date(2026, 12, 6))
+    code, out, _ = _cli("play", "--data", str(data), "--daily", "--results")
+    assert code == 0 and out.startswith("no hand of the deal of 2026-12-06"), out
+    code, _, err = _cli("play", "--data", str(data), "--results")
+    assert code == 2 and "add --daily" in err
