@@ -193,13 +193,16 @@ def play(
     click.echo(
         f"stored as run {result.run} hand {result.hand_ids[0]} ({who.player}, seat {who.human})"
     )
-    if bots:
-        _compare(who, final, bots)
-    if review:
-        try:
+    try:
+        if bots:
+            _compare(who, final, bots)
+        if review:
             _review(data, str(result.run), result.hand_ids[0], who.human)
-        except (PaohuziError, OSError) as e:
-            raise input_error(f"the review: {e} (the hand is stored)") from None
+    except (PaohuziError, OSError) as e:
+        raise input_error(f"after the hand: {e} (the hand is stored)") from None
+    except KeyboardInterrupt:
+        click.echo("\nstopped (the hand is stored)", err=True)
+        sys.exit(130)
 
 
 def _deal(
