@@ -155,7 +155,7 @@ def play(
     verified and stored in RUN (default `play`), for stats, replay, review and export."""
     from engine.errors import PaohuziError
     from paohuzi.cli.replay import use_color
-    from replay.play.table import Journal, TableError, open_tables, record
+    from replay.play.table import Journal, TableError, check_run, open_tables, record
 
     if results:
         _results(data, deal)
@@ -169,11 +169,14 @@ def play(
             if not tables:
                 raise input_error(f"no unfinished hand in {data} to resume")
             journal = Journal.open(tables[-1])
+            check_run(data, journal.deal)
             bots = _compare_bots(compare, journal.deal.preset)
             click.echo(f"resuming table {journal.table} ({len(journal.decisions)} decision(s))")
         else:  # every bot loaded before anything is written
             bots = _compare_bots(compare, deal["preset"])
-            journal = Journal.create(data, _deal(**deal))
+            new = _deal(**deal)
+            check_run(data, new)
+            journal = Journal.create(data, new)
     except (PaohuziError, ValueError) as e:
         raise input_error(e) from None
     try:

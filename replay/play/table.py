@@ -430,3 +430,22 @@ def results(root: str | Path, run: str, deck: Sequence[int]) -> list[Result]:
             if isinstance(policy, str) and policy.startswith(HUMAN_PREFIX):
                 out.append(Result(policy.removeprefix(HUMAN_PREFIX), s, int(delta), int(hand_id)))
     return out
+
+
+def check_run(root: str | Path, deal: Deal) -> None:
+    """Refuse, before the hand is played, a run the finished hand could not go into: one of
+    simulated hands, or of imported hands of other rules (:class:`TableError`)."""
+    from replay.store.layout import MANIFEST_NAME, run_dir
+    from replay.store.manifest import Manifest, read_manifest
+
+    path = run_dir(Path(root), deal.run)
+    if not (path / MANIFEST_NAME).exists():
+        return
+    manifest = read_manifest(path)
+    if not Manifest(manifest).imported:
+        raise TableError(f"run {deal.run!r} holds simulated hands: choose another --run")
+    if manifest.get("rules_fingerprint") != deal.rules.fingerprint():
+        raise TableError(
+            f"run {deal.run!r} holds hands of other rules: choose another --run"
+            f" (e.g. --run play-{deal.preset})"
+        )

@@ -231,3 +231,18 @@ def test_the_deal_of_the_day_and_its_results(
     assert code == 0 and out.startswith("no hand of the deal of 2026-12-06"), out
     code, _, err = _cli("play", "--data", str(data), "--results")
     assert code == 2 and "add --daily" in err
+
+
+def test_a_run_the_hand_could_not_go_into_is_refused_before_the_hand(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    assert _play(data)[0] == 0  # run play: hunan hands
+    code, _, err = _play(data, "--rules", "luzhou")
+    assert (
+        code == 2 and "run 'play' holds hands of other rules" in err and "--run play-luzhou" in err
+    )
+    code, out, err = _cli("simulate", "--data", str(data), "-n", "6", "--run", "sim", "-q")
+    assert code == 0, out + err
+    code, _, err = _play(data, "--run", "sim")
+    assert code == 2 and "run 'sim' holds simulated hands" in err
+    assert not list((data / "play").glob("*.jsonl"))  # no table was opened
+    assert _play(data, "--rules", "luzhou", "--run", "play-luzhou")[0] == 0
