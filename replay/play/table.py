@@ -227,6 +227,12 @@ class Journal:
             raise TableError(f"cannot read the table {path}: {e.strerror or e}") from None
         if len(raw) > MAX_TABLE_BYTES:
             raise TableError(f"{path}: larger than {MAX_TABLE_BYTES} bytes, not a table")
+        if raw and not raw.endswith(b"\n"):  # a killed writer's last line: that decision is lost
+            raw = raw[: raw.rfind(b"\n") + 1]
+            try:
+                os.truncate(path, len(raw))  # the next decision starts on a line of its own
+            except OSError as e:
+                raise TableError(f"cannot repair the table {path}: {e.strerror or e}") from None
         lines = raw.decode("utf-8", errors="replace").split("\n")
         try:
             head = json.loads(lines[0])

@@ -76,10 +76,15 @@ def test_a_journal_that_does_not_fit_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_killed_writer_s_last_line_is_dropped(tmp_path: Path) -> None:
+    """A decision cut in the middle of its line is lost, and the next one is written on a
+    line of its own."""
     j = Journal.create(tmp_path, Deal.new("hunan", (), 0, SEATS, seed=3))
     with open(j.path, "a") as f:
         f.write('{"step": 4, "act')
-    assert Journal.open(j.path).decisions == []
+    again = Journal.open(j.path)
+    assert again.decisions == []
+    again.append(3, 29)
+    assert Journal.open(j.path).decisions == [(3, 29)]
 
 
 @pytest.mark.parametrize(
