@@ -33,6 +33,7 @@ from engine.mingtang import MINGTANG_BITS as _ENGINE_MINGTANG_BITS
 from engine.mingtang import REGISTRY
 from engine.outcome import OutcomeKind, Source
 from engine.session import SEED_METHOD_VERSION as _SEED_METHOD_VERSION
+from replay.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -152,19 +153,15 @@ if TYPE_CHECKING:
     EVENTS_SCHEMA: pa.Schema
     #: Both, by table name.
     SCHEMAS: dict[str, pa.Schema]
-else:
-
-    def __getattr__(name: str) -> Any:
-        """The Arrow schemas, built on first use: a reader that asks DuckDB, not pyarrow,
-        never imports pyarrow (``paohuzi stats`` starts without it)."""
-        if name == "SCHEMAS":
-            return _schemas()
-        if name in _SCHEMA_NAMES:
-            return _schemas()[_SCHEMA_NAMES[name]]
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-_SCHEMA_NAMES = {"HANDS_SCHEMA": "hands", "EVENTS_SCHEMA": "events"}
+else:  # built on first use: ``paohuzi stats``, which asks DuckDB, starts without pyarrow
+    __getattr__ = lazy_attributes(
+        __name__,
+        {
+            "SCHEMAS": lambda: _schemas(),
+            "HANDS_SCHEMA": lambda: _schemas()["hands"],
+            "EVENTS_SCHEMA": lambda: _schemas()["events"],
+        },
+    )
 
 
 @functools.cache

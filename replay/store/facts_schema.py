@@ -24,6 +24,7 @@ import functools
 from typing import TYPE_CHECKING, Any
 
 from engine.groups import GroupKind
+from replay.lazy import lazy_attributes
 from replay.schema import MAX_SEATS
 
 if TYPE_CHECKING:
@@ -46,16 +47,11 @@ if TYPE_CHECKING:
     FACTS_COLUMNS: list[tuple[str, pa.DataType, str]]
     #: The columns of a facts file.
     FACTS_SCHEMA: pa.Schema
-else:
-
-    def __getattr__(name: str) -> Any:
-        """:data:`FACTS_COLUMNS` and :data:`FACTS_SCHEMA`, built on first use (pyarrow is
-        imported only by what reads or writes the files, not by a reader that asks DuckDB)."""
-        if name == "FACTS_COLUMNS":
-            return _facts_columns()
-        if name == "FACTS_SCHEMA":
-            return _facts_schema()
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+else:  # built on first use: pyarrow only for what reads or writes the files
+    __getattr__ = lazy_attributes(
+        __name__,
+        {"FACTS_COLUMNS": lambda: _facts_columns(), "FACTS_SCHEMA": lambda: _facts_schema()},
+    )
 
 
 @functools.cache

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.errors import CorruptLog, PaohuziError
 from engine.rules import RuleSet
+from replay.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from pydantic_core import SchemaValidator, ValidationError
@@ -66,14 +67,10 @@ if TYPE_CHECKING:
     SEED: cs.CoreSchema
     TEXT: cs.CoreSchema
     MANIFEST_SCHEMA: cs.CoreSchema
-else:
-
-    def __getattr__(name: str) -> Any:
-        """The schema's parts, built on first use: a reader that finds its scan remembered
-        reads no manifest, and pays for none of this."""
-        if name in _PUBLIC:
-            return _parts()[name]
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+else:  # built on first use: a reader that finds its scan remembered reads no manifest
+    __getattr__ = lazy_attributes(
+        __name__, {name: (lambda name=name: _parts()[name]) for name in _PUBLIC}
+    )
 
 
 @functools.cache

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from engine.errors import CorruptLog, PaohuziError
 from engine.judge import DecisionReview, judge
 from engine.search import Estimate, OptionValue
+from replay.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -48,14 +49,8 @@ ESTIMATES = ("delta", "win", "huang", "win_huxi")
 if TYPE_CHECKING:
     #: The columns of a review file.
     SCHEMA: pa.Schema
-else:
-
-    def __getattr__(name: str) -> Any:
-        """:data:`SCHEMA`, built on first use (a reader of the manifest alone, as ``paohuzi
-        stats`` is of a run without reviews, never imports pyarrow)."""
-        if name == "SCHEMA":
-            return _schema()
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+else:  # built on first use: a reader of the manifest alone never imports pyarrow
+    __getattr__ = lazy_attributes(__name__, {"SCHEMA": lambda: _schema()})
 
 
 @functools.cache

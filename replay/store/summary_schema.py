@@ -50,6 +50,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from engine.outcome import OutcomeKind
+from replay.lazy import lazy_attributes
 from replay.schema import MAX_SEATS
 from replay.schema import MINGTANG_BITS as _SCHEMA_BITS
 
@@ -68,14 +69,8 @@ HUANG = int(OutcomeKind.HUANGZHUANG)
 if TYPE_CHECKING:
     #: The columns of a summary file (every kind uses some of them; the others are null).
     SUMMARY_SCHEMA: pa.Schema
-else:
-
-    def __getattr__(name: str) -> Any:
-        """:data:`SUMMARY_SCHEMA`, built on first use (pyarrow is imported only by what reads
-        or writes the files, not by a reader that asks DuckDB)."""
-        if name == "SUMMARY_SCHEMA":
-            return _summary_schema()
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+else:  # built on first use: pyarrow only for what reads or writes the files
+    __getattr__ = lazy_attributes(__name__, {"SUMMARY_SCHEMA": lambda: _summary_schema()})
 
 
 @functools.cache
