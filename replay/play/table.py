@@ -439,18 +439,18 @@ def results(root: str | Path, run: str, deck: Sequence[int]) -> list[Result]:
 
 
 def check_run(root: str | Path, deal: Deal) -> None:
-    """Refuse, before the hand is played, a run the finished hand could not go into: one of
-    simulated hands, or of imported hands of other rules (:class:`TableError`)."""
-    from replay.store.layout import MANIFEST_NAME, run_dir
-    from replay.store.manifest import Manifest, read_manifest
+    """Refuse, before the hand is played, a run the finished hand could not go into
+    (:func:`~replay.replayer.importing.import_target`): one of simulated hands, or of
+    imported hands of other rules (:class:`TableError`)."""
+    from replay.replayer.importing import import_target
+    from replay.replayer.replay_schema import ReplayFileError
+    from replay.store.layout import run_dir
 
-    path = run_dir(Path(root), deal.run)
-    if not (path / MANIFEST_NAME).exists():
-        return
-    manifest = read_manifest(path)
-    if not Manifest(manifest).imported:
-        raise TableError(f"run {deal.run!r} holds simulated hands: choose another --run")
-    if manifest.get("rules_fingerprint") != deal.rules.fingerprint():
+    try:
+        manifest = import_target(run_dir(Path(root), deal.run), deal.run)
+    except ReplayFileError:
+        raise TableError(f"run {deal.run!r} holds simulated hands: choose another --run") from None
+    if manifest is not None and manifest.get("rules_fingerprint") != deal.rules.fingerprint():
         raise TableError(
             f"run {deal.run!r} holds hands of other rules: choose another --run"
             f" (e.g. --run play-{deal.preset})"

@@ -459,11 +459,7 @@ class _Batch:
         and refuse the hands with other rules than it holds (or, for a new run, than the
         first hand's) and those already stored; the run's manifest (None: a new run) and its
         rules."""
-        manifest = None
-        if (path / store.MANIFEST_NAME).exists():
-            manifest = store.read_manifest(path)
-            if not Manifest(manifest).imported:
-                raise ReplayFileError(f"run {name!r} is a simulated run; import into another run")
+        manifest = import_target(path, name)
         ok = self.ok()
         if not ok:
             return manifest, None
@@ -729,6 +725,18 @@ def _commit(
     _list_shard(manifest, index, first, hands_t, events_t, files)
     store.write_manifest(path, manifest)
     return index
+
+
+def import_target(path: Path, name: str) -> dict[str, Any] | None:
+    """The manifest of run ``name`` (folder ``path``) that imported hands would go into, or
+    None for a new run; :class:`ReplayFileError` for a run of simulated hands, which takes
+    none."""
+    if not (path / store.MANIFEST_NAME).exists():
+        return None
+    manifest = store.read_manifest(path)
+    if not Manifest(manifest).imported:
+        raise ReplayFileError(f"run {name!r} is a simulated run; import into another run")
+    return manifest
 
 
 def import_hands(
