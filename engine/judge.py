@@ -4,11 +4,19 @@ up, its class and its accuracy — what a fresh review (replay.review.hand) and 
 
 * **best**: the option of highest mean score delta (the game's objective), ties to the
   lowest action code (:func:`engine.search.best_option`);
-* **score loss**: best's mean score delta minus the played option's (≥ 0);
-* **win loss**: the highest win chance of any option minus the played option's, in
-  percentage points (≥ 0);
+* **gains**: each option against the one played, rollout by rollout — the options share
+  their determinizations and random streams, so the differences pair up — its score delta
+  minus the played option's and its win (0 or 1) minus the played option's, each a mean
+  with its 95 % interval (:class:`Gain`);
+* **score loss**: best's gain in score delta (≥ 0), with its paired interval;
+* **win loss**: the gain in win chance of the option of highest win chance, in percentage
+  points (≥ 0), with its paired interval;
 * **class** by the win loss, Lichess's thresholds: ≥ 15 points a blunder, ≥ 10 a mistake,
-  ≥ 5 an inaccuracy (:data:`CLASSES`);
+  ≥ 5 an inaccuracy (:data:`CLASSES`) — given only when the win loss's paired interval
+  excludes zero (its low end above 0, over two rollouts or more). The highest of several
+  noisy estimates is biased upwards, so at a small budget a near-tie among many options
+  would otherwise read as a mistake; a choice that loses on nearly every rollout (a declined
+  winning 胡) keeps its class at any budget;
 * **accuracy** of a decision, Lichess's formula on the win loss ``L`` (points):
   ``103.1668 · exp(−0.04354 · L) − 3.1669``, clipped to 0 … 100 (100 when nothing was
   lost); a hand's accuracy is the mean over its reviewed decisions.
@@ -22,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.actions import action_str
-from engine.search import OptionValue, best_option
+from engine.search import Estimate, OptionValue, best_option
 
 #: (class, the least win-chance loss in points it takes), worst first.
 CLASSES: tuple[tuple[str, float], ...] = (("blunder", 15.0), ("mistake", 10.0), ("inaccuracy", 5.0))
@@ -46,6 +54,38 @@ def accuracy(win_loss_points: float) -> float:
 
 
 @dataclass(frozen=True)
+class Gain:
+    """An option's value minus the played option's, rollout by rollout over the same
+    determinizations: score delta, and win chance as a fraction (each with its 95 % interval).
+    """
+
+    delta: Estimate
+    win: Estimate
+
+
+def gains_of(values: Sequence[OptionValue], played: int) -> tuple[Gain, ...]:
+    """Each option's :class:`Gain` over ``played``, in the order of ``values``, from their
+    rollouts' samples (one evaluation's: paired rollout by rollout)."""
+    by = {v.action: v for v in values}
+    base = by[played].samples
+    if base is None or any(v.samples is None for v in values):
+        raise ValueError("a paired comparison needs the options' rollout samples")
+    out = []
+    for v in values:
+        assert v.samples is not None
+        d = [x - y for x, y in zip(v.samples[0], base[0], strict=True)]
+        w = [x - y for x, y in zip(v.samples[1], base[1], strict=True)]
+        out.append(Gain(Estimate.of(d), Estimate.of(w)))
+    return tuple(out)
+
+
+def excludes_zero(e: Estimate) -> bool:
+    """Whether a paired difference is shown to be above 0: its interval's low end is, over
+    two rollouts or more (one rollout has no interval)."""
+    return e.n >= 2 and e.low > 0
+
+
+@dataclass(frozen=True)
 class DecisionReview:
     """One reviewed decision."""
 
@@ -58,6 +98,11 @@ class DecisionReview:
     score_loss: float
     win_loss: float  # percentage points
     kind: str | None  # "inaccuracy", "mistake", "blunder" or None
+    #: Each option's gain over the one played, in the order of ``options``.
+    gains: tuple[Gain, ...] = ()
+    #: The paired 95 % intervals of the two losses (win loss in points).
+    score_loss_ci: tuple[float, float] = (0.0, 0.0)
+    win_loss_ci: tuple[float, float] = (0.0, 0.0)
 
     @property
     def accuracy(self) -> float:
@@ -76,7 +121,9 @@ class DecisionReview:
             "best": self.best,
             "best_str": action_str(self.best),
             "score_loss": self.score_loss,
+            "score_loss_interval": list(self.score_loss_ci),
             "win_loss": self.win_loss,
+            "win_loss_interval": list(self.win_loss_ci),
             "class": self.kind,
             "accuracy": self.accuracy,
             "options": [
@@ -86,8 +133,9 @@ class DecisionReview:
                     "win_pct": est(v.win, 100.0),
                     "score": est(v.delta),
                     "rollouts": v.delta.n,
+                    "gain": {"score": est(g.delta), "win_pct": est(g.win, 100.0)},
                 }
-                for v in self.options
+                for v, g in zip(self.options, self.gains, strict=True)
             ],
         }
 
@@ -141,16 +189,26 @@ class HandReview:
 
 
 def judge(
-    step: int, seat: int, phase: str, played: int, values: Sequence[OptionValue]
+    step: int,
+    seat: int,
+    phase: str,
+    played: int,
+    values: Sequence[OptionValue],
+    gains: Sequence[Gain] | None = None,
 ) -> DecisionReview:
     """The review of one decision from its options' values (the module's definitions of best,
     the losses and the class): what a fresh review and a stored one (replay.store.reviews)
-    both make of the values."""
+    both make of the values. ``gains``: the options' :class:`Gain` as stored, else computed
+    from the values' samples (:func:`gains_of`)."""
     values = tuple(values)
-    by = {v.action: v for v in values}
+    gains = gains_of(values, played) if gains is None else tuple(gains)
+    index = {v.action: i for i, v in enumerate(values)}
     best = best_option(values)
-    score_loss = by[best].delta.mean - by[played].delta.mean
-    win_loss = 100.0 * (max(v.win.mean for v in values) - by[played].win.mean)
+    top = min(values, key=lambda v: (-v.win.mean, v.action)).action  # highest win chance
+    sl, wl = gains[index[best]].delta, gains[index[top]].win
+    win_loss = 100.0 * wl.mean
+    kind = classify(win_loss) if excludes_zero(wl) else None
     return DecisionReview(
-        step, seat, phase, played, best, values, score_loss, win_loss, classify(win_loss)
-    )
+        step, seat, phase, played, best, values, sl.mean, win_loss, kind, gains,
+        (sl.low, sl.high), (100.0 * wl.low, 100.0 * wl.high),
+    )  # fmt: skip

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.cards import COPIES, NUM_KINDS
 from engine.errors import IllegalAction, PaohuziError
@@ -215,6 +215,12 @@ class OptionValue:
     win: Estimate  # 1 when the seat won
     huang: Estimate  # 1 for a 荒庄
     win_huxi: Estimate  # 胡息 of the seat's wins (n: the wins)
+    #: The rollouts' score deltas and wins (1.0 or 0.0), in rollout order: the options of one
+    #: evaluation share their determinizations, so these pair up rollout by rollout (what
+    #: engine.judge's paired comparison needs). None for values read back from a store.
+    samples: tuple[tuple[float, ...], tuple[float, ...]] | None = field(
+        default=None, compare=False, repr=False
+    )
 
 
 def play_out(state: State, policies: Sequence[Policy], rng: random.Random) -> State:
@@ -291,7 +297,15 @@ def columns(seat: int, outcomes: Sequence[Outcome]) -> Columns:
 def option_values(options: Sequence[int], cols: Sequence[Columns]) -> list[OptionValue]:
     """The estimates of each option from its :data:`Columns` (both engines build them)."""
     return [
-        OptionValue(a, *(Estimate.of(c) for c in col)) for a, col in zip(options, cols, strict=True)
+        OptionValue(
+            a,
+            Estimate.of(col[0]),
+            Estimate.of(col[1]),
+            Estimate.of(col[2]),
+            Estimate.of(col[3]),
+            (tuple(col[0]), tuple(col[1])),
+        )
+        for a, col in zip(options, cols, strict=True)
     ]
 
 

@@ -294,8 +294,9 @@ def render_decision(d: Any) -> list[str]:
     mark = f"  {d.kind.upper()}" if d.kind else ""
     head = (
         f"step {d.step} · seat {d.seat} · {d.phase}: played {action_str(d.played)},"
-        f" best {action_str(d.best)}; lost {d.win_loss:.1f} win points,"
-        f" {d.score_loss:.2f} score{mark}"
+        f" best {action_str(d.best)}; lost {d.win_loss:.1f} win points"
+        f" [{d.win_loss_ci[0]:.1f}, {d.win_loss_ci[1]:.1f}],"
+        f" {d.score_loss:.2f} score [{d.score_loss_ci[0]:.2f}, {d.score_loss_ci[1]:.2f}]{mark}"
     )
     rows = []
     for v in sorted(d.options, key=lambda v: (-v.delta.mean, v.action)):

@@ -23,6 +23,10 @@ from engine.errors import CorruptLog, PaohuziError
 from engine.rules import RuleSet
 from replay.lazy import lazy_attributes
 
+#: The version of a stored review file this code writes (replay.store.reviews; LOG_FORMAT
+#: §11); a manifest may list files of every version up to it.
+REVIEW_VERSION = 2
+
 if TYPE_CHECKING:
     from pydantic_core import SchemaValidator, ValidationError
     from pydantic_core import core_schema as cs
@@ -161,7 +165,7 @@ def _parts() -> dict[str, cs.CoreSchema]:
     _REVIEW = _obj(
         {
             **_FILE_FIELDS,
-            "version": (cs.literal_schema([1]), True),
+            "version": (cs.literal_schema(list(range(1, REVIEW_VERSION + 1))), True),
             "rollouts": (_count(1 << 20, 1), True),
             "rollout_policy": (cs.str_schema(min_length=1, max_length=40, strict=True), True),
             "seed": (SEED, True),

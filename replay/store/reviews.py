@@ -5,8 +5,9 @@ A review is fixed by its **key** — rollouts per option, rollout policy, seed �
 decision it values: decision ``k`` of a hand is valued with ``derive_seed(seed, "review",
 k)`` whatever seats are reviewed beside it (replay.review.hand). So the store keeps, per key,
 the reviewed **(hand, seat)** pairs: every decision of that seat in that hand, every option
-with its four estimates. A review asked for again reads the pairs it holds and computes only
-the others; a review with another key is stored beside, never over, the first.
+with its four estimates and its paired gain over the option played. A review asked for
+again reads the pairs it holds and computes only the others; a review with another key is
+stored beside, never over, the first.
 
 * ``reviews/part-NNNNN.parquet`` — one row per option of each reviewed decision
   (:data:`SCHEMA`), rows in (hand, step, option) order, at most :data:`PART_HANDS` hands;
@@ -32,19 +33,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import CorruptLog, PaohuziError
-from engine.judge import DecisionReview, judge
+from engine.judge import DecisionReview, Gain, judge
 from engine.search import Estimate, OptionValue
 from replay.lazy import lazy_attributes
+from replay.store.manifest_schema import REVIEW_VERSION
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 #: The manifest key and the folder.
 REVIEWS = "reviews"
-VERSION = 1
+#: 2: each option's paired gain over the played one (``gain_*`` columns); files of version
+#: 1 are not read (their decisions are reviewed again when asked).
+VERSION = REVIEW_VERSION
 #: Hands per review file (a file is read whole per hand asked for: keep it small).
 PART_HANDS = 1000
 ESTIMATES = ("delta", "win", "huang", "win_huxi")
+#: An option's gain over the played one (engine.judge.Gain): mean, low, high (n: the rollouts).
+GAINS = ("delta", "win")
 
 if TYPE_CHECKING:
     #: The columns of a review file.
@@ -71,6 +77,7 @@ def _schema() -> pa.Schema:
                 for e in ESTIMATES
                 for f in ("mean", "low", "high", "n")
             ],
+            *[(f"gain_{g}_{f}", pa.float64()) for g in GAINS for f in ("mean", "low", "high")],
         ]
     )
 
@@ -137,7 +144,7 @@ def table_of(items: Iterable[tuple[int, Sequence[DecisionReview]]]) -> pa.Table:
     cols: dict[str, list[Any]] = {f.name: [] for f in schema}
     for hand, decisions in sorted(items, key=lambda x: x[0]):
         for d in sorted(decisions, key=lambda d: d.step):
-            for v in d.options:
+            for v, gain in zip(d.options, d.gains, strict=True):
                 cols["hand_id"].append(hand)
                 cols["step"].append(d.step)
                 cols["seat"].append(d.seat)
@@ -150,6 +157,10 @@ def table_of(items: Iterable[tuple[int, Sequence[DecisionReview]]]) -> pa.Table:
                     cols[f"{e}_low"].append(est.low)
                     cols[f"{e}_high"].append(est.high)
                     cols[f"{e}_n"].append(est.n)
+                for g in GAINS:
+                    est = getattr(gain, g)
+                    for f in ("mean", "low", "high"):
+                        cols[f"gain_{g}_{f}"].append(getattr(est, f))
     return pa.Table.from_pydict(cols, schema=schema)
 
 
@@ -158,6 +169,11 @@ def decisions_of(table: pa.Table) -> dict[tuple[int, int], list[DecisionReview]]
     values by :func:`engine.judge.judge` (as a fresh review is)."""
     d = table.to_pydict()
     n = table.num_rows
+
+    def est(prefix: str, r: int, n_of: str) -> Estimate:
+        return Estimate(d[f"{prefix}_mean"][r], d[f"{prefix}_low"][r], d[f"{prefix}_high"][r],
+                        int(d[f"{n_of}_n"][r]))  # fmt: skip
+
     out: dict[tuple[int, int], list[DecisionReview]] = {}
     i = 0
     while i < n:
@@ -165,19 +181,15 @@ def decisions_of(table: pa.Table) -> dict[tuple[int, int], list[DecisionReview]]
         while j < n and d["hand_id"][j] == d["hand_id"][i] and d["step"][j] == d["step"][i]:
             j += 1
         values = tuple(
-            OptionValue(
-                int(d["action"][r]),
-                *(
-                    Estimate(
-                        d[f"{e}_mean"][r], d[f"{e}_low"][r], d[f"{e}_high"][r], int(d[f"{e}_n"][r])
-                    )
-                    for e in ESTIMATES
-                ),  # fmt: skip
-            )
+            OptionValue(int(d["action"][r]), est("delta", r, "delta"), est("win", r, "win"),
+                        est("huang", r, "huang"), est("win_huxi", r, "win_huxi"))
             for r in range(i, j)
-        )
+        )  # fmt: skip
+        gains = tuple(Gain(est("gain_delta", r, "delta"), est("gain_win", r, "delta"))
+                      for r in range(i, j))  # fmt: skip
         hand, seat = int(d["hand_id"][i]), int(d["seat"][i])
-        dec = judge(int(d["step"][i]), seat, str(d["phase"][i]), int(d["played"][i]), values)
+        played = int(d["played"][i])
+        dec = judge(int(d["step"][i]), seat, str(d["phase"][i]), played, values, gains)
         out.setdefault((hand, seat), []).append(dec)
         i = j
     return out

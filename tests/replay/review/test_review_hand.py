@@ -13,12 +13,13 @@ import pytest
 from click.testing import CliRunner
 
 from engine.actions import HU, PASS
-from engine.deck import shuffle_deck
-from engine.judge import accuracy, classify
+from engine.deck import derive_seed, shuffle_deck
+from engine.fast.search import evaluate as fast_evaluate
+from engine.judge import accuracy, classify, judge
 from engine.rules import find_rules
 from engine.state import Game
 from paohuzi.cli.main import main
-from replay.replayer.hand import HandLog
+from replay.replayer.hand import HandLog, Replayer
 from replay.review.hand import decisions_to_review, review_hand
 
 
@@ -61,6 +62,43 @@ def test_a_declined_winning_hu_is_a_blunder_and_a_taken_one_the_best() -> None:
     d = next(d for d in r.decisions if d.step == k)
     assert (d.played, d.best, d.kind, d.win_loss) == (HU, HU, None, 0.0), d
     assert d.accuracy == 100.0
+
+
+def _random_hand(deck_seed: int) -> HandLog:
+    """A random-policy hunan hand (deck and policy from ``deck_seed``)."""
+    rules = find_rules("hunan")
+    s = Game(rules).new_initial_state(shuffle_deck(deck_seed), deck_seed % 3)
+    rng = random.Random(deck_seed)
+    while s.outcome is None:
+        seat = s.current_player()
+        assert seat is not None
+        la = s.legal_actions(seat)
+        s.apply(seat, la[rng.randrange(len(la))])
+    return HandLog.from_history(rules, s.deck, s.dealer, s.history, run="t", hand_id=0)
+
+
+def test_a_near_tie_gets_no_class_while_a_declined_hu_stays_a_blunder_at_16_rollouts() -> None:
+    """Issue 43 item 5. Hand 3's step 33 (a discard among many): at 16 rollouts its win loss
+    against the highest noisy estimate is 12.5 points — a "mistake" by the old rule — but
+    the paired interval of the played option against that one includes zero, so no class;
+    at 1,024 rollouts the played discard is itself the likeliest to win (loss 0). A declined
+    winning 胡 loses on nearly every rollout: a blunder at 16 as at 32."""
+    log = _random_hand(3)
+    d = next(d for d in review_hand(log, [0], 16, "heuristic", seed=1).decisions if d.step == 33)
+    assert d.phase == "DISCARD" and len(d.options) > 5
+    assert classify(d.win_loss) == "mistake"  # the old rule's class
+    assert d.win_loss_ci[0] <= 0 < d.win_loss_ci[1] and d.kind is None
+    values = fast_evaluate(Replayer(log).state_at(33), 0, 1024, "heuristic",
+                           derive_seed(1, "review", 33))  # fmt: skip
+    big = judge(33, 0, d.phase, d.played, values)
+    assert (big.win_loss, big.kind) == (0.0, None)
+    # the gains are paired rollout by rollout: the played option's is exactly zero
+    g = dict(zip([v.action for v in d.options], d.gains, strict=True))
+    assert (g[d.played].win.mean, g[d.played].win.low, g[d.played].win.high) == (0.0, 0.0, 0.0)
+    log, k = _hand_with_a_hu_offered(decline=True)
+    seat = log.events[k][0]
+    d = next(d for d in review_hand(log, [seat], 16, "heuristic", seed=1).decisions if d.step == k)
+    assert (d.played, d.best, d.kind) == (PASS, HU, "blunder") and d.win_loss_ci[0] > 15, d
 
 
 def test_same_seed_same_review_in_both_engines() -> None:

@@ -158,15 +158,22 @@ def test_a_run_being_written_is_reviewed_not_stored(data: Path) -> None:
 
 
 def test_rows_round_trip() -> None:
-    """What is stored is what is read: every estimate, and the judgement made from them."""
+    """What is stored is what is read: every estimate, the paired gains, and the judgement
+    made from them."""
     from engine.judge import judge
-    from engine.search import Estimate, OptionValue
+    from engine.search import option_values
 
-    def est(m: float, n: int) -> Estimate:
-        return Estimate(m, m - 0.5, m + 0.5, n)
-
-    vals = [OptionValue(a, est(a / 3, 8), est(0.1 * a, 8), est(0.0, 8), est(float("nan"), 0))
-            for a in (3, 9, 41)]  # fmt: skip
+    deltas = {
+        3: [1, 0, 2, 5, -1, 0, 3, 2],
+        9: [0, 0, 1, 2, -2, 0, 1, 1],
+        41: [4, 1, 2, 6, 0, 1, 3, 2],
+    }
+    wins = {3: [1, 0, 1, 1, 0, 0, 1, 1], 9: [0, 0, 1, 1, 0, 0, 0, 1], 41: [1, 1, 1, 1, 0, 1, 1, 1]}
+    vals = option_values(
+        [3, 9, 41],
+        [([float(x) for x in deltas[a]], [float(x) for x in wins[a]], [0.0] * 8, [])
+         for a in (3, 9, 41)],
+    )  # fmt: skip
     d = judge(7, 1, "discard", 9, vals)
     table = S.table_of([(12, [d])])
     (got,) = S.decisions_of(table)[(12, 1)]
@@ -183,3 +190,5 @@ def test_rows_round_trip() -> None:
     )
     assert got.score_loss == d.score_loss and got.win_loss == d.win_loss
     assert [v.delta for v in got.options] == [v.delta for v in d.options]
+    assert got.gains == d.gains and got.win_loss_ci == d.win_loss_ci
+    assert got.score_loss_ci == d.score_loss_ci and d.kind == "blunder"  # 41 wins 4 more of 8
