@@ -198,7 +198,7 @@ def play(
     )
     try:
         if bots:
-            _compare(who, final, bots)
+            _compare(data, result, who, final, bots)
         if review:
             _review(data, str(result.run), result.hand_ids[0], who.human)
     except (PaohuziError, OSError) as e:
@@ -279,14 +279,12 @@ def _compare_bots(compare: str | None, preset: str) -> list[str]:
     return bots
 
 
-def _compare(deal: Any, final: Any, bots: list[str]) -> None:
-    """The person's score beside each bot's on the same deal."""
-    from replay.play.table import duplicate_scores
+def _compare(data: Path, result: Any, deal: Any, final: Any, bots: list[str]) -> None:
+    """The person's score beside each bot's on the same deal, kept with the hand."""
+    from replay.play.table import compare
 
-    cells = [f"you {int(final.outcome.deltas[deal.human]):+d}"]
-    for bot, score in duplicate_scores(deal, bots):
-        cells.append(f"{bot.removeprefix('heuristic@')} {score:+d}")
-    click.echo("the same deal: " + " · ".join(cells))
+    got = compare(data, str(result.run), result.hand_ids[0], deal, bots)
+    click.echo(got.line(int(final.outcome.deltas[deal.human])))
 
 
 def _play(journal: Any, screen: Screen) -> Any:

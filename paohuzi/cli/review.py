@@ -154,10 +154,19 @@ def review(
     except KeyboardInterrupt:
         click.echo("review interrupted: nothing printed", err=True)
         raise SystemExit(130) from None
+    from replay.store.comparisons import comparison_of
+
+    compared = comparison_of(r.manifest, hand)  # a played hand's (LOG_FORMAT §15)
+    you = None if compared is None else int(log.hand.get(f"delta_{compared.seat}", 0))
     if fmt == "json":
-        click.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=1))
+        out = result.to_dict()
+        if compared is not None and you is not None:
+            out["comparison"] = compared.to_dict(you)
+        click.echo(json.dumps(out, ensure_ascii=False, indent=1))
         return
     click.echo(render(result))
+    if compared is not None and you is not None:
+        click.echo(f"\nseat {compared.seat}, {compared.line(you)}")
 
 
 def _warn(text: str) -> None:

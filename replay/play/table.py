@@ -382,6 +382,17 @@ def duplicate_scores(deal: Deal, bots: Sequence[str]) -> list[tuple[str, int]]:
     return out
 
 
+def compare(root: str | Path, run: str, hand: int, deal: Deal, bots: Sequence[str]) -> Any:
+    """:func:`duplicate_scores` of the recorded ``hand``, kept in its run's manifest
+    (:mod:`replay.store.comparisons`, so ``paohuzi review`` and the dashboard show it again):
+    the :class:`~replay.store.comparisons.Comparison`."""
+    from replay.store.comparisons import store_comparison
+    from replay.store.layout import run_dir
+
+    scores = duplicate_scores(deal, bots)
+    return store_comparison(run_dir(Path(root), run), hand, deal.human, scores)
+
+
 def _score(deal: Deal, seats: list[str]) -> int:
     policies = [load_policy(s) for s in seats]  # an unknown spec fails here, in both engines
     try:

@@ -964,6 +964,10 @@ def _check_manifest(
     for line in reviews.verify_reviews(path, m, cache):
         bad(line)
     cache.save()
+    from replay.store.comparisons import check_comparisons
+
+    for line in check_comparisons(m):  # played hands' comparisons (LOG_FORMAT §15)
+        bad(line)
     # A run of imported hands is complete between imports: the files of the shard an import
     # was writing when it died lie unlisted in the next shard's slot, which the next import
     # rewrites (atomically, the same way); they are not part of the run.

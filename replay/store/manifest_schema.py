@@ -177,6 +177,21 @@ def _parts() -> dict[str, cs.CoreSchema]:
             ),
         }
     )
+    # A played hand's duplicate comparison (replay.store.comparisons, LOG_FORMAT §15): the
+    # person's seat and each bot's score in it on the same deal.
+    _SCORE = _obj(
+        {
+            "policy": (cs.str_schema(min_length=1, max_length=200, strict=True), True),
+            "score": (cs.int_schema(strict=True, ge=-(1 << 31), le=1 << 31), True),
+        }
+    )
+    _COMPARISON = _obj(
+        {
+            "hand": (HANDS, True),
+            "seat": (_count(3), True),
+            "scores": (cs.list_schema(_SCORE, max_length=64, strict=True), True),
+        }
+    )
     _PROGRESS = _obj({k: (COUNT, False) for k in ("shards", "hands", "events", "bytes")})
     _ANY_OBJECT = cs.dict_schema(TEXT, cs.any_schema(), strict=True)
 
@@ -201,6 +216,7 @@ def _parts() -> dict[str, cs.CoreSchema]:
             "progress": (_PROGRESS, False),
             "error": _opt(TEXT),
             "reviews": (cs.list_schema(_REVIEW, max_length=1 << 20, strict=True), False),
+            "comparisons": (cs.list_schema(_COMPARISON, max_length=1 << 20, strict=True), False),
             # derived data, checked by the scan (replay.store.rollup): a bad one never costs
             # the run, so it is not refused here
             "rollup": (cs.any_schema(), False),

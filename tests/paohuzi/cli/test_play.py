@@ -203,6 +203,25 @@ def test_the_same_deal_played_by_the_bots_in_your_seat(tmp_path: Path) -> None:
         state = play_to_end(Game(deal.rules), deal.deck, 0, seats, 21)
         assert int(cells[bot]) == state.outcome.deltas[0], bot  # type: ignore[union-attr]
     assert _play(tmp_path / "again", "--compare", "heuristic,search@4")[1].count(line) == 1
+    # kept with the hand (LOG_FORMAT §15): `review` shows it again, in text and JSON
+    m = json.loads((data / "runs" / "run=play" / "manifest.json").read_text())
+    assert m["comparisons"] == [{"hand": 0, "seat": 0, "scores": [
+        {"policy": "heuristic", "score": int(cells["heuristic"])},
+        {"policy": "search@4", "score": int(cells["search@4"])}]}]  # fmt: skip
+    code, out, err = _cli("review", "play", "0", "--data", str(data), "-N", "2", "-q")
+    assert code == 0 and f"seat 0, {line}" in out, out + err
+    code, out, err = _cli("review", "play", "0", "--data", str(data), "-N", "2", "-q", "-f", "json")
+    assert code == 0 and json.loads(out)["comparison"] == {
+        **m["comparisons"][0],
+        "you": int(cells["you"]),
+    }
+    code, out, _ = _cli("verify", "--data", str(data))
+    assert code == 0 and "all good" in out, out
+    # an entry for a hand the run does not hold is named by verify
+    m["comparisons"].append({"hand": 5, "seat": 0, "scores": []})
+    (data / "runs" / "run=play" / "manifest.json").write_text(json.dumps(m))
+    code, out, _ = _cli("verify", "--data", str(data))
+    assert code != 0 and "comparison of hand 5: the run holds 1 hand" in out, out
 
 
 def test_the_deal_of_the_day_and_its_results(
