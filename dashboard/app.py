@@ -38,6 +38,7 @@ PAGES = [
     st.Page(P["replay"], title="Replay", icon=":material/play_circle:", url_path="replay"),
     st.Page(P["drilldown"], title="Drill-down", icon=":material/search:", url_path="drilldown"),
     st.Page(P["review"], title="Review", icon=":material/analytics:", url_path="review"),
+    st.Page(P["play"], title="Play", icon=":material/playing_cards:", url_path="play"),
     st.Page(P["sql"], title="SQL", icon=":material/database:", url_path="sql"),
 ]
 

@@ -31,6 +31,7 @@ PAGE_FILES = {
     "review": "views/review.py",
     "actions": "views/actions.py",
     "sql": "views/sql.py",
+    "play": "views/play.py",
 }
 
 _KEYS = ("f_runs", "f_rules", "f_policies", "f_seats")
@@ -166,3 +167,66 @@ def rate_chart(
 def drill_link(label: str, cond: str, value: int | None = None) -> None:
     qp = {"cond": cond} if value is None else {"cond": cond, "value": str(value)}
     st.page_link(PAGE_FILES["drilldown"], label=label, icon=":material/search:", query_params=qp)
+
+
+def card_table(view: dict[str, Any]) -> None:
+    """The card table of a view (``replay.replayer.views.state_view``): the stock, 亮张 and
+    the card on offer, then per seat its hand (hidden ones as backs), melds with their 胡息,
+    dead cards and discards — the Replay and Play pages draw the same table."""
+    from dashboard.services import replay as rsvc
+
+    st.html(f'<div class="phz-table">{rsvc.table_html(view)}</div>')
+    blocks = rsvc.seat_blocks(view)
+    cols = st.columns(len(blocks))
+    for col, blk in zip(cols, blocks):
+        with col.container(border=True):
+            st.markdown(f"**{blk['title']}**")
+            if blk["sits_out"]:
+                st.caption("sits out this hand (坐醒)")
+                continue
+            st.caption(f"hand ({blk['hand_count']})")
+            st.html(f'<div class="phz-hand">{blk["hand"]}</div>')
+            st.caption(f"melds · {blk['huxi']} 胡息")
+            st.html(f'<div class="phz-melds">{blk["melds"]}</div>')
+            st.caption("right (dead cards)")
+            st.html(blk["right"])
+            st.caption("discards")
+            st.html(blk["discards"])
+
+
+def hand_result(view: dict[str, Any]) -> None:
+    """The end of a hand (nothing before it): who won with what, the 胡 card, 胡息, 等, 番,
+    score and stock left, the decomposition, the 名堂 and the settlement."""
+    from dashboard.services import replay as rsvc
+
+    out = rsvc.outcome_frames(view)
+    if out:
+        st.subheader("Result")
+        st.markdown(f"**{out['summary']}**")
+        if out["card_html"]:
+            st.html(f"hu card {out['card_html']}")
+        facts = out["facts"]
+        m = st.columns(5)
+        for col, key, lab in zip(
+            m,
+            ("huxi", "deng", "fan", "score", "stock_left"),
+            ("胡息", "等", "番", "score", "stock left"),
+        ):
+            if facts.get(key) is not None:
+                col.metric(lab, str(facts[key]))
+        left, mid, right = st.columns(3)
+        with left:
+            st.caption("decomposition")
+            if out["decomposition"].empty:
+                st.write("–")
+            else:
+                st.dataframe(out["decomposition"], hide_index=True, width="stretch")
+        with mid:
+            st.caption("名堂")
+            if out["mingtang"].empty:
+                st.write("平胡 (no 名堂)" if facts.get("huxi") is not None else "–")
+            else:
+                st.dataframe(out["mingtang"], hide_index=True, width="stretch")
+        with right:
+            st.caption("settlement")
+            st.dataframe(out["settlement"], hide_index=True, width="stretch")

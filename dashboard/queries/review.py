@@ -35,6 +35,21 @@ def stored_hand_review(
     return review, tuple(warnings)
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def stored_keys(root: str, sig: str, run: str, hand: int) -> list[Key]:
+    """The keys of the stored reviews that hold a seat of the hand, in the manifest's order
+    (a played hand's review, made at ``paohuzi review``'s default budget, among them)."""
+    from replay.store import reviews as S
+
+    r = _run(root, sig, run)
+    out: list[Key] = []
+    for e in S.review_entries(r.manifest):
+        key = S.Key(int(e["rollouts"]), str(e["rollout_policy"]), int(e["seed"]))
+        if key.of(e) and hand in S.coverage_of(e) and key not in out:
+            out.append(key)
+    return out
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
 def stored_rates(root: str, sig: str, run: str) -> tuple[list[Any], tuple[str, ...]]:
     """The rates of the run's stored reviews per key (replay.analysis.review_rates.stored_rates)."""

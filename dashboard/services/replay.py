@@ -21,7 +21,7 @@ import pandas as pd
 
 from dashboard.services.cards import hidden_html, kind_label, meld_html, view_cards_html
 from replay.replayer.hand import HandLog, replay_hand
-from replay.replayer.views import state_view
+from replay.replayer.views import seen_text, state_view
 
 HU_KIND = 1  # ActionKind.HU
 
@@ -131,11 +131,11 @@ def step_caption(view: dict[str, Any]) -> str:
     n = view.get("n_steps")
     head = f"step {view['step']} of {n}" if n is not None else f"step {view['step']}"
     last = view.get("last")
-    did = f"; last: seat {last['seat']} {last['text']}" if last else "; the deal"
+    did = f"; last: {seen_text(last)}" if last else "; the deal"
     d = view.get("decision")
     if d is None:
         return f"{head}{did}; the hand is over"
-    who = ", ".join(f"seat {s}" for s in d["deciders"])
+    who = ", ".join(f"seat {s}" for s in d["deciders"]) or "not shown in this seat's view"
     forced = " (forced)" if d.get("forced") else ""
     return f"{head}{did}; to act: {who}{forced}"
 

@@ -141,6 +141,10 @@ def _to_step(k: int) -> None:
     st.session_state["rp_step"] = int(k)
 
 
+#: The review's rollouts per option when the hand has no stored review.
+PAGE_ROLLOUTS = 64
+
+
 def _review_section(run: str, hand: int, step: int, seat: int | None, players: int) -> None:
     """The decision review of the hand: the win-probability graph of the seats under review
     (a click on a point goes to that step), the option bars at this step, the costliest
@@ -160,10 +164,19 @@ def _review_section(run: str, hand: int, step: int, seat: int | None, players: i
         st.session_state["rv_seats"] = default
     chosen = c[0].multiselect("seats under review", list(range(players)), key="rv_seats",
                               format_func=lambda s: f"seat {s}")  # fmt: skip
+    if st.session_state.get("_rv_key_for") != (run, hand):  # a new hand: its stored review
+        st.session_state["_rv_key_for"] = (run, hand)
+        keys = qr.stored_keys(state.root, sig, run, hand)
+        if keys:
+            st.session_state["rv_rollouts"] = keys[0].rollouts
+            st.session_state["rv_policy"] = keys[0].rollout_policy
+            st.session_state["rv_seed"] = keys[0].seed
+    st.session_state.setdefault("rv_rollouts", PAGE_ROLLOUTS)
+    st.session_state.setdefault("rv_seed", 0)
     rollouts = int(c[1].number_input("rollouts per option", min_value=1, max_value=100_000,
-                                     value=64, step=16, key="rv_rollouts"))  # fmt: skip
+                                     step=16, key="rv_rollouts"))  # fmt: skip
     policy = c[2].selectbox("rollout policy", rv.ROLLOUT_POLICIES, key="rv_policy")
-    seed = int(c[3].number_input("seed", min_value=0, value=0, step=1, key="rv_seed"))
+    seed = int(c[3].number_input("seed", min_value=0, step=1, key="rv_seed"))
     seats = tuple(sorted(chosen))
     if not seats:
         st.caption("Choose a seat to review.")
@@ -261,24 +274,7 @@ st.query_params.from_dict(
 st.session_state["_rp_applied"] = (run, str(hand), str(step), None, str(seat_choice))
 
 st.markdown(f"**{rsvc.step_caption(view)}** · rules {view['rules']} · dealer seat {view['dealer']}")
-st.html(f'<div class="phz-table">{rsvc.table_html(view)}</div>')
-
-blocks = rsvc.seat_blocks(view)
-cols = st.columns(len(blocks))
-for col, blk in zip(cols, blocks):
-    with col.container(border=True):
-        st.markdown(f"**{blk['title']}**")
-        if blk["sits_out"]:
-            st.caption("sits out this hand (坐醒)")
-            continue
-        st.caption(f"hand ({blk['hand_count']})")
-        st.html(f'<div class="phz-hand">{blk["hand"]}</div>')
-        st.caption(f"melds · {blk['huxi']} 胡息")
-        st.html(f'<div class="phz-melds">{blk["melds"]}</div>')
-        st.caption("right (dead cards)")
-        st.html(blk["right"])
-        st.caption("discards")
-        st.html(blk["discards"])
+ui.card_table(view)
 
 decision = view.get("decision")
 if decision:
@@ -287,39 +283,10 @@ if decision:
     if chosen.get("text"):
         st.markdown(f"Taken: seat {chosen['seat']} **{chosen['text']}**")
     elif chosen.get("hidden"):
-        st.markdown(f"Taken: seat {chosen['seat']} (hidden from this view)")
+        who = "a seat" if chosen.get("seat") is None else f"seat {chosen['seat']}"
+        st.markdown(f"Taken: {who} (hidden from this view)")
     st.dataframe(rsvc.options_frame(view), hide_index=True, width="stretch")
 
 _review_section(run, hand, step, seat, info.players)
 
-out = rsvc.outcome_frames(view)
-if out:
-    st.subheader("Result")
-    st.markdown(f"**{out['summary']}**")
-    if out["card_html"]:
-        st.html(f"hu card {out['card_html']}")
-    facts = out["facts"]
-    m = st.columns(5)
-    for col, key, lab in zip(
-        m,
-        ("huxi", "deng", "fan", "score", "stock_left"),
-        ("胡息", "等", "番", "score", "stock left"),
-    ):
-        if facts.get(key) is not None:
-            col.metric(lab, str(facts[key]))
-    left, mid, right = st.columns(3)
-    with left:
-        st.caption("decomposition")
-        if out["decomposition"].empty:
-            st.write("–")
-        else:
-            st.dataframe(out["decomposition"], hide_index=True, width="stretch")
-    with mid:
-        st.caption("名堂")
-        if out["mingtang"].empty:
-            st.write("平胡 (no 名堂)" if facts.get("huxi") is not None else "–")
-        else:
-            st.dataframe(out["mingtang"], hide_index=True, width="stretch")
-    with right:
-        st.caption("settlement")
-        st.dataframe(out["settlement"], hide_index=True, width="stretch")
+ui.hand_result(view)

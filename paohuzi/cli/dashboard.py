@@ -22,16 +22,21 @@ def app_path() -> Path:
 
 
 def streamlit_command(
-    data: Path, port: int, address: str, refresh: float | None = None
+    data: Path, port: int, address: str, refresh: float | None = None, play: bool = False
 ) -> tuple[list[str], dict[str, str]]:
-    """The ``streamlit run`` command line (through :mod:`dashboard.server`) and its environment (the store in
-    ``$PAOHUZI_DATA``, the refresh interval in ``$PAOHUZI_REFRESH`` when given)."""
+    """The ``streamlit run`` command line (through :mod:`dashboard.server`) and its
+    environment (the store in ``$PAOHUZI_DATA``, the refresh interval in ``$PAOHUZI_REFRESH``
+    when given, ``$PAOHUZI_PLAY=1`` when the Play page may write)."""
+    from replay.play.table import PLAY_ENV
     from replay.store.snapshot import REFRESH_ENV
 
     env = dict(os.environ)
     env[DATA_ENV] = str(Path(data).resolve())
     if refresh is not None:
         env[REFRESH_ENV] = repr(float(refresh))
+    env.pop(PLAY_ENV, None)  # read-only unless asked, whatever the caller's environment says
+    if play:
+        env[PLAY_ENV] = "1"
     cmd = [
         sys.executable,
         "-m",
@@ -51,7 +56,9 @@ def streamlit_command(
     return cmd, env
 
 
-@click.command(short_help="Start the dashboard (Streamlit) over the store, read-only.")
+@click.command(
+    short_help="Start the dashboard (Streamlit) over the store (read-only unless --play)."
+)
 @data_option
 @click.option(
     "--port",
@@ -68,15 +75,22 @@ def streamlit_command(
     help="Address to listen on (0.0.0.0 for every interface).",
 )
 @refresh_option
-def dashboard(data: Path, port: int, address: str, refresh: float | None) -> None:
+@click.option(
+    "--play",
+    is_flag=True,
+    help="Let the Play page write: hands played in the browser go into the store.",
+)
+def dashboard(data: Path, port: int, address: str, refresh: float | None, play: bool) -> None:
     """Serve the analytics dashboard on http://ADDRESS:PORT (headless; open it in a browser).
 
-    Pages: overview, win rates, 胡息 and score, 荒庄, 名堂, compare, replay, drill-down, SQL.
-    The store is only read; a missing or empty store is reported on the page.
+    Pages: overview, win rates, 胡息 and score, 荒庄, 名堂, compare, actions, replay,
+    drill-down, review, SQL, play. The store is only read — unless --play lets the Play page
+    record the hands played there; a missing or empty store is reported on the page.
 
     \b
     paohuzi dashboard
     paohuzi dashboard --data /big/store --port 8600
+    paohuzi dashboard --play
     """
     from paohuzi.cli.errors import input_error
     from replay.store.snapshot import refresh_from_env
@@ -86,10 +100,13 @@ def dashboard(data: Path, port: int, address: str, refresh: float | None) -> Non
             refresh_from_env()
         except ValueError as e:
             raise input_error(str(e)) from None
-    cmd, env = streamlit_command(data, port, address, refresh)
+    cmd, env = streamlit_command(data, port, address, refresh, play)
     where = Path(data).resolve()
     if not where.is_dir():
         click.echo(f"note: no store at {where} yet (the page will say so)", err=True)
-    click.echo(f"paohuzi dashboard: http://{address}:{port}  (store {where}; Ctrl-C stops it)")
+    mode = "the Play page records hands" if play else "read-only"
+    click.echo(
+        f"paohuzi dashboard: http://{address}:{port}  (store {where}, {mode}; Ctrl-C stops it)"
+    )
     sys.stdout.flush()
     os.execve(sys.executable, cmd, env)

@@ -44,7 +44,7 @@ LAZY_COMMANDS: dict[str, str] = {
 #: (equal to the command's own ``short_help``: tests/paohuzi/cli/test_cli_imports.py checks).
 SHORT_HELP: dict[str, str] = {
     "score": "Score a hand: 门子, 胡息, win or not; 等, 名堂, 番 and settlement.",
-    "dashboard": "Start the dashboard (Streamlit) over the store, read-only.",
+    "dashboard": "Start the dashboard (Streamlit) over the store (read-only unless --play).",
     "demo": "Play one seeded hand and print it move by move.",
     "simulate": "Play hands with policies and record them (Parquet + DuckDB).",
     "stats": "Win, 荒庄, seat, dealer, policy, 胡息 and 名堂 statistics of runs.",

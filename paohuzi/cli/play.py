@@ -12,9 +12,8 @@ from typing import Any
 import click
 
 from paohuzi.cli.errors import input_error
+from replay.play.table import DEFAULT_OPPONENTS
 from replay.store.layout import data_option
-
-DEFAULT_OPPONENTS = "heuristic"
 
 
 class _Stopped(Exception):
@@ -88,13 +87,12 @@ class Screen:
             click.echo(f"  {why}; your options:")
             click.echo("\n".join(_options(legal)))
 
-    def step(self, step: Any, names: Sequence[str], human: int) -> None:
-        from engine.actions import action_str
+    def move(self, seat: int, seen: Any, forced: bool, names: Sequence[str], human: int) -> None:
+        """One move as the person sees it (:func:`replay.play.table.move_line`)."""
+        from replay.play.table import move_line
 
-        who = "you" if step.seat == human else f"seat {step.seat} ({names[step.seat]})"
-        forced = " (forced)" if step.forced else ""
-        click.echo(f"{who}: {action_str(step.action)}{forced}")
-        if step.seat != human and self.speed > 0:
+        click.echo(move_line(seat, seen, forced, names, human))
+        if seat != human and self.speed > 0:
             time.sleep(self.speed)
 
 
@@ -155,7 +153,15 @@ def play(
     verified and stored in RUN (default `play`), for stats, replay, review and export."""
     from engine.errors import PaohuziError
     from paohuzi.cli.replay import use_color
-    from replay.play.table import Journal, TableError, check_run, open_tables, record
+    from replay.play.table import (
+        Journal,
+        TableError,
+        bots_to_compare,
+        check_run,
+        new_deal,
+        open_tables,
+        record,
+    )  # fmt: skip
 
     if results:
         _results(data, deal)
@@ -170,11 +176,11 @@ def play(
                 raise input_error(f"no unfinished hand in {data} to resume")
             journal = Journal.open(tables[-1])
             check_run(data, journal.deal)
-            bots = _compare_bots(compare, journal.deal.preset)
+            bots = bots_to_compare(compare, journal.deal.preset)
             click.echo(f"resuming table {journal.table} ({len(journal.decisions)} decision(s))")
         else:  # every bot loaded before anything is written
-            bots = _compare_bots(compare, deal["preset"])
-            new = _deal(**deal)
+            bots = bots_to_compare(compare, deal["preset"])
+            new = new_deal(**deal)
             check_run(data, new)
             journal = Journal.create(data, new)
     except (PaohuziError, ValueError) as e:
@@ -208,46 +214,6 @@ def play(
         sys.exit(130)
 
 
-def _deal(
-    preset: str,
-    sets: tuple[str, ...],
-    seat: int,
-    opponents: str,
-    seed: int | None,
-    daily: bool,
-    run: str,
-    name: str,
-) -> Any:
-    """The deal the options ask for (every bot loaded: an unknown one fails before anything
-    is written)."""
-    import secrets
-
-    from engine.errors import InvalidNotation
-    from engine.rules import find_rules
-    from replay.play.table import HUMAN_PREFIX, Deal, check_player_name, daily_seed, today
-    from replay.store.layout import check_run_name
-
-    players = find_rules(preset).with_overrides(list(sets)).players
-    if not 0 <= seat < players:
-        raise InvalidNotation(f"--seat {seat}: the seats are 0–{players - 1}")
-    if daily and seed is not None:
-        raise InvalidNotation("--daily and --seed: choose one")
-    bots = [b.strip() for b in opponents.split(",") if b.strip()] or [DEFAULT_OPPONENTS]
-    if len(bots) == 1:
-        bots *= players - 1
-    if len(bots) != players - 1:
-        raise InvalidNotation(f"--opponents: {len(bots)} bots for {players - 1} seats")
-    seats = [*bots[:seat], HUMAN_PREFIX + check_player_name(name), *bots[seat:]]
-    day = today().isoformat() if daily else None
-    if daily:
-        seed = daily_seed(today())
-    elif seed is None:
-        seed = secrets.randbelow(1 << 62)
-    deal = Deal.new(preset, sets, seat, seats, seed, check_run_name(run), day)
-    deal.bots()
-    return deal
-
-
 def _results(data: Path, deal: dict[str, Any]) -> None:
     """``--daily --results``: every recorded hand of today's deal in the run."""
     from engine.deck import shuffle_deck
@@ -265,20 +231,6 @@ def _results(data: Path, deal: dict[str, Any]) -> None:
         click.echo(f"  {r.player:<20} seat {r.seat}  {r.score:+d}   (hand {r.hand_id})")
 
 
-def _compare_bots(compare: str | None, preset: str) -> list[str]:
-    """The bots of ``--compare`` (each loaded: an unknown one fails before the hand)."""
-    from engine.policies import load_policy
-    from replay.play.table import compare_bots
-
-    if compare is not None and compare.strip().lower() == "none":
-        return []
-    bots = compare_bots(preset) if compare is None else [b.strip() for b in compare.split(",")]
-    bots = [b for b in bots if b]
-    for b in bots:
-        load_policy(b)
-    return bots
-
-
 def _compare(data: Path, result: Any, deal: Any, final: Any, bots: list[str]) -> None:
     """The person's score beside each bot's on the same deal, kept with the hand."""
     from replay.play.table import compare
@@ -289,6 +241,7 @@ def _compare(data: Path, result: Any, deal: Any, final: Any, bots: list[str]) ->
 
 def _play(journal: Any, screen: Screen) -> Any:
     from replay.play.table import play
+    from replay.replayer.views import SeenMoves
 
     deal = journal.deal
     click.echo(
@@ -296,10 +249,13 @@ def _play(journal: Any, screen: Screen) -> Any:
         + " · ".join(f"seat {i}: {s}" for i, s in enumerate(deal.seats) if i != deal.human)
     )
     final = None
+    seen = SeenMoves(deal.human)  # the moves as the person sees them
     try:
         for step, live in play(journal, screen.ask):
+            shown = seen.add(step.state, step.seat, step.action, step.forced)
             if live:
-                screen.step(step, deal.seats, deal.human)
+                for seat, what, forced in shown:
+                    screen.move(seat, what, forced, deal.seats, deal.human)
             final = step.state
     except KeyboardInterrupt:
         raise _Stopped from None
@@ -315,17 +271,10 @@ def _review(data: Path, run: str, hand: int, seat: int) -> None:
     ``paohuzi review RUN HAND --seat S`` shows them again): the costliest few with every
     option's value, then the accuracy."""
     from paohuzi.cli.review import render_decision, render_summary
-    from replay import store
-    from replay.replayer.hand import load_hand
+    from replay.play.table import review_played
     from replay.review.defaults import DEFAULT_ROLLOUT_POLICY, DEFAULT_ROLLOUTS
-    from replay.review.hand import review_hand
-    from replay.store import reviews as S
 
-    st = store.open_store(data)
-    log = load_hand(st, run, hand)
-    result = review_hand(log, [seat], DEFAULT_ROLLOUTS, DEFAULT_ROLLOUT_POLICY, 0)
-    key = S.Key(DEFAULT_ROLLOUTS, DEFAULT_ROLLOUT_POLICY, 0)
-    S.store(st.run(run).path, key, [(hand, S.mask_of([seat]), result.decisions)])
+    result = review_played(data, run, hand, seat)
     costly = result.summary()["seats"][seat]["costliest"][:SHOWN]
     click.echo(
         f"\nyour decisions, reviewed ({DEFAULT_ROLLOUTS} rollouts per option by"

@@ -226,7 +226,7 @@ class DeciderOptions(Strict):
 
 
 class Chosen(Strict):
-    seat: int
+    seat: int | None  # null: a choice in a claim, private to another seat
     code: int | None
     text: str | None
     hidden: bool | None = None
@@ -242,10 +242,11 @@ class DecisionView(Strict):
 
 
 class LastAction(Strict):
-    seat: int
+    seat: int | None  # null: another seat's pass or pending claim, not shown in a seat's view
     step: int
-    code: int
-    text: str
+    code: int | None
+    text: str | None  # "偎 (face down)": another seat's 偎
+    hidden: bool | None = None
 
 
 class MingtangFan(Strict):

@@ -38,6 +38,7 @@ from engine.policies import load_policy
 from engine.policy import Policy
 from engine.rules import RuleSet, find_rules
 from engine.state import Game, State
+from replay.replayer.views import SeenMoves
 
 #: The folder of the tables in play, in the store's folder (not a run: nothing reads it but
 #: ``paohuzi play``).
@@ -51,6 +52,11 @@ DAILY_SEED = 20261205
 #: The largest table file read (a hand has well under 200 decisions).
 MAX_TABLE_BYTES = 1 << 20
 HUMAN_PREFIX = "human:"
+#: The bots a person plays against unless told (one name: every other seat).
+DEFAULT_OPPONENTS = "heuristic"
+#: Set (to 1) in the dashboard's environment by ``paohuzi dashboard --play``: its Play page
+#: may then write hands into the store; without it the dashboard only reads.
+PLAY_ENV = "PAOHUZI_PLAY"
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}\Z")
 
 
@@ -182,6 +188,46 @@ class Deal:
 # ---------------------------------------------------------------------------------------------
 # The journal
 # ---------------------------------------------------------------------------------------------
+
+
+def new_deal(
+    preset: str,
+    sets: Sequence[str],
+    seat: int,
+    opponents: str,
+    seed: int | None,
+    daily: bool,
+    run: str,
+    name: str,
+) -> Deal:
+    """The deal a person asks for (``paohuzi play``'s options, the Play page's form): the
+    bots ``opponents`` (comma-separated in seat order after the person's; one name: every
+    other seat), a new random seed unless ``seed`` or ``daily`` (the deal of the day) says.
+    Every bot is loaded, so an unknown one fails (:class:`InvalidNotation`) before anything
+    is written; so do a bad preset, override, seat, name or run name."""
+    import secrets
+
+    from replay.store.layout import check_run_name
+
+    players = find_rules(preset).with_overrides(list(sets)).players
+    if not 0 <= seat < players:
+        raise InvalidNotation(f"--seat {seat}: the seats are 0–{players - 1}")
+    if daily and seed is not None:
+        raise InvalidNotation("--daily and --seed: choose one")
+    bots = [b.strip() for b in opponents.split(",") if b.strip()] or [DEFAULT_OPPONENTS]
+    if len(bots) == 1:
+        bots *= players - 1
+    if len(bots) != players - 1:
+        raise InvalidNotation(f"--opponents: {len(bots)} bots for {players - 1} seats")
+    seats = [*bots[:seat], HUMAN_PREFIX + check_player_name(name), *bots[seat:]]
+    day = today().isoformat() if daily else None
+    if daily:
+        seed = daily_seed(today())
+    elif seed is None:
+        seed = secrets.randbelow(1 << 62)
+    deal = Deal.new(preset, tuple(sets), seat, tuple(seats), seed, check_run_name(run), day)
+    deal.bots()
+    return deal
 
 
 def play_dir(root: str | Path) -> Path:
@@ -321,6 +367,100 @@ def play(journal: Journal, ask: Ask) -> Iterator[tuple[Step, bool]]:
         yield step, len(step.state.history) - 1 > last
 
 
+# ---------------------------------------------------------------------------------------------
+# A page's play: as far as the hand goes without the person
+# ---------------------------------------------------------------------------------------------
+
+
+class _Wait(Exception):  # noqa: N818 - control flow, never shown
+    """The person is to act and the journal holds no decision for it."""
+
+    def __init__(self, seat: int, legal: Sequence[int]) -> None:
+        self.seat, self.legal = seat, tuple(legal)
+
+
+@dataclass
+class Turn:
+    """Where :func:`advance` stopped: the live state, the moves since the person's last
+    journalled decision as the person sees them (``(seat, seen action, forced)``:
+    :class:`replay.replayer.views.SeenMoves`), and the person's legal options (empty when the
+    hand is over)."""
+
+    state: State
+    since: list[tuple[int, dict[str, Any], bool]]
+    legal: tuple[int, ...]
+
+    @property
+    def over(self) -> bool:
+        return self.state.outcome is not None
+
+
+def move_line(
+    seat: int, seen: dict[str, Any], forced: bool, seats: Sequence[str], human: int
+) -> str:
+    """One move as the person is shown it: ``seat 1 (heuristic): 吃 [一二三]``,
+    ``you: 提 [八八八八] (forced)``, ``seat 2 (greedy): 偎 (face down) (forced)``."""
+    who = "you" if seat == human else f"seat {seat} ({seats[seat]})"
+    return f"{who}: {seen['text']}{' (forced)' if forced else ''}"
+
+
+class BotMemo:
+    """The bots' choices of one table, kept between calls of :func:`advance` (a page plays
+    the hand again from its journal at every click): the k-th choice of a seat and its
+    generator's state after it. A remembered choice is given back and the generator set to
+    where the bot left it, so the hand is the one a single pass plays, bot calls and all —
+    a search bot thinks once per decision, not once per click."""
+
+    def __init__(self) -> None:
+        self.choices: dict[int, list[tuple[int, Any]]] = {}
+
+    def wrap(self, seat: int, policy: Policy) -> Policy:
+        memo = self.choices.setdefault(seat, [])
+        calls = [0]
+
+        class _Remembered:
+            name = policy.name
+
+            def act(self, observation: Any, legal_actions: Sequence[int], rng: Any) -> int:
+                k = calls[0]
+                calls[0] += 1
+                if k < len(memo):
+                    action, after = memo[k]
+                    rng.setstate(after)
+                    return int(action)
+                action = policy.act(observation, legal_actions, rng)
+                memo.append((action, rng.getstate()))
+                return action
+
+        return _Remembered()  # type: ignore[return-value]
+
+
+def advance(journal: Journal, memo: BotMemo | None = None) -> Turn:
+    """Play the journal's hand from its start as far as it goes without a new decision of
+    the person (the same hand :func:`play` plays): the person's next options, or the end."""
+    deal = journal.deal
+    memo = BotMemo() if memo is None else memo
+    policies = deal.bots()
+    state = Game(deal.rules).new_initial_state(deal.deck, deal.dealer)
+
+    def ask(st: State, seat: int, legal: Sequence[int]) -> int:
+        raise _Wait(seat, legal)
+
+    person = _Person(journal, ask, lambda: state)
+    seats = [person if p is None else memo.wrap(i, p) for i, p in enumerate(policies)]
+    last = journal.decisions[-1][0] if journal.decisions else -1
+    seen = SeenMoves(deal.human)
+    since: list[tuple[int, dict[str, Any], bool]] = []
+    try:
+        for step in play_state(state, seats, deal.seed):
+            shown = seen.add(state, step.seat, step.action, step.forced)
+            if len(state.history) - 1 > last:
+                since.extend(shown)
+    except _Wait as w:
+        return Turn(state, since, w.legal)
+    return Turn(state, since, ())
+
+
 def record(root: str | Path, journal: Journal, state: State, lock_wait: float = 60.0) -> Any:
     """Bring the finished hand of ``journal`` (its final ``state``) into its run, as a replay
     file is brought in (verified by the rules, stored under the run's lock, waiting up to
@@ -369,6 +509,18 @@ def compare_bots(preset: str) -> list[str]:
     return [*bots, "search@64"]
 
 
+def bots_to_compare(compare: str | None, preset: str) -> list[str]:
+    """The bots of ``--compare`` (comma-separated; None: :func:`compare_bots`; ``none``: no
+    comparison), each loaded: an unknown one fails before the hand."""
+    if compare is not None and compare.strip().lower() == "none":
+        return []
+    bots = compare_bots(preset) if compare is None else [b.strip() for b in compare.split(",")]
+    bots = [b for b in bots if b]
+    for b in bots:
+        load_policy(b)
+    return bots
+
+
 def duplicate_scores(deal: Deal, bots: Sequence[str]) -> list[tuple[str, int]]:
     """Each bot's score in the person's seat on the same deal, the other seats' policies and
     every seed unchanged (duplicate, as bridge compares a deal across tables): compiled when
@@ -410,6 +562,24 @@ def _score(deal: Deal, seats: list[str]) -> int:
         state = play_to_end(Game(deal.rules), deal.deck, deal.dealer, policies, deal.seed)
         assert state.outcome is not None
         return int(state.outcome.deltas[deal.human])
+
+
+def review_played(root: str | Path, run: str, hand: int, seat: int) -> Any:
+    """The person's decisions in the recorded ``hand`` valued by the review at its default
+    budget (:mod:`replay.review.defaults`), stored in the run so ``paohuzi review`` and the
+    Replay page read it again: the :class:`~engine.judge.HandReview`."""
+    from replay import store
+    from replay.replayer.hand import load_hand
+    from replay.review.defaults import DEFAULT_ROLLOUT_POLICY, DEFAULT_ROLLOUTS
+    from replay.review.hand import review_hand
+    from replay.store import reviews as S
+
+    st = store.open_store(root)
+    log = load_hand(st, run, hand)
+    result = review_hand(log, [seat], DEFAULT_ROLLOUTS, DEFAULT_ROLLOUT_POLICY, 0)
+    key = S.Key(DEFAULT_ROLLOUTS, DEFAULT_ROLLOUT_POLICY, 0)
+    S.store(st.run(run).path, key, [(hand, S.mask_of([seat]), result.decisions)])
+    return result
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.text import Text
 
 from engine.cards import is_red
+from replay.replayer.views import seen_text
 
 RED = "bold red"
 DIM = "dim"
@@ -142,7 +143,7 @@ def render_text(view: dict[str, Any]) -> Text:
         t.append(f" {OFFER_LABELS.get(card['source'], card['source'])} seat {card['owner']}\n")
     last = view["last"]
     if last is not None:
-        t.append(f"last: seat {last['seat']} {last['text']} (step {last['step']})\n")
+        t.append(f"last: {seen_text(last)} (step {last['step']})\n")
     dec = view["decision"]
     if dec is not None:
         _render_decision(t, dec)
@@ -175,10 +176,13 @@ def _render_decision(t: Text, dec: dict[str, Any]) -> None:
         t.append("\n")
     if chosen is not None:
         waiting = [s for s in dec["deciders"] if s != chosen["seat"]]
-        t.append(f"next: seat {chosen['seat']} ")
-        if chosen.get("hidden"):
+        if chosen["seat"] is None:
+            t.append("next: a choice not shown in this seat's view", DIM)
+        elif chosen.get("hidden"):
+            t.append(f"next: seat {chosen['seat']} ")
             t.append("decides (not shown in this seat's view)", DIM)
         else:
+            t.append(f"next: seat {chosen['seat']} ")
             _action(t, chosen["text"], None)
         if dec["forced"]:
             t.append(" (forced)", FORCED)

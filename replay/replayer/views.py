@@ -4,6 +4,10 @@
 own hand, others' hand sizes, every meld except the faces of others' 偎, cards placed to
 the right, discards, the stock count, the 亮张 while it is known, the card on offer once
 it is revealed) or, with ``seat=None``, everything (the god view: every hand, the stock).
+In a seat's view, who may claim a card, who has declared and what stay private to each seat
+(:data:`PUBLIC_PHASES`), and the last action is shown as that seat saw it
+(:func:`seen_action`: another's pass or pending claim not at all, another's 偎 without its
+face).
 
 Cards appear twice: as text in card notation (``"一二三"``) and as kinds (``[0, 1, 2]``,
 0…9 = 一…十, 10…19 = 壹…拾; red are kinds 1, 6, 9, 11, 16, 19). Actions appear as text
@@ -23,7 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from engine.actions import action_str
+from engine.actions import ActionKind, action_str, decode, kind_of
 from engine.cards import format_cards, is_red
 from engine.groups import Group, GroupKind, huxi
 from engine.hu import HuResult
@@ -32,8 +36,10 @@ from engine.state import Phase, State
 if TYPE_CHECKING:
     from replay.replayer.hand import HandLog
 
-#: Version of the view's layout (bump on an incompatible change).
-VIEW_VERSION = 1
+#: Version of the view's layout (bump on an incompatible change). 2: a seat's view keeps
+#: the private parts of a claim private (:data:`PUBLIC_PHASES`, :func:`seen_action`): ``last``
+#: and ``decision.chosen`` may have a null ``seat`` and ``text``.
+VIEW_VERSION = 2
 
 
 def cards_view(kinds: list[int] | tuple[int, ...]) -> dict[str, Any]:
@@ -57,6 +63,87 @@ def group_view(g: Group, value: int, hidden: bool = False) -> dict[str, Any]:
 
 def action_view(code: int) -> dict[str, Any]:
     return {"code": int(code), "text": action_str(code)}
+
+
+#: The phases whose deciders the whole table knows: whose turn it is (a discard, the drawer's
+#: own forced 提/偎, the forced 提 at the deal and the forced 跑). In the others — a claim on
+#: a card, a 胡 on the 亮张 — who may act, who has declared and what are private to each seat
+#: (they would tell what a hand holds): a seat's view shows its own only.
+PUBLIC_PHASES = frozenset({Phase.INIT_TI, Phase.DISCARD, Phase.DRAW_TAKE, Phase.CLAIM_PAO})
+#: The actions of a claim: another seat sees one only once it is carried out.
+_CLAIMS = frozenset({ActionKind.HU, ActionKind.PENG, ActionKind.CHI})
+_UNSEEN: dict[str, Any] = {"code": None, "text": None, "hidden": True}
+
+
+def carried_out(state: State, actor: int, code: int) -> bool:
+    """Whether ``actor``'s claim ``code`` has been carried out at ``state`` (a state after it):
+    its 胡 won the hand, or its 碰/吃 took the card — the claims resolved and ``actor`` alone is
+    to discard. A claim still pending, or beaten by another, is not."""
+    if kind_of(code) == ActionKind.HU:
+        return state.outcome is not None and state.outcome.winner == actor
+    return (
+        state.outcome is None
+        and not state.declared
+        and state.phase == Phase.DISCARD
+        and list(state.deciders()) == [actor]
+    )
+
+
+def seen_action(state: State, actor: int, code: int, viewer: int | None) -> dict[str, Any]:
+    """What ``viewer`` (None: everyone) sees of ``actor``'s action ``code``, at ``state`` (a
+    state after it): its own actions, discards, 提 and 跑 as they are; another seat's 偎 with
+    its face hidden (a 臭偎 shows one card up: as it is); a pass never; a 碰, 吃 or 胡 once
+    carried out (:func:`carried_out`). ``{"code", "text"}``, plus ``"hidden": True`` for
+    what is not (wholly) seen."""
+    if viewer is None or actor == viewer:
+        return action_view(code)
+    kind = kind_of(code)
+    if kind == ActionKind.WEI:
+        face = decode(code).card
+        chou = any(g.kind == GroupKind.CHOUWEI and g.cards[0] == face for g in state.melds[actor])
+        return action_view(code) if chou else {**_UNSEEN, "text": "偎 (face down)"}
+    if kind == ActionKind.PASS or (kind in _CLAIMS and not carried_out(state, actor, code)):
+        return dict(_UNSEEN)
+    return action_view(code)
+
+
+def seen_text(entry: dict[str, Any]) -> str:
+    """A seen action as a line: ``seat 1 打 一``, ``seat 2 偎 (face down)``, or ``a choice
+    not shown`` (nor who made it)."""
+    if entry.get("text") is None:
+        who = "" if entry.get("seat") is None else f"seat {entry['seat']}: "
+        return f"{who}a choice not shown"
+    return f"seat {entry['seat']} {entry['text']}"
+
+
+class SeenMoves:
+    """The moves of a hand as ``viewer`` sees them, fed step by step (``paohuzi play``'s bot
+    moves, the Play page's): another seat's claim is held until the claims on the card are
+    resolved, then shown if it was carried out; a pass is never shown; a 偎 without its face
+    (:func:`seen_action`)."""
+
+    def __init__(self, viewer: int | None) -> None:
+        self.viewer = viewer
+        self.pending: list[tuple[int, int, bool]] = []
+
+    def add(
+        self, state: State, seat: int, code: int, forced: bool
+    ) -> list[tuple[int, dict[str, Any], bool]]:
+        """After ``seat``'s ``code`` was applied (``state``: the live state after it): the
+        moves now seen, each ``(seat, seen action, forced)``, in order."""
+        out: list[tuple[int, dict[str, Any], bool]] = []
+        if self.viewer is not None and seat != self.viewer and kind_of(code) in _CLAIMS:
+            self.pending.append((seat, code, forced))
+        else:
+            seen = seen_action(state, seat, code, self.viewer)
+            if seen.get("text") is not None:
+                out.append((seat, seen, forced))
+        if self.pending and (not state.declared or state.outcome is not None):
+            for s, c, f in self.pending:
+                if carried_out(state, s, c):
+                    out.append((s, action_view(c), f))
+            self.pending = []
+        return out
 
 
 def _hidden_wei_huxi(state: State) -> int:
@@ -91,8 +178,16 @@ def _seat_view(state: State, s: int, viewer: int | None) -> dict[str, Any]:
         "quads": state.quads[s],
         "right": cards_view(state.right[s]),
         "discards": cards_view(state.discards[s]),
-        "deciding": s in state.deciders(),
+        "deciding": s in _deciders_seen(state, viewer),
     }
+
+
+def _deciders_seen(state: State, viewer: int | None) -> list[int]:
+    """The seats to act as ``viewer`` knows them: all in a public phase, else itself."""
+    deciders = list(state.deciders())
+    if viewer is None or state.phase in PUBLIC_PHASES:
+        return deciders
+    return [s for s in deciders if s == viewer]
 
 
 def _card_on_offer(state: State, viewer: int | None) -> dict[str, Any] | None:
@@ -113,7 +208,8 @@ def _decision_view(
 ) -> dict[str, Any] | None:
     if state.outcome is not None:
         return None
-    deciders = list(state.deciders())
+    deciders = _deciders_seen(state, viewer)
+    private = viewer is not None and state.phase not in PUBLIC_PHASES
     options = []
     for s in deciders:
         visible = viewer is None or viewer == s
@@ -130,12 +226,13 @@ def _decision_view(
         seat, action = log.events[step]
         if viewer is None or viewer == seat:
             chosen = {"seat": seat, **action_view(action)}
-        else:
-            chosen = {"seat": seat, "code": None, "text": None, "hidden": True}
+        else:  # in a private phase, not even who chose
+            chosen = {"seat": None if private else seat, **_UNSEEN}
+    declared = sorted(state.declared) if state.declared else []
     return {
         "phase": state.phase.name,
         "deciders": deciders,
-        "declared": sorted(state.declared) if state.declared else [],
+        "declared": [s for s in declared if not private or s == viewer],
         "forced": bool(state.is_forced()),
         "options": options,
         "chosen": chosen,
@@ -197,7 +294,9 @@ def state_view(
     last = None
     if state.history:
         s, a = state.history[-1]
-        last = {"seat": s, "step": step - 1, **action_view(a)}
+        seen = seen_action(state, s, a, seat)
+        who = s if seat is None or s == seat or not seen.get("hidden") or seen["text"] else None
+        last = {"seat": who, "step": step - 1, **seen}
     view: dict[str, Any] = {
         "view_version": VIEW_VERSION,
         "viewer": seat,

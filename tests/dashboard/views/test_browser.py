@@ -34,16 +34,17 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def dashboard_server(store_dir: Path, log_name: str) -> Iterator[str]:
-    """``paohuzi dashboard`` on ``store_dir``, on a free port, until the block ends; its base
-    URL once its health check answers (no page has been asked for yet)."""
+def dashboard_server(store_dir: Path, log_name: str, *extra: str) -> Iterator[str]:
+    """``paohuzi dashboard`` on ``store_dir`` (with the options ``extra``), on a free port,
+    until the block ends; its base URL once its health check answers (no page has been asked
+    for yet)."""
     port = _free_port()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     log = open(ARTIFACTS / log_name, "wb")  # noqa: SIM115
     proc = subprocess.Popen(
         [
             sys.executable, "-c", "from paohuzi.cli import main; main()", "dashboard",
-            "--data", str(store_dir), "--port", str(port), "--address", "127.0.0.1",
+            "--data", str(store_dir), "--port", str(port), "--address", "127.0.0.1", *extra,
         ],
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -153,6 +154,7 @@ PAGES = [
     ("actions", "actions_page", ["Per hand", "Declined when offered", "Options per real"], 2),
     ("review", "review_page", ["Review", "No stored review"], 0),
     ("sql", "sql", ["row limit", "time limit", "rows in"], 0),
+    ("play", "play_read_only", ["paohuzi dashboard --play"], 0),
 ]
 
 #: the charts: (Vega-Lite charts on the page, those drawn: an SVG or canvas with marks)
@@ -327,3 +329,54 @@ def test_actions_rate_through_drilldown_to_the_replay_step(page: Any, server: st
     step = slider_value(page)
     assert step > 0 and f"step={step}" in page.url
     assert "Decision" in main_text(page) and ("跑" in main_text(page) or "提" in main_text(page))
+
+
+def test_a_hand_played_by_clicking_then_its_review_in_the_replay(
+    browser: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """``paohuzi dashboard --play`` on an empty store: a hand dealt from the Play page's form
+    and played to its end by clicking an option at every decision; the page then shows where
+    it is stored, the comparison on the same deal and the review, and a costliest decision's
+    link opens the Replay page at that step with the stored review drawn."""
+    import re
+
+    d = tmp_path_factory.mktemp("browser-play") / "data"
+    with dashboard_server(d, "dashboard-server-play.log", "--play") as base:
+        pg = browser.new_page(viewport={"width": 1400, "height": 2000})
+        pg.set_default_timeout(30_000)
+        try:
+            visit(pg, f"{base}/play")
+            pg.get_by_label("seed (empty: a new deal)").fill("21")
+            pg.get_by_label("compare with (empty: the defaults; none: no comparison)").fill(
+                "heuristic,search@4"
+            )
+            pg.get_by_role("button", name="Deal").click()
+            settle(pg)
+            check(pg, "play_table")
+            for _ in range(200):
+                if "Stored as run" in main_text(pg):
+                    break
+                # the last option (a discard of the highest card, or 过 on a claim): any will do
+                pg.get_by_role("button", name=re.compile(r"^\d+\. ")).last.click()
+                settle(pg)
+            else:
+                raise AssertionError("the hand did not end")
+            check(pg, "play_done")
+            text = main_text(pg)
+            assert "Stored as run play hand 0 (seat 0)" in text
+            assert "the same deal: you" in text and "search@4" in text
+            assert "Your decisions, reviewed" in text
+            link = pg.get_by_role("link", name=re.compile(r"^step \d+: you played"))
+            if link.count() == 0:  # a hand without a costly decision: the whole hand then
+                link = pg.get_by_role("link", name="the whole hand in the Replay page")
+            href = link.first.get_attribute("href") or ""
+            step = int(href.split("step=")[1].split("&")[0])
+            link.first.click()
+            pg.wait_for_url("**/replay?*")
+            settle(pg)
+            charts_drawn(pg, 1)
+            check(pg, "play_review_in_replay")
+            assert slider_value(pg) == step and "run=play" in pg.url
+            assert "stored review" in main_text(pg)
+        finally:
+            pg.close()

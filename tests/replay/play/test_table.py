@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -134,6 +135,7 @@ def test_the_person_never_sees_a_hidden_card(seed: int, seat: int, preset: str) 
         card = view["card"]
         if card is not None and card["hidden"]:
             assert card["card"] is None
+        _same_view_whatever_is_hidden(state, s, view, rng.getrandbits(64))
         return rng.choice(list(legal))
 
     class Memory:
@@ -148,3 +150,38 @@ def test_the_person_never_sees_a_hidden_card(seed: int, seat: int, preset: str) 
 
     for _ in play(Memory(), look):  # type: ignore[arg-type]
         pass
+
+
+def _same_view_whatever_is_hidden(state: Any, seat: int, view: dict, seed: int) -> None:
+    """Both engines' view of ``seat`` does not change when every card hidden from it is drawn
+    again (a determinization): the reference's rendered view, and the compiled engine's
+    information set — the unseen copies of each face, the faces shown past their 跑, the card
+    on offer as the seat sees it — which also equal the reference's."""
+    import numpy as np
+
+    from engine import search as ref
+    from engine.fast import search as fast
+    from engine.fast.pyrandom import N as MT_N
+    from engine.fast.pyrandom import mt_seed64
+
+    other = ref.determinize(state, seat, random.Random(seed))
+    assert state_view(other, seat) == view
+    rp, hp, st0 = fast.flat_state(state)
+    mt = np.zeros(MT_N + 1, dtype=np.int64)
+    mt_seed64(mt, np.uint64(seed))
+    det = np.empty_like(st0)
+    assert fast.determinize(rp, hp, st0, seat, mt, det, ref.MAX_TRIES) >= 1
+    assert not np.array_equal(det, st0) or not any(ref.hidden_counts(state, seat))
+    seen = []
+    for flat in (st0, det):
+        counts = np.empty(20, dtype=np.int64)
+        fast.hidden_counts(flat, seat, counts)
+        seen.append((counts.tolist(), int(fast.revealed_faces(flat, seat)),
+                     int(fast._seen_card(flat, seat))))  # fmt: skip
+    obs = state.observation(seat)
+    card = -1 if obs.card is None else obs.card
+    assert (
+        seen[0]
+        == seen[1]
+        == (ref.hidden_counts(state, seat), ref.revealed_faces(state, seat), card)
+    )
