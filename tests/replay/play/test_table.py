@@ -14,7 +14,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import InvalidNotation
-from replay.play.table import Deal, Journal, TableError, open_tables, play, record
+from replay.play.table import (
+    BotMemo,
+    Deal,
+    Journal,
+    TableError,
+    advance,
+    open_tables,
+    play,
+    record,
+)  # fmt: skip
 from replay.replayer.views import state_view
 
 SEATS = ("human:ann", "heuristic", "greedy")
@@ -63,6 +72,35 @@ def test_a_resumed_hand_is_the_hand_played_at_once(tmp_path: Path) -> None:
     live = [fresh for _, fresh in play(again, _first)]
     assert live[0] is False and live[-1] is True  # the past replayed, then played on
     assert _finish(Journal.open(again.path)).history == want  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("seats", [SEATS, ("greedy", "search@3/heuristic", "human:ann")])
+def test_a_page_playing_click_by_click_plays_the_hand_played_at_once(
+    tmp_path: Path, seats: tuple[str, ...]
+) -> None:
+    """The Play page plays the hand again from its journal at every click
+    (:func:`advance`); with the bots' choices remembered (:class:`BotMemo`: each choice and
+    the generator's state after it), the hand is the one :func:`play` plays in one pass, and
+    a search bot thinks once per decision, however many clicks there are."""
+    human = seats.index("human:ann")
+    deal = Deal.new("hunan", (), human, seats, seed=5)
+    want = _finish(Journal.create(tmp_path / "a", deal)).history  # type: ignore[attr-defined]
+    journal = Journal.create(tmp_path / "b", deal)
+    memo = BotMemo()
+    calls = 0
+    while True:
+        turn = advance(journal, memo)
+        calls += 1
+        if turn.over:
+            break
+        assert turn.legal and human in turn.state.deciders()
+        journal.append(len(turn.state.history), turn.legal[-1])  # what _first plays
+    assert turn.state.history == want and calls == len(journal.decisions) + 1
+    made = sum(len(v) for v in memo.choices.values())
+    bots = [a for s, a in want if seats[s] != "human:ann"]
+    assert made <= len(bots)  # each bot choice made once (forced moves ask no one)
+    # without the memo, from the journal alone: the same hand
+    assert advance(Journal.open(journal.path)).state.history == want
 
 
 def test_a_journal_that_does_not_fit_is_refused(tmp_path: Path) -> None:
