@@ -22,13 +22,15 @@ play-hand: $(STAMP)
 	$(VENV)/bin/paohuzi demo
 
 # The compiled engine and scorer are compiled once, in one process, before the workers start.
-# Two workers; one that runs out of tests takes some of the other's (worksteal).
+# Three workers on two cores: about a quarter of the suite waits (servers starting, a
+# browser, Ray, subprocesses), and a third worker fills it; one that runs out of tests takes
+# some of another's (worksteal).
 test: $(STAMP) browser-deps warm
-	$(PY) -m pytest -q -n 2 --dist worksteal
+	$(PY) -m pytest -q -n 3 --dist worksteal
 
 # The same suite with the randomized tests at their full sizes (tests/helpers/sizes.py).
 test-long: $(STAMP) browser-deps warm
-	PAOHUZI_TEST_LONG=1 $(PY) -m pytest -q -n 2 --dist worksteal
+	PAOHUZI_TEST_LONG=1 $(PY) -m pytest -q -n 3 --dist worksteal
 
 warm: $(STAMP)
 	$(PY) -m engine.fast.warmup

@@ -104,14 +104,15 @@ _SETTLED = """() => !document.querySelector('[data-testid="stStatusWidget"]')
     && !!document.querySelector('h1')"""
 
 
-def settle(pg: Any, timeout: float = 60) -> None:
-    """Wait until the script run is over and the page stays still for a second."""
+def settle(pg: Any, timeout: float = 60, still_for: int = 4, every: float = 0.25) -> None:
+    """Wait until the script run is over and the page stays still for a second (``still_for``
+    readings ``every`` seconds apart)."""
     start, still = time.monotonic(), 0
     while time.monotonic() - start < timeout:
         still = still + 1 if pg.evaluate(_SETTLED) else 0
-        if still >= 4:
+        if still >= still_for:
             return
-        time.sleep(0.25)
+        time.sleep(every)
     raise TimeoutError("the page did not settle")
 
 
@@ -353,12 +354,18 @@ def test_a_hand_played_by_clicking_then_its_review_in_the_replay(
             pg.get_by_role("button", name="Deal").click()
             settle(pg)
             check(pg, "play_table")
-            for _ in range(200):
+            for k in range(200):
                 if "Stored as run" in main_text(pg):
                     break
                 # the last option (a discard of the highest card, or 过 on a claim): any will do
                 pg.get_by_role("button", name=re.compile(r"^\d+\. ")).last.click()
-                settle(pg)
+                # the next decision's buttons (keyed by the decisions made), or the end
+                pg.wait_for_function(
+                    f"""() => document.querySelector('[class*="st-key-pl_opt_{k + 1}_"]')
+                        || document.body.innerText.includes('Stored as run')""",
+                    timeout=60_000,
+                )
+                settle(pg, still_for=2, every=0.1)
             else:
                 raise AssertionError("the hand did not end")
             check(pg, "play_done")
