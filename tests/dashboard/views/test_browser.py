@@ -22,9 +22,12 @@ from typing import Any
 import pytest
 from dash_helpers import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ERRORS
 
-pytestmark = pytest.mark.skipif(
-    not os.path.exists(CHROMIUM), reason="needs Debian's chromium (make browser-deps)"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not os.path.exists(CHROMIUM), reason="needs Debian's chromium (make browser-deps)"
+    ),
+    pytest.mark.xdist_group("browser"),  # one worker: one module server, one browser
+]
 
 
 def _free_port() -> int:
