@@ -23,15 +23,14 @@ play-hand: $(STAMP)
 
 # The compiled engine and scorer are compiled once, in one process, before the workers start.
 # Three workers on two cores: about a quarter of the suite waits (servers starting, a
-# browser, Ray, subprocesses), and a third worker fills it. Tests go out in small batches as
-# workers free up (loadgroup), but a module marked xdist_group (Ray's cluster, the browser's
-# server) runs whole on one worker, so its module fixture starts once.
+# browser, Ray, subprocesses), and a third worker fills it; one that runs out of tests takes
+# some of another's (worksteal).
 test: $(STAMP) browser-deps warm
-	$(PY) -m pytest -q -n 3 --dist loadgroup
+	$(PY) -m pytest -q -n 3 --dist worksteal
 
 # The same suite with the randomized tests at their full sizes (tests/helpers/sizes.py).
 test-long: $(STAMP) browser-deps warm
-	PAOHUZI_TEST_LONG=1 $(PY) -m pytest -q -n 3 --dist loadgroup
+	PAOHUZI_TEST_LONG=1 $(PY) -m pytest -q -n 3 --dist worksteal
 
 warm: $(STAMP)
 	$(PY) -m engine.fast.warmup

@@ -22,12 +22,9 @@ from typing import Any
 import pytest
 from dash_helpers import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ERRORS
 
-pytestmark = [
-    pytest.mark.skipif(
-        not os.path.exists(CHROMIUM), reason="needs Debian's chromium (make browser-deps)"
-    ),
-    pytest.mark.xdist_group("browser"),  # one worker: one module server, one browser
-]
+pytestmark = pytest.mark.skipif(
+    not os.path.exists(CHROMIUM), reason="needs Debian's chromium (make browser-deps)"
+)
 
 
 def _free_port() -> int:

@@ -32,9 +32,6 @@ from paohuzi.cli.main import main
 from replay.record.backend import LocalBackend
 from replay.store.runs import open_store
 
-#: One worker runs the module (make test: --dist loadgroup), so one cluster is started.
-pytestmark = pytest.mark.xdist_group("ray")
-
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 CLI = [sys.executable, "-c", "from paohuzi.cli.main import main; main()"]
