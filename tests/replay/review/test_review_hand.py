@@ -17,7 +17,7 @@ from engine.deck import derive_seed, shuffle_deck
 from engine.fast.search import evaluate as fast_evaluate
 from engine.judge import accuracy, classify, judge
 from engine.rules import find_rules
-from engine.state import Game
+from engine.state import Game, State
 from paohuzi.cli.main import main
 from replay.replayer.hand import HandLog, Replayer
 from replay.review.hand import decisions_to_review, review_hand
@@ -37,13 +37,7 @@ def _hand_with_a_hu_offered(decline: bool) -> tuple[HandLog, int]:
             if HU in legal and PASS in legal and len(s.history) > 10:
                 k = len(s.history)
                 s.apply(seat, PASS if decline else HU)
-                while s.outcome is None:  # finish the hand (the log needs no end, but have one)
-                    o = s.current_player()
-                    assert o is not None
-                    la = s.legal_actions(o)
-                    s.apply(o, la[rng.randrange(len(la))])
-                log = HandLog.from_history(rules, s.deck, s.dealer, s.history, run="t", hand_id=0)
-                return log, k
+                return _finish_at_random(s, rng), k  # (the log needs no end, but have one)
             s.apply(seat, legal[rng.randrange(len(legal))])
     raise AssertionError("no hand with a 胡 on offer")
 
@@ -64,17 +58,20 @@ def test_a_declined_winning_hu_is_a_blunder_and_a_taken_one_the_best() -> None:
     assert d.accuracy == 100.0
 
 
-def _random_hand(deck_seed: int) -> HandLog:
-    """A random-policy hunan hand (deck and policy from ``deck_seed``)."""
-    rules = find_rules("hunan")
-    s = Game(rules).new_initial_state(shuffle_deck(deck_seed), deck_seed % 3)
-    rng = random.Random(deck_seed)
+def _finish_at_random(s: State, rng: random.Random) -> HandLog:
+    """The hand of state ``s`` played to its end by random choices from ``rng``, as a log."""
     while s.outcome is None:
         seat = s.current_player()
         assert seat is not None
         la = s.legal_actions(seat)
         s.apply(seat, la[rng.randrange(len(la))])
-    return HandLog.from_history(rules, s.deck, s.dealer, s.history, run="t", hand_id=0)
+    return HandLog.from_history(s.rules, s.deck, s.dealer, s.history, run="t", hand_id=0)
+
+
+def _random_hand(deck_seed: int) -> HandLog:
+    """A random-policy hunan hand (deck and policy from ``deck_seed``)."""
+    s = Game(find_rules("hunan")).new_initial_state(shuffle_deck(deck_seed), deck_seed % 3)
+    return _finish_at_random(s, random.Random(deck_seed))
 
 
 def test_a_near_tie_gets_no_class_while_a_declined_hu_stays_a_blunder_at_16_rollouts() -> None:
