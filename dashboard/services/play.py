@@ -34,29 +34,31 @@ def move_lines(
     return [move_line(seat, seen, forced, seats, human) for seat, seen, forced in since]
 
 
-def choose(path: Path, seen: int, action: int, memo: BotMemo | None = None) -> bool:
+def choose(path: Path, seen: int, action: int, memo: BotMemo | None = None) -> str | None:
     """Journal the person's ``action`` at the table ``path``, if the table still holds the
-    ``seen`` decisions the page showed the options after (a second click on a stale page, or
-    a table finished meanwhile in another tab, changes nothing): whether it was taken."""
+    ``seen`` decisions the page showed the options after: None when it is taken, else why
+    not, in one line (a second click on a stale page; the table played on or finished in
+    another tab or terminal; a table that cannot be read or written)."""
     from engine.errors import PaohuziError
 
     try:
         journal = Journal.open(path)
-    except PaohuziError:
-        return False
-    if len(journal.decisions) != seen:
-        return False
-    now = advance(journal, memo)
-    if now.over or action not in now.legal:
-        return False
-    journal.append(len(now.state.history), action)
-    return True
+        if len(journal.decisions) != seen:
+            return "That choice came from an older view of the table: ignored."
+        now = advance(journal, memo)
+        if now.over or action not in now.legal:
+            return "That choice is no longer one of your options: ignored."
+        journal.append(len(now.state.history), action)  # refused if the table moved on
+    except (PaohuziError, OSError) as e:
+        return str(e)
+    return None
 
 
 @dataclass(frozen=True)
 class Finished:
     """A played hand after it is stored: where, the person's seat and score, the comparison
-    (None when no bot was asked) and the review of the person's decisions."""
+    (None when no bot was asked or it failed), the review of the person's decisions (None
+    when it failed) and what went wrong after the hand was stored, if anything."""
 
     run: str
     hand: int
@@ -64,11 +66,16 @@ class Finished:
     score: int
     comparison: Any
     review: Any
+    problem: str | None = None
 
 
 def finish(root: Path, journal: Journal, final: Turn, bots: Sequence[str]) -> Finished:
-    """Record the finished hand (verified, into its run under the run's lock), compare it on
-    the same deal with ``bots`` and review the person's decisions, both kept in the run."""
+    """Record the finished hand (verified, into its run under the run's lock; a
+    :class:`~replay.play.table.TableError` if it was not stored, or was recorded meanwhile
+    from another tab), then compare it on the same deal with ``bots`` and review the person's
+    decisions, both kept in the run; a failure after the hand is stored is the result's
+    ``problem``, not an error: the hand is stored."""
+    from engine.errors import PaohuziError
     from replay.play.table import compare, record, review_played
 
     deal = journal.deal
@@ -76,9 +83,13 @@ def finish(root: Path, journal: Journal, final: Turn, bots: Sequence[str]) -> Fi
     run, hand = str(result.run), int(result.hand_ids[0])
     assert final.state.outcome is not None
     score = int(final.state.outcome.deltas[deal.human])
-    compared = compare(root, run, hand, deal, bots) if bots else None
-    review = review_played(root, run, hand, deal.human)
-    return Finished(run, hand, deal.human, score, compared, review)
+    compared = review = problem = None
+    try:
+        compared = compare(root, run, hand, deal, bots) if bots else None
+        review = review_played(root, run, hand, deal.human)
+    except (PaohuziError, OSError) as e:
+        problem = f"the hand is stored, but after it: {e}"
+    return Finished(run, hand, deal.human, score, compared, review, problem)
 
 
 def costliest(review: Any, seat: int, k: int = 3) -> list[Any]:

@@ -59,8 +59,9 @@ def _leave() -> None:
 
 
 def _choose(path: str, seen: int, action: int) -> None:
-    if not psvc.choose(Path(path), seen, action, _memo(path)):
-        st.session_state["_pl_note"] = "That choice came from an older view of the table: ignored."
+    why = psvc.choose(Path(path), seen, action, _memo(path))
+    if why is not None:
+        st.session_state["_pl_note"] = why
 
 
 def _setup() -> None:
@@ -126,6 +127,10 @@ def _table(path: str) -> None:
     from replay.play.table import Journal
     from replay.replayer.views import state_view
 
+    if not Path(path).exists():  # finished meanwhile (another tab, or a run cut short here)
+        st.info("This hand is finished and recorded: find it in the Replay page.")
+        st.button("Play another hand", on_click=_leave, key="pl_leave_gone")
+        return
     try:
         journal = Journal.open(Path(path))
         turn = psvc.advance(journal, _memo(path))
@@ -150,8 +155,8 @@ def _table(path: str) -> None:
         with st.spinner("storing the hand, playing the same deal with the bots, reviewing…"):
             try:
                 done = psvc.finish(root, journal, turn, list(st.session_state.get("pl_bots", [])))
-            except (PaohuziError, OSError) as e:
-                st.error(db.redact(f"the hand was not stored: {e}"))
+            except (PaohuziError, OSError) as e:  # not stored: the table is kept, to try again
+                st.error(db.redact(str(e)))
                 return
         st.session_state["pl_done"] = done
         st.session_state["pl_view"] = view
@@ -176,6 +181,8 @@ def _done(done: Any, view: dict[str, Any]) -> None:
     from engine.actions import action_str
 
     st.success(f"Stored as run {done.run} hand {done.hand} (seat {done.seat}).")
+    if done.problem:
+        st.warning(db.redact(done.problem))
     if done.comparison is not None:
         st.markdown(f"**{done.comparison.line(done.score)}**")
     st.page_link(
@@ -191,9 +198,11 @@ def _done(done: Any, view: dict[str, Any]) -> None:
     )
     from replay.review.defaults import DEFAULT_ROLLOUT_POLICY, DEFAULT_ROLLOUTS
 
-    s = done.review.summary()["seats"][done.seat]
     st.subheader("Your decisions, reviewed")
-    if not s["decisions"]:
+    s = done.review.summary()["seats"][done.seat] if done.review is not None else None
+    if s is None:
+        st.caption(f"Not reviewed: `paohuzi review {done.run} {done.hand} --seat {done.seat}`.")
+    elif not s["decisions"]:
         st.caption("You had no decision with a choice in this hand.")
     else:
         st.markdown(

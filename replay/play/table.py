@@ -298,11 +298,41 @@ class Journal:
                 raise TableError(f"{path}:{i}: not a decision") from None
         return cls(path, deal, decisions)
 
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold an exclusive ``flock`` on the table's file: one writer at a time (a terminal
+        and a browser tab, or two tabs, on one table). :class:`TableError` when the file is
+        gone: the hand was finished (and recorded) elsewhere."""
+        import fcntl
+
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_NOFOLLOW)
+        except FileNotFoundError:
+            raise TableError(f"table {self.table} is finished: its hand was recorded") from None
+        except OSError as e:
+            raise TableError(f"cannot open the table {self.path}: {e.strerror or e}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            if not self.path.exists():  # recorded (and removed) while this one waited
+                raise TableError(f"table {self.table} is finished: its hand was recorded")
+            yield
+        finally:
+            os.close(fd)
+
     def append(self, step: int, action: int) -> None:
-        with open(self.path, "a", encoding="utf-8") as f:
-            f.write(json.dumps({"step": step, "action": action}) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
+        """Write decision ``(step, action)`` (flushed, fsynced) — refused with
+        :class:`TableError` if another writer added a decision since this journal read the
+        file (the hand went on elsewhere: open it again)."""
+        with self.locked():
+            if len(Journal.open(self.path).decisions) != len(self.decisions):
+                raise TableError(
+                    f"table {self.table} was played on elsewhere (another tab or terminal):"
+                    " open it again"
+                )
+            with open(self.path, "a", encoding="utf-8") as f:
+                f.write(json.dumps({"step": step, "action": action}) + "\n")
+                f.flush()
+                os.fsync(f.fileno())
         self.decisions.append((step, action))
 
     def remove(self) -> None:
@@ -454,8 +484,9 @@ def advance(journal: Journal, memo: BotMemo | None = None) -> Turn:
     try:
         for step in play_state(state, seats, deal.seed):
             shown = seen.add(state, step.seat, step.action, step.forced)
-            if len(state.history) - 1 > last:
-                since.extend(shown)
+            at = len(state.history) - 1
+            if at >= last:  # at the person's last decision: the others' claims it released
+                since.extend(m for m in shown if at > last or m[0] != deal.human)
     except _Wait as w:
         return Turn(state, since, w.legal)
     return Turn(state, since, ())
@@ -478,19 +509,20 @@ def record(root: str | Path, journal: Journal, state: State, lock_wait: float = 
     title = f"{deal.player} at table {journal.table} (seed {deal.seed})"
     text = to_json(log, title=title, policies=list(deal.seats))
     item = parse_item(text, journal.table)
-    result = import_hands(
-        root,
-        [item],
-        deal.run,
-        ["paohuzi", "play"],
-        allow_duplicate=True,  # two people may play a deal of the day alike
-        lock_wait=lock_wait,
-        origin="play",
-    )
-    verdict = result.verdicts[0]
-    if not verdict.accepted:
-        raise TableError(f"the hand was not stored: {verdict.error}")
-    journal.remove()
+    with journal.locked():  # one recorder per table: a second finds it gone, and says so
+        result = import_hands(
+            root,
+            [item],
+            deal.run,
+            ["paohuzi", "play"],
+            allow_duplicate=True,  # two people may play a deal of the day alike
+            lock_wait=lock_wait,
+            origin="play",
+        )
+        verdict = result.verdicts[0]
+        if not verdict.accepted:
+            raise TableError(f"the hand was not stored: {verdict.error}")
+        journal.remove()
     return result
 
 
@@ -509,6 +541,12 @@ def compare_bots(preset: str) -> list[str]:
     return [*bots, "search@64"]
 
 
+#: The most bots a hand is compared with, and the longest spec (the manifest's limits,
+#: replay.store.manifest_schema).
+MAX_COMPARED = 16
+MAX_SPEC = 1000
+
+
 def bots_to_compare(compare: str | None, preset: str) -> list[str]:
     """The bots of ``--compare`` (comma-separated; None: :func:`compare_bots`; ``none``: no
     comparison), each loaded: an unknown one fails before the hand."""
@@ -516,7 +554,13 @@ def bots_to_compare(compare: str | None, preset: str) -> list[str]:
         return []
     bots = compare_bots(preset) if compare is None else [b.strip() for b in compare.split(",")]
     bots = [b for b in bots if b]
+    if len(bots) > MAX_COMPARED:
+        raise InvalidNotation(f"--compare: {len(bots)} bots, at most {MAX_COMPARED}")
     for b in bots:
+        if len(b) > MAX_SPEC:
+            raise InvalidNotation(
+                f"--compare: a bot spec of {len(b)} characters (at most {MAX_SPEC})"
+            )
         load_policy(b)
     return bots
 

@@ -394,6 +394,18 @@ def _remove_db(path: Path) -> None:
             p.unlink()
 
 
+def refresh_after_write(run_path: Path) -> None:
+    """After a writer changed a run's manifest (a stored review, a comparison): rebuild the
+    catalog bound to the manifests, as the next reader would, with a note; a store whose
+    catalog cannot be written keeps its old one (the reader's note says so)."""
+    import contextlib
+
+    from engine.errors import PaohuziError
+
+    with contextlib.suppress(PaohuziError, OSError):
+        refresh_catalog(Path(run_path).parent.parent)
+
+
 def refresh_catalog(root: Path, state: StoreState | None = None) -> Path:
     """(Re)build ``root/paohuzi.duckdb`` atomically, with paths relative to ``root``; its
     path. Raises :class:`StoreError` with one line, before any work, when something other

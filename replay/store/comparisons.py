@@ -65,6 +65,7 @@ def store_comparison(
 ) -> Comparison:
     """List ``hand``'s comparison in the run's manifest (replacing an older one), under the
     run's lock (waiting up to ``wait`` s for another writer: :class:`RunBusy` after)."""
+    from replay.store.catalog import refresh_after_write
     from replay.store.manifest import RunLock, now, read_manifest, write_manifest
 
     got = Comparison(hand, seat, tuple((str(p), int(s)) for p, s in scores))
@@ -74,6 +75,7 @@ def store_comparison(
         manifest[COMPARISONS] = [*kept, got.to_entry()]
         manifest["updated"] = now()
         write_manifest(Path(run_path), manifest)
+    refresh_after_write(Path(run_path))
     return got
 
 

@@ -181,7 +181,7 @@ def _parts() -> dict[str, cs.CoreSchema]:
     # person's seat and each bot's score in it on the same deal.
     _SCORE = _obj(
         {
-            "policy": (cs.str_schema(min_length=1, max_length=200, strict=True), True),
+            "policy": (cs.str_schema(min_length=1, max_length=1000, strict=True), True),
             "score": (cs.int_schema(strict=True, ge=-(1 << 31), le=1 << 31), True),
         }
     )
@@ -189,7 +189,7 @@ def _parts() -> dict[str, cs.CoreSchema]:
         {
             "hand": (HANDS, True),
             "seat": (_count(3), True),
-            "scores": (cs.list_schema(_SCORE, max_length=64, strict=True), True),
+            "scores": (cs.list_schema(_SCORE, max_length=16, strict=True), True),
         }
     )
     _PROGRESS = _obj({k: (COUNT, False) for k in ("shards", "hands", "events", "bytes")})

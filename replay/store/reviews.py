@@ -319,6 +319,7 @@ def store(
     result says why, in one line."""
     import contextlib
 
+    from replay.store.catalog import refresh_after_write
     from replay.store.files import atomic_write
     from replay.store.manifest import RunLock, now, read_manifest, write_manifest
     from replay.store.scan import ChecksumCache, resolve_shard_path
@@ -385,18 +386,8 @@ def store(
         return Stored(0, 0, f"the review is not stored ({' '.join(str(e).split())})")
     except OSError as e:
         return Stored(0, 0, f"the review is not stored (run {name}: {e.strerror or e})")
-    _refresh(run_path)
+    refresh_after_write(run_path)
     return Stored(files, sum(bin(m).count("1") for m, _ in todo.values()))
-
-
-def _refresh(run_path: Path) -> None:
-    """The catalog is bound to the manifests: rebuild it (a reader would, with a note)."""
-    import contextlib
-
-    from replay.store.catalog import refresh_catalog
-
-    with contextlib.suppress(PaohuziError, OSError):
-        refresh_catalog(run_path.parent.parent)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -78,7 +78,8 @@ def test_a_hand_played_by_clicking_is_the_hand_the_terminal_plays(
     from dashboard.services import play as psvc
     from engine.actions import PASS
 
-    assert not psvc.choose(table, 0, PASS)  # stale: the table holds 1 decision, not 0
+    why = psvc.choose(table, 0, PASS)  # stale: the table holds 1 decision, not 0
+    assert why is not None and "older view" in why
     assert len(table.read_text().splitlines()) == 2
     at = play_by_clicking(at)
     text = _texts(at)

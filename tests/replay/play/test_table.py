@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import InvalidNotation
+from engine.state import Game
 from replay.play.table import (
     BotMemo,
     Deal,
@@ -24,7 +25,7 @@ from replay.play.table import (
     play,
     record,
 )  # fmt: skip
-from replay.replayer.views import state_view
+from replay.replayer.views import SeenMoves, state_view
 
 SEATS = ("human:ann", "heuristic", "greedy")
 
@@ -101,6 +102,57 @@ def test_a_page_playing_click_by_click_plays_the_hand_played_at_once(
     assert made <= len(bots)  # each bot choice made once (forced moves ask no one)
     # without the memo, from the journal alone: the same hand
     assert advance(Journal.open(journal.path)).state.history == want
+
+
+def test_the_moves_shown_between_decisions_are_every_move_the_person_sees(tmp_path: Path) -> None:
+    """Over a whole hand played click by click, the moves :func:`advance` shows since each
+    decision, put together, are the moves the person sees in one pass
+    (:class:`SeenMoves`) but for their own choices: nothing lost at a decision — a bot's
+    claim declared before the person's and carried out when the person passed included."""
+    from engine.actions import PASS
+
+    shown_claims = 0
+    for seed in range(12):
+        deal = Deal.new("hunan", (), 0, ("human:ann", "heuristic", "heuristic"), seed=seed)
+        journal = Journal.create(tmp_path / str(seed), deal)
+        got: list[tuple[int, dict, bool]] = []
+        while not (turn := advance(journal)).over:
+            got.extend(turn.since)
+            pick = PASS if PASS in turn.legal else turn.legal[-1]
+            journal.append(len(turn.state.history), pick)
+        got.extend(turn.since)
+        seen, want = SeenMoves(0), []
+        state = Game(deal.rules).new_initial_state(deal.deck, deal.dealer)
+        mine = {k for k, _ in journal.decisions}
+        for seat, action in turn.state.history:
+            state.apply(seat, action)
+            step = len(state.history) - 1
+            want.extend(m for m in seen.add(state, seat, action, False)
+                        if not (m[0] == 0 and step in mine))  # fmt: skip
+        assert [(s, v["text"]) for s, v, _ in got] == [(s, v["text"]) for s, v, _ in want]
+        shown_claims += sum(1 for s, v, _ in got if s != 0 and v["text"][0] in "吃碰胡")
+    assert shown_claims > 0
+
+
+def test_one_writer_at_a_time_and_one_record_per_table(tmp_path: Path) -> None:
+    """Two writers on one table (a tab and a terminal): the second's decision is refused once
+    the first has made one; a finished hand is recorded once, the second recorder told so."""
+    deal = Deal.new("hunan", (), 0, SEATS, seed=7)
+    a = Journal.create(tmp_path, deal)
+    b = Journal.open(a.path)
+    turn = advance(a)
+    a.append(len(turn.state.history), turn.legal[-1])
+    with pytest.raises(TableError, match="played on elsewhere"):
+        b.append(len(turn.state.history), turn.legal[-1])
+    assert len(Journal.open(a.path).decisions) == 1
+    final = _finish(a)
+    other = Journal.open(a.path)
+    record(tmp_path, a, final)
+    with pytest.raises(TableError, match="is finished: its hand was recorded"):
+        record(tmp_path, other, final)
+    from replay.store.runs import open_store
+
+    assert open_store(tmp_path).run("play").manifest["progress"]["hands"] == 1
 
 
 def test_a_journal_that_does_not_fit_is_refused(tmp_path: Path) -> None:
@@ -223,3 +275,14 @@ def _same_view_whatever_is_hidden(state: Any, seat: int, view: dict, seed: int) 
         == seen[1]
         == (ref.hidden_counts(state, seat), ref.revealed_faces(state, seat), card)
     )
+
+
+def test_the_bots_to_compare_are_bounded() -> None:
+    """The comparison is kept in the run's manifest, whose schema bounds it: a longer list,
+    or a longer spec, is refused before the hand (never a manifest the run cannot read)."""
+    from replay.play.table import MAX_COMPARED, bots_to_compare
+
+    assert bots_to_compare("random, greedy", "hunan") == ["random", "greedy"]
+    assert bots_to_compare("none", "hunan") == []
+    with pytest.raises(InvalidNotation, match=f"at most {MAX_COMPARED}"):
+        bots_to_compare(",".join(["random"] * (MAX_COMPARED + 1)), "hunan")
