@@ -240,26 +240,23 @@ def _compare(data: Path, result: Any, deal: Any, final: Any, bots: list[str]) ->
 
 
 def _play(journal: Any, screen: Screen) -> Any:
+    """The hand played on from the journal, the moves shown as the person sees them; the
+    final state (a hand won at the deal has no step)."""
     from replay.play.table import play
-    from replay.replayer.views import SeenMoves
 
     deal = journal.deal
     click.echo(
         f"跑胡子 {deal.preset} · seed {deal.seed} · you are seat {deal.human} · "
         + " · ".join(f"seat {i}: {s}" for i, s in enumerate(deal.seats) if i != deal.human)
     )
-    final = None
-    seen = SeenMoves(deal.human)  # the moves as the person sees them
+    state = deal.initial_state()
     try:
-        for step, live in play(journal, screen.ask):
-            shown = seen.add(step.state, step.seat, step.action, step.forced)
-            if live:
-                for seat, what, forced in shown:
-                    screen.move(seat, what, forced, deal.seats, deal.human)
-            final = step.state
+        for _, _, shown in play(journal, screen.ask, state):
+            for seat, what, forced in shown:
+                screen.move(seat, what, forced, deal.seats, deal.human)
     except KeyboardInterrupt:
         raise _Stopped from None
-    return final
+    return state
 
 
 #: The costliest decisions shown after a hand.

@@ -152,6 +152,10 @@ class Deal:
         :class:`InvalidNotation` before anything is written)."""
         return [None if i == self.human else load_policy(s) for i, s in enumerate(self.seats)]
 
+    def initial_state(self) -> State:
+        """The hand's state right after the deal (a hand won at the deal is already over)."""
+        return Game(self.rules).new_initial_state(self.deck, self.dealer)
+
     def header(self) -> dict[str, Any]:
         return {
             "format": PLAY_FORMAT,
@@ -384,17 +388,35 @@ class _Person:
         return action
 
 
-def play(journal: Journal, ask: Ask) -> Iterator[tuple[Step, bool]]:
-    """Play the journal's hand from its start: every step, and whether it is played now
-    (``False``: it comes before the journal's last decision, a resumed hand's past). The
+#: A move as the person sees it: ``(seat, seen action, forced)`` (:class:`SeenMoves`).
+Seen = tuple[int, dict[str, Any], bool]
+
+
+def play(
+    journal: Journal, ask: Ask, state: State | None = None, memo: BotMemo | None = None
+) -> Iterator[tuple[Step, bool, list[Seen]]]:
+    """Play the journal's hand from ``state`` (its :meth:`Deal.initial_state`, which the
+    caller keeps: a hand won at the deal has no step; default a new one): every step, whether
+    it is played now (``False``: it comes before the journal's last decision, a resumed
+    hand's past), and the moves the person is shown after it (:class:`SeenMoves`): none in
+    the past, nor the person's own journalled choice, but at that choice the others' claims
+    it released. The bots' choices come from ``memo`` when given (:class:`BotMemo`). The
     last step's state holds the outcome."""
     deal = journal.deal
-    policies = deal.bots()
-    state = Game(deal.rules).new_initial_state(deal.deck, deal.dealer)
+    state = deal.initial_state() if state is None else state
     person = _Person(journal, ask, lambda: state)
+    seats = [person if p is None else p if memo is None else memo.wrap(i, p)
+             for i, p in enumerate(deal.bots())]  # fmt: skip
     last = journal.decisions[-1][0] if journal.decisions else -1
-    for step in play_state(state, [person if p is None else p for p in policies], deal.seed):
-        yield step, len(step.state.history) - 1 > last
+    seen = SeenMoves(deal.human)
+    for step in play_state(state, seats, deal.seed):
+        shown = seen.add(state, step.seat, step.action, step.forced)
+        at = len(state.history) - 1
+        yield (
+            step,
+            at > last,
+            [m for m in shown if at > last or (at == last and m[0] != deal.human)],
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -403,21 +425,20 @@ def play(journal: Journal, ask: Ask) -> Iterator[tuple[Step, bool]]:
 
 
 class _Wait(Exception):  # noqa: N818 - control flow, never shown
-    """The person is to act and the journal holds no decision for it."""
+    """The person is to act (among ``legal``) and the journal holds no decision for it."""
 
-    def __init__(self, seat: int, legal: Sequence[int]) -> None:
-        self.seat, self.legal = seat, tuple(legal)
+    def __init__(self, legal: Sequence[int]) -> None:
+        self.legal = tuple(legal)
 
 
 @dataclass
 class Turn:
     """Where :func:`advance` stopped: the live state, the moves since the person's last
-    journalled decision as the person sees them (``(seat, seen action, forced)``:
-    :class:`replay.replayer.views.SeenMoves`), and the person's legal options (empty when the
-    hand is over)."""
+    journalled decision as the person sees them, and the person's legal options (empty when
+    the hand is over)."""
 
     state: State
-    since: list[tuple[int, dict[str, Any], bool]]
+    since: list[Seen]
     legal: tuple[int, ...]
 
     @property
@@ -467,26 +488,17 @@ class BotMemo:
 
 def advance(journal: Journal, memo: BotMemo | None = None) -> Turn:
     """Play the journal's hand from its start as far as it goes without a new decision of
-    the person (the same hand :func:`play` plays): the person's next options, or the end."""
-    deal = journal.deal
-    memo = BotMemo() if memo is None else memo
-    policies = deal.bots()
-    state = Game(deal.rules).new_initial_state(deal.deck, deal.dealer)
+    the person (:func:`play`, stopped at the person's next question): the person's next
+    options, or the end."""
+    state = journal.deal.initial_state()
 
     def ask(st: State, seat: int, legal: Sequence[int]) -> int:
-        raise _Wait(seat, legal)
+        raise _Wait(legal)
 
-    person = _Person(journal, ask, lambda: state)
-    seats = [person if p is None else memo.wrap(i, p) for i, p in enumerate(policies)]
-    last = journal.decisions[-1][0] if journal.decisions else -1
-    seen = SeenMoves(deal.human)
-    since: list[tuple[int, dict[str, Any], bool]] = []
+    since: list[Seen] = []
     try:
-        for step in play_state(state, seats, deal.seed):
-            shown = seen.add(state, step.seat, step.action, step.forced)
-            at = len(state.history) - 1
-            if at >= last:  # at the person's last decision: the others' claims it released
-                since.extend(m for m in shown if at > last or m[0] != deal.human)
+        for _, _, shown in play(journal, ask, state, memo):
+            since.extend(shown)
     except _Wait as w:
         return Turn(state, since, w.legal)
     return Turn(state, since, ())

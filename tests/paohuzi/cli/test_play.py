@@ -265,3 +265,15 @@ def test_a_run_the_hand_could_not_go_into_is_refused_before_the_hand(tmp_path: P
     assert code == 2 and "run 'sim' holds simulated hands" in err
     assert not list((data / "play").glob("*.jsonl"))  # no table was opened
     assert _play(data, "--rules", "luzhou", "--run", "play-luzhou")[0] == 0
+
+
+def test_a_hand_won_at_the_deal_is_shown_and_stored(tmp_path: Path) -> None:
+    """Seed 3972 deals seat 2 a 3提 天胡: the hand is over before anyone acts (no step), and
+    is shown, stored and compared like any other (it was a traceback)."""
+    data = tmp_path / "data"
+    code, out, err = _cli("play", "--data", str(data), "--seed", "3972", "--name", "ann",
+                          "--compare", "heuristic", "--no-review", stdin="")  # fmt: skip
+    assert code == 0, out + err
+    assert "天胡" in out and "seat 2 wins" in out and "your move>" not in out
+    assert "stored as run play hand 0 (ann, seat 0)" in out
+    assert "the same deal: you -17 · heuristic -17" in out

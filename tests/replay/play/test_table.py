@@ -36,7 +36,7 @@ def _first(state: object, seat: int, legal: list[int]) -> int:
 
 def _finish(journal: Journal) -> object:
     final = None
-    for step, _ in play(journal, _first):
+    for step, *_ in play(journal, _first):
         final = step.state
     return final
 
@@ -70,7 +70,7 @@ def test_a_resumed_hand_is_the_hand_played_at_once(tmp_path: Path) -> None:
             pass
     again = Journal.open(open_tables(tmp_path / "b")[-1])
     assert again.decisions == whole.decisions[:2]
-    live = [fresh for _, fresh in play(again, _first)]
+    live = [fresh for _, fresh, _ in play(again, _first)]
     assert live[0] is False and live[-1] is True  # the past replayed, then played on
     assert _finish(Journal.open(again.path)).history == want  # type: ignore[attr-defined]
 
