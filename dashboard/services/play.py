@@ -90,9 +90,3 @@ def finish(root: Path, journal: Journal, final: Turn, bots: Sequence[str]) -> Fi
     except (PaohuziError, OSError) as e:
         problem = f"the hand is stored, but after it: {e}"
     return Finished(run, hand, deal.human, score, compared, review, problem)
-
-
-def costliest(review: Any, seat: int, k: int = 3) -> list[Any]:
-    """The person's ``k`` costliest decisions (by score loss), in step order."""
-    steps = set(review.summary()["seats"][seat]["costliest"][:k])
-    return [d for d in review.decisions if d.step in steps]

@@ -140,17 +140,20 @@ def costliest(review: HandReview, k: int = 3) -> list[dict[str, Any]]:
                 "best": action_str(d.best),
                 "score_loss": d.score_loss,
                 "win_loss": d.win_loss,
+                "win_loss_interval": d.win_loss_ci,
                 "class": d.kind,
             }
         )
     return out
 
 
-def summary_line(review: HandReview) -> str:
+def summary_line(review: HandReview, source: str | None = None) -> str:
+    """Decisions, agreement, accuracy and classes over the reviewed seats, the budget, and
+    where the review comes from (``source``; default: stored, or computed and not stored)."""
     s = review.summary()["all"]
     if not s["decisions"]:
         return "no decision with a choice for these seats"
-    src = (
+    src = source or (
         "stored review"
         if review.stored == len(review.decisions)
         else "computed now (not stored: the dashboard is read-only)"

@@ -178,8 +178,6 @@ def _table(path: str) -> None:
 
 def _done(done: Any, view: dict[str, Any]) -> None:
     """After the hand: where it is stored, the comparison, the review, links to the steps."""
-    from engine.actions import action_str
-
     st.success(f"Stored as run {done.run} hand {done.hand} (seat {done.seat}).")
     if done.problem:
         st.warning(db.redact(done.problem))
@@ -196,36 +194,27 @@ def _done(done: Any, view: dict[str, Any]) -> None:
             "seat": str(done.seat),
         },  # fmt: skip
     )
-    from replay.review.defaults import DEFAULT_ROLLOUT_POLICY, DEFAULT_ROLLOUTS
+    from dashboard.services import review as rv
 
     st.subheader("Your decisions, reviewed")
-    s = done.review.summary()["seats"][done.seat] if done.review is not None else None
-    if s is None:
+    if done.review is None:
         st.caption(f"Not reviewed: `paohuzi review {done.run} {done.hand} --seat {done.seat}`.")
-    elif not s["decisions"]:
-        st.caption("You had no decision with a choice in this hand.")
     else:
-        st.markdown(
-            f"{s['decisions']} decisions, {100 * s['agreement']:.0f}% the best option, accuracy"
-            f" **{s['accuracy']:.1f}**; {s['blunder']} blunders, {s['mistake']} mistakes,"
-            f" {s['inaccuracy']} inaccuracies ({DEFAULT_ROLLOUTS} rollouts per option by"
-            f" {DEFAULT_ROLLOUT_POLICY}; a class only when its interval excludes zero)."
-        )
-        for d in psvc.costliest(done.review, done.seat):
-            mark = f" · {d.kind}" if d.kind else ""
+        st.markdown(rv.summary_line(done.review, "stored with the hand"))
+        for d in rv.costliest(done.review):
+            lo, hi = d["win_loss_interval"]
             st.page_link(
                 ui.PAGE_FILES["replay"],
                 label=(
-                    f"step {d.step}: you played {action_str(d.played)}, best"
-                    f" {action_str(d.best)} — −{d.win_loss:.1f} win points"
-                    f" [{d.win_loss_ci[0]:.1f}, {d.win_loss_ci[1]:.1f}],"
-                    f" −{d.score_loss:.2f} score{mark}"
+                    f"step {d['step']}: you played {d['played']}, best {d['best']} —"
+                    f" −{d['win_loss']:.1f} win points [{lo:.1f}, {hi:.1f}],"
+                    f" −{d['score_loss']:.2f} score{' · ' + d['class'] if d['class'] else ''}"
                 ),  # fmt: skip
                 icon=":material/analytics:",
                 query_params={
                     "run": done.run,
                     "hand": str(done.hand),
-                    "step": str(d.step),
+                    "step": str(d["step"]),
                     "seat": str(done.seat),
                 },  # fmt: skip
             )
