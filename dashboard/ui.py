@@ -200,33 +200,34 @@ def hand_result(view: dict[str, Any]) -> None:
     from dashboard.services import replay as rsvc
 
     out = rsvc.outcome_frames(view)
-    if out:
-        st.subheader("Result")
-        st.markdown(f"**{out['summary']}**")
-        if out["card_html"]:
-            st.html(f"hu card {out['card_html']}")
-        facts = out["facts"]
-        m = st.columns(5)
-        for col, key, lab in zip(
-            m,
-            ("huxi", "deng", "fan", "score", "stock_left"),
-            ("胡息", "等", "番", "score", "stock left"),
-        ):
-            if facts.get(key) is not None:
-                col.metric(lab, str(facts[key]))
-        left, mid, right = st.columns(3)
-        with left:
-            st.caption("decomposition")
-            if out["decomposition"].empty:
-                st.write("–")
-            else:
-                st.dataframe(out["decomposition"], hide_index=True, width="stretch")
-        with mid:
-            st.caption("名堂")
-            if out["mingtang"].empty:
-                st.write("平胡 (no 名堂)" if facts.get("huxi") is not None else "–")
-            else:
-                st.dataframe(out["mingtang"], hide_index=True, width="stretch")
-        with right:
-            st.caption("settlement")
-            st.dataframe(out["settlement"], hide_index=True, width="stretch")
+    if not out:
+        return
+    st.subheader("Result")
+    st.markdown(f"**{out['summary']}**")
+    if out["card_html"]:
+        st.html(f"hu card {out['card_html']}")
+    facts = out["facts"]
+    m = st.columns(5)
+    for col, key, lab in zip(
+        m,
+        ("huxi", "deng", "fan", "score", "stock_left"),
+        ("胡息", "等", "番", "score", "stock left"),
+    ):
+        if facts.get(key) is not None:
+            col.metric(lab, str(facts[key]))
+    left, mid, right = st.columns(3)
+    with left:
+        st.caption("decomposition")
+        if out["decomposition"].empty:
+            st.write("–")
+        else:
+            st.dataframe(out["decomposition"], hide_index=True, width="stretch")
+    with mid:
+        st.caption("名堂")
+        if out["mingtang"].empty:
+            st.write("平胡 (no 名堂)" if facts.get("huxi") is not None else "–")
+        else:
+            st.dataframe(out["mingtang"], hide_index=True, width="stretch")
+    with right:
+        st.caption("settlement")
+        st.dataframe(out["settlement"], hide_index=True, width="stretch")

@@ -99,10 +99,10 @@ class DecisionReview:
     win_loss: float  # percentage points
     kind: str | None  # "inaccuracy", "mistake", "blunder" or None
     #: Each option's gain over the one played, in the order of ``options``.
-    gains: tuple[Gain, ...] = ()
+    gains: tuple[Gain, ...]
     #: The paired 95 % intervals of the two losses (win loss in points).
-    score_loss_ci: tuple[float, float] = (0.0, 0.0)
-    win_loss_ci: tuple[float, float] = (0.0, 0.0)
+    score_loss_ci: tuple[float, float]
+    win_loss_ci: tuple[float, float]
 
     @property
     def accuracy(self) -> float:

@@ -53,6 +53,14 @@ def _sit(path: str, bots: list[str]) -> None:
     st.session_state.pop("pl_done", None)
 
 
+def _resume(path: str, preset: str) -> None:
+    """Go on with an unfinished table, compared after it with the default bots (loaded on
+    the click, not for every table listed)."""
+    from replay.play.table import bots_to_compare
+
+    _sit(path, bots_to_compare(None, preset))
+
+
 def _leave() -> None:
     for k in ("pl_table", "pl_bots", "pl_done", "pl_view"):
         st.session_state.pop(k, None)
@@ -118,8 +126,8 @@ def _setup() -> None:
                 continue
             label = (f"go on with {j.deal.player}'s hand ({j.deal.preset}, seed {j.deal.seed},"
                      f" {len(j.decisions)} decisions made)")  # fmt: skip
-            st.button(label, key=f"pl_resume_{t.name}", on_click=_sit,
-                      args=(str(t), bots_to_compare(None, j.deal.preset)))  # fmt: skip
+            st.button(label, key=f"pl_resume_{t.name}", on_click=_resume,
+                      args=(str(t), j.deal.preset))  # fmt: skip
 
 
 def _table(path: str) -> None:

@@ -157,15 +157,15 @@ def review(
     from replay.store.comparisons import comparison_of
 
     compared = comparison_of(r.manifest, hand)  # a played hand's (LOG_FORMAT §15)
-    you = None if compared is None else int(log.hand.get(f"delta_{compared.seat}", 0))
+    you = 0 if compared is None else int(log.hand[f"delta_{compared.seat}"])
     if fmt == "json":
         out = result.to_dict()
-        if compared is not None and you is not None:
+        if compared is not None:
             out["comparison"] = compared.to_dict(you)
         click.echo(json.dumps(out, ensure_ascii=False, indent=1))
         return
     click.echo(render(result))
-    if compared is not None and you is not None:
+    if compared is not None:
         click.echo(f"\nseat {compared.seat}, {compared.line(you)}")
 
 
