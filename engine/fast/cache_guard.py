@@ -35,6 +35,7 @@ _POLICIES = (
     _ENGINE / "policies" / "features.py",
     _ENGINE / "policies" / "greedy.py",
     _ENGINE / "policies" / "heuristic.py",
+    _ENGINE / "policies" / "learned.py",
     _ENGINE / "policies" / "weights.py",  # the parameter table: the weight array's indices
 )
 
@@ -53,15 +54,51 @@ DEPENDS: dict[str, tuple[Path, ...]] = {
     "hu_bench": _f("hu"),
     "state": _f("hu_bridge", "hu"),
     "features": _f("state") + _POLICIES,
-    "policies": _f("state", "features", "pyrandom") + _POLICIES,
-    "search": _f("state", "features", "policies", "pyrandom", "hu_bridge", "hu")
+    "heuristic": _f("state", "features") + _POLICIES,
+    "greedy": _f("state", "features", "heuristic", "pyrandom") + _POLICIES,
+    "learned": _f("state", "features", "heuristic", "greedy", "pyrandom") + _POLICIES,
+    "policies": _f("state", "features", "heuristic", "greedy", "learned", "pyrandom") + _POLICIES,
+    "search": _f(
+        "state",
+        "features",
+        "heuristic",
+        "greedy",
+        "learned",
+        "policies",
+        "pyrandom",
+        "hu_bridge",
+        "hu",
+    )
     + _POLICIES
     + (_ENGINE / "search.py",),
-    "play": _f("state", "features", "policies", "search", "pyrandom", "hu_bridge", "hu", "facts")
+    "play": _f(
+        "state",
+        "features",
+        "heuristic",
+        "greedy",
+        "learned",
+        "policies",
+        "search",
+        "pyrandom",
+        "hu_bridge",
+        "hu",
+        "facts",
+    )
     + _POLICIES,
     "facts": _f("state", "hu_bridge", "hu"),
     "verify": _f(
-        "state", "play", "search", "features", "policies", "pyrandom", "hu_bridge", "hu", "facts"
+        "state",
+        "play",
+        "search",
+        "features",
+        "heuristic",
+        "greedy",
+        "learned",
+        "policies",
+        "pyrandom",
+        "hu_bridge",
+        "hu",
+        "facts",
     )
     + _POLICIES,
 }

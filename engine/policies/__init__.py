@@ -1,7 +1,7 @@
 """Policies (bots) by name, each a :class:`~engine.policy.Policy` (``act(observation,
-legal_actions, rng) -> action``; re-exported here). Built-ins: ``random``, ``greedy``, ``heuristic`` and ``search@N[/POLICY]`` (determinized
-rollouts, :mod:`engine.policies.search_policy`); ``greedy@WEIGHTS`` / ``heuristic@WEIGHTS``
-play another table of their parameters (a shipped set or a JSON file,
+legal_actions, rng) -> action``; re-exported here). Built-ins: ``random``, ``greedy``, ``heuristic``, ``learned`` (:mod:`engine.policies.learned`)
+and ``search@N[/POLICY]`` (determinized rollouts, :mod:`engine.policies.search_policy`);
+``greedy@WEIGHTS`` / ``heuristic@WEIGHTS`` / ``learned@WEIGHTS`` play another table of their parameters (a shipped set or a JSON file,
 :mod:`engine.policies.weights`); others load as ``module:Class``.
 
 >>> load_policy("random").name
@@ -11,7 +11,7 @@ play another table of their parameters (a shipped set or a JSON file,
 >>> load_policy("nope")
 Traceback (most recent call last):
 ...
-engine.errors.InvalidNotation: unknown policy 'nope' (built-in: random, greedy, heuristic; or module:Class)
+engine.errors.InvalidNotation: unknown policy 'nope' (built-in: random, greedy, heuristic, learned; or module:Class)
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ BUILTIN = {
     "random": "engine.policies.random_policy:RandomPolicy",
     "greedy": "engine.policies.greedy:GreedyPolicy",
     "heuristic": "engine.policies.heuristic:HeuristicPolicy",
+    "learned": "engine.policies.learned:LearnedPolicy",
 }
 
 

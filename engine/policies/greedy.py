@@ -74,7 +74,15 @@ class GreedyPolicy:
         ``heuristic@tuned.json``, default the policy's own name)."""
         if table.policy != cls.name:
             raise ValueError(f"a {table.policy} table for the {cls.name} policy")
-        values = table.typed()
+        return cls.from_values(table.typed(), name)
+
+    @classmethod
+    def from_values(
+        cls, values: dict[str, float | int | bool], name: str | None = None
+    ) -> GreedyPolicy:
+        """The policy with parameters ``values`` (a table's :meth:`~engine.policies.weights.
+        PolicyWeights.typed`, every parameter the class holds)."""
+        values = dict(values)
         card = {slot: values.pop(param) for param, slot in F.Weights.PARAMS.items()}
         policy = cls(F.Weights(**card), **values)
         if name is not None:
@@ -183,6 +191,16 @@ class GreedyPolicy:
         used cards and every kind they shared a shape with are valued again; the discard is
         the least valuable of those and of the ``loose`` kinds (of every kind if there is
         none; its heuristic extras are left out here)."""
+        delta, owed, h2 = self.hand_parts(v, vals, loose, used)
+        if owed is not None:
+            delta -= owed
+        return delta + self.take_bonus(v, h2, table_hx)
+
+    def hand_parts(
+        self, v: F.View, vals: list[float], loose: Sequence[int], used: tuple[int, ...]
+    ) -> tuple[float, float | None, list[int]]:
+        """(the change of the hand's card values when ``used`` leaves it, the value of the
+        discard the take owes or None, the hand after) of :meth:`_hand_change`."""
         h, t = v.h, v.t
         assert v.scorer is not None
         value = v.scorer.value
@@ -222,5 +240,5 @@ class GreedyPolicy:
                         worst = x
             if worst is None:  # every card left is in a 坎 (C13)
                 worst = min(value(j, h2, f2) for j in range(NUM_KINDS) if h2[j])
-            delta -= worst
-        return delta + self.take_bonus(v, h2, table_hx)
+            return delta, worst, h2
+        return delta, None, h2

@@ -79,8 +79,12 @@ class HeuristicPolicy(GreedyPolicy):
         return loss
 
     def _danger(self, v: F.View, k: int) -> float:
+        return self.danger_w * self.danger_raw(v, k)
+
+    def danger_raw(self, v: F.View, k: int) -> float:
         """The chance that an opponent can take face ``k`` (碰 with a pair in hand; 吃 by the
-        下家; 胡 where discards may be won), weighted by his threat."""
+        下家; 胡 where discards may be won), weighted by his threat (summed over opponents;
+        the danger term is ``danger_w`` × this)."""
         e = v.extra
         un = v.un
         bit = 1 << k
@@ -104,14 +108,22 @@ class HeuristicPolicy(GreedyPolicy):
             if e.discard_hu:
                 prob += self.hu_risk * threat
             total += threat * prob
-        return self.danger_w * total
+        return total
 
     def discard_bonus(self, v: F.View) -> dict[int, float] | None:
         # near the end: the live winning cards each discard would leave (听牌)
+        raw = self.discard_ready_raw(v)
+        if raw is None:
+            return None
+        return {k: self.ready_w * x for k, x in raw.items()}
+
+    def discard_ready_raw(self, v: F.View) -> dict[int, float] | None:
+        """Per discard that leaves waits: their live winning copies, each counting
+        1 + ``ready_hx`` per 胡息 above the threshold (the bonus is ``ready_w`` × this)."""
         dw = self._discard_waits(v)
         if not dw:
             return None
-        return {k: self._ready_value(v, ws) for k, ws in dw.items()}
+        return {k: self._ready_raw(v, ws) for k, ws in dw.items()}
 
     def _discard_waits(self, v: F.View) -> dict[int, list[tuple[int, int]]]:
         """:func:`~engine.policies.features.discard_waits` when the hand may be one discard
@@ -128,21 +140,36 @@ class HeuristicPolicy(GreedyPolicy):
         return F.loose_count(h, f, t, limit) <= limit
 
     def _ready_value(self, v: F.View, waits: Sequence[tuple[int, int]]) -> float:
+        return self.ready_w * self._ready_raw(v, waits)
+
+    def _ready_raw(self, v: F.View, waits: Sequence[tuple[int, int]]) -> float:
         need = v.rules.min_huxi
         un = v.un
-        # left to right over the waits in ascending card order, as engine.fast.policies._ready_row
+        # left to right over the waits in ascending card order, as engine.fast.heuristic._ready_raw
         ready_hx = self.ready_hx
-        return self.ready_w * F.left_sum(un[c] * (1.0 + ready_hx * (hx - need)) for c, hx in waits)
+        return F.left_sum(un[c] * (1.0 + ready_hx * (hx - need)) for c, hx in waits)
 
     # ---- takes
 
     def pass_value(self, v: F.View) -> float:
+        stinky, ready = self.pass_parts(v)
+        value = 0.0
+        if stinky is not None:
+            value -= self.stinky_w * stinky
+        if ready is not None:
+            value += self.ready_w * ready
+        return value
+
+    def pass_parts(self, v: F.View) -> tuple[float | None, float | None]:
+        """The raw terms of a PASS: the shapes waiting on the face it makes stinky (None when
+        the face may not be taken anyway) and the waits a ready hand keeps (None when the
+        hand is not checked for them)."""
         c = v.card
         assert c is not None
-        value = 0.0
+        stinky = ready = None
         if not v.banned >> c & 1:
             # passing on a legal 吃/碰 makes the face stinky: no more 吃/碰 of it (§6.1)
-            value -= self.stinky_w * _waiting_on(v, c, self.wt.part)
+            stinky = _waiting_on(v, c, self.wt.part)
         h = v.h
         if (
             self.ready_takes
@@ -151,19 +178,33 @@ class HeuristicPolicy(GreedyPolicy):
         ):
             # a ready hand keeps its waits by passing
             ws = F.hand_waits(h, v.quads, v.meld_hx, v.un, v.t, v.rules.min_huxi)
-            value += self._ready_value(v, ws)
-        return value
+            ready = self._ready_raw(v, ws)
+        return stinky, ready
 
     def take_bonus(self, v: F.View, h2: list[int], table_hx: int) -> float:
+        path, ready = self.take_parts(v, h2, table_hx)
+        bonus = 0.0
+        if path is not None:
+            bonus -= self.path_w * path
+        if ready is not None:
+            bonus += self.ready_w * ready
+        return bonus
+
+    def take_parts(
+        self, v: F.View, h2: list[int], table_hx: int
+    ) -> tuple[float | None, float | None]:
+        """The raw terms of a take leaving hand ``h2``: the 胡息 it puts out of reach (None
+        when not checked) and the live winning copies it leaves, after its best discard if
+        one is owed (None when there are none or they are not looked for)."""
         e = v.extra
         need = v.rules.min_huxi
-        bonus = 0.0
+        path = ready = None
         f2 = F.free_counts(h2)
         size = v.hand_size - (F.int_sum(v.h) - F.int_sum(h2))
         # (early on every hand still has groups enough to reach the threshold)
         if size <= self.ready_max_hand and e.reach < need + self.path_slack:
             reach = _reach(v.meld_hx + table_hx, h2, f2, v.un, v.t)
-            bonus -= self.path_w * (max(0.0, need - reach) - max(0.0, need - e.reach))
+            path = max(0.0, need - reach) - max(0.0, need - e.reach)
         if self.ready_takes and size <= self.ready_max_hand + 1:
             # the waits the take leaves (after its best discard, if one is owed)
             t, q = v.t, v.quads
@@ -172,10 +213,10 @@ class HeuristicPolicy(GreedyPolicy):
                 if self._may_be_ready(h2, f2, t, q, 1):
                     dw = F.discard_waits(h2, q, hx, v.un, t, need)
                     if dw:
-                        bonus += max(self._ready_value(v, ws) for ws in dw.values())
+                        ready = max(self._ready_raw(v, ws) for ws in dw.values())
             elif self._may_be_ready(h2, f2, t, q, 0):
-                bonus += self._ready_value(v, F.hand_waits(h2, q, hx, v.un, t, need))
-        return bonus
+                ready = self._ready_raw(v, F.hand_waits(h2, q, hx, v.un, t, need))
+        return path, ready
 
 
 def _reach(

@@ -1,4 +1,5 @@
-"""The weights of ``greedy`` and ``heuristic`` as data: one table of named parameters.
+"""The weights of ``greedy``, ``heuristic`` and ``learned`` as data: one table of named
+parameters (``learned``'s coefficients are rows of it too, :mod:`engine.policies.learned`).
 
 Every weight and threshold of the two policies is one :class:`Param` of :data:`PARAMS`
 (name, default, allowed range, meaning; docs/POLICIES.md prints the table). The defaults are
@@ -9,7 +10,7 @@ array in the same order (:meth:`PolicyWeights.vector`, index constants derived f
 :data:`INDEX` in ``engine.fast``), so any table plays the same bytes in both engines.
 
 A weighted policy is written ``POLICY@WEIGHTS`` (:func:`parse_spec`): ``POLICY`` is
-``greedy`` or ``heuristic``, and ``WEIGHTS`` is
+``greedy``, ``heuristic`` or ``learned``, and ``WEIGHTS`` is
 
 * a **file** if it contains ``/`` or ends in ``.json`` (``heuristic@my.json``,
   ``heuristic@runs/w/tuned.json``; relative to the working directory), or
@@ -33,7 +34,7 @@ parameter a whole number), no other parameter and no other key. Anything else is
 >>> parse_spec("random@x")
 Traceback (most recent call last):
 ...
-engine.errors.InvalidNotation: policy 'random@x': only greedy and heuristic take weights (greedy@WEIGHTS, heuristic@WEIGHTS)
+engine.errors.InvalidNotation: policy 'random@x': only greedy, heuristic and learned take weights (greedy@WEIGHTS, heuristic@WEIGHTS, learned@WEIGHTS)
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ from typing import Any
 from engine.errors import InvalidNotation
 
 #: The policies that take a weights table (``search`` rollouts always use the defaults).
-WEIGHTED = ("greedy", "heuristic")
+WEIGHTED = ("greedy", "heuristic", "learned")
 #: Where the shipped sets live: ``NAME-POLICY.json`` (``default-heuristic.json``).
 SHIPPED_DIR = Path(__file__).resolve().parent / "weight_sets"
 #: The largest weights file read (a full table is about 1 KiB).
@@ -85,7 +86,9 @@ def _p(name: str, policy: str, default: float, low: float, high: float, meaning:
     return Param(name, policy, float(default), float(low), float(high), kind, meaning)
 
 
-_G, _H = "greedy", "heuristic"
+_G, _H, _L = "greedy", "heuristic", "learned"
+#: The bound of a learned coefficient.
+COEF_LIMIT = 1e4
 
 #: The one table. Its order is the order of the compiled policies' weight array; append new
 #: parameters at the end of their policy's block (a recorded run records values by name).
@@ -136,6 +139,36 @@ PARAMS: tuple[Param, ...] = (
     _p("ready_w", _H, 40.0, 0, 1000, "per live winning copy of a wait"),
     _p("ready_hx", _H, 0.1, 0, 1, "a wait's copy counts 1 + this per 胡息 above min_huxi"),
     _p("ready_takes", _H, 1, 0, 1, "value the waits a take leaves and a pass keeps", "flag"),
+    # learned (engine.policies.learned): an option's score is Σ coefficient × feature; the
+    # defaults give the heuristic's own sums (its default weights), the start of distillation
+    *(
+        _p(name, _L, default, -COEF_LIMIT, COEF_LIMIT, meaning)
+        for name, default, meaning in (
+            ("d_value", -1.0, "discard: × the card's value in hand (greedy's card value)"),
+            ("d_unseen", -0.25, "discard: × the unseen copies of its face"),
+            ("d_big", -0.5, "discard: × 1 for a big card"),
+            ("d_danger", -4.0, "discard: × the opponents' threat-weighted chance to take it"),
+            ("d_ready", 40.0, "discard: × the live winning copies it leaves (听牌)"),
+            ("d_value_stock", 0.0, "discard: × value × the share of the stock left"),
+            ("d_unseen_stock", 0.0, "discard: × unseen copies × the share of the stock left"),
+            ("d_pair", 0.0, "discard: × 1 when it breaks a pair"),
+            ("d_loose", 0.0, "discard: × 1 when its face is in no complete group"),
+            ("d_dead", 0.0, "discard: × 1 when no copy of its face is unseen"),
+            ("c_pass", -25.0, "claim: × 1 for PASS"),
+            ("c_stinky", -1.2, "claim, PASS: × the shapes waiting on a face it makes stinky"),
+            ("c_pass_ready", 40.0, "claim, PASS: × the live winning copies the hand keeps"),
+            ("c_groups", 30.0, "claim, a take: × the groups it lays on the table"),
+            ("c_hx", 7.0, "claim, a take: × the 胡息 of those groups"),
+            ("c_structure", 1.0, "claim, a take: × the change of the hand's card values"),
+            ("c_owed", -1.0, "claim, a take: × the value of the discard it owes"),
+            ("c_path", -1.5, "claim, a take: × the 胡息 it puts out of reach"),
+            ("c_take_ready", 40.0, "claim, a take: × the live winning copies it leaves"),
+            ("c_pass_stock", 0.0, "claim, PASS: × the share of the stock left"),
+            ("c_hx_stock", 0.0, "claim, a take: × its 胡息 × the share of the stock left"),
+            ("c_peng", 0.0, "claim, a take: × 1 for a 碰"),
+            ("c_structure_stock", 0.0, "claim, a take: × structure × the share of the stock left"),
+        )
+    ),
 )
 
 #: A parameter's position in :data:`PARAMS` (and in the compiled weight array).
@@ -144,12 +177,22 @@ N_PARAMS = len(PARAMS)
 BY_NAME: dict[str, Param] = {p.name: p for p in PARAMS}
 
 
+#: The heuristic's weights that only scale one of its terms: the learned policy reads the
+#: term as a feature and weighs it by its own coefficient instead (``c_pass``, ``d_unseen`` …).
+LEARNED_SKIPS = frozenset(
+    ("margin", "table", "big_extra", "seen_w", "danger_w", "stinky_w", "path_w", "ready_w")
+)
+
+
 def policy_params(policy: str) -> tuple[Param, ...]:
-    """The parameters ``policy`` reads (``heuristic``: greedy's and its own)."""
+    """The parameters ``policy`` reads (``heuristic``: greedy's and its own; ``learned``:
+    those that shape its features, and its coefficients)."""
     if policy == _G:
         return tuple(p for p in PARAMS if p.policy == _G)
     if policy == _H:
-        return PARAMS
+        return tuple(p for p in PARAMS if p.policy != _L)
+    if policy == _L:
+        return tuple(p for p in PARAMS if p.name not in LEARNED_SKIPS)
     raise InvalidNotation(f"policy {policy!r} takes no weights (only {', '.join(WEIGHTED)})")
 
 
@@ -185,12 +228,13 @@ class PolicyWeights:
 DEFAULT_VALUES = tuple(p.default for p in PARAMS)
 DEFAULT_GREEDY = PolicyWeights(_G, DEFAULT_VALUES)
 DEFAULT_HEURISTIC = PolicyWeights(_H, DEFAULT_VALUES)
+DEFAULT_LEARNED = PolicyWeights(_L, DEFAULT_VALUES)
 
 
 def defaults(policy: str) -> PolicyWeights:
     """The policy's built-in table (its class defaults)."""
     policy_params(policy)
-    return DEFAULT_GREEDY if policy == _G else DEFAULT_HEURISTIC
+    return {_G: DEFAULT_GREEDY, _H: DEFAULT_HEURISTIC}.get(policy, DEFAULT_LEARNED)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -215,7 +259,7 @@ def parse_spec(spec: str) -> tuple[str, str, bool]:
     base = base.strip().lower()
     if not sep or base not in WEIGHTED:
         raise InvalidNotation(
-            f"policy {spec[:60]!r}: only {' and '.join(WEIGHTED)} take weights"
+            f"policy {spec[:60]!r}: only {', '.join(WEIGHTED[:-1])} and {WEIGHTED[-1]} take weights"
             f" ({', '.join(p + '@WEIGHTS' for p in WEIGHTED)})"
         )
     rest = rest.strip()
@@ -349,7 +393,11 @@ def weights_from_mapping(values: Any, policy: str, where: str = "weights") -> Po
     names = {p.name for p in own}
     for key in values:
         if key not in names:
-            extra = " (a heuristic parameter)" if key in BY_NAME else ""
+            extra = ""
+            if key in LEARNED_SKIPS and policy == _L:
+                extra = " (a heuristic weight the learned policy replaces by a coefficient)"
+            elif key in BY_NAME:
+                extra = f" (a {BY_NAME[key].policy} parameter)"
             raise InvalidNotation(f"{where}: unknown parameter {key!r} for {policy}{extra}")
     out = list(DEFAULT_VALUES)
     for p in own:

@@ -26,7 +26,7 @@ ENGINES = ("auto", "fast", "reference")
 
 def fast_policies() -> frozenset[str]:
     """The built-in policies the compiled engine plays (and ``search@N[/POLICY]`` over them,
-    and ``greedy@WEIGHTS`` / ``heuristic@WEIGHTS``: any table)."""
+    and ``greedy@WEIGHTS`` / ``heuristic@WEIGHTS`` / ``learned@WEIGHTS``: any table)."""
     from engine.fast.policies import POLICY_CODES
 
     return frozenset(POLICY_CODES)
@@ -43,7 +43,8 @@ def unsupported(spec: RunSpec) -> str | None:
         if key not in have and not is_search_spec(key) and not is_weighted_spec(name):
             return (
                 f"policy {name!r} has no compiled version (the fast engine plays"
-                f" {', '.join(sorted(have))}, greedy@WEIGHTS, heuristic@WEIGHTS and search@N)"
+                f" {', '.join(sorted(have))}, POLICY@WEIGHTS of greedy, heuristic and learned,"
+                " and search@N)"
             )
     return None
 

@@ -39,7 +39,8 @@ BEFORE = {
 def test_every_parameter_is_named_once_with_a_default_in_its_range() -> None:
     names = [p.name for p in W.PARAMS]
     assert len(set(names)) == len(names)
-    assert names == list(BEFORE)
+    assert names[: len(BEFORE)] == list(BEFORE)
+    assert [p.policy for p in W.PARAMS[len(BEFORE) :]] == ["learned"] * (len(names) - len(BEFORE))
     for p in W.PARAMS:
         assert p.policy in W.WEIGHTED and p.kind in ("float", "int", "flag"), p
         assert p.low <= p.default <= p.high and p.meaning, p
@@ -60,7 +61,7 @@ def test_defaults_are_the_values_played_before() -> None:
 
 def test_the_policies_hold_the_table_defaults() -> None:
     h = HeuristicPolicy()
-    for p in W.PARAMS:
+    for p in W.policy_params("heuristic"):
         if p.name in F.Weights.PARAMS:
             got = getattr(h.wt, F.Weights.PARAMS[p.name])
         else:
@@ -133,7 +134,7 @@ def test_spec_names_a_set_or_a_file(spec: str, parsed: tuple[str, str, bool]) ->
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("random@x", "only greedy and heuristic take weights"),
+        ("random@x", "only greedy, heuristic and learned take weights"),
         ("heuristic@", "name a weights file or set after '@'"),
         ("heuristic@no such", "is no weights set name"),
         ("heuristic@a,b.json", "may not contain ','"),

@@ -38,6 +38,19 @@ ODD_GREEDY: dict[str, float] = {
 }
 
 
+#: A learned table with the odd heuristic's feature parameters and every coefficient moved
+#: off its default (the new ones nonzero), so every feature counts.
+ODD_LEARNED: dict[str, float] = {
+    **{k: v for k, v in ODD_HEURISTIC.items() if k not in W.LEARNED_SKIPS},
+    **{p.name: p.default for p in W.PARAMS if p.policy == "learned"},
+    "d_unseen": -0.6, "d_big": -1.5, "d_danger": -7.0, "d_ready": 22.0, "d_value_stock": 0.4,
+    "d_unseen_stock": -0.3, "d_pair": -2.0, "d_loose": 1.5, "d_dead": 0.7, "c_pass": -18.0,
+    "c_stinky": -2.2, "c_pass_ready": 30.0, "c_groups": 26.0, "c_hx": 6.0, "c_structure": 1.2,
+    "c_owed": -0.8, "c_path": -2.5, "c_take_ready": 35.0, "c_pass_stock": 6.0,
+    "c_hx_stock": 2.0, "c_peng": -1.0, "c_structure_stock": -0.3,
+}  # fmt: skip
+
+
 def document(policy: str, values: dict[str, Any], about: str = "a test table") -> dict[str, Any]:
     """A weights file's JSON document."""
     return {"policy": policy, "about": about, "weights": dict(values)}

@@ -15,7 +15,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 from click.testing import CliRunner
-from weights_helpers import FLAGS_OFF, ODD_GREEDY, ODD_HEURISTIC, write_weights
+from weights_helpers import FLAGS_OFF, ODD_GREEDY, ODD_HEURISTIC, ODD_LEARNED, write_weights
 
 from engine.rules import find_rules
 from paohuzi.cli.main import main
@@ -116,6 +116,22 @@ def test_same_shards_with_weights_tables(tmp_path: Path, preset: str) -> None:
         m = open_store(tmp_path / engine).run("r").manifest
         assert m["params"]["weights"][f"heuristic@{odd}"] == ODD_HEURISTIC
         assert m["params"]["weights"][f"greedy@{g}"] == ODD_GREEDY
+
+
+@pytest.mark.parametrize("preset", ["hunan", "hunan-basic", "hunan-full", "hunan-4p", "luzhou"])
+def test_same_shards_with_learned_tables(tmp_path: Path, preset: str) -> None:
+    """``learned`` (engine.policies.learned / engine.fast.learned) with every coefficient and
+    feature parameter moved, and with its defaults, beside heuristic and random: the same
+    bytes from both engines, duplicate; the manifest records the learned table."""
+    rules = find_rules(preset)
+    odd = write_weights(tmp_path / "odd.json", "learned", ODD_LEARNED)
+    names = (f"learned@{odd}", "learned", "heuristic", "random")[: rules.players]
+    spec = RunSpec(rules=rules, policies=names, seed=29, deals=40, session_length=4,
+                   duplicate=True, shard_hands=40)  # fmt: skip
+    assert resolve("auto", spec) == "fast"
+    run_both(tmp_path, spec)
+    m = open_store(tmp_path / "fast").run("r").manifest
+    assert m["params"]["weights"][f"learned@{odd}"] == ODD_LEARNED
 
 
 def test_same_shards_with_a_shipped_set_and_search(tmp_path: Path) -> None:

@@ -1,0 +1,196 @@
+"""The ``learned`` policy compiled (mirrors engine.policies.learned): the same features of
+every option, float for float (:func:`features`, also what ``paohuzi distill`` records), and
+the option of highest score Σ coefficient × feature, ties broken by ``rng.randrange``.
+
+The coefficients are read from the seat's weight array ``w`` at ``FIRST_COEF`` (discards,
+then claims), the heuristic parameters that shape the features at their own indices.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.fast import codes as C
+from engine.fast import features as FE
+from engine.fast import greedy as GR
+from engine.fast import heuristic as HE
+from engine.fast import state as S
+from engine.fast.cache_guard import guard
+from engine.fast.codes import CHI_BASE, DISCARD_BASE, HU, PASS, PENG, TI_BASE
+from engine.fast.pyrandom import randbelow
+from engine.policies import learned as _L
+
+DISCARD = _L.DISCARD
+CLAIM = _L.CLAIM
+N_DISCARD = len(_L.DISCARD_FEATURES)
+N_CLAIM = len(_L.CLAIM_FEATURES)
+#: Columns of a feature row (the longer of the two kinds).
+N_FEATURES = max(N_DISCARD, N_CLAIM)
+FIRST_COEF = _L.FIRST_COEF
+STOCK = float(_L.STOCK)
+EPS = _L.EPS
+
+
+@njit(cache=True)
+def learned_act(rp, w, st, seat, mt):
+    """LearnedPolicy.act at a decision of ``seat``."""
+    n = st[S.PEND_N + seat]
+    base = S.PEND_A + seat * S.MAXA
+    if n == 1:
+        return st[base]
+    for i in range(n):
+        if st[base + i] == HU:
+            return HU
+    out = np.zeros((n, N_FEATURES), dtype=np.float64)
+    kind = features(rp, w, st, seat, out)
+    if kind < 0:
+        return st[base]
+    off = FIRST_COEF if kind == DISCARD else FIRST_COEF + N_DISCARD
+    nf = N_DISCARD if kind == DISCARD else N_CLAIM
+    best = np.empty(n, dtype=np.int64)
+    nb = 0
+    best_score = 0.0
+    for i in range(n):
+        x = 0.0
+        for j in range(nf):
+            x += w[off + j] * out[i, j]
+        if nb == 0 or x > best_score + EPS:
+            best[0] = st[base + i]
+            nb = 1
+            best_score = x
+        elif x > best_score - EPS:
+            best[nb] = st[base + i]
+            nb += 1
+    if nb == 1:
+        return best[0]
+    return best[randbelow(mt, nb)]
+
+
+@njit(cache=True)
+def features(rp, w, st, seat, out):
+    """LearnedPolicy.features at a decision of ``seat`` with no 胡 among its options: each
+    legal option's row into ``out[i, :]`` (zeros on entry); returns DISCARD, CLAIM, or -1
+    for another decision."""
+    n = st[S.PEND_N + seat]
+    base = S.PEND_A + seat * S.MAXA
+    first = st[base]
+    if DISCARD_BASE <= first < TI_BASE:
+        _discard_rows(rp, w, st, seat, base, n, out)
+        return DISCARD
+    if first == PASS and st[S.CARD] >= 0:
+        _claim_rows(rp, w, st, seat, base, n, out)
+        return CLAIM
+    return -1
+
+
+@njit(cache=True)
+def _discard_rows(rp, w, st, seat, base, n, out):
+    h = np.empty(21, dtype=np.int64)
+    f = np.empty(21, dtype=np.int64)
+    un = np.empty(21, dtype=np.int64)
+    hand_size = FE.read_view(rp, st, seat, False, h, f, un)
+    ex = np.zeros(16, dtype=np.float64)
+    threat = HE.extra(rp, w, st, seat, un, ex)
+    ready = np.zeros(20)
+    has_ready = HE.discard_ready_raw(rp, w, st, seat, h, f, un, hand_size, ready)
+    s = S.stock_left(st) / STOCK
+    danger = np.full(20, -1.0)
+    for i in range(n):
+        k = st[base + i] - DISCARD_BASE
+        val = FE.card_value(rp, k, h, f, un, w)
+        d = 0.0
+        if threat:
+            d = danger[k]
+            if d < 0.0:
+                d = HE.danger_raw(rp, w, st, un, ex, k)
+                danger[k] = d
+        u = float(un[k])
+        out[i, 0] = val
+        out[i, 1] = u
+        out[i, 2] = 1.0 if k >= 10 else 0.0
+        out[i, 3] = d
+        out[i, 4] = ready[k] if has_ready else 0.0
+        out[i, 5] = val * s
+        out[i, 6] = u * s
+        out[i, 7] = 1.0 if h[k] == 2 else 0.0
+        out[i, 8] = 1.0 if FE.is_loose(rp, k, f) else 0.0
+        out[i, 9] = 1.0 if un[k] == 0 else 0.0
+
+
+@njit(cache=True)
+def _claim_rows(rp, w, st, seat, base, n, out):
+    c = st[S.CARD]
+    h = np.empty(21, dtype=np.int64)
+    f = np.empty(21, dtype=np.int64)
+    un = np.empty(21, dtype=np.int64)
+    hand_size = FE.read_view(rp, st, seat, True, h, f, un)
+    r0 = FE.reach(rp, S.meld_huxi(rp, st, seat), h, f, un)
+    s = S.stock_left(st) / STOCK
+    vals = np.full(21, -1.0)
+    loose = np.empty(20, dtype=np.int64)
+    n_loose = 0
+    for k in range(20):
+        if FE.is_loose(rp, k, f):
+            loose[n_loose] = k
+            n_loose += 1
+    used = np.empty(9, dtype=np.int64)
+    h2 = np.empty(21, dtype=np.int64)
+    for i in range(n):
+        a = st[base + i]
+        if a == PASS:
+            has_s, sv, has_r, rv = HE.pass_parts(rp, w, st, seat, h, f, un, hand_size, c)
+            out[i, 0] = 1.0
+            out[i, 1] = sv if has_s else 0.0
+            out[i, 2] = rv if has_r else 0.0
+            out[i, 9] = s
+            continue
+        if a == PENG:
+            used[0] = c
+            used[1] = c
+            n_used = 2
+            groups = 1
+            table_hx = rp[FE.FT_PENG_HX + c]
+        elif a >= CHI_BASE:
+            v = a - CHI_BASE
+            d2 = v % C.RADIX
+            d1 = (v // C.RADIX) % C.RADIX
+            d0 = v // (C.RADIX * C.RADIX)
+            n_used = 0
+            skipped = False
+            table_hx = 0
+            groups = 0
+            for d in (d0, d1, d2):
+                if d == 0:
+                    continue
+                sid = d - 1
+                groups += 1
+                table_hx += rp[FE.FT_SHAPE_HX + sid]
+                for q in range(3):
+                    k = C.SHAPES[sid, q]
+                    if k == c and not skipped:
+                        skipped = True
+                        continue
+                    used[n_used] = k
+                    n_used += 1
+        else:
+            continue
+        delta, has_owed, owed = GR.hand_parts(
+            rp, w, st, seat, h, f, un, vals, loose, n_loose, used, n_used, hand_size, h2
+        )
+        has_p, p, has_r, r = HE.take_parts(
+            rp, w, st, seat, h2, un, hand_size, hand_size - n_used, table_hx, r0
+        )
+        hx = float(table_hx)
+        out[i, 3] = float(groups)
+        out[i, 4] = hx
+        out[i, 5] = delta
+        out[i, 6] = owed if has_owed else 0.0
+        out[i, 7] = p if has_p else 0.0
+        out[i, 8] = r if has_r else 0.0
+        out[i, 10] = hx * s
+        out[i, 11] = 1.0 if a == PENG else 0.0
+        out[i, 12] = delta * s
+
+
+guard("learned", globals())

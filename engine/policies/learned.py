@@ -1,0 +1,207 @@
+"""``learned``: a linear scorer of options, its coefficients taught by search (``paohuzi
+distill``, docs/DISTILL.md).
+
+At a decision the policy lists each legal option's **features** (:func:`LearnedPolicy.features`)
+and plays the option of highest score, the score being Σ coefficient × feature added from the
+left; exact ties (within 1e-9) are broken by the rng, as ``heuristic`` breaks them. A 胡 is
+always declared, as by ``heuristic``.
+
+The features are the heuristic's own terms taken apart (:mod:`engine.policies.heuristic`),
+computed with the table's heuristic parameters (card values, threat, waits), and a few more:
+
+* a **discard** (:data:`DISCARD_FEATURES`): the card's value in hand, its unseen copies, big
+  card, the danger of feeding an opponent, the winning copies it leaves (听牌); value and
+  unseen copies × the share of the stock left; breaks a pair; its face is in no complete
+  group; no copy of its face is unseen;
+* a **claim** (:data:`CLAIM_FEATURES`): for PASS, 1, the shapes lost to a stinky face, the
+  waits kept, the share of the stock left; for a 碰/吃, its groups, their 胡息, the change of
+  the hand's card values, the discard it owes, the 胡息 it puts out of reach, the waits it
+  leaves, 胡息 × stock share, 1 for a 碰, the change × stock share.
+
+The coefficients are rows of the one parameter table (:data:`engine.policies.weights.PARAMS`,
+``d_*`` for discards and ``c_*`` for claims, in feature order); their defaults give the
+heuristic's own sums with its default weights, so ``learned`` plays as ``heuristic`` does
+(up to the order of float additions) and distillation starts from it. The heuristic's weights
+that only scale one term (``margin``, ``seen_w`` …, :data:`~engine.policies.weights.LEARNED_SKIPS`)
+are not read: their coefficients replace them. The compiled policy (:mod:`engine.fast.learned`)
+computes the same features, float for float.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from engine.actions import CHI_BASE, DISCARD_BASE, HU, PASS, PENG, TI_BASE
+from engine.cards import NUM_KINDS
+from engine.observation import Observation
+from engine.policies import features as F
+from engine.policies import weights as _W
+from engine.policies.greedy import chi_cards
+from engine.policies.heuristic import HeuristicPolicy
+
+#: The stock a hand starts with (every preset: 80 cards, three hands of 20 and the 亮张).
+STOCK = 19
+#: A discard's features, named as their coefficients.
+DISCARD_FEATURES = tuple(p.name for p in _W.PARAMS if p.name.startswith("d_"))
+#: A claim option's features (PASS and each 碰 / 吃), named as their coefficients.
+CLAIM_FEATURES = tuple(p.name for p in _W.PARAMS if p.name.startswith("c_"))
+#: Where the coefficients start in the weight array (discards, then claims, contiguous).
+FIRST_COEF = _W.INDEX[DISCARD_FEATURES[0]]
+assert [_W.INDEX[n] for n in DISCARD_FEATURES + CLAIM_FEATURES] == list(
+    range(FIRST_COEF, FIRST_COEF + len(DISCARD_FEATURES) + len(CLAIM_FEATURES))
+)
+#: Ties within this are broken by the rng (as in ``greedy``).
+EPS = 1e-9
+#: The kinds of decision :meth:`LearnedPolicy.features` describes.
+DISCARD, CLAIM = 0, 1
+
+
+def score(coef: Sequence[float], row: Sequence[float]) -> float:
+    """Σ coefficient × feature, added from the left (the compiled kernel's order)."""
+    total = 0.0
+    for c, x in zip(coef, row):
+        total += c * x
+    return total
+
+
+class LearnedPolicy(HeuristicPolicy):
+    name = "learned"
+    #: The discard and claim coefficients (defaults: the heuristic's sums).
+    d_coef: tuple[float, ...] = tuple(_W.DEFAULT_LEARNED[n] for n in DISCARD_FEATURES)
+    c_coef: tuple[float, ...] = tuple(_W.DEFAULT_LEARNED[n] for n in CLAIM_FEATURES)
+
+    @classmethod
+    def from_weights(cls, table: _W.PolicyWeights, name: str | None = None) -> LearnedPolicy:
+        if table.policy != cls.name:
+            raise ValueError(f"a {table.policy} table for the {cls.name} policy")
+        # the heuristic's parameters that shape the features (the skipped ones at defaults)
+        policy = cls.from_values(_W.PolicyWeights("heuristic", table.values).typed(), name)
+        assert isinstance(policy, LearnedPolicy)
+        policy.d_coef = tuple(table[n] for n in DISCARD_FEATURES)
+        policy.c_coef = tuple(table[n] for n in CLAIM_FEATURES)
+        return policy
+
+    def act(
+        self, observation: Observation, legal_actions: Sequence[int], rng: random.Random
+    ) -> int:
+        if len(legal_actions) == 1:
+            return legal_actions[0]
+        if HU in legal_actions:
+            return HU
+        kind, rows = self.features(observation, legal_actions)
+        if kind is None:
+            return legal_actions[0]  # pragma: no cover - every other decision is forced
+        coef = self.d_coef if kind == DISCARD else self.c_coef
+        best: list[int] = []
+        best_score = 0.0
+        for a, row in zip(legal_actions, rows):
+            x = score(coef, row)
+            if not best or x > best_score + EPS:
+                best, best_score = [a], x
+            elif x > best_score - EPS:
+                best.append(a)
+        return best[0] if len(best) == 1 else best[rng.randrange(len(best))]
+
+    # ------------------------------------------------------------------ features
+
+    def features(
+        self, observation: Observation, legal: Sequence[int]
+    ) -> tuple[int | None, list[list[float]]]:
+        """(DISCARD or CLAIM, one feature row per legal option in order) at a decision with
+        no 胡 among the options; (None, []) at any other."""
+        first = legal[0]
+        if DISCARD_BASE <= first < TI_BASE:
+            return DISCARD, self.discard_rows(self.view(observation, False), legal)
+        if first == PASS:
+            return CLAIM, self.claim_rows(self.view(observation, True), legal)
+        return None, []
+
+    def discard_rows(self, v: F.View, legal: Sequence[int]) -> list[list[float]]:
+        h, f, un = v.h, v.f, v.un
+        assert v.scorer is not None
+        value = v.scorer.value
+        e = v.extra
+        ready = self.discard_ready_raw(v) or {}
+        s = v.obs.stock_left / STOCK
+        loose = set(F.loose_kinds(h, f, v.t))
+        danger = [-1.0] * NUM_KINDS
+        rows = []
+        for a in legal:
+            k = a - DISCARD_BASE
+            val = value(k, h, f)
+            d = 0.0
+            if e.threat:
+                d = danger[k]
+                if d < 0.0:
+                    d = danger[k] = self.danger_raw(v, k)
+            u = float(un[k])
+            rows.append(
+                [
+                    val,
+                    u,
+                    1.0 if k >= 10 else 0.0,
+                    d,
+                    ready.get(k, 0.0),
+                    val * s,
+                    u * s,
+                    1.0 if h[k] == 2 else 0.0,
+                    1.0 if k in loose else 0.0,
+                    1.0 if un[k] == 0 else 0.0,
+                ]
+            )
+        return rows
+
+    def claim_rows(self, v: F.View, legal: Sequence[int]) -> list[list[float]]:
+        c = v.card
+        assert c is not None
+        h, t = v.h, v.t
+        s = v.obs.stock_left / STOCK
+        vals = [-1.0] * NUM_KINDS
+        loose = F.loose_kinds(h, v.f, t) if self.discard_term else ()
+        rows = []
+        for a in legal:
+            if a == PASS:
+                stinky, ready = self.pass_parts(v)
+                rows.append(
+                    [1.0, _or0(stinky), _or0(ready), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, s, 0.0, 0.0, 0.0]
+                )
+                continue
+            if a == PENG:
+                used: tuple[int, ...] = (c, c)
+                groups = 1
+                table_hx = t.peng_hx[c]
+            elif a >= CHI_BASE:
+                gs, cards = chi_cards(a)
+                lst = list(cards)
+                lst.remove(c)
+                used = tuple(lst)
+                groups = len(gs)
+                table_hx = F.int_sum(t.shape_hx[g] for g in gs)
+            else:  # pragma: no cover - a claim offers PASS, 碰, 吃 (and 胡, taken before)
+                raise ValueError(f"no features for action {a} at a claim")
+            delta, owed, h2 = self.hand_parts(v, vals, loose, used)
+            path, ready = self.take_parts(v, h2, table_hx)
+            hx = float(table_hx)
+            rows.append(
+                [
+                    0.0,
+                    0.0,
+                    0.0,
+                    float(groups),
+                    hx,
+                    delta,
+                    _or0(owed),
+                    _or0(path),
+                    _or0(ready),
+                    0.0,
+                    hx * s,
+                    1.0 if a == PENG else 0.0,
+                    delta * s,
+                ]
+            )
+        return rows
+
+
+def _or0(x: float | None) -> float:
+    return 0.0 if x is None else x
