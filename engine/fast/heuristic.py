@@ -111,38 +111,44 @@ def danger(rp, w, st, un, ex, k):
 @njit(cache=True)
 def danger_raw(rp, w, st, un, ex, k):
     """HeuristicPolicy.danger_raw: the opponents' threat-weighted chance to take face ``k``."""
-    n = un[k]
-    bit = 1 << k
     total = 0.0
     hu_on_discards = rp[S.RP_HU_ON_DISCARDS]
     for i in range(int(ex[12])):
-        p = ex[4 * i]
         threat = ex[4 * i + 1]
         if not threat:
             continue
-        prob = 0.0
-        banned = st[S.DISCARDED + int(ex[4 * i + 3])]
-        if not banned & bit:
-            prob = _holds(n, 2, p)
-            if ex[4 * i + 2] != 0.0:
-                chi = 0.0
-                for j in range(rp[FE.FT_COMP_N + k]):
-                    b0 = FE.FT_COMP + (k * FE.MAXC + j) * 6
-                    nk = rp[b0]
-                    a = rp[b0 + 1]
-                    na = rp[b0 + 2]
-                    b = rp[b0 + 3]
-                    nb = rp[b0 + 4]
-                    chi += (
-                        _holds(un[a], na, p)
-                        * (_holds(un[b], nb, p) if b < 20 else 1.0)
-                        * (_holds(n, nk - 1, p) if nk > 1 else 1.0)
-                    )
-                prob += chi if chi < 1.0 else 1.0
+        prob = take_chance(rp, st, un, ex, i, k)
         if hu_on_discards:
             prob += w[I_HU_RISK] * threat
         total += threat * prob
     return total
+
+
+@njit(cache=True)
+def take_chance(rp, st, un, ex, i, k):
+    """HeuristicPolicy.take_chance of opponent ``i`` of ``ex`` (its p_in, 下家 flag, seat)."""
+    banned = st[S.DISCARDED + int(ex[4 * i + 3])]
+    if banned & (1 << k):
+        return 0.0
+    p = ex[4 * i]
+    n = un[k]
+    prob = _holds(n, 2, p)
+    if ex[4 * i + 2] != 0.0:
+        chi = 0.0
+        for j in range(rp[FE.FT_COMP_N + k]):
+            b0 = FE.FT_COMP + (k * FE.MAXC + j) * 6
+            nk = rp[b0]
+            a = rp[b0 + 1]
+            na = rp[b0 + 2]
+            b = rp[b0 + 3]
+            nb = rp[b0 + 4]
+            chi += (
+                _holds(un[a], na, p)
+                * (_holds(un[b], nb, p) if b < 20 else 1.0)
+                * (_holds(n, nk - 1, p) if nk > 1 else 1.0)
+            )
+        prob += chi if chi < 1.0 else 1.0
+    return prob
 
 
 @njit(cache=True)

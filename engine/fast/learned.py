@@ -96,6 +96,7 @@ def _discard_rows(rp, w, st, seat, base, n, out):
     has_ready = HE.discard_ready_raw(rp, w, st, seat, h, f, un, hand_size, ready)
     s = S.stock_left(st) / STOCK
     danger = np.full(20, -1.0)
+    banned = st[S.STINKY + seat] | st[S.DISCARDED + seat]
     for i in range(n):
         k = st[base + i] - DISCARD_BASE
         val = FE.card_value(rp, k, h, f, un, w)
@@ -116,6 +117,11 @@ def _discard_rows(rp, w, st, seat, base, n, out):
         out[i, 7] = 1.0 if h[k] == 2 else 0.0
         out[i, 8] = 1.0 if FE.is_loose(rp, k, f) else 0.0
         out[i, 9] = 1.0 if un[k] == 0 else 0.0
+        out[i, 10] = 1.0 if (banned >> k) & 1 else 0.0
+        feed = 0.0
+        for o in range(int(ex[12])):
+            feed += HE.take_chance(rp, st, un, ex, o, k)
+        out[i, 11] = feed
 
 
 @njit(cache=True)

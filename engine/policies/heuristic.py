@@ -86,29 +86,36 @@ class HeuristicPolicy(GreedyPolicy):
         下家; 胡 where discards may be won), weighted by his threat (summed over opponents;
         the danger term is ``danger_w`` × this)."""
         e = v.extra
-        un = v.un
-        bit = 1 << k
-        n = un[k]
         total = 0.0
         for p, threat, is_xia, banned in e.opps:
             if not threat:
                 continue
-            prob = 0.0
-            if not banned & bit:  # a face he discarded he may never 吃/碰 (§6.2)
-                prob = _holds(n, 2, p)
-                if is_xia:
-                    chi = 0.0
-                    for nk, a, na, b, nb, _hx in v.t.comp[k]:
-                        chi += (
-                            _holds(un[a], na, p)
-                            * (_holds(un[b], nb, p) if b < NUM_KINDS else 1.0)
-                            * (_holds(n, nk - 1, p) if nk > 1 else 1.0)
-                        )
-                    prob += min(1.0, chi)
+            prob = self.take_chance(v, k, p, is_xia, banned)
             if e.discard_hu:
                 prob += self.hu_risk * threat
             total += threat * prob
         return total
+
+    @staticmethod
+    def take_chance(v: F.View, k: int, p: float, is_xia: bool, banned: int) -> float:
+        """The chance that an opponent (each unseen card in his hand with chance ``p``) can
+        碰 face ``k``, or 吃 it as the discarder's 下家 (``is_xia``); 0 for a face he
+        discarded (``banned``: he may never 吃/碰 it, §6.2)."""
+        if banned & 1 << k:
+            return 0.0
+        un = v.un
+        n = un[k]
+        prob = _holds(n, 2, p)
+        if is_xia:
+            chi = 0.0
+            for nk, a, na, b, nb, _hx in v.t.comp[k]:
+                chi += (
+                    _holds(un[a], na, p)
+                    * (_holds(un[b], nb, p) if b < NUM_KINDS else 1.0)
+                    * (_holds(n, nk - 1, p) if nk > 1 else 1.0)
+                )
+            prob += min(1.0, chi)
+        return prob
 
     def discard_bonus(self, v: F.View) -> dict[int, float] | None:
         # near the end: the live winning cards each discard would leave (听牌)

@@ -12,7 +12,8 @@ computed with the table's heuristic parameters (card values, threat, waits), and
 * a **discard** (:data:`DISCARD_FEATURES`): the card's value in hand, its unseen copies, big
   card, the danger of feeding an opponent, the winning copies it leaves (听牌); value and
   unseen copies × the share of the stock left; breaks a pair; its face is in no complete
-  group; no copy of its face is unseen;
+  group; no copy of its face is unseen; the seat may no longer 吃/碰 its face anyway; the
+  opponents' summed chance to 碰/吃 it (whatever their threat);
 * a **claim** (:data:`CLAIM_FEATURES`): for PASS, 1, the shapes lost to a stinky face, the
   waits kept, the share of the stock left; for a 碰/吃, its groups, their 胡息, the change of
   the hand's card values, the discard it owes, the 胡息 it puts out of reach, the waits it
@@ -55,6 +56,41 @@ assert [_W.INDEX[n] for n in DISCARD_FEATURES + CLAIM_FEATURES] == list(
 EPS = 1e-9
 #: The kinds of decision :meth:`LearnedPolicy.features` describes.
 DISCARD, CLAIM = 0, 1
+
+
+def from_heuristic(table: _W.PolicyWeights) -> _W.PolicyWeights:
+    """The learned table that scores as the heuristic ``table`` does: its feature parameters,
+    and coefficients equal to the heuristic's weights of the same terms (new features 0).
+
+    >>> from_heuristic(_W.DEFAULT_HEURISTIC) == _W.DEFAULT_LEARNED
+    True
+    """
+    if table.policy != "heuristic":
+        raise ValueError(f"a {table.policy} table, not a heuristic one")
+    t = table
+    coef = {
+        "d_value": -1.0,
+        "d_unseen": -t["seen_w"],
+        "d_big": -t["big_extra"],
+        "d_danger": -t["danger_w"],
+        "d_ready": t["ready_w"],
+        "c_pass": t["margin"],
+        "c_stinky": -t["stinky_w"],
+        "c_pass_ready": t["ready_w"],
+        "c_groups": 3 * t["full"] * t["table"],
+        "c_hx": t["hx"],
+        "c_structure": 1.0,
+        "c_owed": -1.0,
+        "c_path": -t["path_w"],
+        "c_take_ready": t["ready_w"],
+    }
+    values = [
+        _W.DEFAULT_VALUES[i]
+        if p.name in _W.LEARNED_SKIPS
+        else (coef.get(p.name, 0.0) if p.policy == "learned" else t.values[i]) + 0.0
+        for i, p in enumerate(_W.PARAMS)
+    ]
+    return _W.PolicyWeights("learned", tuple(values))
 
 
 def score(coef: Sequence[float], row: Sequence[float]) -> float:
@@ -148,9 +184,18 @@ class LearnedPolicy(HeuristicPolicy):
                     1.0 if h[k] == 2 else 0.0,
                     1.0 if k in loose else 0.0,
                     1.0 if un[k] == 0 else 0.0,
+                    1.0 if v.banned >> k & 1 else 0.0,
+                    self.feed_raw(v, k),
                 ]
             )
         return rows
+
+    def feed_raw(self, v: F.View, k: int) -> float:
+        """The opponents' summed chance to 碰 / 吃 face ``k``, whatever their threat."""
+        total = 0.0
+        for p, _threat, is_xia, banned in v.extra.opps:
+            total += self.take_chance(v, k, p, is_xia, banned)
+        return total
 
     def claim_rows(self, v: F.View, legal: Sequence[int]) -> list[list[float]]:
         c = v.card

@@ -154,6 +154,8 @@ PARAMS: tuple[Param, ...] = (
             ("d_pair", 0.0, "discard: × 1 when it breaks a pair"),
             ("d_loose", 0.0, "discard: × 1 when its face is in no complete group"),
             ("d_dead", 0.0, "discard: × 1 when no copy of its face is unseen"),
+            ("d_banned", 0.0, "discard: × 1 when the seat may no longer 吃/碰 its face"),
+            ("d_feed", 0.0, "discard: × the opponents' summed chance to 碰/吃 it"),
             ("c_pass", -25.0, "claim: × 1 for PASS"),
             ("c_stinky", -1.2, "claim, PASS: × the shapes waiting on a face it makes stinky"),
             ("c_pass_ready", 40.0, "claim, PASS: × the live winning copies the hand keeps"),
