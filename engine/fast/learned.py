@@ -97,6 +97,12 @@ def _discard_rows(rp, w, st, seat, base, n, out):
     s = S.stock_left(st) / STOCK
     danger = np.full(20, -1.0)
     banned = st[S.STINKY + seat] | st[S.DISCARDED + seat]
+    meld_hx = S.meld_huxi(rp, st, seat)
+    r0 = FE.reach(rp, meld_hx, h, f, un)
+    need = rp[FE.FT_MIN_HUXI]
+    h2 = np.empty(21, dtype=np.int64)
+    f2 = np.empty(21, dtype=np.int64)
+    f2[20] = 9
     for i in range(n):
         k = st[base + i] - DISCARD_BASE
         val = FE.card_value(rp, k, h, f, un, w)
@@ -122,6 +128,15 @@ def _discard_rows(rp, w, st, seat, base, n, out):
         for o in range(int(ex[12])):
             feed += HE.take_chance(rp, st, un, ex, o, k)
         out[i, 11] = feed
+        h2[:] = h
+        h2[k] -= 1
+        for j in range(20):
+            f2[j] = h2[j] if h2[j] < 3 else 0
+        r = FE.reach(rp, meld_hx, h2, f2, un)
+        out[i, 12] = r0 - r
+        x = need - r
+        y = need - r0
+        out[i, 13] = (x if x > 0.0 else 0.0) - (y if y > 0.0 else 0.0)
 
 
 @njit(cache=True)

@@ -13,7 +13,8 @@ computed with the table's heuristic parameters (card values, threat, waits), and
   card, the danger of feeding an opponent, the winning copies it leaves (听牌); value and
   unseen copies × the share of the stock left; breaks a pair; its face is in no complete
   group; no copy of its face is unseen; the seat may no longer 吃/碰 its face anyway; the
-  opponents' summed chance to 碰/吃 it (whatever their threat);
+  opponents' summed chance to 碰/吃 it (whatever their threat); the 胡息 the hand may count
+  on that it loses, and the part of it the threshold misses (the heuristic's reach);
 * a **claim** (:data:`CLAIM_FEATURES`): for PASS, 1, the shapes lost to a stinky face, the
   waits kept, the share of the stock left; for a 碰/吃, its groups, their 胡息, the change of
   the hand's card values, the discard it owes, the 胡息 it puts out of reach, the waits it
@@ -39,7 +40,7 @@ from engine.observation import Observation
 from engine.policies import features as F
 from engine.policies import weights as _W
 from engine.policies.greedy import chi_cards
-from engine.policies.heuristic import HeuristicPolicy
+from engine.policies.heuristic import HeuristicPolicy, _reach
 
 #: The stock a hand starts with (every preset: 80 cards, three hands of 20 and the 亮张).
 STOCK = 19
@@ -186,9 +187,21 @@ class LearnedPolicy(HeuristicPolicy):
                     1.0 if un[k] == 0 else 0.0,
                     1.0 if v.banned >> k & 1 else 0.0,
                     self.feed_raw(v, k),
+                    *self._reach_change(v, k),
                 ]
             )
         return rows
+
+    @staticmethod
+    def _reach_change(v: F.View, k: int) -> tuple[float, float]:
+        """(the 胡息 the seat may count on that discarding ``k`` loses, the 胡息 it puts
+        out of reach of the threshold): the heuristic's reach before and after."""
+        r0 = v.extra.reach
+        h2 = v.h[:]
+        h2[k] -= 1
+        r = _reach(v.meld_hx, h2, F.free_counts(h2), v.un, v.t)
+        need = v.rules.min_huxi
+        return r0 - r, max(0.0, need - r) - max(0.0, need - r0)
 
     def feed_raw(self, v: F.View, k: int) -> float:
         """The opponents' summed chance to 碰 / 吃 face ``k``, whatever their threat."""

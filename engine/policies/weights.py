@@ -156,6 +156,8 @@ PARAMS: tuple[Param, ...] = (
             ("d_dead", 0.0, "discard: × 1 when no copy of its face is unseen"),
             ("d_banned", 0.0, "discard: × 1 when the seat may no longer 吃/碰 its face"),
             ("d_feed", 0.0, "discard: × the opponents' summed chance to 碰/吃 it"),
+            ("d_reach_loss", 0.0, "discard: × the 胡息 the hand may count on that it loses"),
+            ("d_path", 0.0, "discard: × the 胡息 it puts out of reach of the threshold"),
             ("c_pass", -25.0, "claim: × 1 for PASS"),
             ("c_stinky", -1.2, "claim, PASS: × the shapes waiting on a face it makes stinky"),
             ("c_pass_ready", 40.0, "claim, PASS: × the live winning copies the hand keeps"),

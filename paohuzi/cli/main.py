@@ -37,6 +37,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "doctor": "paohuzi.cli.doctor:doctor",
     "review": "paohuzi.cli.review:review",
     "tune": "paohuzi.cli.tune:tune",
+    "distill": "paohuzi.cli.distill:distill",
     "serve": "paohuzi.cli.serve:serve",
 }
 
@@ -61,6 +62,7 @@ SHORT_HELP: dict[str, str] = {
     "doctor": "List (--fix: remove) left-overs of killed commands.",
     "review": "Value every decision of a recorded hand (determinized rollouts).",
     "tune": "Tune a policy's weights by CMA-ES over duplicate self-play.",
+    "distill": "Teach a learned policy by search (expert iteration).",
     "serve": "Serve the store's runs, hands and statistics over HTTP.",
 }
 

@@ -25,9 +25,9 @@ def default_popsize(dim: int) -> int:
 
 
 @contextlib.contextmanager
-def _locked(out: Path) -> Iterator[None]:
-    """One tuning process per folder (an flock on ``OUT/.lock``, released by the kernel when
-    the process dies); taken only in a folder :func:`replay.tune.folder.claim` accepted."""
+def _locked(out: Path, command: str = "tune") -> Iterator[None]:
+    """One ``command`` process per folder (an flock on ``OUT/.lock``, released by the kernel
+    when the process dies); taken only in a folder :func:`replay.tune.folder.claim` accepted."""
     import fcntl
 
     try:
@@ -38,7 +38,7 @@ def _locked(out: Path) -> Iterator[None]:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise input_error(f"{out}: another paohuzi tune is running in it") from None
+            raise input_error(f"{out}: another paohuzi {command} is running in it") from None
         yield
     finally:
         os.close(fd)

@@ -1,6 +1,6 @@
 """Teacher data: the search's option values at the decisions of self-play hands.
 
-A chunk of teacher data is ``hands`` hands (numbered on from ``chunk`` × ``hands``) of self-play by the apprentice (a ``learned``
+A chunk of teacher data is ``hands`` hands (numbered on from ``chunk`` × ``chunk_size``) of self-play by the apprentice (a ``learned``
 table in every seat, compiled), each dealt from its own seed; at each decision with more than
 one option and no 胡 among them, with probability ``sample`` (a generator of its own, so the
 hands do not depend on it), the search values every option as ``search@N`` does
@@ -61,11 +61,12 @@ class ChunkSpec:
     seed: int
     chunk: int
     hands: int
+    chunk_size: int
     sample: float
 
     @property
     def first_hand(self) -> int:
-        return self.chunk * self.hands
+        return self.chunk * self.chunk_size
 
 
 def chunk_table(spec: ChunkSpec) -> pa.Table:

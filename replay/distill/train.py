@@ -1,13 +1,19 @@
 """Fit a ``learned`` table's coefficients to teacher data (numpy only).
 
-For each kind of decision (discards, claims) the model is a softmax over the options of a
-decision, the logit of an option its score Σ coefficient × feature. Its target is the
-teacher's own softmax over the options' values at temperature ``tau`` (points of score per
-hand): an option the search values ``tau`` points higher is e ≈ 2.7 times as likely. The fit
-minimises the mean cross-entropy plus ``l2`` × the squared distance from the starting
-coefficients (in units of each feature's spread), by Newton's method: the problem has 10 and
-13 unknowns, so the exact Hessian costs nothing, the fit converges in a few steps and is a
-pure function of the data (no learning rate, no batches, no random start).
+For each kind of decision (discards, claims) the policy is taken as a softmax over the options
+of a decision, an option's logit its score Σ coefficient × feature. The fit minimises the
+**expected regret** under that softmax: the mean over decisions of Σ π(option) × (the
+search's best value − the option's value), in points of score per hand, plus ``l2`` × the
+squared distance from the starting coefficients (in units of each feature's spread). The
+search's values are unbiased but noisy estimates, so the objective is an unbiased estimate
+of the true one for any coefficients: noise averages out over many decisions, and more
+decisions valued by fewer rollouts teach as well as fewer valued by more. As the scores
+sharpen, the softmax tends to the policy's own choice, and the objective to its regret.
+
+Gradient descent with a backtracking step (from the start table, so a fit is a pure function
+of the data and the start: no random initialisation, no batches); 10 to 15 unknowns per kind.
+Cross-entropy to a softmax of the values and pairwise ranking were tried first and lost
+strength in play while agreeing more with the teacher (docs/DISTILL.md).
 
 :func:`assess` measures a table against held-out teacher data: how often its choice is the
 search's best option (agreement) and the mean value it gives up by its choice (regret, in
@@ -25,10 +31,10 @@ from engine.policies import learned as L
 from engine.policies import weights as W
 from replay.distill.teacher import FEATURE_COLUMNS
 
-#: Newton steps at most (the fits here converge in under 15).
-MAX_STEPS = 50
-#: Stop when a step changes the loss by less than this.
-TOLERANCE = 1e-10
+#: Descent steps at most (fits here stop after 100 to 300).
+MAX_STEPS = 500
+#: Stop when a step lowers the objective by less than this (points per decision).
+TOLERANCE = 1e-9
 
 KINDS = ((L.DISCARD, L.DISCARD_FEATURES), (L.CLAIM, L.CLAIM_FEATURES))
 
@@ -82,9 +88,9 @@ def _softmax(z: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return e / np.repeat(np.add.reduceat(e, starts), sizes)
 
 
-def fit(d: Decisions, start: np.ndarray, tau: float, l2: float) -> np.ndarray:
-    """The coefficients minimising the cross-entropy to the teacher's softmax at ``tau``
-    plus ``l2`` × ‖(θ − start) · spread‖² (mean over decisions), from ``start``."""
+def fit(d: Decisions, start: np.ndarray, l2: float = 0.0) -> np.ndarray:
+    """The coefficients minimising the expected regret on ``d`` (plus ``l2`` × ‖(θ − start)
+    · spread‖²), from ``start``; a feature that never varies keeps its start."""
     if d.count == 0:
         return start.copy()
     scale = d.x.std(axis=0)
@@ -92,34 +98,32 @@ def fit(d: Decisions, start: np.ndarray, tau: float, l2: float) -> np.ndarray:
     scale = np.where(live, scale, 1.0)
     x = d.x / scale  # features in units of their spread
     theta0 = start * scale
-    target = _softmax(d.q / tau, d.starts)
-    theta = theta0.copy()
+    sizes = np.diff(np.r_[d.starts, len(d.q)])
+    regret = np.repeat(_group_max(d.q, d.starts), sizes) - d.q
     n = d.count
-    free = np.flatnonzero(live)
 
-    def loss(th: np.ndarray) -> float:
+    def objective(th: np.ndarray) -> tuple[float, np.ndarray]:
         p = _softmax(x @ th, d.starts)
-        ce = -np.sum(target * np.log(np.maximum(p, 1e-300))) / n
-        return float(ce + l2 * np.sum((th - theta0) ** 2))
+        return float(np.sum(p * regret) / n + l2 * np.sum((th - theta0) ** 2)), p
 
-    current = loss(theta)
+    theta = theta0.copy()
+    current, p = objective(theta)
+    rate = 1.0
     for _ in range(MAX_STEPS):
-        p = _softmax(x @ theta, d.starts)
-        grad = x.T @ (p - target) / n + 2 * l2 * (theta - theta0)
-        xp = x * p[:, None]
-        m = np.add.reduceat(xp, d.starts, axis=0)
-        hess = (xp.T @ x - m.T @ m) / n + 2 * l2 * np.eye(len(theta))
-        step = np.zeros_like(theta)
-        step[free] = np.linalg.solve(hess[np.ix_(free, free)], grad[free])
-        t = 1.0
-        while True:
-            trial = theta - t * step
-            value = loss(trial)
-            if value <= current or t < 1e-6:
+        mean_regret = np.repeat(np.add.reduceat(p * regret, d.starts), sizes)
+        grad = x.T @ (p * (regret - mean_regret)) / n + 2 * l2 * (theta - theta0)
+        grad[~live] = 0.0
+        while rate >= 1e-8:
+            trial = theta - rate * grad
+            value, p_trial = objective(trial)
+            if value < current:
                 break
-            t *= 0.5
+            rate *= 0.5
+        else:
+            break
         done = current - value < TOLERANCE
-        theta, current = trial, value
+        theta, current, p = trial, value, p_trial
+        rate *= 1.5
         if done:
             break
     return theta / scale
@@ -179,12 +183,12 @@ def with_coefficients(table: W.PolicyWeights, fitted: dict[str, float]) -> W.Pol
     return W.PolicyWeights(table.policy, tuple(values))
 
 
-def train(data: pa.Table, start: W.PolicyWeights, tau: float, l2: float) -> W.PolicyWeights:
+def train(data: pa.Table, start: W.PolicyWeights, l2: float = 0.0) -> W.PolicyWeights:
     """``start`` with both kinds' coefficients fitted to ``data``."""
     fitted: dict[str, float] = {}
     for kind, names in KINDS:
         d = Decisions.of(data, kind, len(names))
-        theta = fit(d, coefficients(start, names), tau, l2)
+        theta = fit(d, coefficients(start, names), l2)
         fitted.update(zip(names, theta.tolist()))
     return with_coefficients(start, fitted)
 

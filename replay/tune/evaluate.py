@@ -76,6 +76,13 @@ class Evaluator:
         return tables * len(split(n_sessions, tables, self.workers))
 
     def _map(self, args: list[tuple[Any, ...]], keys: list[Any]) -> Iterator[tuple[Any, Any]]:
+        return self.imap(_play, args, keys)
+
+    def imap(
+        self, fn: Callable[..., Any], args: list[tuple[Any, ...]], keys: list[Any]
+    ) -> Iterator[tuple[Any, Any]]:
+        """``(key, fn(*a))`` for each task, in the order they finish (``fn`` a module-level
+        function: it is sent to the workers by reference)."""
         raise NotImplementedError
 
     def close(self) -> None:
@@ -94,9 +101,11 @@ class Evaluator:
 class InProcess(Evaluator):
     """One worker: this process."""
 
-    def _map(self, args: list[tuple[Any, ...]], keys: list[Any]) -> Iterator[tuple[Any, Any]]:
+    def imap(
+        self, fn: Callable[..., Any], args: list[tuple[Any, ...]], keys: list[Any]
+    ) -> Iterator[tuple[Any, Any]]:
         for k, a in zip(keys, args):
-            yield k, _play(*a)
+            yield k, fn(*a)
 
     def describe(self) -> str:
         return "this process"
@@ -116,10 +125,12 @@ class PoolEvaluator(Evaluator):
         )
         self._ex = self._ctx.__enter__()
 
-    def _map(self, args: list[tuple[Any, ...]], keys: list[Any]) -> Iterator[tuple[Any, Any]]:
+    def imap(
+        self, fn: Callable[..., Any], args: list[tuple[Any, ...]], keys: list[Any]
+    ) -> Iterator[tuple[Any, Any]]:
         from concurrent.futures import as_completed
 
-        futures = {self._ex.submit(_play, *a): k for k, a in zip(keys, args)}
+        futures = {self._ex.submit(fn, *a): k for k, a in zip(keys, args)}
         try:
             for f in as_completed(futures):
                 yield futures[f], f.result()
@@ -149,14 +160,23 @@ class RayEvaluator(Evaluator):
         self._backend.open()
         super().__init__(duel, workers or self._backend.cpus())
         ray = self._backend.module
-        self._task = ray.remote(_play).options(num_cpus=1, max_retries=3)
+        self._tasks: dict[Any, Any] = {}
         self._duel_ref = ray.put(duel)
 
     def _map(self, args: list[tuple[Any, ...]], keys: list[Any]) -> Iterator[tuple[Any, Any]]:
+        # the duel is in the object store once, not sent with every task
+        return self.imap(_play, [(self._duel_ref, *a[1:]) for a in args], keys)
+
+    def imap(
+        self, fn: Callable[..., Any], args: list[tuple[Any, ...]], keys: list[Any]
+    ) -> Iterator[tuple[Any, Any]]:
         ray = self._backend.module
         from ray.exceptions import RayError
 
-        refs = {self._task.remote(self._duel_ref, *a[1:]): k for k, a in zip(keys, args)}
+        task = self._tasks.get(fn)
+        if task is None:
+            task = self._tasks[fn] = ray.remote(fn).options(num_cpus=1, max_retries=3)
+        refs = {task.remote(*a): k for k, a in zip(keys, args)}
         pending = list(refs)
         try:
             while pending:
@@ -166,7 +186,7 @@ class RayEvaluator(Evaluator):
                         yield refs[r], ray.get(r)
                     except RayError as e:
                         first = str(e).strip().splitlines()[0] if str(e).strip() else ""
-                        raise PaohuziError(f"a Ray tuning task failed ({first})") from None
+                        raise PaohuziError(f"a Ray task failed ({first})") from None
         finally:
             for r in pending:
                 with contextlib.suppress(Exception):

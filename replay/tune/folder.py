@@ -1,4 +1,5 @@
-"""The folder of a tuning run: ``paohuzi tune`` writes only into a folder it made.
+"""The folder of a tuning run: ``paohuzi tune`` writes only into a folder it made (and so
+does ``paohuzi distill``, with its own marker: :class:`Owner`).
 
 ``tune OUT`` takes ``OUT`` when it is
 
@@ -21,67 +22,91 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
+from engine.errors import PaohuziError
 from replay.store.files import NotRegularFile, read_regular
 from replay.tune.optimizer import OLD_STATE, WEIGHTS, TuneError
 
-MARKER = "paohuzi-tuning.json"
-FORMAT = "paohuzi-tuning"
-VERSION = 1
 #: The largest marker read (it is 44 bytes).
 MAX_MARKER_BYTES = 4096
+VERSION = 1
+
+
+@dataclass(frozen=True)
+class Owner:
+    """A command that writes only into folders it made: its name, what its folders hold
+    (``tuning``), its marker file and format, its error, and a file of an older version of
+    it that is refused by name (never read)."""
+
+    command: str
+    noun: str
+    marker: str
+    format: str
+    error: type[PaohuziError]
+    old_state: str | None = None
+
+    def marker_bytes(self) -> bytes:
+        return (json.dumps({"format": self.format, "version": VERSION}) + "\n").encode()
+
+
+TUNING = Owner("tune", "tuning", "paohuzi-tuning.json", "paohuzi-tuning", TuneError, OLD_STATE)
+MARKER = TUNING.marker
+FORMAT = TUNING.format
 
 
 def marker_bytes() -> bytes:
-    return (json.dumps({"format": FORMAT, "version": VERSION}) + "\n").encode()
+    return TUNING.marker_bytes()
 
 
-def claim(out: Path) -> Path:
-    """``out`` as a tuning folder: made (with its marker) if new, marked if empty, checked if
-    marked; :class:`TuneError` (one line) for anything else, before anything is written."""
+def claim(out: Path, owner: Owner = TUNING) -> Path:
+    """``out`` as a folder of ``owner``: made (with its marker) if new, marked if empty,
+    checked if marked; its error (one line) for anything else, before anything is written."""
+    error = owner.error
     if out.is_symlink():
-        raise TuneError(f"{out}: is a symlink; give the folder itself")
+        raise error(f"{out}: is a symlink; give the folder itself")
     if out.exists() and not out.is_dir():
-        raise TuneError(f"{out}: exists and is not a folder")
+        raise error(f"{out}: exists and is not a folder")
     if not out.exists():
         try:
             out.mkdir(parents=True)
         except FileExistsError:
             pass  # made meanwhile (by another tune?): checked below like any existing folder
         except OSError as e:
-            raise TuneError(f"{out}: cannot create it ({e.strerror or e})") from None
+            raise error(f"{out}: cannot create it ({e.strerror or e})") from None
         else:
-            _mark(out)
+            _mark(out, owner)
             return out
-    return _existing(out)
+    return _existing(out, owner)
 
 
-def _existing(out: Path) -> Path:
-    marker = out / MARKER
+def _existing(out: Path, owner: Owner) -> Path:
+    marker = out / owner.marker
     if os.path.lexists(marker):
-        check_marker(marker)
-        _no_old_state(out)
-        _writable(out)
+        check_marker(marker, owner)
+        _no_old_state(out, owner)
+        _writable(out, owner)
         return out
-    _no_old_state(out)
+    _no_old_state(out, owner)
     try:
         with os.scandir(out) as it:
             empty = next(it, None) is None
     except OSError as e:
-        raise TuneError(f"{out}: cannot list it ({e.strerror or e})") from None
+        raise owner.error(f"{out}: cannot list it ({e.strerror or e})") from None
     if not empty:
-        raise TuneError(
-            f"{out}: a folder that paohuzi tune did not make (no {MARKER} in it); tune writes"
-            " only into a new or empty folder, or one it made: give another"
+        raise owner.error(
+            f"{out}: a folder that paohuzi {owner.command} did not make (no {owner.marker} in"
+            f" it); {owner.command} writes only into a new or empty folder, or one it made:"
+            " give another"
         )
-    _mark(out)
+    _mark(out, owner)
     return out
 
 
-def _no_old_state(out: Path) -> None:
+def _no_old_state(out: Path, owner: Owner) -> None:
     """Refuse a folder holding an older tune's pickled checkpoint (never unpickled)."""
-    if not os.path.lexists(out / OLD_STATE):
+    if owner.old_state is None or not os.path.lexists(out / owner.old_state):
         return
     hint = ""
     if (out / WEIGHTS).is_file():
@@ -92,46 +117,47 @@ def _no_old_state(out: Path) -> None:
     )
 
 
-def _writable(out: Path) -> None:
+def _writable(out: Path, owner: Owner) -> None:
     if not os.access(out, os.W_OK | os.X_OK):
-        raise TuneError(f"{out}: not writable")
+        raise owner.error(f"{out}: not writable")
 
 
-def _mark(out: Path) -> None:
+def _mark(out: Path, owner: Owner) -> None:
     """Write the marker, never over anything (``O_EXCL``): a marker already there (another
-    tune marking the same new folder) is checked instead."""
-    _writable(out)
-    path = out / MARKER
+    run marking the same new folder) is checked instead."""
+    _writable(out, owner)
+    path = out / owner.marker
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     try:
         fd = os.open(path, flags, 0o644)
     except FileExistsError:
-        check_marker(path)
+        check_marker(path, owner)
         return
     except OSError as e:
-        raise TuneError(f"{path}: cannot write it ({e.strerror or e})") from None
+        raise owner.error(f"{path}: cannot write it ({e.strerror or e})") from None
     try:
-        os.write(fd, marker_bytes())
+        os.write(fd, owner.marker_bytes())
     finally:
         os.close(fd)
 
 
-def check_marker(path: Path) -> None:
-    """A marker is a regular file holding ``{"format": "paohuzi-tuning", "version": 1}``."""
+def check_marker(path: Path, owner: Owner = TUNING) -> None:
+    """A marker is a regular file holding ``{"format": FORMAT, "version": 1}``."""
+    error = owner.error
     try:
         data = read_regular(path, MAX_MARKER_BYTES)
     except NotRegularFile as e:
-        raise TuneError(f"{path}: {str(e).removeprefix(f'{path} ')}") from None
+        raise error(f"{path}: {str(e).removeprefix(f'{path} ')}") from None
     except OSError as e:
-        raise TuneError(f"{path}: cannot read it ({e.strerror or e})") from None
+        raise error(f"{path}: cannot read it ({e.strerror or e})") from None
     try:
         doc = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         doc = None
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise TuneError(f"{path}: not a paohuzi tuning marker; give another folder")
+    if not isinstance(doc, dict) or doc.get("format") != owner.format:
+        raise error(f"{path}: not a paohuzi {owner.noun} marker; give another folder")
     if doc.get("version") != VERSION or set(doc) != {"format", "version"}:
-        raise TuneError(
-            f"{path}: a tuning folder of another version of paohuzi tune"
+        raise error(
+            f"{path}: a {owner.noun} folder of another version of paohuzi {owner.command}"
             f" (marker {data[:60].decode('utf-8', 'replace').strip()!r}); give another folder"
         )

@@ -156,18 +156,36 @@ def _num(x: float) -> str:
 def svg(hist: list[Generation], width: int = 720, height: int = 360) -> str:
     """The fitness curve: the mean's interval as a band and its value as a line, the best
     candidates as dots, the zero line dashed."""
+    return band_svg(
+        [g.mean_ci for g in hist],
+        [g.best_ci[0] for g in hist],
+        "fitness per generation: score per hand against the baseline (mean ± 95 %, best"
+        " candidate ●)",
+        "generation",
+        width,
+        height,
+    )
+
+
+def band_svg(
+    series: list[tuple[float, float, float]],
+    dots: list[float],
+    title: str,
+    xlabel: str,
+    width: int = 720,
+    height: int = 360,
+) -> str:
+    """A plain SVG line chart: each point's (mean, lo, hi) as a line in a band, ``dots`` (one
+    per point, may be empty) as red dots, the zero line dashed; x is the point's index."""
     left, right, top, bottom = 64, 16, 24, 44
     w, h = width - left - right, height - top - bottom
-    if not hist:
-        ys = [0.0, 1.0]
-    else:
-        ys = [y for g in hist for y in (g.mean_ci[1], g.mean_ci[2], g.best_ci[0])]
+    ys = [y for t in series for y in (t[1], t[2])] + list(dots) or [0.0, 1.0]
     lo, hi = min(min(ys), 0.0), max(max(ys), 0.0)
     if hi - lo < 1e-9:
         lo, hi = lo - 1, hi + 1
     pad = 0.05 * (hi - lo)
     lo, hi = lo - pad, hi + pad
-    n = max(1, len(hist) - 1)
+    n = max(1, len(series) - 1)
 
     def X(i: float) -> float:
         return round(left + w * i / n, 2)
@@ -179,8 +197,7 @@ def svg(hist: list[Generation], width: int = 720, height: int = 360) -> str:
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}"'
         f' viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
         f'<rect x="0" y="0" width="{width}" height="{height}" fill="white"/>',
-        f'<text x="{left}" y="16">fitness per generation: score per hand against the'
-        " baseline (mean ± 95 %, best candidate ●)</text>",
+        f'<text x="{left}" y="16">{title}</text>',
     ]
     for k in range(6):
         v = lo + (hi - lo) * k / 5
@@ -192,17 +209,17 @@ def svg(hist: list[Generation], width: int = 720, height: int = 360) -> str:
         f'<line x1="{left}" x2="{left + w}" y1="{Y(0)}" y2="{Y(0)}" stroke="#888"'
         ' stroke-dasharray="4 3"/>'
     )
-    if hist:
-        upper = " ".join(f"{X(i)},{Y(g.mean_ci[2])}" for i, g in enumerate(hist))
-        lower = " ".join(f"{X(i)},{Y(g.mean_ci[1])}" for i, g in reversed(list(enumerate(hist))))
+    if series:
+        upper = " ".join(f"{X(i)},{Y(t[2])}" for i, t in enumerate(series))
+        lower = " ".join(f"{X(i)},{Y(t[1])}" for i, t in reversed(list(enumerate(series))))
         out.append(f'<polygon points="{upper} {lower}" fill="#4c78a8" fill-opacity="0.2"/>')
-        line = " ".join(f"{X(i)},{Y(g.mean_ci[0])}" for i, g in enumerate(hist))
+        line = " ".join(f"{X(i)},{Y(t[0])}" for i, t in enumerate(series))
         out.append(f'<polyline points="{line}" fill="none" stroke="#4c78a8" stroke-width="2"/>')
-        for i, g in enumerate(hist):
-            out.append(f'<circle cx="{X(i)}" cy="{Y(g.best_ci[0])}" r="2.5" fill="#e45756"/>')
-    for k in range(min(len(hist), 6)):
-        i = round(k * (len(hist) - 1) / max(1, min(len(hist), 6) - 1))
+        for i, v in enumerate(dots):
+            out.append(f'<circle cx="{X(i)}" cy="{Y(v)}" r="2.5" fill="#e45756"/>')
+    for k in range(min(len(series), 6)):
+        i = round(k * (len(series) - 1) / max(1, min(len(series), 6) - 1))
         out.append(f'<text x="{X(i)}" y="{top + h + 16}" text-anchor="middle">{i}</text>')
-    out.append(f'<text x="{left + w / 2}" y="{height - 8}" text-anchor="middle">generation</text>')
+    out.append(f'<text x="{left + w / 2}" y="{height - 8}" text-anchor="middle">{xlabel}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"

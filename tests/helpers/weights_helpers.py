@@ -45,7 +45,7 @@ ODD_LEARNED: dict[str, float] = {
     **{p.name: p.default for p in W.PARAMS if p.policy == "learned"},
     "d_unseen": -0.6, "d_big": -1.5, "d_danger": -7.0, "d_ready": 22.0, "d_value_stock": 0.4,
     "d_unseen_stock": -0.3, "d_pair": -2.0, "d_loose": 1.5, "d_dead": 0.7, "d_banned": 0.9,
-    "d_feed": -3.0, "c_pass": -18.0,
+    "d_feed": -3.0, "d_reach_loss": -0.7, "d_path": -2.0, "c_pass": -18.0,
     "c_stinky": -2.2, "c_pass_ready": 30.0, "c_groups": 26.0, "c_hx": 6.0, "c_structure": 1.2,
     "c_owed": -0.8, "c_path": -2.5, "c_take_ready": 35.0, "c_pass_stock": 6.0,
     "c_hx_stock": 2.0, "c_peng": -1.0, "c_structure_stock": -0.3,
