@@ -35,12 +35,13 @@ class SessionSpec:
 
 
 def _entry_points() -> list[Any]:
-    from engine.fast import event_counts, facts, hu, play, search, state, verify
+    from engine.fast import event_counts, facts, hu, learned, play, policies, search, state, verify
 
     return [play.sessions_kernel, play.play_kernel, state.new_state, state.legal_actions,
             state.apply_checked, hu.hu_eval, hu.hu_auto_tianhu, verify.verify_kernel, verify.replay_prefix,
             verify.expected_outcome, play.event_fields, search.determinize,
-            search.evaluate_kernel, event_counts.count_events, facts.facts_kernel]  # fmt: skip
+            search.evaluate_kernel, event_counts.count_events, facts.facts_kernel,
+            learned.features, policies.choose]  # fmt: skip
 
 
 def warm_facts() -> None:
@@ -137,6 +138,32 @@ def warm_search() -> None:
     search.evaluate(s, seat, 1, "random", 1)
 
 
+def warm_learned() -> None:
+    """What ``paohuzi distill``'s teacher data calls from Python (replay.distill.teacher): the
+    learned policy's features and choice, and the search's rollouts by the learned policy."""
+    import numpy as np
+
+    from engine.deck import shuffle_deck
+    from engine.fast import learned, policies, search
+    from engine.fast.features import weights_array
+    from engine.fast.pyrandom import new_generator
+    from engine.fast.rule_arrays import rule_arrays
+    from engine.fast.state import MAXA, PEND_A, PEND_N, STATE_SIZE, current_player, new_state
+
+    rp, hp = rule_arrays(find_rules("hunan"))
+    st = np.zeros(STATE_SIZE, dtype=np.int32)
+    new_state(rp, hp, np.array(shuffle_deck(1), dtype=np.int64), 0, st)
+    seat = current_player(st)
+    w = weights_array()
+    out = np.zeros((MAXA, learned.N_FEATURES), dtype=np.float64)
+    learned.features(rp, w, st, seat, out)
+    policies.choose(policies.LEARNED, rp, hp, w, st, seat, new_generator(1))
+    n = int(st[PEND_N + seat])
+    legal = st[PEND_A + seat * MAXA : PEND_A + seat * MAXA + n].astype(np.int64)
+    res = np.zeros((n, 1, 4), dtype=np.int64)
+    search.evaluate_kernel(rp, hp, w, st, seat, 1, policies.LEARNED, np.uint64(1), legal, res)
+
+
 def warm_up(say: bool = True) -> float:
     """Call every entry point once; the seconds it took. Says on stderr when the kernels are
     not cached yet (a first run on this machine, or after an edit of engine/fast)."""
@@ -164,6 +191,7 @@ def warm_up(say: bool = True) -> float:
         play.play_batch(rules, decks, [0], [1], ["random"] * 3)
         warm_verify()
         warm_search()
+        warm_learned()
         warm_event_counts()
         warm_facts()
         warm_hu()

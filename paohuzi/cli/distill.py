@@ -66,6 +66,7 @@ def start_table(spec: str | None, baseline_table: Any) -> Any:
 
 def teacher_rollouts(spec: str) -> int:
     """N of ``--teacher search@N`` (the search's own rollout policy is the apprentice)."""
+    from engine.errors import InvalidNotation
     from engine.policies.search_policy import parse_spec
 
     text = spec.strip()
@@ -73,7 +74,10 @@ def teacher_rollouts(spec: str) -> int:
         raise input_error(
             f"--teacher {spec}: give search@N; its rollouts are played by the apprentice"
         )
-    rollouts, _ = parse_spec(text)
+    try:
+        rollouts, _ = parse_spec(text)
+    except InvalidNotation as e:
+        raise input_error(f"--teacher {spec}: {e}") from None
     return int(rollouts)
 
 

@@ -13,6 +13,7 @@ from engine.policies import weights as W
 
 _NUM = cs.float_schema(allow_inf_nan=False, strict=True)
 _COUNT = cs.int_schema(ge=0, le=2**53, strict=True)
+_SEED = cs.int_schema(ge=0, le=2**64 - 1, strict=True)
 
 
 def _obj(fields: dict[str, tuple[cs.CoreSchema, bool]]) -> cs.CoreSchema:
@@ -30,7 +31,7 @@ def _triple() -> cs.CoreSchema:
 def _validation() -> cs.CoreSchema:
     return _obj(
         {
-            "seed": (_COUNT, True),
+            "seed": (_SEED, True),
             "deals": (_COUNT, True),
             "score_ci": (_triple(), True),
             "win_ci": (_triple(), True),
