@@ -152,12 +152,6 @@ def take_chance(rp, st, un, ex, i, k):
 
 
 @njit(cache=True)
-def _ready_row(rp, w, best, row, base, un, need):
-    """_ready_value of the waits in ``best[row]``: ``ready_w`` × :func:`_ready_raw`."""
-    return w[I_READY_W] * _ready_raw(rp, w, best, row, base, un, need)
-
-
-@njit(cache=True)
 def _ready_raw(rp, w, best, row, base, un, need):
     """_ready_raw of the waits in ``best[row]`` (ascending cards, live ones only)."""
     total = 0.0

@@ -146,9 +146,6 @@ class HeuristicPolicy(GreedyPolicy):
         limit = (4 if quads else 2) + extra
         return F.loose_count(h, f, t, limit) <= limit
 
-    def _ready_value(self, v: F.View, waits: Sequence[tuple[int, int]]) -> float:
-        return self.ready_w * self._ready_raw(v, waits)
-
     def _ready_raw(self, v: F.View, waits: Sequence[tuple[int, int]]) -> float:
         need = v.rules.min_huxi
         un = v.un
@@ -190,6 +187,7 @@ class HeuristicPolicy(GreedyPolicy):
 
     def take_bonus(self, v: F.View, h2: list[int], table_hx: int) -> float:
         path, ready = self.take_parts(v, h2, table_hx)
+        # ready_w ≥ 0 (its range), so ready_w × the best raw waits is the best weighted ones
         bonus = 0.0
         if path is not None:
             bonus -= self.path_w * path

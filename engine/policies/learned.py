@@ -150,7 +150,7 @@ class LearnedPolicy(HeuristicPolicy):
         first = legal[0]
         if DISCARD_BASE <= first < TI_BASE:
             return DISCARD, self.discard_rows(self.view(observation, False), legal)
-        if first == PASS:
+        if first == PASS and observation.card is not None:
             return CLAIM, self.claim_rows(self.view(observation, True), legal)
         return None, []
 
@@ -237,7 +237,8 @@ class LearnedPolicy(HeuristicPolicy):
                 groups = len(gs)
                 table_hx = F.int_sum(t.shape_hx[g] for g in gs)
             else:  # pragma: no cover - a claim offers PASS, 碰, 吃 (and 胡, taken before)
-                raise ValueError(f"no features for action {a} at a claim")
+                rows.append([0.0] * len(CLAIM_FEATURES))  # as the compiled kernel leaves it
+                continue
             delta, owed, h2 = self.hand_parts(v, vals, loose, used)
             path, ready = self.take_parts(v, h2, table_hx)
             hx = float(table_hx)

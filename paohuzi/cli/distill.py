@@ -271,6 +271,9 @@ def _run(
             )  # fmt: skip
     except PaohuziError as e:
         raise input_error(str(e)) from None
+    except OSError as e:
+        where = e.filename or out
+        raise input_error(f"{where}: cannot write it ({e.strerror or e})") from None
     except KeyboardInterrupt:
         click.echo(
             f"distill interrupted: the rounds and teacher data made are kept in {out}; run the"

@@ -36,6 +36,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -118,6 +119,15 @@ class Settings:
                     " 95 % interval is not to be trusted)",
                 )
             )
+        chunks = -(-self.hands // self.chunk_hands)
+        checks.append(
+            (
+                chunks >= HOLDOUT,
+                f"--hands {self.hands} in chunks of --chunk-hands {self.chunk_hands}: {chunks}"
+                f" chunks, fewer than {HOLDOUT} (one chunk in {HOLDOUT} is held out to measure"
+                " each round)",
+            )
+        )
         for ok, message in checks:
             if not ok:
                 raise DistillError(message)
@@ -142,7 +152,6 @@ class Settings:
             ),
             "teacher": f"search@{self.rollouts}",
             "seed": self.seed,
-            "rounds": self.rounds,
             "hands": self.hands,
             "chunk_hands": self.chunk_hands,
             "sample": self.sample,
@@ -276,8 +285,9 @@ def load(out: Path, settings: Settings) -> State | None:
     if _digest(body) != doc["sha256"]:
         raise DistillError(f"{path}: damaged (its checksum differs; {again})")
     mine = settings.identity()
-    for key, value in doc["settings"].items():
-        if mine.get(key) != value:
+    for key in sorted(set(mine) | set(doc["settings"])):
+        value = doc["settings"].get(key)
+        if mine.get(key) != value or (key in mine) != (key in doc["settings"]):
             raise DistillError(
                 f"{out}: a distillation with other settings ({key}: {_short(value)} there,"
                 f" {_short(mine.get(key))} now); give the same options or another folder"
@@ -326,10 +336,6 @@ def chunk_spec(settings: Settings, table: W.PolicyWeights, r: int, c: int) -> TD
     )
 
 
-def _make_chunk(spec: TD.ChunkSpec) -> pa.Table:
-    return TD.chunk_table(spec)
-
-
 def ensure_chunks(
     out: Path,
     settings: Settings,
@@ -345,7 +351,7 @@ def ensure_chunks(
     if progress is not None:
         progress(done, settings.chunks)
     args = [(chunk_spec(settings, table, r, c),) for c in missing]
-    for c, tab in evaluator.imap(_make_chunk, args, missing):
+    for c, tab in evaluator.imap(TD.chunk_table, args, missing):
         sink = pa.BufferOutputStream()
         pq.write_table(tab, sink, compression="zstd")
         atomic_write(chunk_path(out, r, c), sink.getvalue().to_pybytes())
@@ -354,9 +360,12 @@ def ensure_chunks(
             progress(done, settings.chunks)
 
 
-def read_round(out: Path, settings: Settings, r: int, held_out: bool) -> pa.Table:
-    """Round ``r``'s training chunks (``held_out`` False) or held-out ones, in chunk order;
-    each checked against the teacher data's schema (a damaged file is named)."""
+def read_round(
+    out: Path, settings: Settings, table: W.PolicyWeights, r: int, held_out: bool
+) -> pa.Table:
+    """Round ``r``'s training chunks (``held_out`` False) or held-out ones, in chunk order,
+    made by apprentice ``table``; each checked against the teacher data's schema, the digest
+    of the chunk it must be and finite numbers (a file that fails is named)."""
     tables = []
     for c in range(settings.chunks):
         if (c % HOLDOUT == HOLDOUT - 1) != held_out:
@@ -370,11 +379,19 @@ def read_round(out: Path, settings: Settings, r: int, held_out: bool) -> pa.Tabl
             raise DistillError(
                 f"{path}: cannot read it ({str(e).splitlines()[0]}); remove it to make it again"
             ) from None
+        again = "remove it to make it again"
         if not tab.schema.equals(TD.SCHEMA):
-            raise DistillError(
-                f"{path}: not teacher data of this version; remove it to make it again"
-            )
-        tables.append(tab)
+            raise DistillError(f"{path}: not teacher data of this version; {again}")
+        meta = tab.schema.metadata or {}
+        if meta.get(TD.DIGEST_KEY) != chunk_spec(settings, table, r, c).digest().encode():
+            raise DistillError(f"{path}: teacher data of other settings; {again}")
+        for name in ("value", "win", *TD.FEATURE_COLUMNS):
+            col = tab.column(name).to_numpy(zero_copy_only=False)
+            if not np.isfinite(col).all():
+                raise DistillError(
+                    f"{path}: column {name} holds a number that is not finite; {again}"
+                )
+        tables.append(tab.replace_schema_metadata(None))
     return pa.concat_tables(tables) if tables else TD.SCHEMA.empty_table()
 
 
@@ -433,8 +450,14 @@ def distill(
         t0 = time.monotonic()
         if hooks.step:
             hooks.step(r, "training")
-        train_data = pa.concat_tables([read_round(out, settings, q, False) for q in range(r + 1)])
-        held = read_round(out, settings, r, True)
+        # each round's data as its apprentice made it (an earlier chunk removed is made again)
+        makers = [settings.start] + [rd.weights() for rd in state.rounds]
+        for q in range(r):
+            ensure_chunks(out, settings, makers[q], q, evaluator)
+        train_data = pa.concat_tables(
+            [read_round(out, settings, makers[q], q, False) for q in range(r + 1)]
+        )
+        held = read_round(out, settings, table, r, True)
         new = TR.train(train_data, table, settings.l2)
         before = _assessed(TR.assess_table(held, table))
         after = _assessed(TR.assess_table(held, new))
@@ -446,7 +469,7 @@ def distill(
         cb = _tasks(hooks, evaluator, new, seed, settings.validation_deals)
         (d,) = evaluator.run([new], seed, settings.validation_deals, cb)
         seconds["validation"] = round(time.monotonic() - t0, 3)
-        this_round = read_round(out, settings, r, False)
+        this_round = read_round(out, settings, table, r, False)
         rec = Round(
             r=r,
             decisions=_decision_counts(this_round, held),

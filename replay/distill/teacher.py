@@ -15,6 +15,8 @@ order, from any process (:func:`chunk_table`).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,6 +46,8 @@ SCHEMA = pa.schema(
 )
 
 
+#: The key of a chunk file's schema metadata holding its :meth:`ChunkSpec.digest`.
+DIGEST_KEY = b"paohuzi.teacher.spec"
 #: A decision is sampled when a draw below this falls under ``sample`` × this.
 SAMPLE_SCALE = 1 << 20
 
@@ -67,6 +71,20 @@ class ChunkSpec:
     @property
     def first_hand(self) -> int:
         return self.chunk * self.chunk_size
+
+    def digest(self) -> str:
+        """What made the chunk (every field, the tables in full), as a SHA-256: stored in its
+        file, so data of other settings is never read as this chunk's."""
+        doc = {
+            "rules": self.rules.to_dict(),
+            "table": [self.table.policy, list(self.table.values)],
+            "rollout": [self.rollout.policy, list(self.rollout.values)],
+            **{k: getattr(self, k) for k in ("rollouts", "seed", "chunk", "hands", "chunk_size",
+                                             "sample")},
+            "schema": [f"{f.name}:{f.type}" for f in SCHEMA],
+        }  # fmt: skip
+        text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
 
 
 def chunk_table(spec: ChunkSpec) -> pa.Table:
@@ -151,4 +169,4 @@ def chunk_table(spec: ChunkSpec) -> pa.Table:
                         decision += 1
             apply(rp, hp, st, seat, a)
             step += 1
-    return pa.table(cols, schema=SCHEMA)
+    return pa.table(cols, schema=SCHEMA.with_metadata({DIGEST_KEY: spec.digest()}))

@@ -11,8 +11,10 @@ decisions valued by fewer rollouts teach as well as fewer valued by more. As the
 sharpen, the softmax tends to the policy's own choice, and the objective to its regret.
 
 Gradient descent with a backtracking step from the start table and from softened copies of
-it, keeping the fit of least regret on the training data (:func:`fit`): a pure function of
-the data and the start (no random initialisation, no batches); 13 or 14 unknowns per kind.
+it, chosen by an inner validation (:func:`fit`; the start is kept when no fit beats it): a
+pure function of the data and the start (no random initialisation, no batches, no BLAS: the
+sums are ``einsum``'s, in a fixed order on any machine and thread count); 13 or 14 unknowns
+per kind.
 Cross-entropy to a softmax of the values and pairwise ranking were tried first and lost
 strength in play while agreeing more with the teacher (docs/DISTILL.md).
 
@@ -36,25 +38,34 @@ from replay.distill.teacher import FEATURE_COLUMNS
 MAX_STEPS = 500
 #: Stop when a step lowers the objective by less than this (points per decision).
 TOLERANCE = 1e-9
-#: The fit descends from the start scaled by each of these and keeps the least regret.
+#: The fit descends from the start scaled by each of these (:func:`fit`).
 SOFTENING = (1.0, 0.3, 0.1)
+#: One decision in this many judges the descents (:func:`fit`).
+INNER = 5
 
 KINDS = ((L.DISCARD, L.DISCARD_FEATURES), (L.CLAIM, L.CLAIM_FEATURES))
 
 
 @dataclass(frozen=True)
 class Decisions:
-    """The options of one kind of decision: features ``x`` (rows), values ``q``, whether the
-    apprentice chose them, and ``starts``: where each decision's rows begin."""
+    """The options of one kind of decision: features ``x`` (rows), values ``q``, and
+    ``starts``: where each decision's rows begin."""
 
     x: np.ndarray
     q: np.ndarray
-    chosen: np.ndarray
     starts: np.ndarray
 
     @property
     def count(self) -> int:
         return len(self.starts)
+
+    def subset(self, keep: np.ndarray) -> Decisions:
+        """The decisions where ``keep`` (one flag per decision) is set, in order."""
+        sizes = np.diff(np.r_[self.starts, len(self.q)])
+        rows = np.repeat(keep, sizes)
+        kept = sizes[keep]
+        starts = np.cumsum(np.r_[0, kept])[:-1].astype(np.int64)
+        return Decisions(self.x[rows], self.q[rows], starts)
 
     @classmethod
     def of(cls, table: pa.Table, kind: int, n_features: int) -> Decisions:
@@ -69,7 +80,6 @@ class Decisions:
             axis=1,
         ).astype(np.float64)
         q = table.column("value").to_numpy(zero_copy_only=False)[idx].astype(np.float64)
-        chosen = table.column("chosen").to_numpy(zero_copy_only=False)[idx].astype(bool)
         # a decision is (chunk, decision number): rows of one decision are contiguous
         key = (
             table.column("chunk").to_numpy(zero_copy_only=False)[idx].astype(np.int64) << 32
@@ -77,7 +87,7 @@ class Decisions:
         starts = (
             np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, np.int64)
         )
-        return cls(x, q, chosen, starts)
+        return cls(x, q, starts)
 
 
 def _group_max(v: np.ndarray, starts: np.ndarray) -> np.ndarray:
@@ -92,19 +102,24 @@ def _softmax(z: np.ndarray, starts: np.ndarray) -> np.ndarray:
 
 
 def fit(d: Decisions, start: np.ndarray, l2: float = 0.0) -> np.ndarray:
-    """The coefficients of least regret on ``d`` among descents from ``start`` scaled by each
-    of :data:`SOFTENING` (a start whose scores are far apart is a near-argmax softmax whose
-    gradient vanishes: a softer start lets the fit move; the scale of the coefficients does
-    not change the choices). ``l2`` pulls toward ``start``."""
-    if d.count == 0:
+    """The coefficients fitted to ``d`` from ``start``, chosen by an inner validation: each
+    of :data:`SOFTENING`'s descents is fitted on four decisions in five and judged by its
+    regret on the fifth, beside ``start`` itself; the best is fitted again on all of ``d``
+    (``start`` is kept when no descent beats it there). A start whose scores are far apart is
+    a near-argmax softmax whose gradient vanishes: a softer start lets the fit move (the scale
+    of the coefficients does not change the choices). ``l2`` pulls toward ``start``."""
+    if d.count < INNER:
         return start.copy()
-    best, best_regret = start.copy(), np.inf
+    fold = np.arange(d.count) % INNER == INNER - 1
+    inner, judge = d.subset(~fold), d.subset(fold)
+    best_c, best_regret = None, assess(judge, start).regret
     for c in SOFTENING:
-        theta = descend(d, start * c, l2, start)
-        regret = assess(d, theta).regret
+        regret = assess(judge, descend(inner, start * c, l2, start)).regret
         if regret < best_regret - 1e-12:
-            best, best_regret = theta, regret
-    return best
+            best_c, best_regret = c, regret
+    if best_c is None:
+        return start.copy()
+    return descend(d, start * best_c, l2, start)
 
 
 def descend(d: Decisions, start: np.ndarray, l2: float, anchor: np.ndarray) -> np.ndarray:
@@ -120,7 +135,7 @@ def descend(d: Decisions, start: np.ndarray, l2: float, anchor: np.ndarray) -> n
     n = d.count
 
     def objective(th: np.ndarray) -> tuple[float, np.ndarray]:
-        p = _softmax(x @ th, d.starts)
+        p = _softmax(np.einsum("ij,j->i", x, th), d.starts)
         return float(np.sum(p * regret) / n + l2 * np.sum((th - theta0) ** 2)), p
 
     theta = start * scale
@@ -128,7 +143,7 @@ def descend(d: Decisions, start: np.ndarray, l2: float, anchor: np.ndarray) -> n
     rate = 1.0
     for _ in range(MAX_STEPS):
         mean_regret = np.repeat(np.add.reduceat(p * regret, d.starts), sizes)
-        grad = x.T @ (p * (regret - mean_regret)) / n + 2 * l2 * (theta - theta0)
+        grad = np.einsum("ij,i->j", x, p * (regret - mean_regret)) / n + 2 * l2 * (theta - theta0)
         grad[~live] = 0.0
         while rate >= 1e-8:
             trial = theta - rate * grad
@@ -161,7 +176,7 @@ def assess(d: Decisions, coef: np.ndarray) -> Assessment:
     tie-break aside, as the policy chooses)."""
     if d.count == 0:
         return Assessment(0, 0.0, 0.0)
-    s = d.x @ coef
+    s = np.einsum("ij,j->i", d.x, coef)
     sizes = np.diff(np.r_[d.starts, len(s)])
     gid = np.repeat(np.arange(d.count), sizes)
     # the first option of highest score / value in each decision

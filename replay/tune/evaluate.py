@@ -121,7 +121,7 @@ class PoolEvaluator(Evaluator):
         self._ctx = process_pool(
             self.workers,
             start_method(fork=True),
-            broken=lambda: PaohuziError("a tuning worker died (out of memory or killed?)"),
+            broken=lambda: PaohuziError("a worker process died (out of memory or killed?)"),
         )
         self._ex = self._ctx.__enter__()
 

@@ -53,11 +53,6 @@ class Owner:
 
 TUNING = Owner("tune", "tuning", "paohuzi-tuning.json", "paohuzi-tuning", TuneError, OLD_STATE)
 MARKER = TUNING.marker
-FORMAT = TUNING.format
-
-
-def marker_bytes() -> bytes:
-    return TUNING.marker_bytes()
 
 
 def claim(out: Path, owner: Owner = TUNING) -> Path:

@@ -130,11 +130,16 @@ def test_teacher_data_is_a_pure_function_of_its_chunk() -> None:
     hands = set(a.column("hand").to_pylist())
     assert hands <= {6, 7, 8} and set(a.column("chunk").to_pylist()) == {2}
     # every sampled decision: one chosen option, its rows contiguous, values in range
+    chosen = a.column("chosen").to_numpy(zero_copy_only=False).astype(int)
     for kind in (DISCARD, CLAIM):
         d = TR.Decisions.of(a, kind, 3)
         assert d.count > 0
         sizes = np.diff(np.r_[d.starts, len(d.q)])
-        assert (np.add.reduceat(d.chosen.astype(int), d.starts) == 1).all() and (sizes >= 2).all()
+        rows = np.flatnonzero(a.column("kind").to_numpy(zero_copy_only=False) == kind)
+        assert (np.add.reduceat(chosen[rows], d.starts) == 1).all() and (sizes >= 2).all()
+    assert a.schema.metadata[TD.DIGEST_KEY] == spec.digest().encode()
+    other = TD.ChunkSpec(rules, table, table, 4, 12, chunk=2, hands=3, chunk_size=3, sample=0.5)
+    assert other.digest() != spec.digest()
     wins = a.column("win").to_numpy()
     assert ((wins >= 0) & (wins <= 1)).all()
 
@@ -196,6 +201,18 @@ def test_other_settings_in_the_same_folder_are_refused(done: Path) -> None:
     assert "a distillation with other settings (hands: 40 there, 41 now)" in line
 
 
+def test_teacher_data_of_other_settings_is_never_trained_on(done: Path, tmp_path: Path) -> None:
+    """A chunk file that is not the chunk the run would make (its checkpoint removed and the
+    run started again with another seed) is named, not read."""
+    import shutil
+
+    out = tmp_path / "other"
+    shutil.copytree(done, out, ignore=shutil.ignore_patterns(".lock"))
+    (out / "checkpoint.json").unlink()
+    line = _error(CliRunner().invoke(main, ["distill", str(out), *QUICK[:-3], "--seed", "4", "-q"]))
+    assert "round-000/chunk-00000.parquet: teacher data of other settings" in line
+
+
 def test_a_damaged_checkpoint_is_one_line(done: Path, tmp_path: Path) -> None:
     import shutil
 
@@ -220,6 +237,7 @@ def test_a_damaged_checkpoint_is_one_line(done: Path, tmp_path: Path) -> None:
         (["--start", "nosuchset"], "no shipped weights set 'nosuchset' for learned"),
         (["--start", "greedy@default"], "a greedy table, not a learned or heuristic one"),
         (["--validation-deals", "50"], "--validation-deals 50: 200"),
+        (["--chunk-hands", "5"], "8 chunks, fewer than 10 (one chunk in 10 is held out"),
         (["--baseline", "nope"], "unknown policy 'nope'"),
         (["--rules", "nope"], "unknown rule preset 'nope'"),
     ],

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from weights_helpers import ODD_HEURISTIC, document, write_weights
+from weights_helpers import ODD_HEURISTIC, ODD_LEARNED, document, write_weights
 
 from paohuzi.cli.main import main
 from replay.store.manifest_schema import ManifestInvalid, check_manifest
@@ -59,10 +59,20 @@ def _interrupt(data: Path, keep: int) -> None:
     (path / "manifest.json").write_text(json.dumps(m))
 
 
-@pytest.mark.parametrize("engine", ["fast", "reference"])
-def test_resume_replay_and_verify_after_the_file_is_deleted(tmp_path: Path, engine: str) -> None:
-    w = write_weights(tmp_path / "odd.json", "heuristic", ODD_HEURISTIC)
-    spec = f"heuristic@{w},heuristic,greedy"
+@pytest.mark.parametrize(
+    ("engine", "policy", "values"),
+    [
+        ("fast", "heuristic", ODD_HEURISTIC),
+        ("reference", "heuristic", ODD_HEURISTIC),
+        ("fast", "learned", ODD_LEARNED),
+        ("reference", "learned", ODD_LEARNED),
+    ],
+)
+def test_resume_replay_and_verify_after_the_file_is_deleted(
+    tmp_path: Path, engine: str, policy: str, values: dict[str, float]
+) -> None:
+    w = write_weights(tmp_path / "odd.json", policy, values)
+    spec = f"{policy}@{w},heuristic,greedy"
     assert simulate(tmp_path / "whole", spec, "--engine", engine).exit_code == 0
     assert simulate(tmp_path / "cut", spec, "--engine", engine).exit_code == 0
     _interrupt(tmp_path / "cut", 1)
@@ -72,7 +82,7 @@ def test_resume_replay_and_verify_after_the_file_is_deleted(tmp_path: Path, engi
     run, whole = one_run(tmp_path / "cut"), one_run(tmp_path / "whole")
     assert run.manifest["status"] == "complete" and len(run.shards) == 3
     assert run.content_digest() == whole.content_digest()
-    assert run.manifest["params"]["weights"][f"heuristic@{w}"] == ODD_HEURISTIC
+    assert run.manifest["params"]["weights"][f"{policy}@{w}"] == values
     # replay and verify read the log alone (the compiled checker after the compiled engine,
     # the reference one after the reference engine)
     checker = ["--reference"] if engine == "reference" else []
