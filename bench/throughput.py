@@ -3,7 +3,8 @@ the other in the same run, since the machine is shared and noisy (the ratio is t
 
 * self-play hands/s per core, engine only, for ``random``, ``heuristic`` and ``greedy``:
   the compiled engine (``engine.fast``) and the reference (``engine``); each shipped tuned
-  set ``heuristic@tuned-PRESET`` beside ``heuristic`` on its preset (docs/TUNING.md);
+  set ``heuristic@tuned-PRESET`` and learned set ``learned@PRESET`` beside ``heuristic`` on
+  its preset (docs/TUNING.md, docs/DISTILL.md);
 * search (:mod:`bench.search`): compiled rollouts/s from mid-hand states beside the
   self-play rates, and a ``search@16`` / ``search@64`` seat's hands/s and decisions/s;
 * ``paohuzi score --batch`` lines/s, reference and compiled scorer on the same lines;
@@ -244,19 +245,19 @@ def selfplay_pair(policy: str, fast_hands: int, ref_hands: int) -> tuple[float, 
 
 
 def tuned_selfplay(hands: int, rounds: int = 3) -> list[tuple[str, str, float, float]]:
-    """For each shipped tuned heuristic set ``tuned-PRESET``: (set, preset, its compiled
+    """For each shipped tuned heuristic set ``tuned-PRESET`` and learned set ``PRESET``
+    (docs/DISTILL.md): (set, preset, its compiled
     self-play hands/s per core, ``heuristic``'s) on that preset's rules, measured in turns in
     this run (the best of ``rounds`` each), so the ratio is fair on a busy machine."""
     from bench.engine import bench_fast
     from engine.policies.weights import shipped_names
 
     out = []
-    for name in shipped_names("heuristic"):
-        if not name.startswith("tuned-"):
-            continue
-        preset = name[len("tuned-") :]
+    sets = [(f"heuristic@{n}", n[len("tuned-") :]) for n in shipped_names("heuristic")
+            if n.startswith("tuned-")]  # fmt: skip
+    sets += [(f"learned@{n}", n) for n in shipped_names("learned")]  # distilled per preset
+    for spec, preset in sets:
         rules = find_rules(preset)
-        spec = f"heuristic@{name}"
         tuned = base = 0.0
         for _ in range(rounds):
             tuned = max(tuned, bench_fast(rules, hands, spec)["hands_per_cpu_s"])
@@ -560,7 +561,8 @@ def main(argv: list[str] | None = None) -> None:
     for spec, preset, tuned, base in tuned_selfplay(args.fast_hands // 2):
         print(
             f"self-play {spec} ({preset}): fast {tuned:9,.0f}  heuristic {base:9,.0f}"
-            f"  {tuned / base:5.2f}×  (target ≥ 0.90×)"
+            f"  {tuned / base:5.2f}×  (target ≥ 0.90×"
+            + (", ≥ 2,000 hands/s)" if spec.startswith("learned@") else ")")
         )
     if args.search_hands:
         from bench.search import figures as search_figures

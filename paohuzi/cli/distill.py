@@ -288,7 +288,8 @@ def _run(
     else:
         f = state.final
         lines.append(
-            f"round {state.best}'s table on {f.deals:,} fresh deals against {settings.baseline}:"
+            f"round {(state.best or 0) + 1}'s table on {f.deals:,} fresh deals against"
+            f" {settings.baseline}:"
             f" score per hand {_ci(f.score_ci)} ({f.verdict})"
         )
     if state.rounds:

@@ -2,7 +2,9 @@
 
 * ``learned.json`` — the best round's table as a weights file (``learned@OUT/learned.json``),
   its ``about`` naming the command, the rounds and the final validation;
-* ``report.json`` — settings, every round's record, the final validation;
+* ``report.json`` — settings, every round's record, the final validation (rounds numbered
+  from 0 there, ``r``, as in the checkpoint and the data folders ``round-000`` …; from 1 in
+  the report and on the terminal);
 * ``report.md`` — the same for people: the final verdict, a table of the rounds (teacher
   data, agreement and regret on held-out decisions before and after training, the paired
   strength against the baseline), the learning curve ``curve.svg`` (each round's strength
@@ -54,7 +56,7 @@ def about(state: State, settings: Settings, command: str) -> str:
     assert best is not None
     parts = [
         f"distilled from search@{settings.rollouts} over {len(state.rounds)} rounds of"
-        f" {settings.hands:,} self-play hands on {_rules(settings)}; round {best.r}'s table"
+        f" {settings.hands:,} self-play hands on {_rules(settings)}; round {best.r + 1}'s table"
     ]
     if state.final is not None and state.best == best.r:
         parts.append(
@@ -106,7 +108,8 @@ def markdown(state: State, settings: Settings, table: W.PolicyWeights, command: 
     f = state.final
     if f is not None:
         lines += [
-            f"**Result** (round {state.best}'s table, `learned.json`): against `{s.baseline}` on"
+            f"**Result** (round {(state.best or 0) + 1}'s table, `learned.json`): against"
+            f" `{s.baseline}` on"
             f" {f.deals:,} fresh duplicate deals, **{_ci(f.score_ci)}** score per hand"
             f" ({f.verdict}); win rate {_ci(tuple(100 * v for v in f.win_ci), 2)} points"  # type: ignore[arg-type]
             f" ({f.seconds:.0f} s).",
@@ -131,7 +134,7 @@ def markdown(state: State, settings: Settings, table: W.PolicyWeights, command: 
         )
         sec = " / ".join(f"{rd.seconds.get(k, 0):.0f}" for k in ("data", "train", "validation"))
         lines.append(
-            f"| {rd.r} | {rd.decisions['discard']:,} / {rd.decisions['claim']:,} | {agree} |"
+            f"| {rd.r + 1} | {rd.decisions['discard']:,} / {rd.decisions['claim']:,} | {agree} |"
             f" {regret} | {_ci(rd.validation.score_ci)} ({rd.validation.deals:,} deals) | {sec} |"
         )
     lines += [
