@@ -73,7 +73,7 @@ def test_a_run_writes_its_table_report_and_curve(done: Path) -> None:
     table = W.load_spec(f"learned@{done / 'learned.json'}")
     assert table.as_dict() == doc["rounds"][doc["best"]]["table"]
     md = (done / "report.md").read_text(encoding="utf-8")
-    assert "| 2 |" in md and "| 0 |" not in md and "curve.svg" in md and "`c_peng`" in md
+    assert "\n| 2 | " in md and "\n| 0 | " not in md and "curve.svg" in md and "`c_peng`" in md
     assert (done / "curve.svg").read_text().startswith("<svg")
     assert len(list((done / "data" / "round-001").glob("chunk-*.parquet"))) == 10
     about = json.loads((done / "learned.json").read_text(encoding="utf-8"))["about"]
