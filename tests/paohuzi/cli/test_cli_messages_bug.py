@@ -71,7 +71,7 @@ def test_short_inputs_are_echoed_whole(data: Path) -> None:
     code, _, err = cli("simulate", "-n", "1", "-p", "nope", "--data", str(data))
     assert code == 2
     assert err == (
-        "Error: unknown policy 'nope' (built-in: random, greedy, heuristic; or module:Class)\n"
+        "Error: unknown policy 'nope' (built-in: random, greedy, heuristic, learned; or module:Class)\n"
     )
     code, _, err = cli("stats", "nosuch", "--data", str(data))
     assert code == 2 and err == f"Error: no run 'nosuch' in {data} (runs: r)\n"

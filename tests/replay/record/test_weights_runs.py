@@ -163,7 +163,7 @@ def test_bad_weights_file_is_one_line_and_writes_nothing(
 def test_bad_spec_is_one_line(tmp_path: Path) -> None:
     for spec, message in [
         ("heuristic@nosuch", "no shipped weights set 'nosuch' for heuristic"),
-        ("random@default", "only greedy and heuristic take weights"),
+        ("random@default", "only greedy, heuristic and learned take weights"),
     ]:
         r = simulate(tmp_path / "d", spec)
         assert r.exit_code == 2 and r.stderr.count("\n") == 1, r.output
