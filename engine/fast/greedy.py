@@ -181,6 +181,40 @@ def hand_parts(rp, w, st, seat, h, f, un, vals, loose, n_loose, used, n_used, ha
 
 
 @njit(cache=True)
+def take_cards(rp, a, c, used):
+    """greedy.take_cards: the hand's cards a 碰 or 吃 ``a`` of card ``c`` uses, into
+    ``used``; (how many, the groups, their 胡息), (0, 0, 0) for another action."""
+    if a == PENG:
+        used[0] = c
+        used[1] = c
+        return 2, 1, rp[FE.FT_PENG_HX + c]
+    if a < CHI_BASE:
+        return 0, 0, 0
+    v = a - CHI_BASE
+    d2 = v % C.RADIX
+    d1 = (v // C.RADIX) % C.RADIX
+    d0 = v // (C.RADIX * C.RADIX)
+    n_used = 0
+    skipped = False
+    table_hx = 0
+    ng = 0
+    for d in (d0, d1, d2):
+        if d == 0:
+            continue
+        sid = d - 1
+        ng += 1
+        table_hx += rp[FE.FT_SHAPE_HX + sid]
+        for q in range(3):
+            k = C.SHAPES[sid, q]
+            if k == c and not skipped:
+                skipped = True
+                continue
+            used[n_used] = k
+            n_used += 1
+    return n_used, ng, table_hx
+
+
+@njit(cache=True)
 def _greedy_claim(rp, w, st, seat, mt, base, n, heur):
     c = st[S.CARD]
     if c < 0:
@@ -210,37 +244,10 @@ def _greedy_claim(rp, w, st, seat, mt, base, n, heur):
     used = np.empty(9, dtype=np.int64)
     for i in range(n):
         a = st[base + i]
-        if a == PENG:
-            used[0] = c
-            used[1] = c
-            n_used = 2
-            table_hx = rp[FE.FT_PENG_HX + c]
-            table = group + w_hx * table_hx
-        elif a >= CHI_BASE:
-            v = a - CHI_BASE
-            d2 = v % C.RADIX
-            d1 = (v // C.RADIX) % C.RADIX
-            d0 = v // (C.RADIX * C.RADIX)
-            n_used = 0
-            skipped = False
-            table_hx = 0
-            ng = 0
-            for d in (d0, d1, d2):
-                if d == 0:
-                    continue
-                sid = d - 1
-                ng += 1
-                table_hx += rp[FE.FT_SHAPE_HX + sid]
-                for q in range(3):
-                    k = C.SHAPES[sid, q]
-                    if k == c and not skipped:
-                        skipped = True
-                        continue
-                    used[n_used] = k
-                    n_used += 1
-            table = group * ng + w_hx * table_hx
-        else:
+        n_used, ng, table_hx = take_cards(rp, a, c, used)
+        if n_used == 0:
             continue
+        table = group * ng + w_hx * table_hx
         score = table + _hand_change(
             rp, w, st, seat, h, f, un, vals, loose, n_loose, used, n_used, hand_size, heur,
             table_hx, r0,

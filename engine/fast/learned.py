@@ -11,13 +11,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.fast import codes as C
 from engine.fast import features as FE
 from engine.fast import greedy as GR
 from engine.fast import heuristic as HE
 from engine.fast import state as S
 from engine.fast.cache_guard import guard
-from engine.fast.codes import CHI_BASE, DISCARD_BASE, HU, PASS, PENG, TI_BASE
+from engine.fast.codes import DISCARD_BASE, HU, PASS, PENG, TI_BASE
 from engine.fast.pyrandom import randbelow
 from engine.policies import learned as _L
 
@@ -166,35 +165,8 @@ def _claim_rows(rp, w, st, seat, base, n, out):
             out[i, 2] = rv if has_r else 0.0
             out[i, 9] = s
             continue
-        if a == PENG:
-            used[0] = c
-            used[1] = c
-            n_used = 2
-            groups = 1
-            table_hx = rp[FE.FT_PENG_HX + c]
-        elif a >= CHI_BASE:
-            v = a - CHI_BASE
-            d2 = v % C.RADIX
-            d1 = (v // C.RADIX) % C.RADIX
-            d0 = v // (C.RADIX * C.RADIX)
-            n_used = 0
-            skipped = False
-            table_hx = 0
-            groups = 0
-            for d in (d0, d1, d2):
-                if d == 0:
-                    continue
-                sid = d - 1
-                groups += 1
-                table_hx += rp[FE.FT_SHAPE_HX + sid]
-                for q in range(3):
-                    k = C.SHAPES[sid, q]
-                    if k == c and not skipped:
-                        skipped = True
-                        continue
-                    used[n_used] = k
-                    n_used += 1
-        else:
+        n_used, groups, table_hx = GR.take_cards(rp, a, c, used)
+        if n_used == 0:
             continue
         delta, has_owed, owed = GR.hand_parts(
             rp, w, st, seat, h, f, un, vals, loose, n_loose, used, n_used, hand_size, h2

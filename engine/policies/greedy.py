@@ -46,6 +46,19 @@ def chi_cards(code: int) -> tuple[tuple[tuple[int, int, int], ...], tuple[int, .
     return r
 
 
+def take_cards(a: int, c: int, t: F.Tables) -> tuple[tuple[int, ...], int, int] | None:
+    """(the hand's cards, the groups, their 胡息) a 碰 or 吃 ``a`` of card ``c`` lays on the
+    table; None for another action."""
+    if a == PENG:
+        return (c, c), 1, t.peng_hx[c]
+    if a >= CHI_BASE:
+        gs, cards = chi_cards(a)
+        lst = list(cards)
+        lst.remove(c)
+        return tuple(lst), len(gs), F.int_sum(t.shape_hx[g] for g in gs)
+    return None
+
+
 class GreedyPolicy:
     name = "greedy"
     # The parameters are rows of the one table, engine.policies.weights.PARAMS (defaults,
@@ -159,19 +172,11 @@ class GreedyPolicy:
         best_score = self.pass_value(v) + self.margin
         best: list[int] = [PASS]
         for a in legal:
-            if a == PENG:
-                used: tuple[int, ...] = (c, c)
-                table = group + w * t.peng_hx[c]
-                table_hx = t.peng_hx[c]
-            elif a >= CHI_BASE:
-                gs, cards = chi_cards(a)
-                lst = list(cards)
-                lst.remove(c)
-                used = tuple(lst)
-                table_hx = F.int_sum(t.shape_hx[g] for g in gs)
-                table = group * len(gs) + w * table_hx
-            else:
+            take = take_cards(a, c, t)
+            if take is None:
                 continue
+            used, groups, table_hx = take
+            table = group * groups + w * table_hx
             score = table + self._hand_change(v, vals, loose, used, table_hx)
             if score > best_score + 1e-9:
                 best_score, best = score, [a]

@@ -34,12 +34,12 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from engine.actions import CHI_BASE, DISCARD_BASE, HU, PASS, PENG, TI_BASE
+from engine.actions import DISCARD_BASE, HU, PASS, PENG, TI_BASE
 from engine.cards import NUM_KINDS
 from engine.observation import Observation
 from engine.policies import features as F
 from engine.policies import weights as _W
-from engine.policies.greedy import chi_cards
+from engine.policies.greedy import take_cards
 from engine.policies.heuristic import HeuristicPolicy, _reach
 
 #: The stock a hand starts with (every preset: 80 cards, three hands of 20 and the 亮张).
@@ -225,20 +225,11 @@ class LearnedPolicy(HeuristicPolicy):
                     [1.0, _or0(stinky), _or0(ready), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, s, 0.0, 0.0, 0.0]
                 )
                 continue
-            if a == PENG:
-                used: tuple[int, ...] = (c, c)
-                groups = 1
-                table_hx = t.peng_hx[c]
-            elif a >= CHI_BASE:
-                gs, cards = chi_cards(a)
-                lst = list(cards)
-                lst.remove(c)
-                used = tuple(lst)
-                groups = len(gs)
-                table_hx = F.int_sum(t.shape_hx[g] for g in gs)
-            else:  # pragma: no cover - a claim offers PASS, 碰, 吃 (and 胡, taken before)
+            take = take_cards(a, c, t)
+            if take is None:  # pragma: no cover - a claim offers PASS, 碰, 吃 (胡 is taken)
                 rows.append([0.0] * len(CLAIM_FEATURES))  # as the compiled kernel leaves it
                 continue
+            used, groups, table_hx = take
             delta, owed, h2 = self.hand_parts(v, vals, loose, used)
             path, ready = self.take_parts(v, h2, table_hx)
             hx = float(table_hx)
