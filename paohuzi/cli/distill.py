@@ -157,7 +157,7 @@ def distill(
     \b
     paohuzi distill distill/hunan --teacher search@64 --rounds 4
     paohuzi distill distill/4p -r hunan-4p --max-minutes 30
-    paohuzi simulate -n 5000 --duplicate -p learned@distill/hunan/learned.json,heuristic
+    paohuzi simulate -n 5000 --duplicate -p learned@distill/hunan/learned.json,heuristic,heuristic
     """
     from engine.errors import PaohuziError
     from engine.policies import load_policy
