@@ -34,7 +34,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from engine.actions import DISCARD_BASE, HU, PASS, PENG, TI_BASE
+from engine.actions import DISCARD_BASE, PASS, PENG, TI_BASE
 from engine.cards import NUM_KINDS
 from engine.observation import Observation
 from engine.policies import features as F
@@ -119,26 +119,15 @@ class LearnedPolicy(HeuristicPolicy):
         policy.c_coef = tuple(table[n] for n in CLAIM_FEATURES)
         return policy
 
-    def act(
-        self, observation: Observation, legal_actions: Sequence[int], rng: random.Random
-    ) -> int:
-        if len(legal_actions) == 1:
-            return legal_actions[0]
-        if HU in legal_actions:
-            return HU
-        kind, rows = self.features(observation, legal_actions)
-        if kind is None:
-            return legal_actions[0]  # pragma: no cover - every other decision is forced
-        coef = self.d_coef if kind == DISCARD else self.c_coef
-        best: list[int] = []
-        best_score = 0.0
-        for a, row in zip(legal_actions, rows):
-            x = score(coef, row)
-            if not best or x > best_score + EPS:
-                best, best_score = [a], x
-            elif x > best_score - EPS:
-                best.append(a)
-        return best[0] if len(best) == 1 else best[rng.randrange(len(best))]
+    # greedy's act: 胡 when offered, else a discard or a claim, as scored here
+
+    def choose_discard(self, v: F.View, legal: Sequence[int], rng: random.Random) -> int:
+        return _best(self.d_coef, self.discard_rows(v, legal), legal, rng)
+
+    def choose_claim(self, v: F.View, legal: Sequence[int], rng: random.Random) -> int:
+        if v.card is None:  # pragma: no cover - a claim always shows its card
+            return PASS
+        return _best(self.c_coef, self.claim_rows(v, legal), legal, rng)
 
     # ------------------------------------------------------------------ features
 
@@ -251,6 +240,22 @@ class LearnedPolicy(HeuristicPolicy):
                 ]
             )
         return rows
+
+
+def _best(
+    coef: Sequence[float], rows: Sequence[Sequence[float]], legal: Sequence[int], rng: random.Random
+) -> int:
+    """The option of highest score (within 1e-9 a tie, broken by ``rng``, as greedy breaks
+    them)."""
+    best: list[int] = []
+    best_score = 0.0
+    for a, row in zip(legal, rows):
+        x = score(coef, row)
+        if not best or x > best_score + EPS:
+            best, best_score = [a], x
+        elif x > best_score - EPS:
+            best.append(a)
+    return best[0] if len(best) == 1 else best[rng.randrange(len(best))]
 
 
 def _or0(x: float | None) -> float:

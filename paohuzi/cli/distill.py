@@ -3,7 +3,6 @@ iteration; replay.distill, docs/DISTILL.md)."""
 
 from __future__ import annotations
 
-import shlex
 import sys
 import time
 from pathlib import Path
@@ -12,26 +11,8 @@ from typing import Any
 import click
 
 from paohuzi.cli.errors import input_error
-from paohuzi.cli.tune import _locked
+from paohuzi.cli.tune import NOT_RESULT, _locked, command_line
 from replay.distill.rounds import MIN_VALIDATION
-
-
-def command_line(ctx: click.Context) -> str:
-    """``paohuzi distill OUT`` and every option given a value other than its default
-    (--workers, --backend, --address, --max-minutes and --quiet, which do not change the
-    result, left out)."""
-    words = ["paohuzi", "distill", str(ctx.params["out"])]
-    skip = ("workers", "backend_name", "address", "quiet", "max_minutes")
-    for p in ctx.command.params:
-        if not isinstance(p, click.Option) or p.name in skip:
-            continue
-        v = ctx.params.get(p.name)
-        if v is None or v == p.default or (p.multiple and not v):
-            continue
-        flag = max(p.opts, key=len)
-        for item in v if p.multiple else [v]:
-            words += [flag, str(item)]
-    return shlex.join(words)
 
 
 def default_baseline(preset: str) -> str:
@@ -167,7 +148,8 @@ def distill(
     from replay.record.fast_engine import unsupported
     from replay.tune.folder import Owner, claim
 
-    command = command_line(click.get_current_context())
+    # --max-minutes only says when this invocation stops
+    command = command_line(click.get_current_context(), (*NOT_RESULT, "max_minutes"))
     try:
         ruleset = find_rules(rules).with_overrides(overrides)
         base = (baseline or default_baseline(rules)).strip()

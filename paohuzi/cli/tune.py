@@ -70,14 +70,17 @@ def start_table(spec: str, policy: str) -> Any:
     return table
 
 
-def command_line(ctx: click.Context) -> str:
-    """``paohuzi tune OUT`` and every option given a value other than its default (what the
-    weights file and the report name as the command that made them; --workers, --backend,
-    --address and --quiet, which do not change the result, left out)."""
-    words = ["paohuzi", "tune", str(ctx.params["out"])]
+#: The options that do not change a tuning or distillation's result (left out of its command).
+NOT_RESULT = ("workers", "backend_name", "address", "quiet")
+
+
+def command_line(ctx: click.Context, skip: tuple[str, ...] = NOT_RESULT) -> str:
+    """``paohuzi COMMAND OUT`` and every option given a value other than its default (what the
+    weights file and the report name as the command that made them; the options ``skip``,
+    which do not change the result, left out)."""
+    words = ["paohuzi", ctx.command.name or "", str(ctx.params["out"])]
     for p in ctx.command.params:
-        if not isinstance(p, click.Option) or p.name in ("workers", "backend_name", "address",
-                                                         "quiet"):  # fmt: skip
+        if not isinstance(p, click.Option) or p.name in skip:
             continue
         v = ctx.params.get(p.name)
         if v is None or v == p.default or (p.multiple and not v):

@@ -10,6 +10,7 @@ from pydantic_core import SchemaValidator, ValidationError
 from pydantic_core import core_schema as cs
 
 from engine.policies import weights as W
+from replay.tune.checkpoint_file import first_fault
 
 _NUM = cs.float_schema(allow_inf_nan=False, strict=True)
 _COUNT = cs.int_schema(ge=0, le=2**53, strict=True)
@@ -88,7 +89,5 @@ def problem(doc: Any) -> str | None:
     try:
         _validator().validate_python(doc)
     except ValidationError as e:
-        err = e.errors()[0]
-        where = ".".join(str(x) for x in err["loc"]) or "the document"
-        return f"field {where}: {err['msg']}"
+        return first_fault(e)
     return None

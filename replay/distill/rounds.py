@@ -27,7 +27,6 @@ figures as an uninterrupted one: each chunk, fit and duel is a pure function of 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
@@ -47,6 +46,7 @@ from engine.rules import RuleSet
 from replay.distill import teacher as TD
 from replay.distill import train as TR
 from replay.store.files import atomic_write
+from replay.tune import checkpoint_file
 from replay.tune.duel import DealDiffs, Duel
 from replay.tune.evaluate import Evaluator
 
@@ -233,10 +233,7 @@ class State:
 
 
 def save(out: Path, state: State) -> None:
-    body = _body(state)
-    doc = {"format": FORMAT, "version": VERSION, "sha256": _digest(body), **body}
-    text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
-    atomic_write(out / CHECKPOINT, (text + "\n").encode())
+    checkpoint_file.write(out / CHECKPOINT, FORMAT, VERSION, _body(state))
 
 
 def _body(state: State) -> dict[str, Any]:
@@ -249,41 +246,16 @@ def _body(state: State) -> dict[str, Any]:
     }
 
 
-def _digest(body: dict[str, Any]) -> str:
-    canonical = json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode()).hexdigest()
-
-
 def load(out: Path, settings: Settings) -> State | None:
     """The checkpoint in ``out`` for ``settings``, None if there is none; one line
     (:class:`DistillError`) if it is another file, damaged or of other settings."""
     from replay.distill.checkpoint_schema import problem
-    from replay.store.files import NotRegularFile, read_regular
 
     path = out / CHECKPOINT
-    try:
-        data = read_regular(path, MAX_STATE_BYTES)
-    except FileNotFoundError:
+    doc = checkpoint_file.read(path, FORMAT, VERSION, MAX_STATE_BYTES, problem,
+                               "distillation", "distill", DistillError)  # fmt: skip
+    if doc is None:
         return None
-    except NotRegularFile as e:
-        raise DistillError(f"{path}: {str(e).removeprefix(f'{path} ')}") from None
-    except OSError as e:
-        raise DistillError(f"{path}: cannot read it ({e.strerror or e})") from None
-    again = "remove it to start again"
-    try:
-        doc = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise DistillError(f"{path}: not a distillation checkpoint (not JSON; {again})") from None
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise DistillError(f"{path}: not a distillation checkpoint ({again})")
-    if doc.get("version") != VERSION:
-        raise DistillError(f"{path}: a checkpoint of another version of paohuzi distill ({again})")
-    why = problem(doc)
-    if why:
-        raise DistillError(f"{path}: {why} ({again})")
-    body = {k: v for k, v in doc.items() if k not in ("format", "version", "sha256")}
-    if _digest(body) != doc["sha256"]:
-        raise DistillError(f"{path}: damaged (its checksum differs; {again})")
     mine = settings.identity()
     for key in sorted(set(mine) | set(doc["settings"])):
         value = doc["settings"].get(key)
@@ -303,7 +275,7 @@ def load(out: Path, settings: Settings) -> State | None:
         try:
             rd.weights()
         except PaohuziError as e:
-            raise DistillError(f"{path}: {e} ({again})") from None
+            raise DistillError(f"{path}: {e} ({checkpoint_file.AGAIN})") from None
     return state
 
 

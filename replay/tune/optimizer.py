@@ -30,7 +30,6 @@ the report excepted), for any worker count or backend, interrupted or not.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import time
@@ -48,7 +47,7 @@ from engine.deck import derive_seed
 from engine.errors import PaohuziError
 from engine.policies import weights as W
 from engine.rules import RuleSet
-from replay.store.files import atomic_write
+from replay.tune import checkpoint_file
 from replay.tune.duel import Duel
 from replay.tune.evaluate import Evaluator
 from replay.tune.limits import (
@@ -254,10 +253,7 @@ def new_state(settings: Settings) -> State:
 
 def save(out: Path, state: State) -> None:
     """Write the checkpoint atomically (a temporary file, fsync, rename)."""
-    body = _body(state)
-    doc = {"format": FORMAT, "version": VERSION, "sha256": _digest(body), **body}
-    text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
-    atomic_write(out / CHECKPOINT, (text + "\n").encode())
+    checkpoint_file.write(out / CHECKPOINT, FORMAT, VERSION, _body(state))
 
 
 def _body(state: State) -> dict[str, Any]:
@@ -271,17 +267,13 @@ def _body(state: State) -> dict[str, Any]:
     }
 
 
-def _digest(body: dict[str, Any]) -> str:
-    canonical = json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode()).hexdigest()
+_digest = checkpoint_file.digest
 
 
 def load(out: Path, settings: Settings) -> State | None:
     """The checkpoint in ``out`` resumed for ``settings`` (the optimizer replayed from its
     generations), None if there is none; one line (:class:`TuneError`) if it is another file,
     damaged, of other settings or of an older tune (``state.pkl``: never read)."""
-    from replay.store.files import NotRegularFile, read_regular
-
     old = out / OLD_STATE
     if os.path.lexists(old):
         raise TuneError(
@@ -289,30 +281,11 @@ def load(out: Path, settings: Settings) -> State | None:
             " (a forged one would run code): tune into a new folder"
         )
     path = out / CHECKPOINT
-    try:
-        data = read_regular(path, MAX_STATE_BYTES)
-    except FileNotFoundError:
+    again = checkpoint_file.AGAIN
+    doc = checkpoint_file.read(path, FORMAT, VERSION, MAX_STATE_BYTES, _schema_problem,
+                               "tuning", "tune", TuneError)  # fmt: skip
+    if doc is None:
         return None
-    except NotRegularFile as e:
-        raise TuneError(f"{path}: {str(e).removeprefix(f'{path} ')}") from None
-    except OSError as e:
-        raise TuneError(f"{path}: cannot read it ({e.strerror or e})") from None
-    again = "remove it to start again"
-    try:
-        doc = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise TuneError(f"{path}: not a tuning checkpoint (not JSON; {again})") from None
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise TuneError(f"{path}: not a tuning checkpoint ({again})")
-    if doc.get("version") != VERSION:
-        raise TuneError(f"{path}: a checkpoint of another version of paohuzi tune ({again})")
-    try:
-        _validator().validate_python(doc)
-    except ValidationError as e:
-        raise TuneError(f"{path}: {_problem(e)} ({again})") from None
-    body = {k: v for k, v in doc.items() if k not in ("format", "version", "sha256")}
-    if _digest(body) != doc["sha256"]:
-        raise TuneError(f"{path}: damaged (its checksum differs; {again})")
     check_same(doc["settings"], settings, out)
     state = State(
         doc["settings"],
@@ -418,20 +391,16 @@ def _validator() -> SchemaValidator:
     return SchemaValidator(CHECKPOINT_SCHEMA)
 
 
-def _problem(e: ValidationError) -> str:
-    """The first error of ``e`` as ``field LOC: expected …, got …``."""
-    from replay.store.manifest_schema import expected_text, shown_value
+def _schema_problem(doc: dict[str, Any]) -> str | None:
+    """The first fault of a checkpoint document against the schema, or None."""
+    try:
+        _validator().validate_python(doc)
+    except ValidationError as e:
+        return _problem(e)
+    return None
 
-    err = e.errors(include_url=False)[0]
-    where = ""
-    for part in err["loc"]:
-        where += f"[{part}]" if isinstance(part, int) else (f".{part}" if where else str(part))
-    if err["type"] == "missing":
-        return f"field {where} is missing"
-    if err["type"] == "extra_forbidden":
-        return f"field {where} is unknown"
-    expected = expected_text(dict(err))
-    return f"field {where}: {expected}, got {shown_value(err.get('input'))}"
+
+_problem = checkpoint_file.first_fault
 
 
 def check_same(identity: dict[str, Any], settings: Settings, out: Path) -> None:
