@@ -426,9 +426,9 @@ def distill(
         makers = [settings.start] + [rd.weights() for rd in state.rounds]
         for q in range(r):
             ensure_chunks(out, settings, makers[q], q, evaluator)
-        train_data = pa.concat_tables(
-            [read_round(out, settings, makers[q], q, False) for q in range(r + 1)]
-        )
+        rounds_data = [read_round(out, settings, makers[q], q, False) for q in range(r + 1)]
+        train_data = pa.concat_tables(rounds_data)
+        this_round = rounds_data[r]
         held = read_round(out, settings, table, r, True)
         new = TR.train(train_data, table, settings.l2)
         before = _assessed(TR.assess_table(held, table))
@@ -441,7 +441,6 @@ def distill(
         cb = _tasks(hooks, evaluator, new, seed, settings.validation_deals)
         (d,) = evaluator.run([new], seed, settings.validation_deals, cb)
         seconds["validation"] = round(time.monotonic() - t0, 3)
-        this_round = read_round(out, settings, table, r, False)
         rec = Round(
             r=r,
             decisions=_decision_counts(this_round, held),
