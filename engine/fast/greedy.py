@@ -29,14 +29,23 @@ I_SEEN_W = _W.INDEX["seen_w"]
 
 
 @njit(cache=True)
-def greedy_act(rp, w, st, seat, mt, heur):
-    n = st[S.PEND_N + seat]
-    base = S.PEND_A + seat * S.MAXA
+def obvious(st, base, n):
+    """GreedyPolicy.act's first steps: the only option, or 胡 when offered; -1 otherwise."""
     if n == 1:
         return st[base]
     for i in range(n):
         if st[base + i] == HU:
             return HU
+    return -1
+
+
+@njit(cache=True)
+def greedy_act(rp, w, st, seat, mt, heur):
+    n = st[S.PEND_N + seat]
+    base = S.PEND_A + seat * S.MAXA
+    sure = obvious(st, base, n)
+    if sure >= 0:
+        return sure
     first = st[base]
     if DISCARD_BASE <= first < TI_BASE:
         return _greedy_discard(rp, w, st, seat, mt, base, n, heur)

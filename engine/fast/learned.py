@@ -16,7 +16,7 @@ from engine.fast import greedy as GR
 from engine.fast import heuristic as HE
 from engine.fast import state as S
 from engine.fast.cache_guard import guard
-from engine.fast.codes import DISCARD_BASE, HU, PASS, PENG, TI_BASE
+from engine.fast.codes import DISCARD_BASE, PASS, PENG, TI_BASE
 from engine.fast.pyrandom import randbelow
 from engine.policies import learned as _L
 
@@ -33,14 +33,12 @@ EPS = _L.EPS
 
 @njit(cache=True)
 def learned_act(rp, w, st, seat, mt):
-    """LearnedPolicy.act at a decision of ``seat``."""
+    """LearnedPolicy's choice (greedy's act) at a decision of ``seat``."""
     n = st[S.PEND_N + seat]
     base = S.PEND_A + seat * S.MAXA
-    if n == 1:
-        return st[base]
-    for i in range(n):
-        if st[base + i] == HU:
-            return HU
+    sure = GR.obvious(st, base, n)
+    if sure >= 0:
+        return sure
     out = np.zeros((n, N_FEATURES), dtype=np.float64)
     kind = features(rp, w, st, seat, out)
     if kind < 0:

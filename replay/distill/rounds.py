@@ -49,6 +49,7 @@ from replay.store.files import atomic_write
 from replay.tune import checkpoint_file
 from replay.tune.duel import DealDiffs, Duel
 from replay.tune.evaluate import Evaluator
+from replay.tune.optimizer import verdict
 
 CHECKPOINT = "checkpoint.json"
 FORMAT = "paohuzi-distill-checkpoint"
@@ -174,8 +175,7 @@ class Validation:
 
     @property
     def verdict(self) -> str:
-        _, lo, hi = self.score_ci
-        return "better" if lo > 0 else "worse" if hi < 0 else "not shown different"
+        return verdict(self.score_ci)
 
     @classmethod
     def of(cls, d: DealDiffs, seed: int, seconds: float) -> Validation:

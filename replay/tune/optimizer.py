@@ -157,6 +157,16 @@ class Generation:
         return cls(**{**d, **{k: tuple(d[k]) for k in ("best_ci", "mean_ci", "mean_win_ci")}})
 
 
+def verdict(score_ci: tuple[float, float, float]) -> str:
+    """``better`` (the interval above 0), ``worse`` (below) or ``not shown different``."""
+    _, lo, hi = score_ci
+    if lo > 0:
+        return "better"
+    if hi < 0:
+        return "worse"
+    return "not shown different"
+
+
 @dataclass
 class Validation:
     """The final mean against the baseline on fresh deals."""
@@ -170,13 +180,7 @@ class Validation:
 
     @property
     def verdict(self) -> str:
-        """``better`` (the interval above 0), ``worse`` (below) or ``not shown different``."""
-        _, lo, hi = self.score_ci
-        if lo > 0:
-            return "better"
-        if hi < 0:
-            return "worse"
-        return "not shown different"
+        return verdict(self.score_ci)
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "verdict": self.verdict}
