@@ -357,13 +357,16 @@ def test_a_hand_played_by_clicking_then_its_review_in_the_replay(
             for k in range(200):
                 if "Stored as run" in main_text(pg):
                     break
-                # the last option (a discard of the highest card, or 过 on a claim): any will do
-                pg.get_by_role("button", name=re.compile(r"^\d+\. ")).last.click()
-                # the next decision's buttons (keyed by the decisions made), or the end
+                # the last option of decision k (a discard of the highest card, or 过 on a
+                # claim): any will do. Its buttons are keyed by the decisions made, so a
+                # button the previous script run left on the page while this one was still
+                # drawing (a stale click, which the page ignores) is never the one clicked.
+                pg.locator(f'[class*="st-key-pl_opt_{k}_"] button').last.click()
+                # the next decision's buttons, or the end (stored, compared and reviewed)
                 pg.wait_for_function(
                     f"""() => document.querySelector('[class*="st-key-pl_opt_{k + 1}_"]')
                         || document.body.innerText.includes('Stored as run')""",
-                    timeout=60_000,
+                    timeout=180_000,
                 )
                 settle(pg, still_for=2, every=0.1)
             else:
