@@ -142,10 +142,6 @@ I_PAIR_DEAD = _W.INDEX["pair_dead"]
 I_PART_HX = _W.INDEX["part_hx"]
 
 
-#: The defaults (a constant of the kernels that play no table: the search's rollouts).
-DEFAULT_W = np.array(_W.DEFAULT_VALUES, dtype=np.float64)
-
-
 def weights_array(table: _W.PolicyWeights | None = None) -> np.ndarray:
     """The compiled policies' weight array of ``table`` (None: the defaults)."""
     values = _W.DEFAULT_VALUES if table is None else table.values

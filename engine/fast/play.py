@@ -378,17 +378,21 @@ def policy_keys(seeds: Sequence[int], n_seats: int) -> np.ndarray:
 def seat_policy(
     name: str, tables: Mapping[str, PolicyWeights] | None = None
 ) -> tuple[int, np.ndarray]:
-    """(policy code, weight array) of a seat's policy spec: a ``greedy@WEIGHTS`` /
-    ``heuristic@WEIGHTS`` spec plays its table (from ``tables``, by canonical spec, else read
-    now from its file or shipped set, as engine.policies.load_policy does), every other spec
-    the defaults."""
+    """(policy code, weight array) of a seat's policy spec: a ``POLICY@WEIGHTS`` spec plays
+    its table (from ``tables``, by canonical spec, else read now from its file or shipped set,
+    as engine.policies.load_policy does), and so do the rollouts of a
+    ``search@N/POLICY@WEIGHTS`` (the array is the rollout policy's); every other spec the
+    defaults."""
     from engine.policies import weights as W
 
+    table_spec = W.table_spec(name)
+    if table_spec is None:
+        return policy_code(name), weights_array()
+    key = W.canonical(table_spec)
+    table = (tables or {}).get(key) or W.load_spec(table_spec)
     if W.is_weighted_spec(name):
-        key = W.canonical(name)
-        table = (tables or {}).get(key) or W.load_spec(name)
         return POLICY_CODES[table.policy], weights_array(table)
-    return policy_code(name), weights_array()
+    return policy_code(name), weights_array(table)
 
 
 def policy_code(name: str) -> int:

@@ -37,7 +37,7 @@ from engine.fast.codes import (
     SHAPES,
     STOCK_SIZE,
 )
-from engine.fast.features import DEFAULT_W, weights_array
+from engine.fast.features import weights_array
 from engine.fast.policies import POLICY_CODES, choose
 from engine.fast.pyrandom import N as MT_N
 from engine.fast.pyrandom import genrand_uint32, mt_seed64, randbelow
@@ -374,11 +374,12 @@ R_DELTA, R_WIN, R_HUANG, R_HUXI = 0, 1, 2, 3
 
 def search_code(spec: str) -> int:
     """The compiled code of a ``search@N[/POLICY]`` spec (its checks and errors:
-    engine.policies.search_policy.parse_spec)."""
+    engine.policies.search_policy.parse_spec); a ``POLICY@WEIGHTS`` rollout policy is
+    ``POLICY``'s code, its table the seat's weight array (engine.fast.play.seat_policy)."""
     from engine.policies.search_policy import parse_spec
 
     rollouts, rollout = parse_spec(spec)
-    return rollouts << 4 | SEARCH_FLAG | POLICY_CODES[rollout]
+    return rollouts << 4 | SEARCH_FLAG | POLICY_CODES[rollout.partition("@")[0]]
 
 
 @njit(cache=True)
@@ -464,14 +465,13 @@ def improve(actions, res, default):
 
 
 @njit(cache=True)
-def search_act(rp, hp, st, seat, mt, code):
+def search_act(rp, hp, w, st, seat, mt, code):
     """The search policy ``code`` (:func:`search_code`) at a decision of ``seat`` with more than
     one option: engine.policies.search_policy.SearchPolicy.act — from the seat's generator
     ``mt`` the next two getrandbits(64), the rollouts' seed and the key of the generator the
     rollout policy makes its own choice with; every legal option played out, and
-    :func:`improve` decides. The rollout policy plays its default weights (a search spec
-    names no table), as the reference's rollout policy does."""
-    w = DEFAULT_W.copy()
+    :func:`improve` decides. The rollout policy plays the weights ``w`` (the defaults, or the
+    table a ``search@N/POLICY@WEIGHTS`` names), as the reference's rollout policy does."""
     rollouts = code >> 4
     n = st[PEND_N + seat]
     actions = np.empty(n, dtype=np.int64)
@@ -497,7 +497,7 @@ def act(code, rp, hp, w, st, seat, mt):
     """The action of policy ``code`` (built-in or search) with weights ``w`` at a real choice
     of ``seat``."""
     if code & SEARCH_FLAG:
-        return search_act(rp, hp, st, seat, mt, code)
+        return search_act(rp, hp, w, st, seat, mt, code)
     return choose(code, rp, hp, w, st, seat, mt)
 
 

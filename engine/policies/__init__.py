@@ -39,14 +39,15 @@ Tables = Mapping[str, _weights.PolicyWeights]
 
 
 def load_policy(spec: str, tables: Tables | None = None) -> Policy:
-    """A policy by built-in name, ``search@N[/POLICY]`` (:mod:`engine.policies.search_policy`),
+    """A policy by built-in name, ``search@N[/POLICY]`` (:mod:`engine.policies.search_policy`;
+    a ``POLICY@WEIGHTS`` rollout policy's table as below),
     ``greedy@WEIGHTS`` / ``heuristic@WEIGHTS`` (:mod:`engine.policies.weights`; its table
     from ``tables`` if it is there, else from its file or shipped set) or ``module:Class``
     (instantiated with no arguments)."""
     if spec.strip().lower().startswith("search@") or spec.strip().lower() == "search":
         search = importlib.import_module("engine.policies.search_policy")
         _, rollout = search.parse_spec(spec)
-        return search.SearchPolicy(spec, load_policy(rollout))  # type: ignore[no-any-return]
+        return search.SearchPolicy(spec, load_policy(rollout, tables))  # type: ignore[no-any-return]
     if "@" in spec:
         key = _weights.canonical(spec)
         table = (tables or {}).get(key) or _weights.load_spec(spec)

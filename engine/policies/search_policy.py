@@ -7,13 +7,19 @@ engine plays it the same (engine.fast.search.search_act).
 
 Its spec is ``search@N`` or ``search@N/POLICY``: ``N`` rollouts per option (1 …
 :data:`MAX_ROLLOUTS`), each a determinization of what its seat sees played to the end by
-``POLICY`` (``random``, ``greedy`` or ``heuristic``, the default). Its random numbers come
+``POLICY`` (``random``, ``greedy``, ``heuristic``, the default, or ``learned``), or by a
+table of a weighted policy, ``POLICY@WEIGHTS`` (``search@64/learned@hunan``: a shipped set
+or a file, recorded in the run's manifest as a seat's own table is). Its random numbers come
 from the stream the play loop gives its seat (two 64-bit words a decision: the rollouts'
 seed, then the key of the rollout policy's own choice), so a run stays a pure function of its
 command.
 
 >>> parse_spec("search@64/greedy")
 (64, 'greedy')
+>>> parse_spec("search@64/Learned@HUNAN")
+(64, 'learned@hunan')
+>>> rollout_table_spec("search@16/heuristic@tuned-hunan"), rollout_table_spec("search@16")
+('heuristic@tuned-hunan', None)
 >>> parse_spec("search@0")
 Traceback (most recent call last):
 ...
@@ -32,11 +38,12 @@ from engine.search import improve, playouts
 
 #: The largest budget (rollouts per option and decision) a spec may ask for.
 MAX_ROLLOUTS = 4096
-#: What a rollout may be played by (every built-in but ``search``).
-ROLLOUT_POLICIES = ("random", "greedy", "heuristic")
+#: The built-in policies a rollout may be played by (every one but ``search``); a table of a
+#: weighted policy (``POLICY@WEIGHTS``) may be named as well.
+ROLLOUT_POLICIES = ("random", "greedy", "heuristic", "learned")
 DEFAULT_ROLLOUT = "heuristic"
 
-_SPEC = re.compile(r"search@([0-9]{1,9})(?:/([a-z_]{1,40}))?")
+_HEAD = re.compile(r"search@([0-9]{1,9})", re.IGNORECASE)
 
 
 def is_search_spec(spec: str) -> bool:
@@ -46,24 +53,50 @@ def is_search_spec(spec: str) -> bool:
 
 
 def parse_spec(spec: str) -> tuple[int, str]:
-    """``(rollouts, rollout policy)`` of ``search@N[/POLICY]``; :class:`InvalidNotation` with
-    one line for anything else."""
-    text = spec.strip().lower()
-    m = _SPEC.fullmatch(text)
-    if m is None:
+    """``(rollouts, rollout policy)`` of ``search@N[/POLICY]``, the rollout policy a built-in
+    name or the canonical ``POLICY@WEIGHTS`` (:func:`engine.policies.weights.canonical`; its
+    file is not read here); :class:`InvalidNotation` with one line for anything else."""
+    from engine.policies import weights as W
+
+    text = spec.strip()
+    head, slash, rollout = text.partition("/")
+    m = _HEAD.fullmatch(head)
+    if m is None or (slash and not rollout.strip()):
         raise InvalidNotation(
             f"policy {spec[:60]!r}: write search@N or search@N/POLICY (N rollouts, POLICY one of"
-            f" {', '.join(ROLLOUT_POLICIES)})"
+            f" {', '.join(ROLLOUT_POLICIES)}, or POLICY@WEIGHTS)"
         )
-    n, rollout = int(m.group(1)), m.group(2) or DEFAULT_ROLLOUT
+    n = int(m.group(1))
     if not 1 <= n <= MAX_ROLLOUTS:
         raise InvalidNotation(f"policy {spec!r}: the rollouts must be 1 … {MAX_ROLLOUTS}, not {n}")
-    if rollout not in ROLLOUT_POLICIES:
+    rollout = rollout.strip() or DEFAULT_ROLLOUT
+    if W.is_weighted_spec(rollout):
+        try:
+            return n, W.canonical(rollout)
+        except InvalidNotation as e:
+            raise InvalidNotation(f"policy {spec[:60]!r}: the rollout policy: {e}") from None
+    if rollout.lower() not in ROLLOUT_POLICIES:
         raise InvalidNotation(
-            f"policy {spec!r}: unknown rollout policy {rollout!r} (one of"
-            f" {', '.join(ROLLOUT_POLICIES)})"
+            f"policy {spec[:60]!r}: unknown rollout policy {rollout[:40]!r} (one of"
+            f" {', '.join(ROLLOUT_POLICIES)}, or POLICY@WEIGHTS)"
         )
-    return n, rollout
+    return n, rollout.lower()
+
+
+def canonical(spec: str) -> str:
+    """The spec as a seat's policy is named: ``search@N``, with ``/POLICY`` when one was
+    written (its table spec canonical, a path as written)."""
+    n, rollout = parse_spec(spec)
+    return f"search@{n}/{rollout}" if "/" in spec else f"search@{n}"
+
+
+def rollout_table_spec(spec: str) -> str | None:
+    """The canonical ``POLICY@WEIGHTS`` whose table the rollouts of the search ``spec`` play,
+    or None when they play a built-in policy's defaults."""
+    from engine.policies import weights as W
+
+    rollout = parse_spec(spec)[1]
+    return rollout if W.is_weighted_spec(rollout) else None
 
 
 class SearchPolicy:
@@ -71,7 +104,7 @@ class SearchPolicy:
 
     def __init__(self, spec: str, rollout_policy: Any) -> None:
         self.rollouts, self.rollout = parse_spec(spec)
-        self.name = spec.strip().lower()
+        self.name = canonical(spec)
         self.rollout_policy = rollout_policy
 
     def act(self, observation: Any, legal_actions: Sequence[int], rng: random.Random) -> int:

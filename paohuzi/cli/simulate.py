@@ -178,14 +178,18 @@ def build_spec(
     import dataclasses
 
     from engine.policies import load_policy
-    from engine.policies.weights import canonical, defaults, is_weighted_spec, parse_spec
+    from engine.policies.search_policy import is_search_spec
+    from engine.policies.search_policy import parse_spec as parse_search
+    from engine.policies.weights import canonical, defaults, parse_spec, table_spec
     from engine.rules import find_rules
     from replay.record.spec import resolve_tables
 
     ruleset = find_rules(rules).with_overrides(tuple(overrides))
     names = [s.strip() for s in policies.split(",") if s.strip()]
     for n in names:  # names and syntax; a weights file is read below
-        if is_weighted_spec(n):
+        if is_search_spec(n):
+            parse_search(n)
+        elif table_spec(n) is not None:
             parse_spec(n)
         else:
             load_policy(n)
@@ -199,8 +203,8 @@ def build_spec(
         )
     # the run's name does not depend on the tables (they are outside its identity): found
     # with stand-in tables, before any file is read
-    stand_in = tuple(sorted({canonical(n): defaults(parse_spec(n)[0])
-                             for n in names if is_weighted_spec(n)}.items()))  # fmt: skip
+    played = [t for t in map(table_spec, names) if t is not None]
+    stand_in = tuple(sorted({canonical(t): defaults(parse_spec(t)[0]) for t in played}.items()))
     spec = RunSpec(
         rules=ruleset,
         policies=tuple(names),

@@ -188,14 +188,16 @@ class RunSpec:
 def resolve_tables(
     policies: Iterable[str], recorded: Mapping[str, W.PolicyWeights], run: str | None = None
 ) -> tuple[tuple[str, W.PolicyWeights], ...]:
-    """The table of every ``POLICY@WEIGHTS`` in ``policies``, sorted by spec (other policies
-    have none). Without ``run``, a table in ``recorded`` is taken as given and the others are
+    """The table of every ``POLICY@WEIGHTS`` in ``policies`` (a seat's, or a search's rollout
+    policy: :func:`engine.policies.weights.table_spec`), sorted by spec (other policies have
+    none). Without ``run``, a table in ``recorded`` is taken as given and the others are
     read now. With ``run`` (``recorded``: that run's manifest) each file or shipped set is
     read again: one that cannot be read any more gives the recorded table; one that can must
     equal it, else one line naming the first parameter that differs."""
     out: dict[str, W.PolicyWeights] = {}
-    for name in policies:
-        if not W.is_weighted_spec(name):
+    for seat_spec in policies:
+        name = W.table_spec(seat_spec)
+        if name is None:
             continue
         key = W.canonical(name)
         if key in out:

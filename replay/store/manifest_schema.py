@@ -263,18 +263,20 @@ def _rules_and_seats(doc: dict[str, Any]) -> None:
 
 
 def _weights(params: dict[str, Any]) -> None:
-    """``params.weights``: one table per weighted policy of ``params.policies`` (by canonical
-    spec), listing exactly its policy's parameters, whole numbers where the table says."""
+    """``params.weights``: one table per weighted policy of ``params.policies`` (a seat's or a
+    search's rollout policy; by canonical spec), listing exactly its policy's parameters,
+    whole numbers where the table says."""
     from engine.policies import weights as _W
 
     recorded = params.get("weights") or {}
     specs = set()
     for name in params.get("policies") or ():
-        if _W.is_weighted_spec(name):
-            try:
-                specs.add(_W.canonical(name))
-            except PaohuziError as e:
-                raise ManifestInvalid(f"manifest field params.policies: {e}") from None
+        try:
+            table = _W.table_spec(name)
+            if table is not None:
+                specs.add(_W.canonical(table))
+        except PaohuziError as e:
+            raise ManifestInvalid(f"manifest field params.policies: {e}") from None
     for key, values in recorded.items():
         where = f"manifest field params.weights[{key!r}]"
         if key not in specs:

@@ -195,6 +195,11 @@ def test_the_search_policy_never_peeks() -> None:
         ("search@", "write search@N or search@N/POLICY"),
         ("search@-1", "write search@N or search@N/POLICY"),
         ("search", "write search@N or search@N/POLICY"),
+        ("search@8/", "write search@N or search@N/POLICY"),
+        ("search@8/search@2", "unknown rollout policy 'search@2'"),
+        ("search@8/random@x", "unknown rollout policy 'random@x'"),
+        ("search@8/learned@no such", "the rollout policy: policy 'learned@no such'"),
+        ("search@8/learned@nope", "no shipped weights set 'nope' for learned"),
     ],
 )
 def test_bad_search_spec_is_one_line(spec: str, message: str) -> None:

@@ -341,6 +341,7 @@ def test_the_compiled_search_policy_never_peeks() -> None:
     """The compiled search seat's choice (search_act) is unchanged when the other seats'
     concealed cards and the stock are dealt anew, its view kept; and it is the reference
     SearchPolicy's choice."""
+    from engine.fast.features import weights_array
     from engine.policies import load_policy
 
     code = F.search_code("search@3/random")
@@ -356,8 +357,9 @@ def test_the_compiled_search_policy_never_peeks() -> None:
         t = _shuffle_hidden(st, [o for o in s.active if o != seat], random.Random(deck_seed))
         if (t == st).all():
             continue
-        a = F.search_act(rp, hp, st, seat, new_generator(deck_seed), code)
-        b = F.search_act(rp, hp, t, seat, new_generator(deck_seed), code)
+        w = weights_array()
+        a = F.search_act(rp, hp, w, st, seat, new_generator(deck_seed), code)
+        b = F.search_act(rp, hp, w, t, seat, new_generator(deck_seed), code)
         ref = policy.act(s.observation(seat), s.legal_actions(seat), random.Random(deck_seed))
         assert a == b == ref, (deck_seed, a, b, ref)
         checked += 1

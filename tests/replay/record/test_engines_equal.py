@@ -144,6 +144,26 @@ def test_same_shards_with_a_shipped_set_and_search(tmp_path: Path) -> None:
     run_both(tmp_path, spec)
 
 
+@pytest.mark.parametrize("preset", ["hunan", "hunan-4p", "luzhou"])
+def test_same_shards_with_search_over_tables(tmp_path: Path, preset: str) -> None:
+    """Search seats whose rollouts play a table (``search@N/POLICY@WEIGHTS``: a learned file
+    with every parameter moved, the shipped ``learned@hunan``, a heuristic file): the same
+    bytes from both engines, duplicate; the manifest records each rollout table."""
+    rules = find_rules(preset)
+    odd = write_weights(tmp_path / "odd.json", "learned", ODD_LEARNED)
+    h = write_weights(tmp_path / "h.json", "heuristic", ODD_HEURISTIC)
+    names = (f"search@2/learned@{odd}", "search@2/learned@hunan", f"search@1/heuristic@{h}",
+             "learned")[: rules.players]  # fmt: skip
+    spec = RunSpec(rules=rules, policies=names, seed=31, deals=3, session_length=2,
+                   duplicate=True, shard_hands=len(names) * 2)  # fmt: skip
+    assert resolve("auto", spec) == "fast"
+    run_both(tmp_path, spec)
+    weights = open_store(tmp_path / "fast").run("r").manifest["params"]["weights"]
+    assert weights[f"learned@{odd}"] == ODD_LEARNED
+    assert weights[f"heuristic@{h}"] == ODD_HEURISTIC
+    assert "learned@hunan" in weights
+
+
 def test_same_shards_with_the_tuned_set(tmp_path: Path) -> None:
     """The shipped ``heuristic@tuned-hunan`` (docs/TUNING.md) against the defaults, duplicate."""
     rules = find_rules("hunan")

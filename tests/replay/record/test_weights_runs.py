@@ -60,20 +60,22 @@ def _interrupt(data: Path, keep: int) -> None:
 
 
 @pytest.mark.parametrize(
-    ("engine", "policy", "values"),
+    ("engine", "policy", "values", "seat"),
     [
-        ("fast", "heuristic", ODD_HEURISTIC),
-        ("reference", "heuristic", ODD_HEURISTIC),
+        ("fast", "heuristic", ODD_HEURISTIC, "{}"),
+        ("reference", "heuristic", ODD_HEURISTIC, "{}"),
         # a learned run (both engines record its bytes: test_engines_equal.py), verified by
         # the compiled checker
-        ("fast", "learned", ODD_LEARNED),
+        ("fast", "learned", ODD_LEARNED, "{}"),
+        # a search whose rollouts play the table
+        ("fast", "learned", ODD_LEARNED, "search@2/{}"),
     ],
 )
 def test_resume_replay_and_verify_after_the_file_is_deleted(
-    tmp_path: Path, engine: str, policy: str, values: dict[str, float]
+    tmp_path: Path, engine: str, policy: str, values: dict[str, float], seat: str
 ) -> None:
     w = write_weights(tmp_path / "odd.json", policy, values)
-    spec = f"{policy}@{w},heuristic,greedy"
+    spec = seat.format(f"{policy}@{w}") + ",heuristic,greedy"
     assert simulate(tmp_path / "whole", spec, "--engine", engine).exit_code == 0
     assert simulate(tmp_path / "cut", spec, "--engine", engine).exit_code == 0
     _interrupt(tmp_path / "cut", 1)
