@@ -39,6 +39,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "tune": "paohuzi.cli.tune:tune",
     "distill": "paohuzi.cli.distill:distill",
     "serve": "paohuzi.cli.serve:serve",
+    "report": "paohuzi.cli.report:report",
 }
 
 #: The one-line help of each lazy command, for ``paohuzi --help`` without importing them
@@ -64,6 +65,7 @@ SHORT_HELP: dict[str, str] = {
     "tune": "Tune a policy's weights by CMA-ES over duplicate self-play.",
     "distill": "Teach a learned policy by search (expert iteration).",
     "serve": "Serve the store's runs, hands and statistics over HTTP.",
+    "report": "Write the reference statistics (docs/REFERENCE.md) from their runs.",
 }
 
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())

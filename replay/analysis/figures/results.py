@@ -24,10 +24,12 @@ from typing import Any
 from replay.analysis.intervals import (
     Z95,
     ClusterSums,
+    CrossSums,
     Moments,
     cluster_mean_ci,
     mean_ci,
     paired_diff_ci,
+    paired_ratio_diff_ci,
     wilson,
 )
 
@@ -238,3 +240,40 @@ def paired_rows(rows: Iterable[Mapping[str, Any]]) -> list[PairedRow]:
 def distribution(rows: Iterable[Mapping[str, Any]], metric: str) -> Distribution:
     """One metric's histogram from the rows of ``value_counts`` (``metric, v, n``)."""
     return Distribution.of(metric, ((r["v"], r["n"]) for r in rows if r["metric"] == metric))
+
+
+@dataclass(frozen=True)
+class Effect:
+    """One figure of two runs of the same deals (:mod:`replay.analysis.figures.effects`):
+    each run's mean and ``a − b`` paired by deal, over ``deals`` deals."""
+
+    a: Mean
+    b: Mean
+    diff: Mean
+    deals: int
+
+
+def _cluster_sums(row: Mapping[str, Any], side: str, name: str, clusters: int) -> ClusterSums:
+    k = f"{side}_{name}_"
+    return ClusterSums(
+        clusters, num(row[k + "sy"]), num(row[k + "sm"]), num(row[k + "syy"]),
+        num(row[k + "sym"]), num(row[k + "smm"]),
+    )  # fmt: skip
+
+
+def run_means(row: Mapping[str, Any], names: Iterable[str]) -> dict[str, Mean]:
+    """Each figure of ``names`` from the row of ``effects.run_moments``."""
+    d = count(row["clusters"])
+    return {n: Mean.of(_cluster_sums(row, "a", n, d)) for n in names}
+
+
+def effects(row: Mapping[str, Any], names: Iterable[str]) -> dict[str, Effect]:
+    """Each figure of ``names`` from the row of ``effects.paired_moments``."""
+    d = count(row["clusters"])
+    out = {}
+    for n in names:
+        a, b = _cluster_sums(row, "a", n, d), _cluster_sums(row, "b", n, d)
+        cross = CrossSums(*(num(row[f"x_{n}_{c}"]) for c in ("yu", "yn", "mu", "mn")))
+        diff, lo, hi = paired_ratio_diff_ci(a, b, cross)
+        out[n] = Effect(Mean.of(a), Mean.of(b), Mean(diff, lo, hi, d), d)
+    return out

@@ -1,0 +1,90 @@
+"""Per-hand means of a run, and their differences between two runs of the same deals (a rule
+switched, or another policy at the table), paired by deal: the 荒庄 rate, the dealer's win
+rate, the dealer's advantage, the mean score and the mean 胡息 of a win.
+
+Each figure is a ratio Σy/Σm over the hands (m = 1 for a rate or a per-hand mean, m = 1 for
+a win for a mean over wins), with the deal as the cluster: the cluster sums of one run come
+from :func:`run_moments`, and those of both runs with their cross sums from
+:func:`paired_moments` (the deals present in both), for
+:func:`replay.analysis.intervals.cluster_mean_ci` and
+:func:`replay.analysis.intervals.paired_ratio_diff_ci`. Both read the hands.
+
+The dealer's advantage of a hand is the dealer's win (1 or 0) minus a non-dealer's share of
+the other wins (the non-dealers' wins over ``players − 1``): its mean is the dealer's win
+rate minus a non-dealer's, each hand counted once, so its interval is that of one sample.
+
+>>> sql, params = run_moments("a", 3)
+>>> sorted(params.items())
+[('players', 3), ('run', 'a')]
+>>> [m for m, _ in METRICS]
+['huang', 'dealer_win', 'dealer_adv', 'score', 'huxi']
+"""
+
+from __future__ import annotations
+
+from replay.analysis.figures.params import Params, Statement
+from replay.analysis.figures.selection import HUANG
+
+_WON = f"(outcome <> {HUANG})::INTEGER"
+_DEALER = f"(outcome <> {HUANG} AND winner = dealer)::INTEGER"
+_OTHER = f"(outcome <> {HUANG} AND winner <> dealer)::INTEGER"
+
+#: (name, (y, m)) of each figure, per hand: the SQL of its numerator and its weight.
+METRICS: tuple[tuple[str, tuple[str, str]], ...] = (
+    ("huang", (f"(outcome = {HUANG})::INTEGER", "1")),
+    ("dealer_win", (_DEALER, "1")),
+    ("dealer_adv", (f"{_DEALER} - {_OTHER} / ($players - 1.0)", "1")),
+    ("score", (f"CASE WHEN outcome <> {HUANG} THEN coalesce(score, 0) ELSE 0 END", _WON)),
+    ("huxi", (f"CASE WHEN outcome <> {HUANG} THEN coalesce(huxi, 0) ELSE 0 END", _WON)),
+)
+
+
+def _per_deal(p: Params, run: str, side: str) -> str:
+    """The deal's sums of every figure in ``run``: columns ``deal_id``, ``{side}_{name}_y``
+    and ``{side}_{name}_m``."""
+    cols = ", ".join(
+        f"sum({y})::DOUBLE AS {side}_{name}_y, sum({m})::DOUBLE AS {side}_{name}_m"
+        for name, (y, m) in METRICS
+    )
+    return (
+        f"SELECT deal_id, {cols} FROM hands"
+        f" WHERE run = {p.bind(run, 'run' if side == 'a' else 'run_b')} GROUP BY deal_id"
+    )
+
+
+def _sums(side: str, name: str) -> str:
+    y, m = f"{side}_{name}_y", f"{side}_{name}_m"
+    return (
+        f"sum({y}) AS {side}_{name}_sy, sum({m}) AS {side}_{name}_sm,"
+        f" sum({y} * {y}) AS {side}_{name}_syy, sum({y} * {m}) AS {side}_{name}_sym,"
+        f" sum({m} * {m}) AS {side}_{name}_smm"
+    )
+
+
+def run_moments(run: str, players: int) -> Statement:
+    """One row: ``clusters`` (deals) and for every figure of :data:`METRICS` the cluster sums
+    ``a_{name}_sy, _sm, _syy, _sym, _smm`` over the hands of ``run``."""
+    p = Params()
+    p.bind(players, "players")
+    sums = ", ".join(_sums("a", name) for name, _ in METRICS)
+    return p.statement(
+        f"WITH a AS ({_per_deal(p, run, 'a')}) SELECT count(*) AS clusters, {sums} FROM a"
+    )
+
+
+def paired_moments(run_a: str, run_b: str, players: int) -> Statement:
+    """One row over the deals both runs played: ``clusters``, the cluster sums of each run
+    (``a_…`` and ``b_…`` as in :func:`run_moments`) and for every figure the cross sums
+    ``x_{name}_yu, _yn, _mu, _mn`` (:class:`~replay.analysis.intervals.CrossSums`)."""
+    p = Params()
+    p.bind(players, "players")
+    sums = ", ".join(_sums(side, name) for side in "ab" for name, _ in METRICS)
+    cross = ", ".join(
+        f"sum(a_{n}_y * b_{n}_y) AS x_{n}_yu, sum(a_{n}_y * b_{n}_m) AS x_{n}_yn,"
+        f" sum(a_{n}_m * b_{n}_y) AS x_{n}_mu, sum(a_{n}_m * b_{n}_m) AS x_{n}_mn"
+        for n, _ in METRICS
+    )
+    return p.statement(
+        f"WITH a AS ({_per_deal(p, run_a, 'a')}), b AS ({_per_deal(p, run_b, 'b')})"
+        f" SELECT count(*) AS clusters, {sums}, {cross} FROM a JOIN b USING (deal_id)"
+    )
