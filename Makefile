@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo play-hand test test-long warm browser-deps check lint typecheck bench bench-dashboard bench-service clean
+.PHONY: demo play-hand test test-long warm browser-deps check lint typecheck bench bench-dashboard bench-service reference clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -52,6 +52,11 @@ check: lint typecheck test
 
 bench: $(STAMP)
 	$(PY) -m bench.throughput
+
+# docs/REFERENCE.md at its published sizes (paohuzi report; its runs in data/reference, resumed
+# when the command is run again; the wall time is stated in the document's tables).
+reference: $(STAMP) warm
+	$(VENV)/bin/paohuzi report --data data/reference --out docs/REFERENCE.md
 
 clean:
 	rm -rf $(VENV) build *.egg-info

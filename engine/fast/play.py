@@ -383,13 +383,14 @@ def seat_policy(
     as engine.policies.load_policy does), and so do the rollouts of a
     ``search@N/POLICY@WEIGHTS`` (the array is the rollout policy's); every other spec the
     defaults."""
+    from engine.policies import table_spec
     from engine.policies import weights as W
 
-    table_spec = W.table_spec(name)
-    if table_spec is None:
+    played = table_spec(name)
+    if played is None:
         return policy_code(name), weights_array()
-    key = W.canonical(table_spec)
-    table = (tables or {}).get(key) or W.load_spec(table_spec)
+    key = W.canonical(played)
+    table = (tables or {}).get(key) or W.load_spec(played)
     if W.is_weighted_spec(name):
         return POLICY_CODES[table.policy], weights_array(table)
     return policy_code(name), weights_array(table)

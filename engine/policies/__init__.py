@@ -23,7 +23,7 @@ from engine.errors import InvalidNotation
 from engine.policies import weights as _weights
 from engine.policy import Policy
 
-__all__ = ["BUILTIN", "Policy", "Tables", "load_policies", "load_policy"]
+__all__ = ["BUILTIN", "Policy", "Tables", "load_policies", "load_policy", "table_spec"]
 
 BUILTIN = {
     "random": "engine.policies.random_policy:RandomPolicy",
@@ -36,6 +36,20 @@ BUILTIN = {
 #: Recorded tables by canonical spec (``heuristic@tuned.json`` → its table), as a run's
 #: manifest holds them; a spec found here is not read from its file again.
 Tables = Mapping[str, _weights.PolicyWeights]
+
+
+def table_spec(spec: str) -> str | None:
+    """The ``POLICY@WEIGHTS`` whose table a seat's policy ``spec`` plays: the spec itself, or
+    the rollout policy of a ``search@N/POLICY@WEIGHTS`` (canonical); None for a policy that
+    plays no table. Runs record the table of each (their manifest's ``params.weights``).
+
+    >>> table_spec("heuristic@tuned-hunan"), table_spec("search@8/learned@hunan"), table_spec("search@8")
+    ('heuristic@tuned-hunan', 'learned@hunan', None)
+    """
+    if _weights.is_weighted_spec(spec):
+        return spec
+    search = importlib.import_module("engine.policies.search_policy")
+    return search.rollout_table_spec(spec) if search.is_search_spec(spec) else None  # type: ignore[no-any-return]
 
 
 def load_policy(spec: str, tables: Tables | None = None) -> Policy:

@@ -254,17 +254,6 @@ def is_weighted_spec(spec: str) -> bool:
     return bool(sep) and base.strip().lower() in WEIGHTED
 
 
-def table_spec(spec: str) -> str | None:
-    """The ``POLICY@WEIGHTS`` whose table a seat's policy ``spec`` plays: the spec itself, or
-    the rollout policy of a ``search@N/POLICY@WEIGHTS`` (canonical); None for a policy that
-    plays no table. Runs record the table of each (their manifest's ``params.weights``)."""
-    if is_weighted_spec(spec):
-        return spec
-    from engine.policies.search_policy import is_search_spec, rollout_table_spec
-
-    return rollout_table_spec(spec) if is_search_spec(spec) else None
-
-
 def parse_spec(spec: str) -> tuple[str, str, bool]:
     """``(policy, weights, is_file)`` of ``POLICY@WEIGHTS``: a file if ``WEIGHTS`` contains
     ``/`` or ends in ``.json``, else a shipped set's name; :class:`InvalidNotation` with one

@@ -177,10 +177,10 @@ def build_spec(
     (:func:`replay.record.spec.resolve_tables`)."""
     import dataclasses
 
-    from engine.policies import load_policy
+    from engine.policies import load_policy, table_spec
     from engine.policies.search_policy import is_search_spec
     from engine.policies.search_policy import parse_spec as parse_search
-    from engine.policies.weights import canonical, defaults, parse_spec, table_spec
+    from engine.policies.weights import canonical, defaults, parse_spec
     from engine.rules import find_rules
     from replay.record.spec import resolve_tables
 

@@ -44,6 +44,7 @@ from typing import Any
 
 from engine.deck import SHUFFLE_VERSION
 from engine.errors import PaohuziError
+from engine.policies import table_spec
 from engine.policies import weights as W
 from engine.rules import RuleSet, find_rules
 from engine.session import SEED_METHOD, RunSeeds
@@ -189,14 +190,14 @@ def resolve_tables(
     policies: Iterable[str], recorded: Mapping[str, W.PolicyWeights], run: str | None = None
 ) -> tuple[tuple[str, W.PolicyWeights], ...]:
     """The table of every ``POLICY@WEIGHTS`` in ``policies`` (a seat's, or a search's rollout
-    policy: :func:`engine.policies.weights.table_spec`), sorted by spec (other policies have
+    policy: :func:`engine.policies.table_spec`), sorted by spec (other policies have
     none). Without ``run``, a table in ``recorded`` is taken as given and the others are
     read now. With ``run`` (``recorded``: that run's manifest) each file or shipped set is
     read again: one that cannot be read any more gives the recorded table; one that can must
     equal it, else one line naming the first parameter that differs."""
     out: dict[str, W.PolicyWeights] = {}
     for seat_spec in policies:
-        name = W.table_spec(seat_spec)
+        name = table_spec(seat_spec)
         if name is None:
             continue
         key = W.canonical(name)

@@ -266,13 +266,14 @@ def _weights(params: dict[str, Any]) -> None:
     """``params.weights``: one table per weighted policy of ``params.policies`` (a seat's or a
     search's rollout policy; by canonical spec), listing exactly its policy's parameters,
     whole numbers where the table says."""
+    from engine.policies import table_spec
     from engine.policies import weights as _W
 
     recorded = params.get("weights") or {}
     specs = set()
     for name in params.get("policies") or ():
         try:
-            table = _W.table_spec(name)
+            table = table_spec(name)
             if table is not None:
                 specs.add(_W.canonical(table))
         except PaohuziError as e:
