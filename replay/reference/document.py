@@ -299,7 +299,7 @@ def _effects_section(
         f"From the hunan preset under `{base.policy}`, one switch at a time, every run on the"
         " same deals (the same seed; sessions of one hand, so each deal is the same deck with"
         " the same dealer in every run); each figure is the switched run minus the hunan run,"
-        " paired by deal (rates and the dealer advantage in percentage points); \"0 on every"
+        ' paired by deal (rates and the dealer advantage in percentage points); "0 on every'
         " deal\" where the switch changed no deal's figure. `huangzhuang_rotate` is left out: it moves who deals after a 荒庄,"
         " which one-hand sessions never reach.",
         "",

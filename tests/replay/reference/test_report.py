@@ -122,9 +122,7 @@ def test_another_run_changes_the_document(
     assert head[0] == tail[0] and head[1] != tail[1]
 
 
-def test_a_damaged_or_missing_run_is_one_line(
-    made: tuple[Path, Path, str], tmp_path: Path
-) -> None:
+def test_a_damaged_or_missing_run_is_one_line(made: tuple[Path, Path, str], tmp_path: Path) -> None:
     data, out, text = made
     # a store without the runs, --no-play: the first missing run named
     r = report(tmp_path / "empty", tmp_path / "x.md", "--no-play")
