@@ -199,6 +199,34 @@ def paired(sel: Selection, pl: Plan | None) -> Statement:
     )
 
 
+def duels(sel: Selection) -> Statement:
+    """Each pair of policies over the same duplicate deals (within each run), the deal a
+    match: ``a``, ``b`` (``a < b``), the deals where ``a``'s mean score change per seat-hand
+    is above ``b``'s (``a_won``), below it (``b_won``) and equal (``ties``); for a
+    Bradley–Terry rating (:mod:`replay.analysis.ladder`). From the hands."""
+    p = Params()
+    return p.statement(
+        "WITH s AS (SELECT run, deal_id, policy, avg(delta) AS y"
+        f" FROM seats WHERE {seats_where(sel, p)}"
+        " AND run IN (SELECT run FROM runs WHERE duplicate) GROUP BY run, deal_id, policy)"
+        " SELECT a.policy AS a, b.policy AS b, count(*) AS deals,"
+        " count(*) FILTER (WHERE a.y > b.y) AS a_won, count(*) FILTER (WHERE a.y < b.y) AS b_won,"
+        " count(*) FILTER (WHERE a.y = b.y) AS ties"
+        " FROM s a JOIN s b ON a.run = b.run AND a.deal_id = b.deal_id AND a.policy < b.policy"
+        " GROUP BY 1, 2 ORDER BY 1, 2"
+    )
+
+
+def seat_scores(run: str) -> Statement:
+    """Every seat-hand of a duplicate ``run``: ``deal_id``, ``rotation``, ``seat``, ``policy``,
+    ``delta``, in that order (the variance decomposition of :mod:`replay.analysis.skill`)."""
+    p = Params()
+    return p.statement(
+        "SELECT deal_id, rotation, seat, policy, delta FROM seats"
+        f" WHERE run = {p.bind(run, 'run')} ORDER BY deal_id, rotation, seat"
+    )
+
+
 #: The convergence keys the summary's ``conv`` rows hold.
 CONV_KEYS = {"seat": "'seat ' || x.seat", "policy": "x.policy"}
 
