@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from replay.reference import document as D
-from replay.reference.plan import Scale, by_section, studies
+from replay.reference.plan import Scale, studies
 from replay.store.runs import open_store
 
 
@@ -31,13 +31,8 @@ def complete(root: Path, name: str) -> bool:
 
 def document(root: Path, scale: Scale) -> tuple[str, dict[str, str]]:
     """The document's text and charts from the report's runs in the store ``root``."""
-    store = open_store(root)
     all_studies = studies(scale)
-    got = D.gather(store, all_studies)
-    effect_studies = by_section(all_studies, "effect")
-    base = effect_studies[0]
-    effects_of = {s.key: D.paired(store, s, base) for s in effect_studies[1:]}
-    return D.render(scale, all_studies, got, effects_of)
+    return D.render(scale, all_studies, D.gather(open_store(root), all_studies))
 
 
 def write(out: Path, text: str, svgs: dict[str, str]) -> list[Path]:

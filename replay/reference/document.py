@@ -21,12 +21,15 @@ from engine.errors import CorruptLog
 from replay.analysis.event_stats import EventStats, event_stats
 from replay.analysis.figures import effects as E
 from replay.analysis.figures import fetch
+from replay.analysis.figures import groups as G
 from replay.analysis.figures.results import Effect, Mean, Rate, distribution, effects, run_means
 from replay.analysis.figures.selection import Selection
 from replay.analysis.figures.values import value_counts
+from replay.analysis.ladder import Rating, bradley_terry
+from replay.analysis.skill import Decomposition, decompose
 from replay.analysis.stats import RunStats, run_stats
-from replay.reference.plan import Scale, Study, by_section
-from replay.reference.svg import bars_svg
+from replay.reference.plan import ANCHOR, Scale, Study, by_section
+from replay.reference.svg import bars_svg, intervals_svg
 from replay.store.runs import Store
 
 #: The per-hand figures of the rule and strength sections (replay.analysis.figures.effects).
@@ -84,7 +87,18 @@ def _recorded(study: Study, manifest: dict[str, Any]) -> Recorded:
     )  # fmt: skip
 
 
-def gather(store: Store, studies: Sequence[Study]) -> dict[str, Gathered]:
+@dataclass(frozen=True)
+class Figures:
+    """Everything the document shows: each study's figures, the rule switches against the
+    hunan run (by study key), the ladder's ratings and the skill decomposition."""
+
+    runs: dict[str, Gathered]
+    effects: dict[str, dict[str, Effect]]
+    ladder: list[Rating]
+    skill: Decomposition
+
+
+def gather(store: Store, studies: Sequence[Study]) -> Figures:
     """Every figure of ``studies`` from their runs in ``store`` (by
     :meth:`~replay.reference.plan.Study.run_name`); ``CorruptLog`` naming the first run that
     is damaged or not complete, ``StoreError`` for one that is missing."""
@@ -95,31 +109,34 @@ def gather(store: Store, studies: Sequence[Study]) -> dict[str, Gathered]:
         stats = {r.run: r for r in run_stats(store, names, con=con, state=state)}
         events = {e.run: e for e in event_stats(store, [s.run_name() for s in studies
                                                          if s.section == "preset"])}  # fmt: skip
-        out = {}
+        runs = {}
         for study, name in zip(studies, names):
             run = store.run(name)
-            players = run.rules.players
-            row = fetch(con, E.run_moments(name, players))[0]
+            row = fetch(con, E.run_moments(name, run.rules.players))[0]
             counts = fetch(con, value_counts(Selection(runs=(name,)), None))
-            out[study.key] = Gathered(
+            runs[study.key] = Gathered(
                 _recorded(study, run.manifest), stats[name], events.get(name),
                 run_means(row, FIGURES),
                 {m: distribution(counts, m) for m in ("huxi", "deng", "fan", "score")},
             )  # fmt: skip
-        return out
+        effect_studies = by_section(studies, "effect")
+        base = effect_studies[0].run_name()
+        players = store.run(base).rules.players
+        effects_of = {
+            s.key: effects(fetch(con, E.paired_moments(s.run_name(), base, players))[0], FIGURES)
+            for s in effect_studies[1:]
+        }
+        ladder_runs = tuple(s.run_name() for s in by_section(studies, "ladder"))
+        duels = [
+            (r["a"], r["b"], r["a_won"], r["b_won"], r["ties"])
+            for r in fetch(con, G.duels(Selection(runs=ladder_runs, duplicate=ladder_runs)))
+        ]
+        (skill,) = by_section(studies, "skill")
+        cur = con.execute(*G.seat_scores(skill.run_name()))
+        decomposition = decompose(cur.fetchall())
+        return Figures(runs, effects_of, bradley_terry(duels, ANCHOR), decomposition)
     finally:
         con.close()
-
-
-def paired(store: Store, a: Study, b: Study) -> dict[str, Effect]:
-    """The figures of study ``a`` against ``b``, paired by deal."""
-    con = store.connect()
-    try:
-        players = store.run(a.run_name()).rules.players
-        row = fetch(con, E.paired_moments(a.run_name(), b.run_name(), players))[0]
-    finally:
-        con.close()
-    return effects(row, FIGURES)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -192,10 +209,7 @@ def _provenance(rows: Sequence[Recorded]) -> list[str]:
 # ---------------------------------------------------------------------------------------------
 
 
-def render(
-    scale: Scale, studies: Sequence[Study], got: dict[str, Gathered],
-    effects_of: dict[str, dict[str, Effect]],
-) -> tuple[str, dict[str, str]]:  # fmt: skip
+def render(scale: Scale, studies: Sequence[Study], fig: Figures) -> tuple[str, dict[str, str]]:
     """The document's text and its charts (file name → SVG), from the gathered figures."""
     lines = [
         "# Reference statistics",
@@ -207,12 +221,16 @@ def render(
         " percent; a difference whose interval excludes 0 is in bold.",
     ]
     svgs: dict[str, str] = {}
+    got = fig.runs
     presets = by_section(studies, "preset")
     lines += _preset_overview(presets, got)
     for study in presets:
         lines += _preset_detail(study, got[study.key], svgs)
-    lines += _effects_section(by_section(studies, "effect"), got, effects_of)
+    lines += _effects_section(by_section(studies, "effect"), got, fig.effects)
     lines += _strength_section(by_section(studies, "strength"), got)
+    lines += _ladder_section(by_section(studies, "ladder"), got, fig.ladder, svgs)
+    (skill,) = by_section(studies, "skill")
+    lines += _skill_section(skill, got[skill.key], fig.skill, svgs)
     return "\n".join(lines) + "\n", svgs
 
 
@@ -339,4 +357,114 @@ def _strength_section(studies: Sequence[Study], got: dict[str, Gathered]) -> lis
             + " |"
         )
     out += _provenance([got[s.key].recorded for s in studies])
+    return out
+
+
+def _ladder_section(
+    studies: Sequence[Study], got: dict[str, Gathered], ratings: list[Rating],
+    svgs: dict[str, str],
+) -> list[str]:  # fmt: skip
+    out = [
+        "",
+        "## Strength ladder",
+        "",
+        "Every pair of policies in a duplicate match on the hunan preset: one seat played by"
+        " the one, the others by the other, each deal played once per rotation of the seats."
+        " A deal is a match, won by the policy whose mean score change per seat-hand is"
+        " higher (a tie half each). The ratings are a Bradley–Terry fit of all the matches"
+        f" on the Elo scale (`{ANCHOR}` fixed at 1500; 95 % intervals from the fit's"
+        " information, each relative to the anchor; one tied match added to every pair).",
+        "",
+        "| rank | policy | rating (Elo) | matches |",
+        "|---:|---|---|---:|",
+    ]
+    for i, r in enumerate(ratings, 1):
+        span = "" if r.policy == ANCHOR else f" [{r.lo:.0f}, {r.hi:.0f}]"
+        out.append(f"| {i} | `{r.policy}` | {r.elo:.0f}{span} | {r.matches:,} |")
+    name = "reference/ladder.svg"
+    svgs[name] = intervals_svg(
+        [(r.policy, r.elo, r.lo, r.hi) for r in ratings], "strength ladder (Elo, 95 %)"
+    )
+    out += ["", f"![the strength ladder]({name})", ""]
+    out += [
+        "Each policy against the next one down the ladder: the paired difference of score per"
+        " hand (ADP: the upper policy minus the lower, per seat-hand, over the same deals) and"
+        " of win rate (WP, percentage points), deal-clustered 95 % intervals.",
+        "",
+        "| upper | lower | deals | ADP (score per hand) | WP (pp) |",
+        "|---|---|---:|---|---|",
+    ]
+    by_pair = {frozenset(s.policies): s for s in studies}
+    for upper, lower in zip(ratings, ratings[1:]):
+        study = by_pair.get(frozenset((upper.policy, lower.policy)))
+        if study is None:
+            continue
+        row = next(
+            (p for p in got[study.key].stats.paired if {p.a, p.b} == {upper.policy, lower.policy}),
+            None,
+        )
+        if row is None:
+            continue
+        sign = 1.0 if row.a == upper.policy else -1.0
+        score = Mean(sign * row.score_diff.mean, *sorted((sign * row.score_diff.lo,
+                     sign * row.score_diff.hi)), row.score_diff.n)  # fmt: skip
+        win = Mean(sign * row.win_diff.mean, *sorted((sign * row.win_diff.lo,
+                   sign * row.win_diff.hi)), row.win_diff.n)  # fmt: skip
+        out.append(
+            f"| `{upper.policy}` | `{lower.policy}` | {row.deals:,} | {diff(score)} |"
+            f" {diff(win, percent=True)} |"
+        )
+    out += _provenance([got[s.key].recorded for s in studies])
+    return out
+
+
+def _share(x: Any) -> str:
+    return f"{_pct(x.share, 1)} % [{_pct(x.lo, 1)}, {_pct(x.hi, 1)}]"
+
+
+def _skill_section(study: Study, g: Gathered, d: Decomposition, svgs: dict[str, str]) -> list[str]:
+    table = ", ".join(f"`{p}`" for p in study.policies)
+    out = [
+        "",
+        "## Skill against luck",
+        "",
+        f"One duplicate run of the hunan preset with {table} at the table, seats rotated, so"
+        " every seat's cards are played by each of them in turn. The variance of a seat's"
+        " score change per hand is split by a two-way analysis of variance (method of"
+        " moments, no replication; `replay/analysis/skill.py`): the policy playing the seat,"
+        " the cards (the deal seen from the seat: its hand and the dealer; every rotation of a"
+        " deal has the same), and the rest (the same deal played out differently: which cards"
+        " of the stock reach the seat and when depends on everyone's play). Intervals: 2.5 and 97.5 % points of a bootstrap over deals"
+        f" ({d.deals:,} deals, {d.seat_hands:,} seat-hands).",
+        "",
+        "| part | share of the variance per hand |",
+        "|---|---|",
+        f"| the policy | {_share(d.policy)} |",
+        f"| the cards | {_share(d.cards)} |",
+        f"| the rest | {_share(d.rest)} |",
+        "",
+        "| policy | mean score change per seat-hand |",
+        "|---|---:|",
+    ]
+    for p, m in zip(d.policies, d.means):
+        out.append(f"| `{p}` | {m:+.3f} |")
+    out += [
+        "",
+        "Over a session of n hands (hands taken as independent) the policy's part grows as"
+        " n² against n: its share of the variance of a seat's total is n·V_P / (n·V_P + V_C +"
+        f" V_E). It explains half after {d.half_at.share:,.1f} hands [{d.half_at.lo:,.1f},"
+        f" {d.half_at.hi:,.1f}].",
+        "",
+        "| hands | share of the policy |",
+        "|---:|---|",
+    ]
+    for hands, share in d.growth:
+        out.append(f"| {hands:,} | {_share(share)} |")
+    name = "reference/skill.svg"
+    svgs[name] = intervals_svg(
+        [(f"{h} hands", 100 * x.share, 100 * x.lo, 100 * x.hi) for h, x in d.growth],
+        "share of the variance explained by the policy (%)",
+    )
+    out += ["", f"![the policy's share by session length]({name})"]
+    out += _provenance([g.recorded])
     return out

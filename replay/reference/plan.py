@@ -11,7 +11,11 @@ the table, a seed and a number of hands — at a :class:`Scale`.
   one-hand sessions never reach;
 * **strength effects**: the hunan preset under each built-in policy and the shipped sets in
   every seat, on the same deals as each other (same seed), so readers see how much each
-  figure depends on how well the table plays.
+  figure depends on how well the table plays;
+* **the ladder**: every pair of the ladder's policies in a duplicate match on the hunan
+  preset (one seat the one, the others the other, seats rotated), the more expensive policy
+  in the one seat;
+* **skill against luck**: one duplicate run of a strong, a middling and a weak policy.
 
 A run's name is its study's key and a digest of its identity and of its policy's table, so
 the same study at the same scale finds its run again (resumed if it was cut short, used as it
@@ -33,7 +37,7 @@ from dataclasses import dataclass
 
 from engine.policies import weights as W
 from engine.rules import find_rules
-from replay.record.spec import RunSpec, resolve_tables
+from replay.record.spec import DEFAULT_SHARD_HANDS, RunSpec, resolve_tables
 
 #: The presets of the per-preset section, in the document's order.
 PRESETS = ("hunan", "hunan-basic", "hunan-full", "hunan-4p", "luzhou")
@@ -53,6 +57,13 @@ SWITCHES: tuple[tuple[str, tuple[str, ...], str], ...] = (
 
 #: The policies of the strength-effects section, weakest first (the search last).
 STRENGTHS = ("random", "greedy", "heuristic", "heuristic@tuned-hunan", "learned@hunan")
+#: The ladder's policies besides its searches (the scale's), cheapest first; its anchor.
+LADDER = STRENGTHS
+ANCHOR = "heuristic"
+#: The table of the skill-against-luck run: strong, middling, weak.
+SKILL_TABLE = ("learned@hunan", "heuristic", "greedy")
+#: Hands per shard of a run with a search seat: small, so that both cores play it.
+SEARCH_SHARD_HANDS = 48
 
 
 @dataclass(frozen=True)
@@ -66,12 +77,38 @@ class Scale:
     strength_hands: int  # per policy of the strength section
     search_hands: int  # the search policy's run of the strength section
     search: str
+    ladder_deals: int  # per pair of the ladder without a search
+    #: the ladder's searches and the deals of each pair they play in
+    ladder_searches: tuple[tuple[str, int], ...]
+    skill_deals: int
 
 
 SCALES = {
-    "full": Scale("full", 2_000_000, 10_000_000, 1_000_000, 200_000, 1_500, "search@64"),
+    "full": Scale(
+        "full",
+        2_000_000,
+        10_000_000,
+        1_000_000,
+        200_000,
+        1_500,
+        "search@64",
+        20_000,
+        (("search@16", 1_000), ("search@64", 400)),
+        100_000,
+    ),
     # make test: every section, table and chart, from a few minutes of play
-    "small": Scale("small", 2_000, 4_000, 2_000, 1_000, 12, "search@2"),
+    "small": Scale(
+        "small",
+        2_000,
+        4_000,
+        2_000,
+        1_000,
+        12,
+        "search@2",
+        150,
+        (("search@2", 4), ("search@4", 3)),
+        300,
+    ),
 }
 
 
@@ -87,27 +124,36 @@ def strongest(preset: str) -> str:
 
 @dataclass(frozen=True)
 class Study:
-    """One run of the report: ``section`` (``preset``, ``effect``, ``strength``), its
-    ``key`` (unique), a label for the document, the preset and overrides, the policy in
-    every seat, the seed, the hands and the session length."""
+    """One run of the report: ``section`` (``preset``, ``effect``, ``strength``, ``ladder``,
+    ``skill``), its ``key`` (unique), a label for the document, the preset and overrides,
+    the policies (one: in every seat; else one per seat), the seed, the hands (deals of a
+    duplicate run), the session length, whether duplicate, the hands per shard."""
 
     section: str
     key: str
     label: str
     preset: str
     overrides: tuple[str, ...]
-    policy: str
+    policies: tuple[str, ...]
     seed: int
     hands: int
     session_length: int
+    duplicate: bool = False
+    shard_hands: int = DEFAULT_SHARD_HANDS
+
+    @property
+    def policy(self) -> str:
+        """The policy of the first seat (of every seat when one is given)."""
+        return self.policies[0]
 
     def spec(self) -> RunSpec:
         """The run's spec (its tables read now from the shipped sets)."""
         rules = find_rules(self.preset).with_overrides(self.overrides)
-        policies = (self.policy,) * rules.players
-        spec = RunSpec(rules=rules, policies=policies, seed=self.seed, deals=self.hands,
-                       session_length=self.session_length)  # fmt: skip
-        return dataclasses.replace(spec, weights=resolve_tables(policies, {}))
+        seats = self.policies if len(self.policies) > 1 else self.policies * rules.players
+        spec = RunSpec(rules=rules, policies=seats, seed=self.seed, deals=self.hands,
+                       session_length=self.session_length, duplicate=self.duplicate,
+                       shard_hands=self.shard_hands)  # fmt: skip
+        return dataclasses.replace(spec, weights=resolve_tables(seats, {}))
 
     def run_name(self) -> str:
         """``ref-KEY-DIGEST``: a digest of the run's identity and of the tables its policy
@@ -119,8 +165,8 @@ class Study:
 
 
 #: The seeds: one for the per-preset runs, one for the deals every rule switch is played on,
-#: one for the strength runs.
-PRESET_SEED, EFFECT_SEED, STRENGTH_SEED = 2027, 2028, 2029
+#: one for the strength runs, the ladder's and the skill run's.
+PRESET_SEED, EFFECT_SEED, STRENGTH_SEED, LADDER_SEED, SKILL_SEED = 2027, 2028, 2029, 2030, 2031
 
 
 def studies(scale: Scale) -> list[Study]:
@@ -128,18 +174,50 @@ def studies(scale: Scale) -> list[Study]:
     out = []
     for preset in PRESETS:
         hands = scale.hunan_hands if preset == "hunan" else scale.preset_hands
-        out.append(Study("preset", f"preset.{preset}", preset, preset, (), strongest(preset),
+        out.append(Study("preset", f"preset.{preset}", preset, preset, (), (strongest(preset),),
                          PRESET_SEED, hands, 8))  # fmt: skip
     base = strongest("hunan")
-    out.append(Study("effect", "effect.hunan", "hunan (the baseline)", "hunan", (), base,
+    out.append(Study("effect", "effect.hunan", "hunan (the baseline)", "hunan", (), (base,),
                      EFFECT_SEED, scale.effect_hands, 1))  # fmt: skip
     for key, overrides, label in SWITCHES:
-        out.append(Study("effect", f"effect.{key}", label, "hunan", overrides, base,
+        out.append(Study("effect", f"effect.{key}", label, "hunan", overrides, (base,),
                          EFFECT_SEED, scale.effect_hands, 1))  # fmt: skip
     for policy in (*STRENGTHS, scale.search):
-        hands = scale.search_hands if policy == scale.search else scale.strength_hands
-        out.append(Study("strength", f"strength.{policy.replace('@', '_')}", policy, "hunan",
-                         (), policy, STRENGTH_SEED, hands, 1))  # fmt: skip
+        search = policy == scale.search
+        out.append(Study("strength", f"strength.{_key(policy)}", policy, "hunan", (), (policy,),
+                         STRENGTH_SEED, scale.search_hands if search else scale.strength_hands,
+                         1, shard_hands=SEARCH_SHARD_HANDS if search else DEFAULT_SHARD_HANDS))  # fmt: skip
+    out += _ladder(scale)
+    out.append(Study("skill", "skill", " vs ".join(SKILL_TABLE), "hunan", (), SKILL_TABLE,
+                     SKILL_SEED, scale.skill_deals, 8, duplicate=True))  # fmt: skip
+    return out
+
+
+def ladder_policies(scale: Scale) -> list[str]:
+    """The ladder's policies, cheapest first."""
+    return [*LADDER, *(s for s, _ in scale.ladder_searches)]
+
+
+def _key(policy: str) -> str:
+    return policy.replace("@", "_")
+
+
+def _ladder(scale: Scale) -> list[Study]:
+    """One duplicate match per pair: the more expensive policy (later in the ladder) in the
+    first seat, the other in the rest; a pair with a search plays that search's deals (the
+    smaller when both are searches) in small shards."""
+    deals = dict(scale.ladder_searches)
+    names = ladder_policies(scale)
+    out = []
+    for i, cheap in enumerate(names):
+        for dear in names[i + 1 :]:
+            searched = [deals[p] for p in (cheap, dear) if p in deals]
+            out.append(Study(
+                "ladder", f"ladder.{_key(dear)}.{_key(cheap)}", f"{dear} vs {cheap}", "hunan",
+                (), (dear, cheap, cheap), LADDER_SEED, min(searched, default=scale.ladder_deals),
+                8, duplicate=True,
+                shard_hands=SEARCH_SHARD_HANDS if searched else DEFAULT_SHARD_HANDS,
+            ))  # fmt: skip
     return out
 
 

@@ -56,3 +56,43 @@ def bars_svg(dist: Distribution, title: str, width: int = 640, height: int = 240
             )
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def intervals_svg(rows: list[tuple[str, float, float, float]], title: str, width: int = 640) -> str:
+    """One row per ``(label, value, lo, hi)``: a dot and its interval on a shared axis."""
+    row_h, left, right, top = 22, 190, 20, 30
+    height = top + row_h * len(rows) + 30
+    finite = [v for _, m, lo, hi in rows for v in (m, lo, hi) if v == v]
+    lo_all, hi_all = (min(finite), max(finite)) if finite else (0.0, 1.0)
+    if hi_all == lo_all:
+        lo_all, hi_all = lo_all - 1.0, hi_all + 1.0
+    span = hi_all - lo_all
+    lo_all, hi_all = lo_all - 0.05 * span, hi_all + 0.05 * span
+
+    def x(v: float) -> float:
+        return left + (width - left - right) * (v - lo_all) / (hi_all - lo_all)
+
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}"'
+        f' viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
+        f'<text x="8" y="16" font-size="13">{escape(title)}</text>',
+        f'<line x1="{left}" y1="{height - 24}" x2="{width - right}" y2="{height - 24}"'
+        ' stroke="#999"/>',
+        f'<text x="{left}" y="{height - 8}">{lo_all:.4g}</text>',
+        f'<text x="{width - right}" y="{height - 8}" text-anchor="end">{hi_all:.4g}</text>',
+    ]
+    for i, (label, m, lo, hi) in enumerate(rows):
+        y = top + row_h * i + row_h / 2
+        out.append(f'<text x="8" y="{y + 4:.1f}">{escape(label)}</text>')
+        if lo == lo and hi == hi:
+            out.append(
+                f'<line x1="{x(lo):.1f}" y1="{y:.1f}" x2="{x(hi):.1f}" y2="{y:.1f}"'
+                ' stroke="#4c78a8" stroke-width="2"/>'
+            )
+        if m == m:
+            out.append(
+                f'<circle cx="{x(m):.1f}" cy="{y:.1f}" r="4" fill="#4c78a8">'
+                f"<title>{escape(label)}: {m:.4g} [{lo:.4g}, {hi:.4g}]</title></circle>"
+            )
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
