@@ -16,6 +16,7 @@ relative to it).
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -79,10 +80,8 @@ def bradley_terry(
         if np.max(np.abs(step)) < 1e-10:
             break
     cov = np.full((k, k), np.nan)
-    try:
+    with contextlib.suppress(np.linalg.LinAlgError):  # singular: the ratings stay NaN
         cov[np.ix_(free, free)] = np.linalg.inv(info[np.ix_(free, free)])
-    except np.linalg.LinAlgError:
-        pass
     out = []
     for name in names:
         i = idx[name]

@@ -406,16 +406,19 @@ def _ladder_section(
         if row is None:
             continue
         sign = 1.0 if row.a == upper.policy else -1.0
-        score = Mean(sign * row.score_diff.mean, *sorted((sign * row.score_diff.lo,
-                     sign * row.score_diff.hi)), row.score_diff.n)  # fmt: skip
-        win = Mean(sign * row.win_diff.mean, *sorted((sign * row.win_diff.lo,
-                   sign * row.win_diff.hi)), row.win_diff.n)  # fmt: skip
+        score, win = _signed(row.score_diff, sign), _signed(row.win_diff, sign)
         out.append(
             f"| `{upper.policy}` | `{lower.policy}` | {row.deals:,} | {diff(score)} |"
             f" {diff(win, percent=True)} |"
         )
     out += _provenance([got[s.key].recorded for s in studies])
     return out
+
+
+def _signed(m: Mean, sign: float) -> Mean:
+    """``m`` of ``a − b`` as ``b − a`` when ``sign`` is −1."""
+    lo, hi = sorted((sign * m.lo, sign * m.hi))
+    return Mean(sign * m.mean, lo, hi, m.n)
 
 
 def _share(x: Any) -> str:
