@@ -99,6 +99,6 @@ def report(
     except (PaohuziError, OSError) as e:
         raise _input_error(f"report: {e}") from None
     click.echo(
-        f"report: {out} and {len(written) - 1} charts from {len(plan)} runs in {data}"
+        f"report: {out} and {len(written) - 1} files beside it from {len(plan)} runs in {data}"
         f" ({time.perf_counter() - start:,.0f} s)"
     )

@@ -39,17 +39,18 @@ METRICS: tuple[tuple[str, tuple[str, str]], ...] = (
 )
 
 
-def _per_deal(p: Params, run: str, side: str) -> str:
-    """The deal's sums of every figure in ``run``: columns ``deal_id``, ``{side}_{name}_y``
-    and ``{side}_{name}_m``."""
+def _per_deal(p: Params, runs: str | tuple[str, ...], side: str) -> str:
+    """The deal's sums of every figure in ``runs`` (one run, or several: a deal of each run
+    its own cluster): columns ``deal_id``, ``{side}_{name}_y`` and ``{side}_{name}_m``."""
     cols = ", ".join(
         f"sum({y})::DOUBLE AS {side}_{name}_y, sum({m})::DOUBLE AS {side}_{name}_m"
         for name, (y, m) in METRICS
     )
-    return (
-        f"SELECT deal_id, {cols} FROM hands"
-        f" WHERE run = {p.bind(run, 'run' if side == 'a' else 'run_b')} GROUP BY deal_id"
-    )
+    if isinstance(runs, str):
+        where = f"run = {p.bind(runs, 'run' if side == 'a' else 'run_b')}"
+        return f"SELECT deal_id, {cols} FROM hands WHERE {where} GROUP BY deal_id"
+    where = p.in_("run", list(runs), "run")
+    return f"SELECT run, deal_id, {cols} FROM hands WHERE {where} GROUP BY run, deal_id"
 
 
 def _sums(side: str, name: str) -> str:
@@ -61,9 +62,10 @@ def _sums(side: str, name: str) -> str:
     )
 
 
-def run_moments(run: str, players: int) -> Statement:
+def run_moments(run: str | tuple[str, ...], players: int) -> Statement:
     """One row: ``clusters`` (deals) and for every figure of :data:`METRICS` the cluster sums
-    ``a_{name}_sy, _sm, _syy, _sym, _smm`` over the hands of ``run``."""
+    ``a_{name}_sy, _sm, _syy, _sym, _smm`` over the hands of ``run`` (or of several runs of
+    ``players`` players)."""
     p = Params()
     p.bind(players, "players")
     sums = ", ".join(_sums("a", name) for name, _ in METRICS)
