@@ -1,14 +1,19 @@
-"""The default dataset behind ``make demo``: a few runs that make every dashboard page worth
-looking at, recorded with ``paohuzi simulate`` into the store (``data/`` by default).
+"""The default dataset behind ``make demo``: runs large enough that every dashboard page's
+intervals are narrow, recorded with ``paohuzi simulate`` into the store (``data/`` by default).
 
-* two policy mixes: greedy at every seat, and heuristic / greedy / random played
-  ``--duplicate`` (every deal once per rotation, for the paired policy differences);
-* rule changes to compare with the greedy baseline: 10 instead of 15 胡息, the full 花样
-  (every 名堂), and the 4-player 坐醒 table.
+* the hunan preset under ``learned@hunan`` in every seat — the strongest fast policy, the
+  one docs/REFERENCE.md's figures are measured with, so the Reference page compares like with
+  like;
+* heuristic / greedy / random played ``--duplicate`` (every deal once per rotation, for the
+  paired policy differences);
+* rule changes beside the baseline: 10 instead of 15 胡息, the full 花样 (every 名堂), and the
+  4-player table, each under its strongest fast policy too.
 
-About 21,600 hands; on two busy cores (``--workers 2``) it took about 80 s. A run already
-complete is only confirmed (``paohuzi simulate`` resumes or confirms, it never duplicates), so
-a second ``make demo`` starts the dashboard at once.
+About 1,000,000 hands; see :data:`DEMO_RUNS` and the CHANGELOG for the time it takes. A run
+already complete is only confirmed (``paohuzi simulate`` resumes or confirms, it never
+duplicates), so a second ``make demo`` starts the dashboard at once. (The smaller runs of
+earlier versions, ``demo-greedy`` and the others, stay in a store that has them; ``paohuzi
+rm`` removes them.)
 
     python -m paohuzi.demo_data [--data DIR] [--workers N] [--dry-run]
 """
@@ -27,17 +32,20 @@ from replay.store.layout import MANIFEST_NAME, data_option, run_dir
 
 #: Each run: its name and the ``paohuzi simulate`` arguments after ``--data DIR``.
 DEMO_RUNS: list[tuple[str, list[str]]] = [
-    ("demo-greedy", ["--hands", "8000", "--seed", "1", "--policies", "greedy"]),
+    ("demo-hunan", ["--hands", "300000", "--seed", "1", "--policies", "learned@hunan"]),
     (
-        "demo-duplicate",
+        "demo-dup",
         [
-            "--hands", "1200", "--seed", "2", "--policies", "heuristic,greedy,random",
+            "--hands", "50000", "--seed", "2", "--policies", "heuristic,greedy,random",
             "--duplicate",
         ],
     ),
-    ("demo-min10", ["--hands", "3000", "--seed", "3", "--policies", "greedy", "--set", "min_huxi=10"]),
-    ("demo-full", ["--hands", "4000", "--seed", "4", "--policies", "greedy", "--rules", "hunan-full"]),
-    ("demo-4p", ["--hands", "3000", "--seed", "5", "--policies", "greedy", "--rules", "hunan-4p"]),
+    ("demo-hunan-min10", ["--hands", "200000", "--seed", "3", "--policies", "learned@hunan",
+                          "--set", "min_huxi=10"]),
+    ("demo-hunan-full", ["--hands", "200000", "--seed", "4", "--policies", "heuristic",
+                         "--rules", "hunan-full"]),
+    ("demo-hunan-4p", ["--hands", "200000", "--seed", "5", "--policies", "learned@hunan-4p",
+                       "--rules", "hunan-4p"]),
 ]  # fmt: skip
 
 

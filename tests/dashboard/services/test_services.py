@@ -468,7 +468,10 @@ def test_demo_data_commands(tmp_path: Path) -> None:
     names = [c[4] for c in cmds]
     assert len(set(names)) == len(names) == len(demo_data.DEMO_RUNS)
     assert any("--duplicate" in c for c in cmds)
-    assert {c[c.index("--policies") + 1] for c in cmds} >= {"greedy", "heuristic,greedy,random"}
+    assert {c[c.index("--policies") + 1] for c in cmds} >= {
+        "learned@hunan",
+        "heuristic,greedy,random",
+    }
     assert not demo_data.is_complete(tmp_path, names[0])
     assert all(re.fullmatch(r"[a-z0-9-]+", n) for n in names)
 
