@@ -34,6 +34,7 @@ PAGES = [
     st.Page(P["huang"], title="荒庄", icon=":material/hourglass_empty:", url_path="huangzhuang"),
     st.Page(P["mingtang"], title="名堂", icon=":material/style:", url_path="mingtang"),
     st.Page(P["compare"], title="Compare", icon=":material/compare_arrows:", url_path="compare"),
+    st.Page(P["reference"], title="Reference", icon=":material/fact_check:", url_path="reference"),
     st.Page(P["actions"], title="Actions", icon=":material/touch_app:", url_path="actions"),
     st.Page(P["replay"], title="Replay", icon=":material/play_circle:", url_path="replay"),
     st.Page(P["drilldown"], title="Drill-down", icon=":material/search:", url_path="drilldown"),

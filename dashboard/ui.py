@@ -26,6 +26,7 @@ PAGE_FILES = {
     "huang": "views/huangzhuang.py",
     "mingtang": "views/mingtang.py",
     "compare": "views/compare.py",
+    "reference": "views/reference.py",
     "replay": "views/replay.py",
     "drilldown": "views/drilldown.py",
     "review": "views/review.py",

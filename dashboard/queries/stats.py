@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import db
-from replay.analysis.figures import groups, huang, outcomes, values
+from replay.analysis.figures import effects, events, groups, huang, outcomes, values
 from replay.analysis.figures.selection import Plan, Selection, plan, summaries_enabled
 
 
@@ -93,6 +93,21 @@ def survival(sig: str, f: Selection, key: str) -> pd.DataFrame:
 @st.cache_data(show_spinner=False, max_entries=512)
 def retention(sig: str, f: Selection) -> pd.DataFrame:
     return db.query(*huang.retention(f, summary_plan(f)))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def run_moments(sig: str, runs: tuple[str, ...], players: int) -> pd.DataFrame:
+    """The per-hand figures' cluster sums over ``runs`` (of ``players`` players; each run's
+    deal its own cluster): :func:`replay.analysis.figures.effects.run_moments`, which reads
+    the hands."""
+    return db.query(*effects.run_moments(runs, players))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def hand_length(sig: str, f: Selection) -> pd.DataFrame:
+    """The selection's decisions and draws per hand (cluster sums):
+    :func:`replay.analysis.figures.events.hand_length`."""
+    return db.query(*events.hand_length(f, summary_plan(f)))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

@@ -57,3 +57,8 @@ st.caption(
     "Rates: Wilson intervals (on deals for --duplicate runs, whose rotations share a deck);"
     " means: cluster-robust normal intervals. n is what each number rests on."
 )
+st.page_link(
+    ui.PAGE_FILES["reference"],
+    label="The selection beside the published reference figures of its preset",
+    icon=":material/fact_check:",
+)

@@ -29,13 +29,9 @@ from replay.analysis.ladder import Rating, bradley_terry
 from replay.analysis.skill import Decomposition, decompose
 from replay.analysis.stats import RunStats, run_stats
 from replay.reference.plan import ANCHOR, Scale, Study, by_section
+from replay.reference.published import PUBLISHED, published
 from replay.reference.svg import bars_svg, intervals_svg
 from replay.store.runs import Store
-
-#: The machine-readable per-preset figures, beside the document (the dashboard's Reference
-#: page compares a selection with them): :func:`published`.
-PUBLISHED = "reference/reference.json"
-PUBLISHED_FORMAT = "paohuzi-reference"
 
 #: The per-hand figures of the rule and strength sections (replay.analysis.figures.effects).
 FIGURES = ("huang", "dealer_win", "dealer_adv", "score", "huxi")
@@ -477,43 +473,3 @@ def _skill_section(study: Study, g: Gathered, d: Decomposition, svgs: dict[str, 
     out += ["", f"![the policy's share by session length]({name})"]
     out += _provenance([g.recorded])
     return out
-
-
-def _value(kind: str, x: Rate | Mean | None) -> dict[str, Any] | None:
-    if x is None:
-        return None
-    if isinstance(x, Rate):
-        return {"kind": "rate", "k": x.k, "n": x.n, "value": x.p, "lo": x.lo, "hi": x.hi}
-    return {"kind": kind, "n": x.n, "value": x.mean, "lo": x.lo, "hi": x.hi}
-
-
-def published(scale: Scale, presets: Sequence[Study], got: dict[str, Gathered]) -> str:
-    """The per-preset figures as JSON (``reference/reference.json``): per preset its policy,
-    run, hands and each figure's value with its 95 % interval — a rate ``k`` of ``n``
-    (Wilson), a mean of ``n`` (cluster-robust); the same keys as the statistics layer's
-    figures: ``win``, ``huangzhuang``, ``dealer_win``, ``dealer_adv``, ``zimo``, ``huxi`` and
-    ``score`` (of a win), ``decisions_per_hand``."""
-    import json
-
-    out: dict[str, Any] = {"format": PUBLISHED_FORMAT, "version": 1, "scale": scale.name}
-    table = {}
-    for s in presets:
-        g = got[s.key]
-        m = g.means
-        dw = m["dealer_win"]
-        figures = {
-            "win": _value("rate", g.stats.outcomes.get("win")),
-            "huangzhuang": _value("rate", g.stats.outcomes.get("huangzhuang")),
-            "dealer_win": _value("rate", Rate.of(round(dw.mean * dw.n), dw.n)),
-            "dealer_adv": _value("mean", m["dealer_adv"]),
-            "zimo": _value("rate", g.stats.zimo),
-            "huxi": _value("mean", m["huxi"]),
-            "score": _value("mean", m["score"]),
-            "decisions_per_hand": _value("mean", g.events.decisions_per_hand if g.events else None),
-        }
-        table[s.preset] = {
-            "policy": s.policy, "run": g.recorded.run, "hands": g.recorded.hands,
-            "figures": figures,
-        }  # fmt: skip
-    out["presets"] = table
-    return json.dumps(out, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"

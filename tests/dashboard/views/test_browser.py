@@ -74,9 +74,13 @@ def dashboard_server(store_dir: Path, log_name: str, *extra: str) -> Iterator[st
 
 
 @pytest.fixture(scope="module")
-def server(store_dir: Path) -> Iterator[str]:
-    """``paohuzi dashboard`` on the fixture store, on a free port; its base URL."""
-    with dashboard_server(store_dir, "dashboard-server.log") as base:
+def server(store_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``paohuzi dashboard`` on the fixture store, on a free port, its Reference page reading
+    a reference file of every preset (reference_helpers); its base URL."""
+    from reference_helpers import write_reference
+
+    ref = write_reference(tmp_path_factory.mktemp("browser-reference") / "reference.json")
+    with dashboard_server(store_dir, "dashboard-server.log", "--reference", str(ref)) as base:
         yield base
 
 
@@ -152,6 +156,7 @@ PAGES = [
         ["Headline numbers", "Distributions over the wins", "名堂 frequencies"],
         1,
     ),
+    ("reference", "reference_mixed", ["The selection mixes rule sets", "hunan-4p (four)"], 0),
     ("actions", "actions_page", ["Per hand", "Declined when offered", "Options per real"], 2),
     ("review", "review_page", ["Review", "No stored review"], 0),
     ("sql", "sql", ["row limit", "time limit", "rows in"], 0),
@@ -194,6 +199,33 @@ def test_the_sidebar_filters_survive_a_page_switch(page: Any, server: str) -> No
     check(page, None)
     sidebar = page.locator('[data-testid="stSidebarUserContent"]').inner_text()
     assert "Runs" in sidebar and "Policy" in sidebar and "Seat" in sidebar
+
+
+def test_the_reference_page_beside_one_preset(server: str, browser: Any) -> None:
+    """The Reference page on the runs of one preset (the sidebar's Rules set to hunan): its
+    table of figures, each with the difference and whether it differs. In a page of its own,
+    so the sidebar's choice stays there."""
+    pg = browser.new_page(viewport={"width": 1400, "height": 1400})
+    pg.set_default_timeout(30_000)
+    try:
+        visit(pg, f"{server}/reference")
+        rules = pg.locator('[data-testid="stSidebarUserContent"] [data-testid="stMultiSelect"]')
+        rules.nth(1).click()
+        pg.get_by_role("option", name="hunan", exact=True).click()
+        pg.keyboard.press("Escape")
+        pg.wait_for_function(  # the table's cells are drawn on a canvas: the text above it
+            "() => document.querySelector('[data-testid=\"stMain\"]').innerText"
+            ".includes('Selection: hunan, 3 runs')"
+        )
+        settle(pg)
+        check(pg, "reference")
+        text = main_text(pg)
+        assert "learned@hunan in every seat" in text and "base, dup, mixed" in text
+        assert "it differs when its interval excludes 0" in text
+        table = pg.locator('[data-testid="stDataFrame"]')
+        assert table.count() == 1 and table.first.bounding_box()["height"] > 200  # 8 rows
+    finally:
+        pg.close()
 
 
 def test_replay_steps_forward_and_back(page: Any, server: str) -> None:
