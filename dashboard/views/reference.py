@@ -70,9 +70,9 @@ mine = rsvc.selection_figures(hl, wm, moments, length)
 
 seated = rsvc.policies(runs)
 hands = sum(r.hands for r in runs)
+names = f" ({', '.join(r.name for r in runs)})" if len(runs) <= 4 else ""
 st.markdown(
-    f"**Selection**: {preset}, {len(runs)} run{'s' if len(runs) > 1 else ''}"
-    f" ({', '.join(r.name for r in runs) if len(runs) <= 4 else f'{len(runs)} runs'}),"
+    f"**Selection**: {preset}, {len(runs)} run{'s' if len(runs) > 1 else ''}{names},"
     f" {hands:,} hands; policies {', '.join(f'`{p}`' for p in seated)}.  \n"
     f"**Reference**: {preset}, `{ref.policy}` in every seat, {ref.hands:,} hands (run"
     f" `{ref.run}`, scale {pub.scale}; `{label}`)."
