@@ -220,6 +220,10 @@ def render(scale: Scale, studies: Sequence[Study], fig: Figures) -> tuple[str, d
         " the statistics layer of `paohuzi stats`; intervals are 95 %, Wilson for rates and"
         " cluster-robust for means (the cluster is the deal). Rates and their intervals are in"
         " percent; a difference whose interval excludes 0 is in bold.",
+        "",
+        f"{len(studies)} runs, {sum(g.recorded.hands for g in fig.runs.values()):,} hands,"
+        f" {sum(g.recorded.seconds for g in fig.runs.values()) / 60:,.0f} minutes of wall time"
+        " as their manifests recorded them (each run's below its table).",
     ]
     svgs: dict[str, str] = {}
     got = fig.runs
