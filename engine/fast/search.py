@@ -470,8 +470,9 @@ def search_act(rp, hp, w, st, seat, mt, code):
     one option: engine.policies.search_policy.SearchPolicy.act — from the seat's generator
     ``mt`` the next two getrandbits(64), the rollouts' seed and the key of the generator the
     rollout policy makes its own choice with; every legal option played out, and
-    :func:`improve` decides. The rollout policy plays the weights ``w`` (the defaults, or the
-    table a ``search@N/POLICY@WEIGHTS`` names), as the reference's rollout policy does."""
+    :func:`improve` decides; when no deal consistent with the seat's view is found, the
+    rollout policy's own choice. The rollout policy plays the weights ``w`` (the defaults, or
+    the table a ``search@N/POLICY@WEIGHTS`` names), as the reference's rollout policy does."""
     rollouts = code >> 4
     n = st[PEND_N + seat]
     actions = np.empty(n, dtype=np.int64)
@@ -487,8 +488,16 @@ def search_act(rp, hp, w, st, seat, mt, code):
             default = i
     res = np.zeros((n, rollouts, 4), dtype=np.int64)
     got = evaluate_kernel(rp, hp, w, st, seat, rollouts, code & 7, seed, actions, res)
+    return decide(got, own, actions, res, default)
+
+
+@njit(cache=True)
+def decide(got, own, actions, res, default):
+    """The search's action from evaluate_kernel's result ``got`` and values ``res``:
+    :func:`improve`'s choice, or ``own`` (the rollout policy's) when no deal consistent with
+    the seat's view was found (``got`` <= 0), as SearchPolicy.act decides."""
     if got <= 0:
-        raise ValueError("search: no deal consistent with the seat's view")
+        return own
     return actions[improve(actions, res, default)]
 
 

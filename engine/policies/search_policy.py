@@ -2,7 +2,10 @@
 option out from the same determinizations (:func:`engine.search.playouts`) and improves on
 its rollout policy (:func:`engine.search.improve`): the rollout policy's own choice, unless
 another option beats it by more than 1.96 paired standard errors of the score delta — then
-the best such option, ties to the lowest action code (why: docs/SEARCH.md). The compiled
+the best such option, ties to the lowest action code (why: docs/SEARCH.md). Where no deal
+consistent with what the seat sees turns up in :data:`engine.search.MAX_TRIES` random draws
+(a rare position whose hidden cards are so constrained that random deals almost never fit),
+it plays the rollout policy's own choice. The compiled
 engine plays it the same (engine.fast.search.search_act).
 
 Its spec is ``search@N`` or ``search@N/POLICY``: ``N`` rollouts per option (1 …
@@ -34,7 +37,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.errors import InvalidNotation
-from engine.search import improve, playouts
+from engine.search import SearchError, improve, playouts
 
 #: The largest budget (rollouts per option and decision) a spec may ask for.
 MAX_ROLLOUTS = 4096
@@ -112,8 +115,11 @@ class SearchPolicy:
         options = list(legal_actions)
         own = self.rollout_policy.act(observation, options, random.Random(key))
         seat = observation.seat
-        outcomes = playouts(
-            observation._search_state(), seat, self.rollouts, self.rollout_policy, seed, options
-        )
+        try:
+            outcomes = playouts(
+                observation._search_state(), seat, self.rollouts, self.rollout_policy, seed, options
+            )
+        except SearchError:  # no deal fits the seat's view in MAX_TRIES draws: its own choice
+            return int(own)
         deltas = [[o.deltas[seat] for o in os] for os in outcomes]
         return improve(options, deltas, options.index(own))

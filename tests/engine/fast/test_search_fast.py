@@ -385,3 +385,40 @@ def test_compiled_improve_decides_as_the_reference() -> None:
         assert got == want, (trial, res[:, :, 0], default)
         switched += got != acts[default]
     assert 50 < switched < 350, switched
+
+
+def test_without_a_consistent_deal_the_search_plays_its_rollout_policys_choice(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A position where no deal fits the seat's view in MAX_TRIES draws (one stopped a
+    4,500-hand search@64 run): the search plays the rollout policy's own choice, in both
+    engines, instead of stopping the run. The compiled decision (decide) with no deal found
+    returns ``own`` whatever the values say; the reference's SearchPolicy.act, its playouts
+    failing so, returns the rollout policy's choice from the same generator key."""
+    from engine.policies import load_policy
+
+    actions = np.array([10, 11, 12], dtype=np.int64)
+    res = np.zeros((3, 4, 4), dtype=np.int64)
+    res[2, :, F.R_DELTA] = [9, 8, 9, 8]  # option 2 clearly best: taken when a deal was found
+    assert F.decide(1, 11, actions, res, 1) == 12
+    assert F.decide(F.NO_DEAL, 11, actions, res, 1) == 11
+    s = None
+    for deck_seed in range(40):
+        s = mid_hand("hunan", deck_seed, 8)
+        if s is not None and s.phase == Phase.DISCARD:
+            break
+    assert s is not None
+    seat = s.current_player()
+    assert seat is not None
+    policy = load_policy("search@4/learned@hunan")
+
+    def no_deal(*_args: object, **_kw: object) -> None:
+        raise ref_search.SearchError("no deal consistent with seat 0's view in 2000 draws")
+
+    monkeypatch.setattr("engine.policies.search_policy.playouts", no_deal)
+    rng = random.Random(5)
+    seed, key = rng.getrandbits(64), rng.getrandbits(64)
+    own = policy.rollout_policy.act(s.observation(seat), s.legal_actions(seat), random.Random(key))
+    assert seed >= 0
+    got = policy.act(s.observation(seat), s.legal_actions(seat), random.Random(5))
+    assert got == own
