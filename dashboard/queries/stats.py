@@ -96,11 +96,11 @@ def retention(sig: str, f: Selection) -> pd.DataFrame:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def run_moments(sig: str, runs: tuple[str, ...], players: int) -> pd.DataFrame:
-    """The per-hand figures' cluster sums over ``runs`` (of ``players`` players; each run's
+def run_moments(sig: str, runs: tuple[str, ...], active: int) -> pd.DataFrame:
+    """The per-hand figures' cluster sums over ``runs`` (``active`` seats dealt cards; each run's
     deal its own cluster): :func:`replay.analysis.figures.effects.run_moments`, which reads
     the hands."""
-    return db.query(*effects.run_moments(runs, players))
+    return db.query(*effects.run_moments(runs, active))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

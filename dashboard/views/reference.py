@@ -9,6 +9,7 @@ import streamlit as st
 from dashboard import db, ui
 from dashboard.queries import stats as q
 from dashboard.services import reference as rsvc
+from engine.rules import find_rules
 from replay.analysis.figures.selection import Selection
 from replay.reference.published import (
     MissingReference,
@@ -62,7 +63,8 @@ sel = Selection(runs=f.runs, duplicate=f.duplicate)
 with ui.guard():
     hl = q.headline(sig, sel).to_dict("records")[0]
     wm = q.winning_moments(sig, sel).to_dict("records")[0]
-    moments = q.run_moments(sig, sel.runs, runs[0].players).to_dict("records")[0]
+    moments = q.run_moments(sig, sel.runs, find_rules(preset).active_players)
+    moments = moments.to_dict("records")[0]
     # decisions per hand only when every run recorded its events (imported hands may not)
     events = all(r.events for r in runs)
     length = q.hand_length(sig, sel).to_dict("records") if events else []

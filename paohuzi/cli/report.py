@@ -93,11 +93,14 @@ def report(
                 record_run(spec, data, name, n_workers, quiet, backend, labels)
         finally:
             backend.close()
+    import duckdb
+
     try:
         text, svgs = build.document(data, the_scale)
         written = build.write(out, text, svgs)
-    except (PaohuziError, OSError) as e:
-        raise _input_error(f"report: {e}") from None
+    except (PaohuziError, OSError, ValueError, duckdb.Error) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise _input_error(f"report: {first}") from None
     click.echo(
         f"report: {out} and {len(written) - 1} files beside it from {len(plan)} runs in {data}"
         f" ({time.perf_counter() - start:,.0f} s)"

@@ -46,8 +46,8 @@ def bradley_terry(
     duels: Sequence[tuple[str, str, float, float, float]], anchor: str
 ) -> list[Rating]:
     """The rating of every policy of ``duels`` (``a, b, a_won, b_won, ties`` rows), best
-    first; ``anchor`` must be one of them. A policy no path of matches links to the anchor
-    gets a NaN rating."""
+    first; ``anchor`` must be one of them, and every policy linked to it by a path of
+    matches (else ``ValueError`` naming the policies that are not)."""
     names = sorted({d[0] for d in duels} | {d[1] for d in duels})
     if anchor not in names:
         raise ValueError(f"the anchor {anchor!r} played no match")
@@ -63,6 +63,16 @@ def bradley_terry(
         matches[i] += int(aw + bw + ties)
         matches[j] += int(aw + bw + ties)
     n = w + w.T
+    linked, todo = {idx[anchor]}, [idx[anchor]]
+    while todo:
+        i = todo.pop()
+        for j in np.nonzero(n[i] > 0)[0]:
+            if int(j) not in linked:
+                linked.add(int(j))
+                todo.append(int(j))
+    if len(linked) < k:
+        lost = sorted(names[i] for i in range(k) if i not in linked)
+        raise ValueError(f"no match links {', '.join(lost)} to the anchor {anchor!r}")
     free = [i for i in range(k) if i != idx[anchor]]
     theta = np.zeros(k)
     info = np.zeros((k, k))

@@ -76,6 +76,11 @@ def _stats(rows: Iterable[tuple[int, int, int, str, float]]) -> tuple[np.ndarray
     k = len(names)
     out = np.zeros((len(deals), 2 * k + 4))
     reps = {len(v) for v in cells.values()}
+    if len(reps) > 1 or len(pols) != max(reps, default=0):
+        raise ValueError(
+            "not a whole duplicate run: every deal and seat must be played once by each policy"
+            f" ({len(pols)} policies, {sorted(reps)} plays of a deal's seat)"
+        )
     for (deal, _seat), ys in cells.items():
         i = at[deal]
         t, r = sum(ys), len(ys)

@@ -113,7 +113,7 @@ def gather(store: Store, studies: Sequence[Study]) -> Figures:
         runs = {}
         for study, name in zip(studies, names):
             run = store.run(name)
-            row = fetch(con, E.run_moments(name, run.rules.players))[0]
+            row = fetch(con, E.run_moments(name, run.rules.active_players))[0]
             counts = fetch(con, value_counts(Selection(runs=(name,)), None))
             runs[study.key] = Gathered(
                 _recorded(study, run.manifest), stats[name], events.get(name),
@@ -122,9 +122,9 @@ def gather(store: Store, studies: Sequence[Study]) -> Figures:
             )  # fmt: skip
         effect_studies = by_section(studies, "effect")
         base = effect_studies[0].run_name()
-        players = store.run(base).rules.players
+        active = store.run(base).rules.active_players
         effects_of = {
-            s.key: effects(fetch(con, E.paired_moments(s.run_name(), base, players))[0], FIGURES)
+            s.key: effects(fetch(con, E.paired_moments(s.run_name(), base, active))[0], FIGURES)
             for s in effect_studies[1:]
         }
         ladder_runs = tuple(s.run_name() for s in by_section(studies, "ladder"))

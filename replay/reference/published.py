@@ -124,10 +124,17 @@ def _value(kind: str, x: Rate | Mean | None) -> dict[str, Any] | None:
     if isinstance(x, Rate):
         if not x.n:
             return None
-        return {"kind": "rate", "k": x.k, "n": x.n, "value": x.p, "lo": x.lo, "hi": x.hi}
+        return {"kind": "rate", "k": x.k, "n": x.n, "value": _g(x.p), "lo": _g(x.lo),
+                "hi": _g(x.hi)}  # fmt: skip
     if any(math.isnan(v) or math.isinf(v) for v in (x.mean, x.lo, x.hi)):
         return None
-    return {"kind": kind, "n": x.n, "value": x.mean, "lo": x.lo, "hi": x.hi}
+    return {"kind": kind, "n": x.n, "value": _g(x.mean), "lo": _g(x.lo), "hi": _g(x.hi)}
+
+
+def _g(x: float) -> float:
+    """``x`` to 12 significant digits: the file's figures do not carry the last bits of a
+    float sum, so they are the same bytes whatever order a reader summed in."""
+    return float(f"{x:.12g}")
 
 
 def published(scale: Scale, presets: Sequence[Study], got: Mapping[str, StudyFigures]) -> str:
@@ -147,7 +154,7 @@ def published(scale: Scale, presets: Sequence[Study], got: Mapping[str, StudyFig
         figures = {
             "win": _value("rate", g.stats.outcomes.get("win")),
             "huangzhuang": _value("rate", g.stats.outcomes.get("huangzhuang")),
-            "dealer_win": _value("rate", Rate.of(round(dw.mean * dw.n), dw.n)),
+            "dealer_win": _value("rate", Rate.of(round(dw.mean * dw.n), dw.n) if dw.n else None),
             "dealer_adv": _value("mean", m["dealer_adv"]),
             "zimo": _value("rate", g.stats.zimo),
             "huxi": _value("mean", m["huxi"]),

@@ -10,12 +10,14 @@ from :func:`run_moments`, and those of both runs with their cross sums from
 :func:`replay.analysis.intervals.paired_ratio_diff_ci`. Both read the hands.
 
 The dealer's advantage of a hand is the dealer's win (1 or 0) minus a non-dealer's share of
-the other wins (the non-dealers' wins over ``players − 1``): its mean is the dealer's win
+the other wins (the non-dealers' wins over ``active − 1``, ``active`` the seats dealt cards,
+:attr:`engine.rules.RuleSet.active_players`: the 4-player table's sitter never wins): its
+mean is the dealer's win
 rate minus a non-dealer's, each hand counted once, so its interval is that of one sample.
 
 >>> sql, params = run_moments("a", 3)
 >>> sorted(params.items())
-[('players', 3), ('run', 'a')]
+[('active', 3), ('run', 'a')]
 >>> [m for m, _ in METRICS]
 ['huang', 'dealer_win', 'dealer_adv', 'score', 'huxi']
 """
@@ -33,7 +35,7 @@ _OTHER = f"(outcome <> {HUANG} AND winner <> dealer)::INTEGER"
 METRICS: tuple[tuple[str, tuple[str, str]], ...] = (
     ("huang", (f"(outcome = {HUANG})::INTEGER", "1")),
     ("dealer_win", (_DEALER, "1")),
-    ("dealer_adv", (f"{_DEALER} - {_OTHER} / ($players - 1.0)", "1")),
+    ("dealer_adv", (f"{_DEALER} - {_OTHER} / ($active - 1.0)", "1")),
     ("score", (f"CASE WHEN outcome <> {HUANG} THEN coalesce(score, 0) ELSE 0 END", _WON)),
     ("huxi", (f"CASE WHEN outcome <> {HUANG} THEN coalesce(huxi, 0) ELSE 0 END", _WON)),
 )
@@ -62,24 +64,24 @@ def _sums(side: str, name: str) -> str:
     )
 
 
-def run_moments(run: str | tuple[str, ...], players: int) -> Statement:
+def run_moments(run: str | tuple[str, ...], active: int) -> Statement:
     """One row: ``clusters`` (deals) and for every figure of :data:`METRICS` the cluster sums
     ``a_{name}_sy, _sm, _syy, _sym, _smm`` over the hands of ``run`` (or of several runs of
-    ``players`` players)."""
+    one rule set, ``active`` seats dealt cards)."""
     p = Params()
-    p.bind(players, "players")
+    p.bind(active, "active")
     sums = ", ".join(_sums("a", name) for name, _ in METRICS)
     return p.statement(
         f"WITH a AS ({_per_deal(p, run, 'a')}) SELECT count(*) AS clusters, {sums} FROM a"
     )
 
 
-def paired_moments(run_a: str, run_b: str, players: int) -> Statement:
+def paired_moments(run_a: str, run_b: str, active: int) -> Statement:
     """One row over the deals both runs played: ``clusters``, the cluster sums of each run
     (``a_…`` and ``b_…`` as in :func:`run_moments`) and for every figure the cross sums
     ``x_{name}_yu, _yn, _mu, _mn`` (:class:`~replay.analysis.intervals.CrossSums`)."""
     p = Params()
-    p.bind(players, "players")
+    p.bind(active, "active")
     sums = ", ".join(_sums(side, name) for side in "ab" for name, _ in METRICS)
     cross = ", ".join(
         f"sum(a_{n}_y * b_{n}_y) AS x_{n}_yu, sum(a_{n}_y * b_{n}_m) AS x_{n}_yn,"

@@ -101,3 +101,14 @@ def test_paired_ratio_difference_with_unequal_weights() -> None:
     boot = y_a[idx].sum(1) / m_a[idx].sum(1) - y_b[idx].sum(1) / m_b[idx].sum(1)
     b_lo, b_hi = np.percentile(boot, [2.5, 97.5])
     assert abs((hi - lo) - (b_hi - b_lo)) < 0.15 * (b_hi - b_lo)
+
+
+def test_a_policy_linked_to_no_other_is_named() -> None:
+    with pytest.raises(ValueError, match="no match links c, d to the anchor 'a'"):
+        bradley_terry([("a", "b", 3, 1, 0), ("c", "d", 2, 2, 0)], anchor="a")
+
+
+def test_a_partial_duplicate_run_is_refused() -> None:
+    rows = _rows(20, {"a": 0.0, "b": 0.0, "c": 0.0}, 1.0, 1.0, 1)
+    with pytest.raises(ValueError, match="not a whole duplicate run"):
+        decompose(rows[:-1])  # the last deal's last seat played twice only

@@ -38,7 +38,7 @@ def test_what_the_writer_writes_reads_back_equal(tmp_path: Path) -> None:
     assert (p.policy, p.run, p.hands) == ("learned@hunan", "preset.hunan-aaaa", 3000)
     assert list(p.figures) == list(FIGURES)
     dw = hunan.means["dealer_win"]
-    assert p.figures == {
+    want = {
         "win": hunan.stats.outcomes["win"],
         "huangzhuang": hunan.stats.outcomes["huangzhuang"],
         "dealer_win": Rate.of(round(dw.mean * dw.n), dw.n),
@@ -48,6 +48,13 @@ def test_what_the_writer_writes_reads_back_equal(tmp_path: Path) -> None:
         "score": hunan.means["score"],
         "decisions_per_hand": hunan.events.decisions_per_hand,
     }
+    assert list(p.figures) == list(want)
+    for name, got in p.figures.items():  # the file keeps 12 significant digits
+        w = want[name]
+        assert type(got) is type(w) and got.n == w.n, name
+        for field in ("k", "p", "mean", "lo", "hi"):
+            if hasattr(w, field):
+                assert getattr(got, field) == pytest.approx(getattr(w, field), rel=1e-11), name
     # a figure without a value is null in the file (JSON has no NaN), None when read
     q = pub.presets["luzhou"].figures
     assert q["huxi"] is None and q["score"] is None and isinstance(q["win"], Rate)

@@ -92,6 +92,15 @@ def test_one_figure_of_each_table_by_plain_sql(made: tuple[Path, Path, str]) -> 
     k, n = con.execute("SELECT count(*) FILTER (WHERE outcome = 1), count(*) FROM h").fetchone()
     row = next(line for line in text.splitlines() if line.startswith("| hunan | `"))
     assert row.split(" | ")[4].startswith(f"{100 * k / n:.2f} % ["), (row, k, n)
+    # the 4-player table: the dealer advantage counts the two other seats dealt cards (the
+    # sitter never wins): the dealer's win minus half the others' wins, per hand
+    con4 = hands(data, study("preset.hunan-4p"))
+    (adv,) = con4.execute(
+        "SELECT avg((outcome <> 1 AND winner = dealer)::INT"
+        " - (outcome <> 1 AND winner <> dealer)::INT / 2.0) FROM h"
+    ).fetchone()
+    row4 = next(line for line in text.splitlines() if line.startswith("| hunan-4p | `"))
+    assert row4.split(" | ")[6].startswith(f"{100 * adv:.2f} ["), (row4, adv)
     # the hunan section: seat 1's win rate
     k, n = con.execute("SELECT count(*) FILTER (WHERE winner = 1), count(*) FROM h").fetchone()
     section = text.split("\n### hunan\n")[1]
