@@ -65,11 +65,11 @@ def bradley_terry(
     n = w + w.T
     linked, todo = {idx[anchor]}, [idx[anchor]]
     while todo:
-        i = todo.pop()
-        for j in np.nonzero(n[i] > 0)[0]:
-            if int(j) not in linked:
-                linked.add(int(j))
-                todo.append(int(j))
+        here = todo.pop()
+        for other in (int(x) for x in np.nonzero(n[here] > 0)[0]):
+            if other not in linked:
+                linked.add(other)
+                todo.append(other)
     if len(linked) < k:
         lost = sorted(names[i] for i in range(k) if i not in linked)
         raise ValueError(f"no match links {', '.join(lost)} to the anchor {anchor!r}")
