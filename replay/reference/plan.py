@@ -93,7 +93,7 @@ SCALES = {
         1_500,
         "search@64",
         20_000,
-        (("search@16", 1_000), ("search@64", 400)),
+        (("search@16", 600), ("search@64", 300)),
         100_000,
     ),
     # make test: every section, table and chart, from a few minutes of play
