@@ -258,21 +258,15 @@ def read_published(path: Path) -> Published:
     file, :class:`UnreadableReference` (one line naming the file and the first fault) when
     it is not a regular file of at most :data:`MAX_BYTES`, not JSON, not this format or
     version, or a field is missing, unknown or of the wrong type."""
-    from replay.store.files import NotRegularFile, read_regular
+    from replay.store.files import NOT_JSON, read_json_document
 
     again = "`make reference` or `paohuzi report` writes it"
     try:
-        data = read_regular(path, MAX_BYTES)
+        doc = read_json_document(path, MAX_BYTES, UnreadableReference)
     except FileNotFoundError:
         raise MissingReference(f"{path}: no such file ({again})") from None
-    except NotRegularFile as e:
-        raise UnreadableReference(f"{path}: {str(e).removeprefix(f'{path} ')}") from None
-    except OSError as e:
-        raise UnreadableReference(f"{path}: cannot read it ({e.strerror or e})") from None
-    try:
-        doc = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise UnreadableReference(f"{path}: not JSON ({again})") from None
+    if doc is NOT_JSON:
+        raise UnreadableReference(f"{path}: not JSON ({again})")
     if not isinstance(doc, dict) or doc.get("format") != PUBLISHED_FORMAT:
         raise UnreadableReference(f"{path}: not a {PUBLISHED_FORMAT} file ({again})")
     if doc.get("version") != PUBLISHED_VERSION:

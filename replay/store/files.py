@@ -20,6 +20,8 @@ from replay.store.fsinfo import file_kind, read_at_most
 from replay.store.layout import StoreError, shard_file
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import pyarrow as pa
 
 
@@ -51,6 +53,29 @@ def read_regular(path: Path | str, max_bytes: int, limit_hint: str = "") -> byte
         return data
     finally:
         os.close(fd)
+
+
+def read_json_document(path: Path | str, max_bytes: int, error: Callable[[str], Exception]) -> Any:
+    """The JSON value in the regular file ``path`` (:func:`read_regular`, at most
+    ``max_bytes``), or :data:`NOT_JSON` when its bytes are not UTF-8 JSON. Raises
+    :class:`FileNotFoundError` when there is no file (the caller says what that means), else
+    ``error`` with one line naming the file when it cannot be read."""
+    try:
+        data = read_regular(path, max_bytes)
+    except FileNotFoundError:
+        raise
+    except NotRegularFile as e:
+        raise error(f"{path}: {str(e).removeprefix(f'{path} ')}") from None
+    except OSError as e:
+        raise error(f"{path}: cannot read it ({e.strerror or e})") from None
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return NOT_JSON
+
+
+#: What :func:`read_json_document` gives for a file that is not JSON.
+NOT_JSON = object()
 
 
 def _fsync_dir(path: Path) -> None:

@@ -46,20 +46,14 @@ def read(
     the file) if it cannot be read, is not JSON, not a ``noun`` checkpoint (``fmt``), of
     another version of ``paohuzi COMMAND``, fails the schema (``problem``: the first fault
     or None) or its checksum."""
-    from replay.store.files import NotRegularFile, read_regular
+    from replay.store.files import NOT_JSON, read_json_document
 
     try:
-        data = read_regular(path, max_bytes)
+        doc = read_json_document(path, max_bytes, error)
     except FileNotFoundError:
         return None
-    except NotRegularFile as e:
-        raise error(f"{path}: {str(e).removeprefix(f'{path} ')}") from None
-    except OSError as e:
-        raise error(f"{path}: cannot read it ({e.strerror or e})") from None
-    try:
-        doc = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise error(f"{path}: not a {noun} checkpoint (not JSON; {AGAIN})") from None
+    if doc is NOT_JSON:
+        raise error(f"{path}: not a {noun} checkpoint (not JSON; {AGAIN})")
     if not isinstance(doc, dict) or doc.get("format") != fmt:
         raise error(f"{path}: not a {noun} checkpoint ({AGAIN})")
     if doc.get("version") != version:
