@@ -91,11 +91,12 @@ def _recorded(study: Study, manifest: dict[str, Any]) -> Recorded:
 @dataclass(frozen=True)
 class Figures:
     """Everything the document shows: each study's figures, the rule switches against the
-    hunan run (by study key), the ladder's ratings and the skill decomposition."""
+    hunan run (by study key), each preset's ladder ratings (in the ladders' order) and the
+    skill decomposition."""
 
     runs: dict[str, Gathered]
     effects: dict[str, dict[str, Effect]]
-    ladder: list[Rating]
+    ladders: dict[str, list[Rating]]
     skill: Decomposition
 
 
@@ -127,17 +128,28 @@ def gather(store: Store, studies: Sequence[Study]) -> Figures:
             s.key: effects(fetch(con, E.paired_moments(s.run_name(), base, active))[0], FIGURES)
             for s in effect_studies[1:]
         }
-        ladder_runs = tuple(s.run_name() for s in by_section(studies, "ladder"))
-        duels = [
-            (r["a"], r["b"], r["a_won"], r["b_won"], r["ties"])
-            for r in fetch(con, G.duels(Selection(runs=ladder_runs, duplicate=ladder_runs)))
-        ]
+        ladders = {}
+        for preset, pairs in ladder_groups(studies).items():
+            pair_runs = tuple(s.run_name() for s in pairs)
+            duels = [
+                (r["a"], r["b"], r["a_won"], r["b_won"], r["ties"])
+                for r in fetch(con, G.duels(Selection(runs=pair_runs, duplicate=pair_runs)))
+            ]
+            ladders[preset] = bradley_terry(duels, ANCHOR)
         (skill,) = by_section(studies, "skill")
         cur = con.execute(*G.seat_scores(skill.run_name()))
         decomposition = decompose(cur.fetchall())
-        return Figures(runs, effects_of, bradley_terry(duels, ANCHOR), decomposition)
+        return Figures(runs, effects_of, ladders, decomposition)
     finally:
         con.close()
+
+
+def ladder_groups(studies: Sequence[Study]) -> dict[str, list[Study]]:
+    """The ladder's pairs by preset, the presets in the studies' order."""
+    out: dict[str, list[Study]] = {}
+    for s in by_section(studies, "ladder"):
+        out.setdefault(s.preset, []).append(s)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -233,7 +245,7 @@ def render(scale: Scale, studies: Sequence[Study], fig: Figures) -> tuple[str, d
         lines += _preset_detail(study, got[study.key], svgs)
     lines += _effects_section(by_section(studies, "effect"), got, fig.effects)
     lines += _strength_section(by_section(studies, "strength"), got)
-    lines += _ladder_section(by_section(studies, "ladder"), got, fig.ladder, svgs)
+    lines += _ladder_section(studies, got, fig.ladders, svgs)
     (skill,) = by_section(studies, "skill")
     lines += _skill_section(skill, got[skill.key], fig.skill, svgs)
     svgs[PUBLISHED] = published(scale, presets, got)
@@ -367,19 +379,37 @@ def _strength_section(studies: Sequence[Study], got: dict[str, Gathered]) -> lis
 
 
 def _ladder_section(
-    studies: Sequence[Study], got: dict[str, Gathered], ratings: list[Rating],
+    studies: Sequence[Study], got: dict[str, Gathered], ladders: dict[str, list[Rating]],
     svgs: dict[str, str],
 ) -> list[str]:  # fmt: skip
+    groups = ladder_groups(studies)
     out = [
         "",
         "## Strength ladder",
         "",
-        "Every pair of policies in a duplicate match on the hunan preset: one seat played by"
-        " the one, the others by the other, each deal played once per rotation of the seats."
-        " A deal is a match, won by the policy whose mean score change per seat-hand is"
-        " higher (a tie half each). The ratings are a Bradley–Terry fit of all the matches"
-        f" on the Elo scale (`{ANCHOR}` fixed at 1500; 95 % intervals from the fit's"
-        " information, each relative to the anchor; one tied match added to every pair).",
+        f"On each of {', '.join(groups)}: every pair of policies in a duplicate match, one seat"
+        " played by the one, the others by the other, each deal played once per rotation of"
+        " the seats. A deal is a match, won by the policy whose mean score change per"
+        " seat-hand is higher (a tie half each). The ratings are a Bradley–Terry fit of all"
+        f" the preset's matches on the Elo scale (`{ANCHOR}` fixed at 1500; 95 % intervals"
+        " from the fit's information, each relative to the anchor; one tied match added to"
+        " every pair). Ratings are comparable within a preset only. Below each ratings table,"
+        " each policy against the next one down the ladder: the paired difference of score"
+        " per hand (ADP: the upper policy minus the lower, per seat-hand, over the same deals)"
+        " and of win rate (WP, percentage points), deal-clustered 95 % intervals.",
+    ]
+    for preset, pairs in groups.items():
+        out += _ladder(preset, pairs, got, ladders[preset], svgs)
+    return out
+
+
+def _ladder(
+    preset: str, studies: Sequence[Study], got: dict[str, Gathered], ratings: list[Rating],
+    svgs: dict[str, str],
+) -> list[str]:  # fmt: skip
+    out = [
+        "",
+        f"### {preset}",
         "",
         "| rank | policy | rating (Elo) | matches |",
         "|---:|---|---|---:|",
@@ -387,15 +417,13 @@ def _ladder_section(
     for i, r in enumerate(ratings, 1):
         span = "" if r.policy == ANCHOR else f" [{r.lo:.0f}, {r.hi:.0f}]"
         out.append(f"| {i} | `{r.policy}` | {r.elo:.0f}{span} | {r.matches:,} |")
-    name = "reference/ladder.svg"
+    name = "reference/ladder.svg" if preset == "hunan" else f"reference/ladder-{preset}.svg"
     svgs[name] = intervals_svg(
-        [(r.policy, r.elo, r.lo, r.hi) for r in ratings], "strength ladder (Elo, 95 %)"
+        [(r.policy, r.elo, r.lo, r.hi) for r in ratings], f"strength ladder, {preset} (Elo, 95 %)"
     )
-    out += ["", f"![the strength ladder]({name})", ""]
     out += [
-        "Each policy against the next one down the ladder: the paired difference of score per"
-        " hand (ADP: the upper policy minus the lower, per seat-hand, over the same deals) and"
-        " of win rate (WP, percentage points), deal-clustered 95 % intervals.",
+        "",
+        f"![the strength ladder, {preset}]({name})",
         "",
         "| upper | lower | deals | ADP (score per hand) | WP (pp) |",
         "|---|---|---:|---|---|",

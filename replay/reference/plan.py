@@ -12,9 +12,10 @@ the table, a seed and a number of hands — at a :class:`Scale`.
 * **strength effects**: the hunan preset under each built-in policy and the shipped sets in
   every seat, on the same deals as each other (same seed), so readers see how much each
   figure depends on how well the table plays;
-* **the ladder**: every pair of the ladder's policies in a duplicate match on the hunan
-  preset (one seat the one, the others the other, seats rotated), the more expensive policy
-  in the one seat;
+* **the ladders**: on each preset of :data:`LADDER_PRESETS`, every pair of the preset's ladder
+  policies (:func:`ladder_policies`: the built-in ones, the preset's shipped sets, the
+  searches) in a duplicate match (one seat the one, the others the other, seats rotated),
+  the more expensive policy in the one seat;
 * **skill against luck**: one duplicate run of a strong, a middling and a weak policy.
 
 A run's name is its study's key and a digest of its identity and of its policy's table, so
@@ -57,9 +58,12 @@ SWITCHES: tuple[tuple[str, tuple[str, ...], str], ...] = (
 
 #: The policies of the strength-effects section, weakest first (the search last).
 STRENGTHS = ("random", "greedy", "heuristic", "heuristic@tuned-hunan", "learned@hunan")
-#: The ladder's policies besides its searches (the scale's), cheapest first; its anchor.
-LADDER = STRENGTHS
+#: The built-in policies of every ladder, cheapest first (each preset's shipped sets follow,
+#: then the scale's searches); the anchor of every ladder.
+LADDER_BUILT_IN = ("random", "greedy", "heuristic")
 ANCHOR = "heuristic"
+#: The presets with a ladder: the ones with shipped sets of their own.
+LADDER_PRESETS = ("hunan", "hunan-4p", "luzhou")
 #: The table of the skill-against-luck run: strong, middling, weak.
 SKILL_TABLE = ("learned@hunan", "heuristic", "greedy")
 #: Hands per shard of a run with a search seat: small, so that both cores play it.
@@ -81,6 +85,8 @@ class Scale:
     #: the ladder's searches and the deals of each pair they play in
     ladder_searches: tuple[tuple[str, int], ...]
     skill_deals: int
+    #: the presets with a ladder (of :data:`LADDER_PRESETS`)
+    ladder_presets: tuple[str, ...] = LADDER_PRESETS
 
 
 SCALES = {
@@ -108,6 +114,7 @@ SCALES = {
         150,
         (("search@2", 4), ("search@4", 3)),
         300,
+        ("hunan", "luzhou"),
     ),
 }
 
@@ -193,9 +200,19 @@ def studies(scale: Scale) -> list[Study]:
     return out
 
 
-def ladder_policies(scale: Scale) -> list[str]:
-    """The ladder's policies, cheapest first."""
-    return [*LADDER, *(s for s, _ in scale.ladder_searches)]
+def ladder_policies(scale: Scale, preset: str = "hunan") -> list[str]:
+    """The policies of ``preset``'s ladder, cheapest first: the built-in ones, the preset's
+    shipped ``heuristic@tuned-PRESET`` and ``learned@PRESET`` sets, the scale's searches.
+
+    >>> ladder_policies(SCALES["full"], "luzhou")
+    ['random', 'greedy', 'heuristic', 'heuristic@tuned-luzhou', 'learned@luzhou', 'search@16', 'search@64']
+    """
+    shipped = []
+    if f"tuned-{preset}" in W.shipped_names("heuristic"):
+        shipped.append(f"heuristic@tuned-{preset}")
+    if preset in W.shipped_names("learned"):
+        shipped.append(f"learned@{preset}")
+    return [*LADDER_BUILT_IN, *shipped, *(s for s, _ in scale.ladder_searches)]
 
 
 def _key(policy: str) -> str:
@@ -203,21 +220,26 @@ def _key(policy: str) -> str:
 
 
 def _ladder(scale: Scale) -> list[Study]:
-    """One duplicate match per pair: the more expensive policy (later in the ladder) in the
-    first seat, the other in the rest; a pair with a search plays that search's deals (the
-    smaller when both are searches) in small shards."""
+    """One duplicate match per pair of each preset's ladder: the more expensive policy
+    (later in the ladder) in the first seat, the other in the rest; a pair with a search
+    plays that search's deals (the smaller when both are searches) in small shards. The
+    hunan ladder's keys are ``ladder.DEAR.CHEAP``, another preset's
+    ``ladder-PRESET.DEAR.CHEAP``."""
     deals = dict(scale.ladder_searches)
-    names = ladder_policies(scale)
     out = []
-    for i, cheap in enumerate(names):
-        for dear in names[i + 1 :]:
-            searched = [deals[p] for p in (cheap, dear) if p in deals]
-            out.append(Study(
-                "ladder", f"ladder.{_key(dear)}.{_key(cheap)}", f"{dear} vs {cheap}", "hunan",
-                (), (dear, cheap, cheap), LADDER_SEED, min(searched, default=scale.ladder_deals),
-                8, duplicate=True,
-                shard_hands=SEARCH_SHARD_HANDS if searched else DEFAULT_SHARD_HANDS,
-            ))  # fmt: skip
+    for preset in scale.ladder_presets:
+        names = ladder_policies(scale, preset)
+        seats = find_rules(preset).players
+        prefix = "ladder" if preset == "hunan" else f"ladder-{preset}"
+        for i, cheap in enumerate(names):
+            for dear in names[i + 1 :]:
+                searched = [deals[p] for p in (cheap, dear) if p in deals]
+                out.append(Study(
+                    "ladder", f"{prefix}.{_key(dear)}.{_key(cheap)}", f"{dear} vs {cheap}",
+                    preset, (), (dear, *[cheap] * (seats - 1)), LADDER_SEED,
+                    min(searched, default=scale.ladder_deals), 8, duplicate=True,
+                    shard_hands=SEARCH_SHARD_HANDS if searched else DEFAULT_SHARD_HANDS,
+                ))  # fmt: skip
     return out
 
 

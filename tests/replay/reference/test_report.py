@@ -65,9 +65,13 @@ def test_every_section_table_and_chart(made: tuple[Path, Path, str]) -> None:
         assert f"| {label} (`{' '.join(overrides)}`) |" in text
     for policy in (*P.STRENGTHS, SMALL.search):
         assert f"| `{policy}` |" in text
-    for policy in P.ladder_policies(SMALL):
-        assert f"| `{policy}` | " in text.split("## Strength ladder")[1]
-    for chart in ("reference/ladder.svg", "reference/skill.svg"):
+    ladders = text.split("## Strength ladder")[1].split("\n## ")[0]
+    for preset in SMALL.ladder_presets:  # a ratings table of every policy of each ladder
+        ladder = ladders.split(f"\n### {preset}\n")[1].split("\n### ")[0]
+        for policy in P.ladder_policies(SMALL, preset):
+            assert f"| `{policy}` | " in ladder, (preset, policy)
+    assert "`heuristic@tuned-luzhou`" in ladders and "`learned@luzhou`" in ladders
+    for chart in ("reference/ladder.svg", "reference/ladder-luzhou.svg", "reference/skill.svg"):
         assert f"]({chart})" in text and (out.parent / chart).read_text().startswith("<svg")
     for s in P.studies(SMALL):  # each run named under its table, with its seed
         assert f"| `{s.run_name()}` | {s.seed} | {s.spec().hands_total:,} |" in text
@@ -113,36 +117,39 @@ def test_one_figure_of_each_table_by_plain_sql(made: tuple[Path, Path, str]) -> 
     d = 100 * sum(b[k] - a[k] for k in a) / len(a)
     row = next(line for line in text.splitlines() if "(`min_huxi=10`)" in line)
     assert row.split(" | ")[1].strip("*").startswith(f"{d:+.2f} ["), (row, d)
-    # the ladder: a policy's matches (deals over all its pairs), and the first adjacent
-    # pair's ADP (the upper policy's mean score change per seat-hand minus the lower's, per
-    # deal, averaged over the deals)
-    ladder = text.split("## Strength ladder")[1]
-    pairs = [s for s in P.studies(SMALL) if s.section == "ladder"]
-    deals = 0
-    for s in pairs:
-        if "random" in s.policies:
-            (n,) = hands(data, s).execute("SELECT count(DISTINCT deal_id) FROM h").fetchone()
-            deals += n
-    assert "| `random` | " in ladder and f"| {deals:,} |" in next(
-        line for line in ladder.splitlines() if "| `random` | " in line
-    )
-    row = next(line for line in ladder.splitlines() if line.count("| `") == 2)
-    upper, lower = (c.strip(" `") for c in row.split(" | ")[:2])
-    upper = upper.lstrip("| `")
-    s = next(s for s in pairs if set(s.policies) == {upper, lower})
-    seat_rows = " UNION ALL ".join(
-        f"SELECT deal_id, policy_{i} AS p, delta_{i} AS d FROM h" for i in range(3)
-    )
-    (adp,) = (
-        hands(data, s)
-        .execute(
-            f"SELECT avg(a - b) FROM (SELECT deal_id, avg(d) FILTER (WHERE p = $u) AS a,"
-            f" avg(d) FILTER (WHERE p = $l) AS b FROM ({seat_rows}) GROUP BY deal_id)",
-            {"u": upper, "l": lower},
+    # each ladder: a policy's matches (deals over all its pairs on the preset), and the first
+    # adjacent pair's ADP (the upper policy's mean score change per seat-hand minus the
+    # lower's, per deal, averaged over the deals)
+    section = text.split("## Strength ladder")[1].split("\n## ")[0]
+    for preset in SMALL.ladder_presets:
+        ladder = section.split(f"\n### {preset}\n")[1].split("\n### ")[0]
+        pairs = [s for s in P.studies(SMALL) if s.section == "ladder" and s.preset == preset]
+        deals = 0
+        for s in pairs:
+            if "random" in s.policies:
+                (n,) = hands(data, s).execute("SELECT count(DISTINCT deal_id) FROM h").fetchone()
+                deals += n
+        assert "| `random` | " in ladder and f"| {deals:,} |" in next(
+            line for line in ladder.splitlines() if "| `random` | " in line
         )
-        .fetchone()
-    )
-    assert row.split(" | ")[3].strip("*").startswith(f"{adp:+.2f} ["), (row, adp)
+        row = next(line for line in ladder.splitlines() if line.count("| `") == 2)
+        upper, lower = (c.strip(" `") for c in row.split(" | ")[:2])
+        upper = upper.lstrip("| `")
+        s = next(s for s in pairs if set(s.policies) == {upper, lower})
+        seat_rows = " UNION ALL ".join(
+            f"SELECT deal_id, policy_{i} AS p, delta_{i} AS d FROM h"
+            for i in range(len(s.policies))
+        )
+        (adp,) = (
+            hands(data, s)
+            .execute(
+                f"SELECT avg(a - b) FROM (SELECT deal_id, avg(d) FILTER (WHERE p = $u) AS a,"
+                f" avg(d) FILTER (WHERE p = $l) AS b FROM ({seat_rows}) GROUP BY deal_id)",
+                {"u": upper, "l": lower},
+            )
+            .fetchone()
+        )
+        assert row.split(" | ")[3].strip("*").startswith(f"{adp:+.2f} ["), (preset, row, adp)
     # skill against luck: greedy's mean score change per seat-hand
     con = hands(data, study("skill"))
     (g,) = con.execute(
