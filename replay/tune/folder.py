@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import PaohuziError
-from replay.store.files import NotRegularFile, read_regular
+from replay.store.files import read_json_document
 from replay.tune.optimizer import OLD_STATE, WEIGHTS, TuneError
 
 #: The largest marker read (it is 44 bytes).
@@ -140,19 +140,14 @@ def check_marker(path: Path, owner: Owner = TUNING) -> None:
     """A marker is a regular file holding ``{"format": FORMAT, "version": 1}``."""
     error = owner.error
     try:
-        data = read_regular(path, MAX_MARKER_BYTES)
-    except NotRegularFile as e:
-        raise error(f"{path}: {str(e).removeprefix(f'{path} ')}") from None
-    except OSError as e:
-        raise error(f"{path}: cannot read it ({e.strerror or e})") from None
-    try:
-        doc = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        doc = None
+        doc = read_json_document(path, MAX_MARKER_BYTES, error)
+    except FileNotFoundError:
+        raise error(f"{path}: cannot read it (it went away)") from None
     if not isinstance(doc, dict) or doc.get("format") != owner.format:
         raise error(f"{path}: not a paohuzi {owner.noun} marker; give another folder")
     if doc.get("version") != VERSION or set(doc) != {"format", "version"}:
+        shown = json.dumps(doc, ensure_ascii=False)[:60]
         raise error(
             f"{path}: a {owner.noun} folder of another version of paohuzi {owner.command}"
-            f" (marker {data[:60].decode('utf-8', 'replace').strip()!r}); give another folder"
+            f" (marker {shown!r}); give another folder"
         )
