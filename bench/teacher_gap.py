@@ -33,19 +33,10 @@ from engine.fast.pyrandom import N as MT_N
 from engine.fast.pyrandom import mt_seed64
 from engine.fast.rule_arrays import rule_arrays
 from engine.fast.search import R_DELTA, evaluate_kernel
-from engine.fast.state import (
-    FORCED,
-    MAXA,
-    OUT_KIND,
-    PEND_A,
-    PEND_N,
-    STATE_SIZE,
-    apply,
-    current_player,
-    new_state,
-)
+from engine.fast.state import STATE_SIZE, apply, new_state
 from engine.policies import weights as W
 from engine.rules import find_rules
+from replay.distill.teacher import next_choice
 
 KINDS = ("discard", "claim")
 
@@ -77,14 +68,9 @@ def main() -> None:
         for s in range(4):
             mt_seed64(mts[s], np.uint64(derive_seed(a.seed, "teacher-gap-seat", j, s)))
         step = 0
-        while st[OUT_KIND] < 0:
-            seat = current_player(st)
-            n = int(st[PEND_N + seat])
-            base = PEND_A + seat * MAXA
-            if st[FORCED] or n == 1:
-                apply(rp, hp, st, seat, st[base])
-                continue
-            legal = st[base : base + n].astype(np.int64)
+        while (choice := next_choice(rp, hp, st)) is not None:
+            seat, legal = choice
+            n = len(legal)
             picks = [choose(code, rp, hp, w, st, seat, mts[seat].copy()) for _, w, code in tw]
             act = choose(pcode, rp, hp, pw, st, seat, mts[seat])
             if HU not in legal and step % 3 == 0:

@@ -98,17 +98,7 @@ def chunk_table(spec: ChunkSpec) -> pa.Table:
     from engine.fast.pyrandom import mt_seed64, randbelow
     from engine.fast.rule_arrays import rule_arrays
     from engine.fast.search import R_DELTA, R_WIN, evaluate_kernel
-    from engine.fast.state import (
-        FORCED,
-        MAXA,
-        OUT_KIND,
-        PEND_A,
-        PEND_N,
-        STATE_SIZE,
-        apply,
-        current_player,
-        new_state,
-    )
+    from engine.fast.state import STATE_SIZE, apply, new_state
 
     rules = spec.rules
     rp, hp = rule_arrays(rules)
@@ -132,14 +122,9 @@ def chunk_table(spec: ChunkSpec) -> pa.Table:
             mt_seed64(mts[s], np.uint64(derive_seed(spec.seed, "teacher-seat", hand, s)))
         mt_seed64(pick, np.uint64(derive_seed(spec.seed, "teacher-pick", hand)))
         step = 0
-        while st[OUT_KIND] < 0:
-            seat = current_player(st)
-            n = int(st[PEND_N + seat])
-            base = PEND_A + seat * MAXA
-            if st[FORCED] or n == 1:
-                apply(rp, hp, st, seat, st[base])
-                continue
-            legal = st[base : base + n].astype(np.int64)
+        while (choice := next_choice(rp, hp, st)) is not None:
+            seat, legal = choice
+            n = len(legal)
             a = choose(LEARNED, rp, hp, w, st, seat, mts[seat])
             if HU not in legal and randbelow(pick, SAMPLE_SCALE) < threshold:
                 out[:n] = 0.0
@@ -170,3 +155,19 @@ def chunk_table(spec: ChunkSpec) -> pa.Table:
             apply(rp, hp, st, seat, a)
             step += 1
     return pa.table(cols, schema=SCHEMA.with_metadata({DIGEST_KEY: spec.digest()}))
+
+
+def next_choice(rp: np.ndarray, hp: np.ndarray, st: np.ndarray) -> tuple[int, np.ndarray] | None:
+    """Play the compiled state ``st`` on through forced actions and single options to the
+    next real choice: ``(seat, its legal actions)``, or None when the hand is over."""
+    from engine.fast.state import FORCED, MAXA, OUT_KIND, PEND_A, PEND_N, apply, current_player
+
+    while st[OUT_KIND] < 0:
+        seat = int(current_player(st))
+        n = int(st[PEND_N + seat])
+        base = PEND_A + seat * MAXA
+        if st[FORCED] or n == 1:
+            apply(rp, hp, st, seat, st[base])
+            continue
+        return seat, st[base : base + n].astype(np.int64)
+    return None
