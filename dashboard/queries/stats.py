@@ -96,11 +96,16 @@ def retention(sig: str, f: Selection) -> pd.DataFrame:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def run_moments(sig: str, runs: tuple[str, ...], active: int) -> pd.DataFrame:
-    """The per-hand figures' cluster sums over ``runs`` (``active`` seats dealt cards; each run's
-    deal its own cluster): :func:`replay.analysis.figures.effects.run_moments`, which reads
-    the hands."""
-    return db.query(*effects.run_moments(runs, active))
+def run_moments(sig: str, f: Selection, active: int) -> pd.DataFrame:
+    """The per-hand figures' cluster sums over the runs of ``f`` (``active`` seats dealt
+    cards; each run's deal its own cluster, every seat of the table):
+    :func:`replay.analysis.figures.effects.summary_moments` from the summaries when none is
+    a ``--duplicate`` run, else :func:`~replay.analysis.figures.effects.run_moments` from the
+    hands."""
+    pl = None if f.duplicate else summary_plan(Selection(runs=f.runs))
+    if pl is not None:
+        return db.query(*effects.summary_moments(pl, active))
+    return db.query(*effects.run_moments(f.runs, active))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

@@ -120,8 +120,9 @@ def selection_figures(
 ) -> dict[str, Figure]:
     """The selection's figures, named as the reference's: win, 荒庄 and 自摸 from the rows
     of ``outcomes.headline`` and ``outcomes.winning_moments``; the dealer's win rate, his
-    advantage and the means of a win from the row of ``effects.run_moments`` (the dealer's
-    win rate as a rate, on its clusters, as the reference makes it); decisions per hand from
+    advantage and the means of a win from the row of ``effects.run_moments`` (or of
+    ``effects.summary_moments``, the same row from the summaries; the dealer's win rate as
+    a rate, on its clusters, as the reference makes it); decisions per hand from
     the rows of ``events.hand_length``."""
     h = headline(hl, wm)
     m = run_means(moments, ("dealer_win", "dealer_adv", "huxi", "score"))

@@ -63,7 +63,7 @@ sel = Selection(runs=f.runs, duplicate=f.duplicate)
 with ui.guard():
     hl = q.headline(sig, sel).to_dict("records")[0]
     wm = q.winning_moments(sig, sel).to_dict("records")[0]
-    moments = q.run_moments(sig, sel.runs, find_rules(preset).active_players)
+    moments = q.run_moments(sig, sel, find_rules(preset).active_players)
     moments = moments.to_dict("records")[0]
     # decisions per hand only when every run recorded its events (imported hands may not)
     events = all(r.events for r in runs)

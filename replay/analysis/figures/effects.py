@@ -8,6 +8,10 @@ from :func:`run_moments`, and those of both runs with their cross sums from
 :func:`paired_moments` (the deals present in both), for
 :func:`replay.analysis.intervals.cluster_mean_ci` and
 :func:`replay.analysis.intervals.paired_ratio_diff_ci`. Both read the hands.
+:func:`summary_moments` gives :func:`run_moments`'s row from the summaries' ``hands`` rows
+when no run of the selection is a ``--duplicate`` run (each hand then is its own deal, so
+every cluster sum is a sum of per-hand counts and sums): what the dashboard reads at any
+size; ``make test`` holds the two equal.
 
 The dealer's advantage of a hand is the dealer's win (1 or 0) minus a non-dealer's share of
 the other wins (the non-dealers' wins over ``active − 1``, ``active`` the seats dealt cards,
@@ -25,7 +29,7 @@ rate minus a non-dealer's, each hand counted once, so its interval is that of on
 from __future__ import annotations
 
 from replay.analysis.figures.params import Params, Statement
-from replay.analysis.figures.selection import HUANG
+from replay.analysis.figures.selection import HAND_BIT, HUANG, Plan, sel_cte
 
 _WON = f"(outcome <> {HUANG})::INTEGER"
 _DEALER = f"(outcome <> {HUANG} AND winner = dealer)::INTEGER"
@@ -73,6 +77,46 @@ def run_moments(run: str | tuple[str, ...], active: int) -> Statement:
     sums = ", ".join(_sums("a", name) for name, _ in METRICS)
     return p.statement(
         f"WITH a AS ({_per_deal(p, run, 'a')}) SELECT count(*) AS clusters, {sums} FROM a"
+    )
+
+
+def summary_moments(pl: Plan, active: int) -> Statement:
+    """:func:`run_moments`'s row (``clusters`` and every figure's cluster sums) over the runs
+    of ``pl``, from the summaries' ``hands`` rows. Only for a plan without ``--duplicate``
+    runs (a hand is its own deal there; the caller checks): a figure's ``y`` and ``m`` per
+    hand are then 0/1 counts or a win's value, so ``Σy²`` is ``Σy`` for a count, the sum of
+    squares the summaries keep for a value, and ``Σym`` is ``Σy``. The dealer's advantage,
+    ``1`` for a dealer's win and ``−1/(active − 1)`` for another seat's, squares to ``1``
+    and ``1/(active − 1)²``."""
+    p = Params()
+    k = p.bind(1.0 / (active - 1.0), "share")
+    won = f"outcome <> {HUANG}"
+    n = "coalesce(sum(n), 0)::DOUBLE"
+    huang = f"coalesce(sum(n) FILTER (WHERE outcome = {HUANG}), 0)::DOUBLE"
+    dealer = f"coalesce(sum(n) FILTER (WHERE {won} AND winner = dealer), 0)::DOUBLE"
+    other = f"coalesce(sum(n) FILTER (WHERE {won} AND winner <> dealer), 0)::DOUBLE"
+    wins = f"coalesce(sum(n) FILTER (WHERE {won}), 0)::DOUBLE"
+
+    def of_win(col: str) -> str:
+        return f"coalesce(sum({col}) FILTER (WHERE {won}), 0)::DOUBLE"
+
+    # (Σy, Σy², Σm) per figure; Σym is Σy and Σm² is Σm (m is 0 or 1)
+    sums = {
+        "huang": (huang, huang, n),
+        "dealer_win": (dealer, dealer, n),
+        "dealer_adv": (f"{dealer} - {other} * {k}", f"{dealer} + {other} * {k} * {k}", n),
+        "score": (of_win("score_s"), of_win("score_ss"), wins),
+        "huxi": (of_win("huxi_s"), of_win("huxi_ss"), wins),
+    }
+    assert tuple(sums) == tuple(name for name, _ in METRICS)
+    cols = ", ".join(
+        f"{y} AS a_{name}_sy, {m} AS a_{name}_sm, {yy} AS a_{name}_syy, {y} AS a_{name}_sym,"
+        f" {m} AS a_{name}_smm"
+        for name, (y, yy, m) in sums.items()
+    )
+    return p.statement(
+        f"WITH {sel_cte(pl, p)}, h AS (SELECT x.* FROM summary_hands x JOIN sel USING (run)"
+        f" WHERE {HAND_BIT}) SELECT coalesce(sum(n), 0) AS clusters, {cols} FROM h"
     )
 
 

@@ -17,10 +17,11 @@ import pytest
 from click.testing import CliRunner
 
 from paohuzi.cli.main import main
-from replay.analysis.figures import drill, groups, huang, outcomes, results, values
+from replay.analysis.figures import drill, effects, groups, huang, outcomes, results, values
 from replay.analysis.figures.selection import Plan, Selection, plan
 from replay.store import summary_schema as summary
 from replay.store.catalog import open_catalog
+from replay.store.runs import open_store
 from replay.store.scan import scan_store
 
 RUNS: list[tuple[str, list[str]]] = [
@@ -226,3 +227,24 @@ def test_unindexed_run_falls_back(summary_store: Path, tmp_path: Path) -> None:
     state = scan_store(data)
     assert state.run("x") is not None and state.run("x").problem is None
     assert plan(state, _selection(state, ["x"], (), ())) is None
+
+
+@pytest.mark.parametrize("runs", [("base",), ("four",), ("luzhou",), ("base", "min10")])
+def test_run_moments_from_the_summaries(summary_store: Path, runs: tuple[str, ...]) -> None:
+    """The per-hand figures of runs without --duplicate (the dashboard's Reference page):
+    effects.summary_moments gives run_moments's row, column for column, and the same means
+    and intervals."""
+    state = scan_store(summary_store)
+    con = open_catalog(state)
+    f = _selection(state, list(runs), (), ())
+    assert not f.duplicate
+    (active,) = {open_store(summary_store).run(r).rules.active_players for r in runs}
+    p = plan(state, f)
+    assert p is not None
+    a = _frame(con, effects.run_moments(f.runs, active))
+    b = _frame(con, effects.summary_moments(p, active))
+    _same(a, b, f"moments {runs}")
+    names = [name for name, _ in effects.METRICS]
+    ma, mb = (results.run_means(x.to_dict("records")[0], names) for x in (a, b))
+    for name in names:
+        _same_mean(ma[name], mb[name], f"{name} {runs}")
