@@ -102,7 +102,9 @@ def run_moments(sig: str, f: Selection, active: int) -> pd.DataFrame:
     :func:`replay.analysis.figures.effects.summary_moments` from the summaries when none is
     a ``--duplicate`` run, else :func:`~replay.analysis.figures.effects.run_moments` from the
     hands."""
-    pl = None if f.duplicate else summary_plan(Selection(runs=f.runs))
+    state = db.store_state()
+    duplicate = any(info is None or info.duplicate for info in map(state.run, f.runs))
+    pl = None if duplicate else summary_plan(Selection(runs=f.runs))
     if pl is not None:
         return db.query(*effects.summary_moments(pl, active))
     return db.query(*effects.run_moments(f.runs, active))

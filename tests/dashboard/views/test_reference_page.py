@@ -71,6 +71,11 @@ def test_one_preset_beside_its_reference(
     assert "`learned@hunan` in every seat, 5,000 hands" in text
     assert "policies `greedy`, `random`" in text
     assert "a difference can come from the selection's other policies" in text
+    # with a --duplicate run the figures come from the hands (a deal spans its rotations)
+    at.session_state["f_runs"] = ["base", "dup"]
+    at.run()
+    assert not at.exception and not at.error and not at.warning
+    assert len(at.dataframe[0].value) == 8
 
 
 def test_the_selections_it_cannot_compare(
