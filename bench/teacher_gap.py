@@ -8,8 +8,9 @@ value at a decision minus the value of the table's choice, both from the same ``
 rollouts. The best of ``k`` noisy values is biased upward, so most of that figure is noise:
 it says little about how much better the search chooses. Here, at every third decision of
 ``--hands`` self-play hands of ``--play`` (compiled, the hunan preset), the search values
-the options with ``--rollouts`` rollouts (its rollout policy ``--play``) and picks its best,
-as ``search@N`` and the teacher do; then a **fresh** valuation with ``--fresh`` rollouts of
+the options with ``--rollouts`` rollouts (its rollout policy ``--play``) and picks the best
+mean, as the distill teacher does (``search@N`` keeps its rollout policy's choice unless
+another option is clearly better); then a **fresh** valuation with ``--fresh`` rollouts of
 other random streams values the search's pick and each table's own choice. Printed per kind
 of decision (discard, claim): the in-sample regret of each table (what distill reports) and
 the fresh gain of the search's pick over the table's choice, with its standard error — the

@@ -99,12 +99,11 @@ def retention(sig: str, f: Selection) -> pd.DataFrame:
 def run_moments(sig: str, f: Selection, active: int) -> pd.DataFrame:
     """The per-hand figures' cluster sums over the runs of ``f`` (``active`` seats dealt
     cards; each run's deal its own cluster, every seat of the table):
-    :func:`replay.analysis.figures.effects.summary_moments` from the summaries when none is
-    a ``--duplicate`` run, else :func:`~replay.analysis.figures.effects.run_moments` from the
-    hands."""
-    state = db.store_state()
-    duplicate = any(info is None or info.duplicate for info in map(state.run, f.runs))
-    pl = None if duplicate else summary_plan(Selection(runs=f.runs))
+    :func:`replay.analysis.figures.effects.summary_moments` from the summaries where
+    :func:`~replay.analysis.figures.effects.moments_plan` allows it (no ``--duplicate`` run,
+    no run of imported hands), else :func:`~replay.analysis.figures.effects.run_moments` from
+    the hands."""
+    pl = effects.moments_plan(db.store_state(), f.runs) if summaries_enabled() else None
     if pl is not None:
         return db.query(*effects.summary_moments(pl, active))
     return db.query(*effects.run_moments(f.runs, active))

@@ -9,9 +9,9 @@ from :func:`run_moments`, and those of both runs with their cross sums from
 :func:`replay.analysis.intervals.cluster_mean_ci` and
 :func:`replay.analysis.intervals.paired_ratio_diff_ci`. Both read the hands.
 :func:`summary_moments` gives :func:`run_moments`'s row from the summaries' ``hands`` rows
-when no run of the selection is a ``--duplicate`` run (each hand then is its own deal, so
-every cluster sum is a sum of per-hand counts and sums): what the dashboard reads at any
-size; ``make test`` holds the two equal.
+for runs played here without ``--duplicate`` (:func:`moments_plan`; each hand then is its
+own deal, so every cluster sum is a sum of per-hand counts and sums): what the dashboard
+reads at any size; ``make test`` holds the two equal.
 
 The dealer's advantage of a hand is the dealer's win (1 or 0) minus a non-dealer's share of
 the other wins (the non-dealers' wins over ``active − 1``, ``active`` the seats dealt cards,
@@ -28,8 +28,11 @@ rate minus a non-dealer's, each hand counted once, so its interval is that of on
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from replay.analysis.figures.params import Params, Statement
-from replay.analysis.figures.selection import HAND_BIT, HUANG, Plan, sel_cte
+from replay.analysis.figures.selection import HAND_BIT, HUANG, Plan, Selection, plan, sel_cte
 
 _WON = f"(outcome <> {HUANG})::INTEGER"
 _DEALER = f"(outcome <> {HUANG} AND winner = dealer)::INTEGER"
@@ -80,10 +83,22 @@ def run_moments(run: str | tuple[str, ...], active: int) -> Statement:
     )
 
 
+def moments_plan(state: Any, runs: Sequence[str]) -> Plan | None:
+    """The summary plan of :func:`summary_moments` over ``runs`` (every seat), or None when
+    their hands must be read: a run not found, a ``--duplicate`` run (a deal spans its
+    rotations), a run of imported hands (they keep the deal ids of the runs they were played
+    in, while the summaries count each hand apart), or a run without usable summaries."""
+    for name in runs:
+        info = state.run(name)
+        if info is None or info.duplicate or info.policy_classes:
+            return None
+    return plan(state, Selection(runs=tuple(runs)))
+
+
 def summary_moments(pl: Plan, active: int) -> Statement:
     """:func:`run_moments`'s row (``clusters`` and every figure's cluster sums) over the runs
-    of ``pl``, from the summaries' ``hands`` rows. Only for a plan without ``--duplicate``
-    runs (a hand is its own deal there; the caller checks): a figure's ``y`` and ``m`` per
+    of ``pl``, from the summaries' ``hands`` rows. Only for a plan of :func:`moments_plan`
+    (each hand is its own deal there): a figure's ``y`` and ``m`` per
     hand are then 0/1 counts or a win's value, so ``Σy²`` is ``Σy`` for a count, the sum of
     squares the summaries keep for a value, and ``Σym`` is ``Σy``. The dealer's advantage,
     ``1`` for a dealer's win and ``−1/(active − 1)`` for another seat's, squares to ``1``

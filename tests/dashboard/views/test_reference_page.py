@@ -35,6 +35,10 @@ def use_reference(monkeypatch: pytest.MonkeyPatch, path: Path) -> Path:
     return path
 
 
+def _no_hands(*_: object) -> None:
+    raise AssertionError("the Reference page read the hands of runs its summaries hold")
+
+
 def test_one_preset_beside_its_reference(
     store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -50,9 +54,15 @@ def test_one_preset_beside_its_reference(
     assert "The selection mixes rule sets:" in warning
     assert "hunan (base, dup, mixed)" in warning and "hunan-4p (four)" in warning
     assert not at.dataframe
+    # runs played here without --duplicate: the figures come from the summaries, not the hands
+    from replay.analysis.figures import effects
+
+    hands_read = effects.run_moments
+    monkeypatch.setattr(effects, "run_moments", _no_hands)
     at.session_state["f_runs"] = ["base", "mixed"]
     at.run()
     assert not at.exception and not at.error and not at.warning
+    monkeypatch.setattr(effects, "run_moments", hands_read)
     t = at.dataframe[0].value
     assert list(t.columns) == [
         "figure", "selection", "reference", "selection − reference", "differs", "selection n",

@@ -89,3 +89,18 @@ def test_imported_run_of_one_policy_has_no_policy_rows(data: Path, tmp_path: Pat
                         env={"PAOHUZI_SUMMARY": summaries})  # fmt: skip
         (run,) = json.loads(out)["runs"]
         assert run["policy"] == [], summaries
+
+
+def test_the_per_hand_moments_of_imported_hands_come_from_the_hands(data: Path) -> None:
+    """Imported hands keep the deal ids of the run they were played in, while the summaries
+    count each hand apart: the Reference page's per-hand figures of such a run are read from
+    its hands (effects.moments_plan gives no summary plan), those of a simulated run from
+    the summaries."""
+    from replay.analysis.figures import effects
+    from replay.store.scan import scan_store
+
+    state = scan_store(data)
+    assert state.run("imp") is not None and state.run("imp").policy_classes
+    assert effects.moments_plan(state, ("imp",)) is None
+    assert effects.moments_plan(state, ("s",)) is not None
+    assert effects.moments_plan(state, ("s", "imp")) is None

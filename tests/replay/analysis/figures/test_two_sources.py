@@ -239,8 +239,8 @@ def test_run_moments_from_the_summaries(summary_store: Path, runs: tuple[str, ..
     f = _selection(state, list(runs), (), ())
     assert not f.duplicate
     (active,) = {open_store(summary_store).run(r).rules.active_players for r in runs}
-    p = plan(state, f)
-    assert p is not None
+    p = effects.moments_plan(state, f.runs)
+    assert p is not None and p == plan(state, f)
     a = _frame(con, effects.run_moments(f.runs, active))
     b = _frame(con, effects.summary_moments(p, active))
     _same(a, b, f"moments {runs}")
@@ -248,3 +248,10 @@ def test_run_moments_from_the_summaries(summary_store: Path, runs: tuple[str, ..
     ma, mb = (results.run_means(x.to_dict("records")[0], names) for x in (a, b))
     for name in names:
         _same_mean(ma[name], mb[name], f"{name} {runs}")
+
+
+def test_moments_of_duplicate_runs_come_from_the_hands(summary_store: Path) -> None:
+    state = scan_store(summary_store)
+    assert effects.moments_plan(state, ("base",)) is not None
+    for runs in (("dup",), ("base", "dup4"), ("base", "no-such-run")):
+        assert effects.moments_plan(state, runs) is None, runs
