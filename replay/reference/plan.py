@@ -119,14 +119,21 @@ SCALES = {
 }
 
 
+def shipped_sets(preset: str) -> list[str]:
+    """The shipped sets of ``preset``, weaker first: ``heuristic@tuned-PRESET`` and
+    ``learned@PRESET``, those that exist."""
+    out = []
+    if f"tuned-{preset}" in W.shipped_names("heuristic"):
+        out.append(f"heuristic@tuned-{preset}")
+    if preset in W.shipped_names("learned"):
+        out.append(f"learned@{preset}")
+    return out
+
+
 def strongest(preset: str) -> str:
     """The strongest fast policy of ``preset``: its shipped ``learned`` set, else its shipped
     ``heuristic@tuned-PRESET`` set, else ``heuristic``."""
-    if preset in W.shipped_names("learned"):
-        return f"learned@{preset}"
-    if f"tuned-{preset}" in W.shipped_names("heuristic"):
-        return f"heuristic@tuned-{preset}"
-    return "heuristic"
+    return (shipped_sets(preset) or ["heuristic"])[-1]
 
 
 @dataclass(frozen=True)
@@ -207,12 +214,7 @@ def ladder_policies(scale: Scale, preset: str = "hunan") -> list[str]:
     >>> ladder_policies(SCALES["full"], "luzhou")
     ['random', 'greedy', 'heuristic', 'heuristic@tuned-luzhou', 'learned@luzhou', 'search@16', 'search@64']
     """
-    shipped = []
-    if f"tuned-{preset}" in W.shipped_names("heuristic"):
-        shipped.append(f"heuristic@tuned-{preset}")
-    if preset in W.shipped_names("learned"):
-        shipped.append(f"learned@{preset}")
-    return [*LADDER_BUILT_IN, *shipped, *(s for s, _ in scale.ladder_searches)]
+    return [*LADDER_BUILT_IN, *shipped_sets(preset), *(s for s, _ in scale.ladder_searches)]
 
 
 def _key(policy: str) -> str:
