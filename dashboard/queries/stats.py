@@ -103,7 +103,7 @@ def run_moments(sig: str, f: Selection, active: int) -> pd.DataFrame:
     :func:`~replay.analysis.figures.effects.moments_plan` allows it (no ``--duplicate`` run,
     no run of imported hands), else :func:`~replay.analysis.figures.effects.run_moments` from
     the hands."""
-    pl = effects.moments_plan(db.store_state(), f.runs) if summaries_enabled() else None
+    pl = effects.moments_plan(db.store_state(), f.runs)
     if pl is not None:
         return db.query(*effects.summary_moments(pl, active))
     return db.query(*effects.run_moments(f.runs, active))

@@ -32,7 +32,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from replay.analysis.figures.params import Params, Statement
-from replay.analysis.figures.selection import HAND_BIT, HUANG, Plan, Selection, plan, sel_cte
+from replay.analysis.figures.selection import (
+    HAND_BIT,
+    HUANG,
+    Plan,
+    Selection,
+    plan,
+    sel_cte,
+    summaries_enabled,
+)
 
 _WON = f"(outcome <> {HUANG})::INTEGER"
 _DEALER = f"(outcome <> {HUANG} AND winner = dealer)::INTEGER"
@@ -87,7 +95,10 @@ def moments_plan(state: Any, runs: Sequence[str]) -> Plan | None:
     """The summary plan of :func:`summary_moments` over ``runs`` (every seat), or None when
     their hands must be read: a run not found, a ``--duplicate`` run (a deal spans its
     rotations), a run of imported hands (they keep the deal ids of the runs they were played
-    in, while the summaries count each hand apart), or a run without usable summaries."""
+    in, while the summaries count each hand apart), a run without usable summaries, or
+    ``$PAOHUZI_SUMMARY=0``."""
+    if not summaries_enabled():
+        return None
     for name in runs:
         info = state.run(name)
         if info is None or info.duplicate or info.policy_classes:
