@@ -11,12 +11,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.fast import codes as C
 from engine.fast import features as FE
 from engine.fast import greedy as GR
 from engine.fast import heuristic as HE
 from engine.fast import state as S
 from engine.fast.cache_guard import guard
-from engine.fast.codes import DISCARD_BASE, PASS, PENG, TI_BASE
+from engine.fast.codes import DISCARD_BASE, PASS, PENG, RED, TI_BASE
 from engine.fast.pyrandom import randbelow
 from engine.policies import learned as _L
 
@@ -24,6 +25,9 @@ DISCARD = _L.DISCARD
 CLAIM = _L.CLAIM
 N_DISCARD = len(_L.DISCARD_FEATURES)
 N_CLAIM = len(_L.CLAIM_FEATURES)
+#: Where the 名堂 features start in a row of each kind.
+D_MT = _L.DISCARD_FEATURES.index("d_wu")
+C_MT = _L.CLAIM_FEATURES.index("c_wu")
 #: Columns of a feature row (the longer of the two kinds).
 N_FEATURES = max(N_DISCARD, N_CLAIM)
 FIRST_COEF = _L.FIRST_COEF
@@ -100,6 +104,9 @@ def _discard_rows(rp, w, st, seat, base, n, out):
     h2 = np.empty(21, dtype=np.int64)
     f2 = np.empty(21, dtype=np.int64)
     f2[20] = 9
+    red, chi = _table_reds(st, seat)
+    red += _hand_reds(h)
+    singles = _singles(h)
     for i in range(n):
         k = st[base + i] - DISCARD_BASE
         val = FE.card_value(rp, k, h, f, un, w)
@@ -134,6 +141,8 @@ def _discard_rows(rp, w, st, seat, base, n, out):
         x = need - r
         y = need - r0
         out[i, 13] = (x if x > 0.0 else 0.0) - (y if y > 0.0 else 0.0)
+        dd = chi == 0 and singles + _single_change(h, k, 1) <= 1
+        _mingtang(out, i, D_MT, red - RED[k], dd)
 
 
 @njit(cache=True)
@@ -154,6 +163,9 @@ def _claim_rows(rp, w, st, seat, base, n, out):
             n_loose += 1
     used = np.empty(9, dtype=np.int64)
     h2 = np.empty(21, dtype=np.int64)
+    red, chi = _table_reds(st, seat)
+    red += _hand_reds(h)
+    singles = _singles(h)
     for i in range(n):
         a = st[base + i]
         if a == PASS:
@@ -162,10 +174,14 @@ def _claim_rows(rp, w, st, seat, base, n, out):
             out[i, 1] = sv if has_s else 0.0
             out[i, 2] = rv if has_r else 0.0
             out[i, 9] = s
+            _mingtang(out, i, C_MT, red, chi == 0 and singles <= 1)
             continue
         n_used, groups, table_hx = GR.take_cards(rp, a, c, used)
         if n_used == 0:
             continue
+        dd = False
+        if a == PENG:  # the pair leaves the hand; a 吃 puts one on the table
+            dd = chi == 0 and singles + _single_change(h, c, 2) <= 1
         delta, has_owed, owed = GR.hand_parts(
             rp, w, st, seat, h, f, un, vals, loose, n_loose, used, n_used, hand_size, h2
         )
@@ -182,6 +198,60 @@ def _claim_rows(rp, w, st, seat, base, n, out):
         out[i, 10] = hx * s
         out[i, 11] = 1.0 if a == PENG else 0.0
         out[i, 12] = delta * s
+        _mingtang(out, i, C_MT, red + RED[c], dd)
+
+
+@njit(cache=True)
+def _table_reds(st, seat):
+    """(the red cards of the seat's table melds, 1 if one of them is a 吃)."""
+    red = 0
+    chi = 0
+    for m in range(st[S.MELD_N + seat]):
+        kind = st[S.MELD_KIND + seat * S.MAXM + m]
+        mid = st[S.MELD_ID + seat * S.MAXM + m]
+        if kind == C.GK_CHI:
+            chi = 1
+            for q in range(3):
+                red += RED[C.SHAPES[mid, q]]
+        elif kind == C.GK_PAO or kind == C.GK_TI:
+            red += 4 * RED[mid]
+        else:
+            red += 3 * RED[mid]
+    return red, chi
+
+
+@njit(cache=True)
+def _hand_reds(h):
+    total = 0
+    for k in range(20):
+        total += RED[k] * h[k]
+    return total
+
+
+@njit(cache=True)
+def _singles(h):
+    n = 0
+    for k in range(20):
+        if h[k] == 1:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _single_change(h, k, n):
+    return (1 if h[k] - n == 1 else 0) - (1 if h[k] == 1 else 0)
+
+
+@njit(cache=True)
+def _mingtang(out, i, at, red, duidui):
+    """The 名堂 features (engine.policies.learned._mingtang) into ``out[i, at:at + 7]``."""
+    out[i, at] = 1.0 if red == 0 else 0.0
+    out[i, at + 1] = 1.0 if red == 1 else 0.0
+    out[i, at + 2] = 1.0 if red == 2 else 0.0
+    out[i, at + 3] = 1.0 if 8 <= red <= 9 else 0.0
+    out[i, at + 4] = 1.0 if 10 <= red <= 12 else 0.0
+    out[i, at + 5] = 1.0 if red >= 13 else 0.0
+    out[i, at + 6] = 1.0 if duidui else 0.0
 
 
 guard("learned", globals())

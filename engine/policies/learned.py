@@ -18,7 +18,14 @@ computed with the table's heuristic parameters (card values, threat, waits), and
 * a **claim** (:data:`CLAIM_FEATURES`): for PASS, 1, the shapes lost to a stinky face, the
   waits kept, the share of the stock left; for a 碰/吃, its groups, their 胡息, the change of
   the hand's card values, the discard it owes, the 胡息 it puts out of reach, the waits it
-  leaves, 胡息 × stock share, 1 for a 碰, the change × stock share.
+  leaves, 胡息 × stock share, 1 for a 碰, the change × stock share;
+* for both kinds, the **名堂** (:func:`_mingtang`, RULES.md §11.3) after the option: the seat's
+  red cards R (its table melds and hand) in the bands the 名堂 score (R = 0 乌胡, 1 点胡, 2,
+  8–9, 10–12 红胡, ≥ 13 红乌), and 对对胡 within reach (no 吃 on its table, at most one face
+  of the hand single; a 吃 ends it). The search's values showed this blind spot of the
+  heuristic: it keeps or sheds red cards for a 点胡 ×3 or a 乌胡 ×5 that no term of the
+  heuristic sees. These coefficients are :data:`~engine.policies.weights.LATE`: a table
+  recorded before them lacks them and plays as before.
 
 The coefficients are rows of the one parameter table (:data:`engine.policies.weights.PARAMS`,
 ``d_*`` for discards and ``c_*`` for claims, in feature order); their defaults give the
@@ -35,7 +42,8 @@ import random
 from collections.abc import Sequence
 
 from engine.actions import DISCARD_BASE, PASS, PENG, TI_BASE
-from engine.cards import NUM_KINDS
+from engine.cards import NUM_KINDS, is_red
+from engine.groups import GroupKind
 from engine.observation import Observation
 from engine.policies import features as F
 from engine.policies import weights as _W
@@ -53,6 +61,8 @@ FIRST_COEF = _W.INDEX[DISCARD_FEATURES[0]]
 assert [_W.INDEX[n] for n in DISCARD_FEATURES + CLAIM_FEATURES] == list(
     range(FIRST_COEF, FIRST_COEF + len(DISCARD_FEATURES) + len(CLAIM_FEATURES))
 )
+#: 1 for a red face (2, 7, 10), by kind: the red count of the 名堂 (RULES.md §11.3).
+RED = tuple(int(is_red(k)) for k in range(NUM_KINDS))
 #: Ties within this are broken by the rng (as in ``greedy``).
 EPS = 1e-9
 #: The kinds of decision :meth:`LearnedPolicy.features` describes.
@@ -152,6 +162,9 @@ class LearnedPolicy(HeuristicPolicy):
         s = v.obs.stock_left / STOCK
         loose = set(F.loose_kinds(h, f, v.t))
         danger = [-1.0] * NUM_KINDS
+        red, chi = _table_reds(v)
+        red += _hand_reds(h)
+        singles = _singles(h)
         rows = []
         for a in legal:
             k = a - DISCARD_BASE
@@ -177,6 +190,7 @@ class LearnedPolicy(HeuristicPolicy):
                     1.0 if v.banned >> k & 1 else 0.0,
                     self.feed_raw(v, k),
                     *self._reach_change(v, k),
+                    *_mingtang(red - RED[k], not chi and singles + _single_change(h, k) <= 1),
                 ]
             )
         return rows
@@ -206,19 +220,26 @@ class LearnedPolicy(HeuristicPolicy):
         s = v.obs.stock_left / STOCK
         vals = [-1.0] * NUM_KINDS
         loose = F.loose_kinds(h, v.f, t) if self.discard_term else ()
+        red, chi = _table_reds(v)
+        red += _hand_reds(h)
+        singles = _singles(h)
         rows = []
         for a in legal:
             if a == PASS:
                 stinky, ready = self.pass_parts(v)
                 rows.append(
-                    [1.0, _or0(stinky), _or0(ready), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, s, 0.0, 0.0, 0.0]
-                )
+                    [1.0, _or0(stinky), _or0(ready), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, s, 0.0, 0.0, 0.0,
+                     *_mingtang(red, not chi and singles <= 1)]
+                )  # fmt: skip
                 continue
             take = take_cards(a, c, t)
             if take is None:  # pragma: no cover - a claim offers PASS, 碰, 吃 (胡 is taken)
                 rows.append([0.0] * len(CLAIM_FEATURES))  # as the compiled kernel leaves it
                 continue
             used, groups, table_hx = take
+            duidui = False
+            if a == PENG:  # the pair leaves the hand; a 吃 puts one on the table
+                duidui = not chi and singles + _single_change(h, c, 2) <= 1
             delta, owed, h2 = self.hand_parts(v, vals, loose, used)
             path, ready = self.take_parts(v, h2, table_hx)
             hx = float(table_hx)
@@ -237,6 +258,7 @@ class LearnedPolicy(HeuristicPolicy):
                     hx * s,
                     1.0 if a == PENG else 0.0,
                     delta * s,
+                    *_mingtang(red + RED[c], duidui),
                 ]
             )
         return rows
@@ -256,6 +278,51 @@ def _best(
         elif x > best_score - EPS:
             best.append(a)
     return best[0] if len(best) == 1 else best[rng.randrange(len(best))]
+
+
+def _table_reds(v: F.View) -> tuple[int, bool]:
+    """(the red cards of the seat's table melds, whether one of them is a 吃)."""
+    red, chi = 0, False
+    for g in v.obs.melds(v.seat):
+        chi = chi or g.kind == GroupKind.CHI
+        for k in g.cards:
+            red += RED[k]
+    return red, chi
+
+
+def _hand_reds(h: Sequence[int]) -> int:
+    total = 0
+    for k in range(NUM_KINDS):
+        total += RED[k] * h[k]
+    return total
+
+
+def _singles(h: Sequence[int]) -> int:
+    """The faces held once."""
+    n = 0
+    for k in range(NUM_KINDS):
+        if h[k] == 1:
+            n += 1
+    return n
+
+
+def _single_change(h: Sequence[int], k: int, n: int = 1) -> int:
+    """How the faces held once change when ``n`` copies of ``k`` leave the hand ``h``."""
+    return (1 if h[k] - n == 1 else 0) - (1 if h[k] == 1 else 0)
+
+
+def _mingtang(red: int, duidui: bool) -> tuple[float, ...]:
+    """The 名堂 features (:data:`engine.policies.weights.MINGTANG`) of a red count ``red``
+    and 对对胡 within reach."""
+    return (
+        1.0 if red == 0 else 0.0,
+        1.0 if red == 1 else 0.0,
+        1.0 if red == 2 else 0.0,
+        1.0 if 8 <= red <= 9 else 0.0,
+        1.0 if 10 <= red <= 12 else 0.0,
+        1.0 if red >= 13 else 0.0,
+        1.0 if duidui else 0.0,
+    )
 
 
 def _or0(x: float | None) -> float:

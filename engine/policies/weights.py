@@ -87,6 +87,27 @@ def _p(name: str, policy: str, default: float, low: float, high: float, meaning:
 
 
 _G, _H, _L = "greedy", "heuristic", "learned"
+
+
+#: The 名堂 features' names after ``d_`` / ``c_``: six bands of the red count, then 对对胡.
+MINGTANG = ("wu", "dian", "dian_near", "hong_near", "hong", "hongwu", "duidui")
+
+
+def _mingtang(prefix: str, what: str, when: str) -> tuple[tuple[str, float, str], ...]:
+    """The 名堂 coefficients of a kind of decision (:data:`MINGTANG`; the features are
+    engine.policies.learned._mingtang): the seat's red cards R (table melds and hand) in the
+    bands the 名堂 of RULES.md §11.3 score, and 对对胡 within reach."""
+    bands = ("R = 0 (乌胡)", "R = 1 (点胡)", "R = 2", "8 ≤ R ≤ 9", "10 ≤ R ≤ 12 (红胡)",
+             "R ≥ 13 (红乌)")  # fmt: skip
+    return (
+        *((f"{prefix}_{n}", 0.0, f"{what}: × 1 when the seat's red cards {when} are {m}")
+          for n, m in zip(MINGTANG, bands)),
+        (f"{prefix}_duidui", 0.0,
+         f"{what}: × 1 when, {when}, no 吃 is on the seat's table and at most one face in hand"
+         " is single (对对胡 within reach)"),
+    )  # fmt: skip
+
+
 #: The bound of a learned coefficient.
 COEF_LIMIT = 1e4
 
@@ -158,6 +179,7 @@ PARAMS: tuple[Param, ...] = (
             ("d_feed", 0.0, "discard: × the opponents' summed chance to 碰/吃 it"),
             ("d_reach_loss", 0.0, "discard: × the 胡息 the hand may count on that it loses"),
             ("d_path", 0.0, "discard: × the 胡息 it puts out of reach of the threshold"),
+            *_mingtang("d", "discard", "after it"),
             ("c_pass", -25.0, "claim: × 1 for PASS"),
             ("c_stinky", -1.2, "claim, PASS: × the shapes waiting on a face it makes stinky"),
             ("c_pass_ready", 40.0, "claim, PASS: × the live winning copies the hand keeps"),
@@ -171,9 +193,15 @@ PARAMS: tuple[Param, ...] = (
             ("c_hx_stock", 0.0, "claim, a take: × its 胡息 × the share of the stock left"),
             ("c_peng", 0.0, "claim, a take: × 1 for a 碰"),
             ("c_structure_stock", 0.0, "claim, a take: × structure × the share of the stock left"),
+            *_mingtang("c", "claim", "after the option"),
         )
     ),
 )
+
+#: Coefficients added after learned tables were recorded (the 名堂 features): a table that
+#: lacks one plays as it did, as if it were 0, so reading allows it missing and a table
+#: writes it only when it is not 0 — older files, manifests and run digests stay valid.
+LATE = frozenset(p.name for p in PARAMS if p.policy == _L and p.name[2:] in MINGTANG)
 
 #: A parameter's position in :data:`PARAMS` (and in the compiled weight array).
 INDEX: dict[str, int] = {p.name: i for i, p in enumerate(PARAMS)}
@@ -212,8 +240,13 @@ class PolicyWeights:
         return self.values[INDEX[name]]
 
     def as_dict(self) -> dict[str, float]:
-        """The policy's own parameters, name → value (what a manifest records)."""
-        return {p.name: self.values[INDEX[p.name]] for p in policy_params(self.policy)}
+        """The policy's own parameters, name → value (what a manifest records; a
+        :data:`LATE` coefficient only when it is not 0)."""
+        return {
+            p.name: v
+            for p in policy_params(self.policy)
+            if (v := self.values[INDEX[p.name]]) or p.name not in LATE
+        }
 
     def vector(self) -> list[float]:
         """Every value in :data:`PARAMS` order (the compiled policies' array)."""
@@ -406,6 +439,8 @@ def weights_from_mapping(values: Any, policy: str, where: str = "weights") -> Po
     out = list(DEFAULT_VALUES)
     for p in own:
         if p.name not in values:
+            if p.name in LATE:
+                continue  # a table older than the coefficient: 0, as it played
             raise InvalidNotation(f"{where}: parameter {p.name!r} is missing")
         out[INDEX[p.name]] = check_value(p, values[p.name], where)
     return PolicyWeights(policy, tuple(out))

@@ -11,7 +11,7 @@ decisions valued by fewer rollouts teach as well as fewer valued by more. As the
 sharpen, the softmax tends to the policy's own choice, and the objective to its regret.
 
 Gradient descent with a backtracking step from the start table and from softened copies of
-it, chosen by an inner validation (:func:`fit`; the start is kept when no fit beats it): a
+it, chosen by cross-validation (:func:`fit`; the start is kept when no fit beats it): a
 pure function of the data and the start (no random initialisation, no batches, no BLAS: the
 sums are ``einsum``'s, in a fixed order on any machine and thread count); 13 or 14 unknowns
 per kind.
@@ -102,19 +102,26 @@ def _softmax(z: np.ndarray, starts: np.ndarray) -> np.ndarray:
 
 
 def fit(d: Decisions, start: np.ndarray, l2: float = 0.0) -> np.ndarray:
-    """The coefficients fitted to ``d`` from ``start``, chosen by an inner validation: each
-    of :data:`SOFTENING`'s descents is fitted on four decisions in five and judged by its
-    regret on the fifth, beside ``start`` itself; the best is fitted again on all of ``d``
-    (``start`` is kept when no descent beats it there). A start whose scores are far apart is
-    a near-argmax softmax whose gradient vanishes: a softer start lets the fit move (the scale
-    of the coefficients does not change the choices). ``l2`` pulls toward ``start``."""
+    """The coefficients fitted to ``d`` from ``start``, chosen by cross-validation: the
+    decisions are dealt into :data:`INNER` folds (decision i to fold i mod INNER); each of
+    :data:`SOFTENING`'s descents is fitted on the other folds and judged by its regret on
+    each fold in turn, so every decision judges once; the softening of least regret over all
+    decisions, if it beats ``start``'s, is fitted again on all of ``d`` (else ``start`` is
+    kept). A start whose scores are far apart is a near-argmax softmax whose gradient
+    vanishes: a softer start lets the fit move (the scale of the coefficients does not change
+    the choices). ``l2`` pulls toward ``start``. (A single held-out fifth judged too few
+    decisions: its noise kept the start where the descents were better on held-out data.)"""
     if d.count < INNER:
         return start.copy()
-    fold = np.arange(d.count) % INNER == INNER - 1
-    inner, judge = d.subset(~fold), d.subset(fold)
-    best_c, best_regret = None, assess(judge, start).regret
+    fold = np.arange(d.count) % INNER
+    parts = [(d.subset(fold != f), d.subset(fold == f)) for f in range(INNER)]
+    best_c, best_regret = None, assess(d, start).regret
     for c in SOFTENING:
-        regret = assess(judge, descend(inner, start * c, l2, start)).regret
+        lost = sum(
+            assess(judge, descend(rest, start * c, l2, start)).regret * judge.count
+            for rest, judge in parts
+        )
+        regret = lost / d.count
         if regret < best_regret - 1e-12:
             best_c, best_regret = c, regret
     if best_c is None:

@@ -252,6 +252,28 @@ def test_file_round_trip(tmp_path: Path) -> None:
     assert table.vector()[W.INDEX["danger_w"]] == 9.0
 
 
+def test_a_learned_table_older_than_the_mingtang_coefficients_reads_as_it_was(
+    tmp_path: Path,
+) -> None:
+    """The 名堂 coefficients came after learned tables were recorded: a table without them
+    reads with them at 0 (it plays as before: 0 × a feature adds nothing), writes and records
+    itself without them (so its manifests and run digests stay as they were), and a nonzero
+    one is written; any other missing parameter is still refused."""
+    assert {f"{k}_{n}" for k in "dc" for n in W.MINGTANG} == W.LATE
+    old = {k: v for k, v in W.DEFAULT_LEARNED.as_dict().items() if k not in W.LATE}
+    assert old == W.DEFAULT_LEARNED.as_dict()  # at 0, not written
+    table = W.weights_from_mapping(old, "learned")
+    assert table == W.DEFAULT_LEARNED and all(table[n] == 0.0 for n in W.LATE)
+    moved = W.weights_from_mapping({**old, "d_dian": 3.5}, "learned")
+    assert moved.as_dict()["d_dian"] == 3.5 and "c_dian" not in moved.as_dict()
+    path = tmp_path / "moved.json"
+    path.write_text(json.dumps(W.weights_document(moved, "moved")), "utf-8")
+    assert W.read_weights(path, "learned") == moved
+    del old["d_path"]
+    with pytest.raises(InvalidNotation, match="parameter 'd_path' is missing"):
+        W.weights_from_mapping(old, "learned")
+
+
 # ---------------------------------------------------------------------------------------------
 # Play (reference)
 # ---------------------------------------------------------------------------------------------

@@ -49,6 +49,9 @@ ODD_LEARNED: dict[str, float] = {
     "c_stinky": -2.2, "c_pass_ready": 30.0, "c_groups": 26.0, "c_hx": 6.0, "c_structure": 1.2,
     "c_owed": -0.8, "c_path": -2.5, "c_take_ready": 35.0, "c_pass_stock": 6.0,
     "c_hx_stock": 2.0, "c_peng": -1.0, "c_structure_stock": -0.3,
+    "d_wu": 9.0, "d_dian": 7.0, "d_dian_near": 2.0, "d_hong_near": 1.5, "d_hong": 5.0,
+    "d_hongwu": 3.0, "d_duidui": 4.0, "c_wu": 8.0, "c_dian": 6.0, "c_dian_near": -1.0,
+    "c_hong_near": 2.5, "c_hong": 4.0, "c_hongwu": 2.0, "c_duidui": 3.5,
 }  # fmt: skip
 
 

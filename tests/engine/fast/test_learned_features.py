@@ -38,6 +38,8 @@ def test_both_engines_compute_the_same_features(preset: str) -> None:
     policy = LearnedPolicy.from_weights(table)
     w = weights_array(table)
     seen = {DISCARD: 0, CLAIM: 0}
+    mingtang = np.zeros(len(W.MINGTANG))  # rows with each 名堂 feature set (discards)
+    at = FL.D_MT
     for seed in range(8):
         state = game.new_initial_state(shuffle_deck(100 + seed), seed % rules.players)
         for step in play_hand(game, state.deck, state.dealer, [policy] * rules.players, seed):
@@ -58,7 +60,10 @@ def test_both_engines_compute_the_same_features(preset: str) -> None:
                 assert out[:, :width].tolist() == rows, (preset, seed, seat, kind)
                 assert not out[:, width:].any()
                 seen[kind] += 1
+                if kind == DISCARD:
+                    mingtang += out[:, at : at + len(W.MINGTANG)].sum(axis=0)
     assert seen[DISCARD] > 20 and seen[CLAIM] > 5, seen
+    assert mingtang.sum() > 0, "no hand reached a 名堂 band: the test does not test them"
 
 
 @pytest.mark.parametrize("preset", ["hunan", "luzhou", "hunan-4p"])
