@@ -13,7 +13,7 @@ sharpen, the softmax tends to the policy's own choice, and the objective to its 
 Gradient descent with a backtracking step from the start table and from softened copies of
 it, chosen by cross-validation (:func:`fit`; the start is kept when no fit beats it): a
 pure function of the data and the start (no random initialisation, no batches, no BLAS: the
-sums are ``einsum``'s, in a fixed order on any machine and thread count); 13 or 14 unknowns
+sums are ``einsum``'s, in a fixed order on any machine and thread count); 20 or 21 unknowns
 per kind.
 Cross-entropy to a softmax of the values and pairwise ranking were tried first and lost
 strength in play while agreeing more with the teacher (docs/DISTILL.md).
@@ -40,7 +40,9 @@ MAX_STEPS = 500
 TOLERANCE = 1e-9
 #: The fit descends from the start scaled by each of these (:func:`fit`).
 SOFTENING = (1.0, 0.3, 0.1)
-#: One decision in this many judges the descents (:func:`fit`).
+#: The folds of the cross-validation that chooses a descent (:func:`fit`): decision i is
+#: in fold i mod INNER. (A hand's decisions fall in different folds, so a fold is not fully
+#: independent of the others; the validation on fresh deals is the judge of a table.)
 INNER = 5
 
 KINDS = ((L.DISCARD, L.DISCARD_FEATURES), (L.CLAIM, L.CLAIM_FEATURES))

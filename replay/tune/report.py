@@ -142,8 +142,9 @@ def markdown(state: State, settings: Settings, table: W.PolicyWeights, command: 
             f" {g.seconds:.1f} |"
         )
     lines += ["", "## Weights", "", "| parameter | start | tuned |", "|---|---|---|"]
-    for name, v0 in settings.start.as_dict().items():
-        v1 = table[name]
+    for param in W.policy_params(settings.start.policy):  # every one (as_dict omits LATE 0s)
+        name = param.name
+        v0, v1 = settings.start[name], table[name]
         mark = "" if name in settings.params else " (not tuned)"
         lines.append(f"| `{name}`{mark} | {_num(v0)} | {_num(v1)} |")
     return "\n".join(lines) + "\n"
