@@ -273,11 +273,21 @@ def paired_ratio_diff_ci(
     >>> got, want = paired_ratio_diff_ci(sums(x), sums(y), cross), paired_diff_ci(x, y)
     >>> all(math.isclose(p, q) for p, q in zip(got, want))
     True
+
+    Two samples equal cluster for cluster (Σ(y − u)² = Σ(m − n)² = 0, read from the sums
+    exactly) differ by exactly 0, with no width: the rounding of the linearised form would
+    leave a trace of one.
+
+    >>> s = ClusterSums.of([[1]] * 9 + [[0]] * 14)  # the form leaves 3.5e-18 here
+    >>> paired_ratio_diff_ci(s, s, CrossSums(s.yy, s.ym, s.ym, s.mm))
+    (0.0, 0.0, 0.0)
     """
     if a.clusters != b.clusters:
         raise ValueError("paired samples must have the same clusters")
     if a.m <= 0 or b.m <= 0:
         return (math.nan, math.nan, math.nan)
+    if _equal(a, b, cross):
+        return (0.0, 0.0, 0.0) if a.clusters >= 2 else (0.0, math.nan, math.nan)
     ra, rb = a.y / a.m, b.y / b.m
     diff = ra - rb
     if a.clusters < 2:
@@ -288,6 +298,20 @@ def paired_ratio_diff_ci(
     var = a.clusters / (a.clusters - 1) * max(ee + ff - 2.0 * ef, 0.0)
     half = z * math.sqrt(var)
     return (diff, diff - half, diff + half)
+
+
+def _equal(a: ClusterSums, b: ClusterSums, cross: CrossSums) -> bool:
+    """Whether the sums say the two samples are equal in every cluster: Σy² − 2Σyu + Σu² = 0
+    and Σm² − 2Σmn + Σn² = 0, each side equal to the cross sum (sums of whole counts, or of
+    values held exactly, are exact in floating point)."""
+    return (
+        a.y == b.y
+        and a.m == b.m
+        and a.yy == cross.yu == b.yy
+        and a.mm == cross.mn == b.mm
+        and a.ym == cross.yn
+        and b.ym == cross.mu
+    )
 
 
 # ---------------------------------------------------------------------- chi-square
