@@ -103,10 +103,7 @@ def run_moments(sig: str, f: Selection, active: int) -> pd.DataFrame:
     :func:`~replay.analysis.figures.effects.moments_plan` allows it (no ``--duplicate`` run,
     no run of imported hands), else :func:`~replay.analysis.figures.effects.run_moments` from
     the hands."""
-    pl = effects.moments_plan(db.store_state(), f.runs)
-    if pl is not None:
-        return db.query(*effects.summary_moments(pl, active))
-    return db.query(*effects.run_moments(f.runs, active))
+    return db.query(*effects.moments(db.store_state(), f.runs, active))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

@@ -114,10 +114,7 @@ def gather(store: Store, studies: Sequence[Study]) -> Figures:
         runs = {}
         for study, name in zip(studies, names):
             run = store.run(name)
-            active = run.rules.active_players
-            pl = E.moments_plan(state, (name,))  # the summaries where they hold the row
-            moments = E.run_moments(name, active) if pl is None else E.summary_moments(pl, active)
-            row = fetch(con, moments)[0]
+            row = fetch(con, E.moments(state, (name,), run.rules.active_players))[0]
             counts = fetch(con, value_counts(Selection(runs=(name,)), None))
             runs[study.key] = Gathered(
                 _recorded(study, run.manifest), stats[name], events.get(name),

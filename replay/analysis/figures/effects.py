@@ -106,6 +106,13 @@ def moments_plan(state: Any, runs: Sequence[str]) -> Plan | None:
     return plan(state, Selection(runs=tuple(runs)))
 
 
+def moments(state: Any, runs: tuple[str, ...], active: int) -> Statement:
+    """:func:`run_moments`'s row over ``runs``: from the summaries (:func:`summary_moments`)
+    where :func:`moments_plan` allows it, else from the hands."""
+    pl = moments_plan(state, runs)
+    return run_moments(runs, active) if pl is None else summary_moments(pl, active)
+
+
 def summary_moments(pl: Plan, active: int) -> Statement:
     """:func:`run_moments`'s row (``clusters`` and every figure's cluster sums) over the runs
     of ``pl``, from the summaries' ``hands`` rows. Only for a plan of :func:`moments_plan`
