@@ -13,8 +13,9 @@ Prints, per core (CPU time, one process):
 * the same for the reference (:func:`engine.search.evaluate`) on a few states;
 * the compiled full-hand self-play rate of ``random`` and ``heuristic`` (the ratio the issue
   asks: rollouts/s with heuristic rollouts ≥ the heuristic's self-play hands/s);
-* a ``search@16`` and a ``search@64`` seat against two ``heuristic`` seats: hands/s and the
-  search seat's decisions/s (its choices among two or more options);
+* a ``search@16`` and a ``search@64`` seat against two ``heuristic`` seats, with heuristic
+  rollouts and with ``learned@hunan``'s (what a bare ``search@N`` plays in a new hunan run):
+  hands/s and the search seat's decisions/s (its choices among two or more options);
 * ``paohuzi review`` of one recorded hand of about 30 decisions at 256 rollouts per option;
 * ``paohuzi review RUN --hands …`` of 1,000 recorded hands on 2 workers at 64 rollouts per
   option: wall time, hands/s and decisions/s (``--review-hands``).
@@ -181,12 +182,12 @@ def figures(
             f" {policy} self-play {selfplay:,.0f} hands/s: rollouts/s ÷ self-play"
             f" {fast / selfplay:.2f} ({n_states} states 20 actions in, N = {rollouts})"
         )
-    for spec in ("search@16", "search@64"):
-        n = hands if spec == "search@16" else max(1, hands // 4)
+    for spec in (f"search@{n}/{r}" for n in (16, 64) for r in ("heuristic", "learned@hunan")):
+        n = hands if spec.startswith("search@16/") else max(1, hands // 4)
         hps, dps, per = search_seat_rate(spec, n)
         out[f"{spec}_hands"], out[f"{spec}_decisions"] = hps, dps
         print(
-            f"{spec:<9} + 2 heuristic: {hps:7.1f} hands/s, the search seat {dps:7.1f}"
+            f"{spec:<23} + 2 heuristic: {hps:7.1f} hands/s, the search seat {dps:7.1f}"
             f" decisions/s ({per:.1f} per hand; {n} hands; target for search@16 ≥ 5 hands/s)"
         )
     seconds, decisions = review_time(256)

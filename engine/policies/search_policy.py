@@ -12,10 +12,12 @@ Its spec is ``search@N`` or ``search@N/POLICY``: ``N`` rollouts per option (1 â€
 :data:`MAX_ROLLOUTS`), each a determinization of what its seat sees played to the end by
 ``POLICY`` (``random``, ``greedy``, ``heuristic``, the default, or ``learned``), or by a
 table of a weighted policy, ``POLICY@WEIGHTS`` (``search@64/learned@hunan``: a shipped set
-or a file, recorded in the run's manifest as a seat's own table is). Its random numbers come
-from the stream the play loop gives its seat (two 64-bit words a decision: the rollouts'
-seed, then the key of the rollout policy's own choice), so a run stays a pure function of its
-command.
+or a file, recorded in the run's manifest as a seat's own table is). A new run, hand or
+comparison under a preset's own rules gives a bare ``search@N`` the rollout policy measured
+stronger there (:data:`PRESET_ROLLOUTS`, :func:`with_preset_rollout`) and records it so.
+Its random numbers come from the stream the play loop gives its seat (two 64-bit words a
+decision: the rollouts' seed, then the key of the rollout policy's own choice), so a run
+stays a pure function of its command.
 
 >>> parse_spec("search@64/greedy")
 (64, 'greedy')
@@ -34,17 +36,27 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import InvalidNotation
 from engine.search import SearchError, improve, playouts
+
+if TYPE_CHECKING:
+    from engine.rules import RuleSet
 
 #: The largest budget (rollouts per option and decision) a spec may ask for.
 MAX_ROLLOUTS = 4096
 #: The built-in policies a rollout may be played by (every one but ``search``); a table of a
 #: weighted policy (``POLICY@WEIGHTS``) may be named as well.
 ROLLOUT_POLICIES = ("random", "greedy", "heuristic", "learned")
+#: What the rollouts of a bare ``search@N`` play when they are read: a recorded run, a spec
+#: given to :func:`load_policy` directly.
 DEFAULT_ROLLOUT = "heuristic"
+#: The rollout policy a bare ``search@N`` is given when a new run, hand or comparison is set
+#: up under a preset's own rules (:func:`with_preset_rollout`): a preset is here only where
+#: that policy was measured to make ``search@N`` stronger than :data:`DEFAULT_ROLLOUT` at the
+#: same N (docs/SEARCH.md, "The rollout policy").
+PRESET_ROLLOUTS = {"hunan": "learned@hunan"}
 
 _HEAD = re.compile(r"search@([0-9]{1,9})", re.IGNORECASE)
 
@@ -91,6 +103,27 @@ def canonical(spec: str) -> str:
     written (its table spec canonical, a path as written)."""
     n, rollout = parse_spec(spec)
     return f"search@{n}/{rollout}" if "/" in spec else f"search@{n}"
+
+
+def with_preset_rollout(spec: str, rules: RuleSet) -> str:
+    """``spec`` as a new run under ``rules`` records it: a bare ``search@N`` becomes
+    ``search@N/POLICY`` with the rollout policy of :data:`PRESET_ROLLOUTS` when ``rules`` are
+    that preset's own; any other spec, or other rules, as given. Recorded runs name their
+    rollouts once and for all, so they play as they were recorded whatever this table says.
+
+    >>> from engine.rules import find_rules
+    >>> with_preset_rollout("search@64", find_rules("hunan"))
+    'search@64/learned@hunan'
+    >>> with_preset_rollout("search@64/heuristic", find_rules("hunan"))
+    'search@64/heuristic'
+    >>> with_preset_rollout("search@64", find_rules("hunan").with_overrides(["min_huxi=10"]))
+    'search@64'
+    """
+    if not is_search_spec(spec) or "/" in spec:
+        return spec
+    n, _ = parse_spec(spec)
+    rollout = PRESET_ROLLOUTS.get(rules.preset_name() or "")
+    return f"search@{n}/{rollout}" if rollout else spec
 
 
 def rollout_table_spec(spec: str) -> str | None:

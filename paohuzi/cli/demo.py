@@ -12,11 +12,15 @@ from engine.deck import shuffle_deck
 from engine.errors import PaohuziError
 from engine.play import play_hand
 from engine.policies import load_policies
+from engine.policies.search_policy import with_preset_rollout
 from engine.rules import RuleSet, find_rules
 from engine.state import Game
 
 
 def demo_hand(rules: RuleSet, seed: int, policies: str, echo: Callable[[str], None]) -> None:
+    """Play and print one hand (a bare ``search@N`` with its preset's rollouts, as
+    ``paohuzi simulate`` plays it)."""
+    seats = [with_preset_rollout(p.strip(), rules) for p in policies.split(",") if p.strip()]
     game = Game(rules)
     deck = shuffle_deck(seed)
     dealer = seed % rules.players
@@ -25,7 +29,7 @@ def demo_hand(rules: RuleSet, seed: int, policies: str, echo: Callable[[str], No
     echo("")
     state = None
     for n, step in enumerate(
-        play_hand(game, deck, dealer, load_policies(policies, rules.players), seed), 1
+        play_hand(game, deck, dealer, load_policies(seats, rules.players), seed), 1
     ):
         state = step.state
         mark = " (forced)" if step.forced else f" (of {step.n_legal})"

@@ -169,16 +169,20 @@ def build_spec(
     engine: str = "auto",
     data: Path | None = None,
     run_name: str | None = None,
+    preset_rollout: bool = True,
 ) -> RunSpec:
     """The run of these options, with ``engine`` resolved to ``fast`` or ``reference``
     (raises ``PaohuziError`` on bad input). A ``POLICY@WEIGHTS`` table is read now; if the
     run (``run_name``, else the default name, in the store ``data``) already exists, the table
     it recorded is used when the file is gone, and a file that now says otherwise is refused
-    (:func:`replay.record.spec.resolve_tables`)."""
+    (:func:`replay.record.spec.resolve_tables`). With ``preset_rollout`` a bare ``search@N``
+    plays its preset's rollouts
+    (:func:`engine.policies.search_policy.with_preset_rollout`), except in a run of the
+    store recorded with it bare, which resumes as it was played."""
     import dataclasses
 
     from engine.policies import load_policy, table_spec
-    from engine.policies.search_policy import is_search_spec
+    from engine.policies.search_policy import is_search_spec, with_preset_rollout
     from engine.policies.search_policy import parse_spec as parse_search
     from engine.policies.weights import canonical, defaults, parse_spec
     from engine.rules import find_rules
@@ -201,21 +205,33 @@ def build_spec(
         raise InvalidNotation(
             f"{len(names)} policies given for {ruleset.players} seats: {policies!r}"
         )
-    # the run's name does not depend on the tables (they are outside its identity): found
-    # with stand-in tables, before any file is read
-    played = [t for t in map(table_spec, names) if t is not None]
-    stand_in = tuple(sorted({canonical(t): defaults(parse_spec(t)[0]) for t in played}.items()))
-    spec = RunSpec(
-        rules=ruleset,
-        policies=tuple(names),
-        seed=seed,
-        deals=hands,
-        session_length=session_length,
-        duplicate=duplicate,
-        shard_hands=shard_hands,
-        weights=stand_in,
-    )
-    if stand_in:
+
+    def planned(seats: list[str]) -> RunSpec:
+        """The run of ``seats``, with stand-in tables: the run's name does not depend on the
+        tables (they are outside its identity), so it is found before any file is read."""
+        played = [t for t in map(table_spec, seats) if t is not None]
+        stand_in = {canonical(t): defaults(parse_spec(t)[0]) for t in played}
+        return RunSpec(
+            rules=ruleset,
+            policies=tuple(seats),
+            seed=seed,
+            deals=hands,
+            session_length=session_length,
+            duplicate=duplicate,
+            shard_hands=shard_hands,
+            weights=tuple(sorted(stand_in.items())),
+        )
+
+    spec = planned(names)
+    if preset_rollout:
+        # a bare search@N gets its preset's rollouts, unless the run these very words
+        # address was recorded with it bare (before there were preset rollouts): that run
+        # resumes as it was played
+        with_rollout = [with_preset_rollout(n, ruleset) for n in names]
+        bare_run = run_name or spec.default_name()
+        if with_rollout != names and _recorded_policies(data, bare_run) != names:
+            names, spec = with_rollout, planned(with_rollout)
+    if spec.weights:
         name = run_name or spec.default_name()
         recorded = _recorded(data, name) if data is not None else {}
         tables = resolve_tables(names, recorded, name if recorded else None)
@@ -225,6 +241,23 @@ def build_spec(
     from replay.record.fast_engine import resolve
 
     return dataclasses.replace(spec, engine=resolve(engine, spec))
+
+
+def _recorded_policies(data: Path | None, name: str) -> list[str] | None:
+    """The seats' policies run ``name`` of the store ``data`` recorded (None when there is no
+    such run, or its manifest cannot be read: the runner then says why)."""
+    from engine.errors import PaohuziError
+
+    if data is None:
+        return None
+    try:
+        path = store.run_dir(data, name)
+        if not (path / store.MANIFEST_NAME).exists():
+            return None
+        policies = store.read_manifest(path)["params"]["policies"]
+    except (OSError, PaohuziError, KeyError, TypeError):
+        return None
+    return [str(p) for p in policies] if isinstance(policies, list) else None
 
 
 def _recorded(data: Path, name: str) -> dict[str, Any]:
@@ -272,8 +305,10 @@ def _recorded(data: Path, name: str) -> dict[str, Any]:
     default=DEFAULT_POLICIES,
     show_default=True,
     help="Policy per seat, comma-separated (one name: every seat): random, greedy, heuristic,"
-    " search@N[/POLICY], greedy@WEIGHTS or heuristic@WEIGHTS (a weights file, a path with '/'"
-    " or ending in .json, or a shipped set: docs/POLICIES.md), module:Class.",
+    " learned, search@N[/POLICY] (a bare search@N: heuristic rollouts, learned@hunan's under"
+    " hunan's own rules), greedy@WEIGHTS, heuristic@WEIGHTS or learned@WEIGHTS (a weights"
+    " file, a path with '/' or ending in .json, or a shipped set: docs/POLICIES.md),"
+    " module:Class.",
 )
 @engine_option
 @backend_options

@@ -10,7 +10,10 @@ Every axis takes comma-separated values, and the grid is their product:
 
 Cell runs are named ``sweep-NAME.PRESET[.KEY-VALUE…].POLICIES`` (run names allow letters,
 digits, ``.``, ``_`` and ``-``: ``=`` becomes ``-``, a mix ``a+b+c`` becomes ``a-b-c``) and
-hold exactly what ``paohuzi simulate`` with the same options would record; rerunning the
+hold exactly what ``paohuzi simulate`` with the same options would record, with one
+exception: a bare ``search@N`` plays ``heuristic`` rollouts in every cell (``simulate`` gives
+it its preset's under that preset's own rules, :func:`engine.policies.search_policy.
+with_preset_rollout`), so the cells differ only in what the grid varies. Rerunning the
 sweep resumes (cells already complete are confirmed, not replayed). The cells run one after
 another, each spread over the whole backend (one Ray connection for the whole sweep).
 """
@@ -129,7 +132,8 @@ def cell_run_name(sweep: str, cell: Cell) -> str:
     multiple=True,
     metavar="MIX,MIX",
     help="Policy mixes, comma-separated; seats within a mix joined with '+'"
-    " (heuristic+random+heuristic); repeatable. Default: random.",
+    " (heuristic+random+heuristic); repeatable; a bare search@N plays heuristic"
+    " rollouts in every cell. Default: random.",
 )
 @click.option(
     "--hands", "-n", type=click.IntRange(min=1), default=10_000, show_default=True,
@@ -192,7 +196,7 @@ def sweep(
             run_name = store.check_run_name(cell_run_name(name, cell))
             spec = build_spec(
                 hands, seed, cell.rules, cell.overrides, cell.policies, session_length,
-                duplicate, shard_hands, engine, data, run_name,
+                duplicate, shard_hands, engine, data, run_name, preset_rollout=False,
             )  # fmt: skip
             specs.append((run_name, cell, spec))
         names = [n for n, _, _ in specs]

@@ -35,6 +35,7 @@ from engine.deck import derive_seed, shuffle_deck
 from engine.errors import InvalidNotation, PaohuziError
 from engine.play import Step, play_state
 from engine.policies import load_policy
+from engine.policies.search_policy import with_preset_rollout
 from engine.policy import Policy
 from engine.rules import RuleSet, find_rules
 from engine.state import Game, State
@@ -213,7 +214,8 @@ def new_deal(
 
     from replay.store.layout import check_run_name
 
-    players = find_rules(preset).with_overrides(list(sets)).players
+    rules = find_rules(preset).with_overrides(list(sets))
+    players = rules.players
     if not 0 <= seat < players:
         raise InvalidNotation(f"--seat {seat}: the seats are 0–{players - 1}")
     if daily and seed is not None:
@@ -223,6 +225,7 @@ def new_deal(
         bots *= players - 1
     if len(bots) != players - 1:
         raise InvalidNotation(f"--opponents: {len(bots)} bots for {players - 1} seats")
+    bots = [with_preset_rollout(b, rules) for b in bots]
     seats = [*bots[:seat], HUMAN_PREFIX + check_player_name(name), *bots[seat:]]
     day = today().isoformat() if daily else None
     if daily:
@@ -545,7 +548,8 @@ def record(root: str | Path, journal: Journal, state: State, lock_wait: float = 
 
 def compare_bots(preset: str) -> list[str]:
     """The bots a hand is compared with by default: ``heuristic``, the shipped tuned set of
-    the preset when there is one (``heuristic@tuned-PRESET``), ``search@64``."""
+    the preset when there is one (``heuristic@tuned-PRESET``), ``search@64`` (with its
+    preset's rollouts, :func:`duplicate_scores`)."""
     bots = ["heuristic"]
     with contextlib.suppress(PaohuziError, OSError, ValueError):
         load_policy(f"heuristic@tuned-{preset}")
@@ -581,11 +585,13 @@ def duplicate_scores(deal: Deal, bots: Sequence[str]) -> list[tuple[str, int]]:
     """Each bot's score in the person's seat on the same deal, the other seats' policies and
     every seed unchanged (duplicate, as bridge compares a deal across tables): compiled when
     every seat's policy is (:func:`engine.fast.play.play_batch`, the reference's very
-    play), else by the reference engine. An unknown bot raises :class:`InvalidNotation`."""
+    play), else by the reference engine; a bare ``search@N`` is named and played with its
+    preset's rollouts (:func:`~engine.policies.search_policy.with_preset_rollout`). An
+    unknown bot raises :class:`InvalidNotation`."""
     out = []
     for bot in bots:
         seats = list(deal.seats)
-        seats[deal.human] = bot
+        seats[deal.human] = bot = with_preset_rollout(bot, deal.rules)
         out.append((bot, _score(deal, seats)))
     return out
 

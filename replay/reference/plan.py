@@ -18,7 +18,9 @@ the table, a seed and a number of hands — at a :class:`Scale`.
   the more expensive policy in the one seat;
 * **skill against luck**: one duplicate run of a strong, a middling and a weak policy.
 
-A run's name is its study's key and a digest of its identity and of its policy's table, so
+A bare ``search@N`` of a scale plays as a new run of its preset does (with the preset's
+rollouts, :func:`engine.policies.search_policy.with_preset_rollout`), and the document
+names it so. A run's name is its study's key and a digest of its identity and of its policy's table, so
 the same study at the same scale finds its run again (resumed if it was cut short, used as it
 is if complete) and another scale, seed or shipped set makes another run.
 
@@ -37,6 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.policies import weights as W
+from engine.policies.search_policy import is_search_spec, with_preset_rollout
 from engine.rules import find_rules
 from replay.record.spec import DEFAULT_SHARD_HANDS, RunSpec, resolve_tables
 
@@ -196,8 +199,8 @@ def studies(scale: Scale) -> list[Study]:
     for key, overrides, label in SWITCHES:
         out.append(Study("effect", f"effect.{key}", label, "hunan", overrides, (base,),
                          EFFECT_SEED, scale.effect_hands, 1))  # fmt: skip
-    for policy in (*STRENGTHS, scale.search):
-        search = policy == scale.search
+    for policy in (*STRENGTHS, strength_search(scale)):
+        search = policy == strength_search(scale)
         out.append(Study("strength", f"strength.{_key(policy)}", policy, "hunan", (), (policy,),
                          STRENGTH_SEED, scale.search_hands if search else scale.strength_hands,
                          1, shard_hands=SEARCH_SHARD_HANDS if search else DEFAULT_SHARD_HANDS))  # fmt: skip
@@ -209,16 +212,34 @@ def studies(scale: Scale) -> list[Study]:
 
 def ladder_policies(scale: Scale, preset: str = "hunan") -> list[str]:
     """The policies of ``preset``'s ladder, cheapest first: the built-in ones, the preset's
-    shipped ``heuristic@tuned-PRESET`` and ``learned@PRESET`` sets, the scale's searches.
+    shipped ``heuristic@tuned-PRESET`` and ``learned@PRESET`` sets, the scale's searches
+    (with the rollouts a new run of the preset gives them).
 
     >>> ladder_policies(SCALES["full"], "luzhou")
     ['random', 'greedy', 'heuristic', 'heuristic@tuned-luzhou', 'learned@luzhou', 'search@16', 'search@64']
+    >>> ladder_policies(SCALES["full"], "hunan")[-1]
+    'search@64/learned@hunan'
     """
-    return [*LADDER_BUILT_IN, *shipped_sets(preset), *(s for s, _ in scale.ladder_searches)]
+    return [*LADDER_BUILT_IN, *shipped_sets(preset), *_searches(scale, preset)]
+
+
+def strength_search(scale: Scale) -> str:
+    """The search of the strength section, as a new hunan run plays it (its rollouts:
+    :func:`engine.policies.search_policy.with_preset_rollout`)."""
+    return with_preset_rollout(scale.search, find_rules("hunan"))
+
+
+def _searches(scale: Scale, preset: str) -> dict[str, int]:
+    """The ladder's searches of ``preset`` as a new run of it plays them, and their deals."""
+    rules = find_rules(preset)
+    return {with_preset_rollout(s, rules): deals for s, deals in scale.ladder_searches}
 
 
 def _key(policy: str) -> str:
-    return policy.replace("@", "_")
+    """A policy in a study's key: ``@`` as ``_``, a search's rollout policy left out (one
+    search of a budget per section)."""
+    head = policy.partition("/")[0] if is_search_spec(policy) else policy
+    return head.replace("@", "_")
 
 
 def _ladder(scale: Scale) -> list[Study]:
@@ -227,9 +248,9 @@ def _ladder(scale: Scale) -> list[Study]:
     plays that search's deals (the smaller when both are searches) in small shards. The
     hunan ladder's keys are ``ladder.DEAR.CHEAP``, another preset's
     ``ladder-PRESET.DEAR.CHEAP``."""
-    deals = dict(scale.ladder_searches)
     out = []
     for preset in scale.ladder_presets:
+        deals = _searches(scale, preset)
         names = ladder_policies(scale, preset)
         seats = find_rules(preset).players
         prefix = "ladder" if preset == "hunan" else f"ladder-{preset}"

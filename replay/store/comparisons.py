@@ -35,8 +35,8 @@ class Comparison:
         }
 
     def line(self, you: int) -> str:
-        """``the same deal: you +12 · heuristic +6 · tuned-hunan +6 · search@64 +9`` (``you``:
-        the person's own score)."""
+        """``the same deal: you +12 · heuristic +6 · tuned-hunan +6 · search@64/learned@hunan
+        +9`` (``you``: the person's own score)."""
         cells = [f"you {you:+d}"]
         cells += [f"{bot.removeprefix('heuristic@')} {s:+d}" for bot, s in self.scores]
         return "the same deal: " + " · ".join(cells)

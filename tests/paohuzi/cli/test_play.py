@@ -185,7 +185,9 @@ def test_two_players_into_one_run(tmp_path: Path) -> None:
 
 def test_the_same_deal_played_by_the_bots_in_your_seat(tmp_path: Path) -> None:
     """After the hand: each bot of --compare plays the same deal in the person's seat (the
-    other seats and every seed unchanged); its score is the reference engine's play of it."""
+    other seats and every seed unchanged); its score is the reference engine's play of it. A
+    bare search@N is compared as its preset's new runs play it: hunan's rollouts are
+    learned@hunan's (engine.policies.search_policy.PRESET_ROLLOUTS)."""
     from engine.play import play_to_end
     from engine.policies import load_policy
     from engine.state import Game
@@ -196,9 +198,10 @@ def test_the_same_deal_played_by_the_bots_in_your_seat(tmp_path: Path) -> None:
     assert code == 0, out + err
     line = next(x for x in out.splitlines() if x.startswith("the same deal: "))
     cells = dict(c.rsplit(" ", 1) for c in line.removeprefix("the same deal: ").split(" · "))
-    assert set(cells) == {"you", "heuristic", "search@4"}
+    search = "search@4/learned@hunan"
+    assert set(cells) == {"you", "heuristic", search}
     deal = Deal.new("hunan", (), 0, ("human:ann", "heuristic", "heuristic"), seed=21)
-    for bot in ("heuristic", "search@4"):
+    for bot in ("heuristic", search):
         seats = [load_policy(s) for s in (bot, "heuristic", "heuristic")]
         state = play_to_end(Game(deal.rules), deal.deck, 0, seats, 21)
         assert int(cells[bot]) == state.outcome.deltas[0], bot  # type: ignore[union-attr]
@@ -207,7 +210,7 @@ def test_the_same_deal_played_by_the_bots_in_your_seat(tmp_path: Path) -> None:
     m = json.loads((data / "runs" / "run=play" / "manifest.json").read_text())
     assert m["comparisons"] == [{"hand": 0, "seat": 0, "scores": [
         {"policy": "heuristic", "score": int(cells["heuristic"])},
-        {"policy": "search@4", "score": int(cells["search@4"])}]}]  # fmt: skip
+        {"policy": search, "score": int(cells[search])}]}]  # fmt: skip
     code, out, err = _cli("review", "play", "0", "--data", str(data), "-N", "2", "-q")
     assert code == 0 and f"seat 0, {line}" in out, out + err
     code, out, err = _cli("review", "play", "0", "--data", str(data), "-N", "2", "-q", "-f", "json")

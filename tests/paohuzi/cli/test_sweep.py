@@ -79,3 +79,17 @@ def test_bad_grid_is_one_line_exit_2(tmp_path: Path, args: list[str], message: s
     r = CliRunner().invoke(main, ["sweep", "-n", "5", "-q", "--data", str(tmp_path), *args])
     assert r.exit_code == 2, r.output
     assert message in r.output and r.output.strip().count("\n") == 0
+
+
+def test_a_bare_search_plays_heuristic_rollouts_in_every_cell(tmp_path: Path) -> None:
+    """Where simulate gives a bare search@N its preset's rollouts (hunan: learned@hunan), a
+    sweep does not: its cells differ only in what the grid varies (here the rules)."""
+    r = CliRunner().invoke(
+        main,
+        ["sweep", "--name", "s", "--rules", "hunan,hunan-full", "--policies",
+         "search@1+heuristic+heuristic", "-n", "2", "--seed", "4", "-w", "1", "-q",
+         "--data", str(tmp_path)],
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    for run in open_store(tmp_path).runs():
+        assert run.manifest["params"]["policies"] == ["search@1", "heuristic", "heuristic"]

@@ -95,3 +95,62 @@ def test_options_are_valued_from_a_recorded_hand_at_step_k(tmp_path: Path) -> No
     assert [v.action for v in values] == state.legal_actions(seat)
     live = state.clone()
     assert evaluate(live, seat, 4, rollout, seed=9) == values
+
+
+def test_a_bare_search_plays_its_presets_rollouts_in_a_new_run_and_a_recorded_one_as_recorded(
+    tmp_path: Path,
+) -> None:
+    """``search@N`` typed for a new hunan run plays and records learned@hunan's rollouts
+    (engine.policies.search_policy.PRESET_ROLLOUTS: measured stronger, docs/SEARCH.md), the
+    same hands as the explicit spec; under other rules it stays bare. A run that records a
+    bare ``search@N`` (every run made before there was a preset rollout) plays heuristic
+    rollouts, and verifies: the same hands as ``search@N/heuristic``."""
+    from engine.rules import find_rules
+    from replay.record.runner import simulate as record
+    from replay.record.spec import RunSpec
+
+    def run(data: Path, policies: str, *extra: str) -> dict[str, object]:
+        r = CliRunner().invoke(
+            main,
+            ["simulate", "--data", str(data), "--run", "s", "-n", "4", "--seed", "3",
+             "--policies", policies, "--shard-hands", "4", "-q", *extra],
+        )  # fmt: skip
+        assert r.exit_code == 0, r.stderr
+        return json.loads((run_dir(data, "s") / "manifest.json").read_text())  # type: ignore[no-any-return]
+
+    def digest(data: Path) -> str:
+        return open_store(data).run("s").content_digest()
+
+    m = run(tmp_path / "bare", "search@2,heuristic,heuristic")
+    assert m["params"]["policies"] == ["search@2/learned@hunan", "heuristic", "heuristic"]  # type: ignore[index]
+    assert "learned@hunan" in m["params"]["weights"]  # type: ignore[index]
+    run(tmp_path / "explicit", "search@2/learned@hunan,heuristic,heuristic")
+    assert digest(tmp_path / "bare") == digest(tmp_path / "explicit")
+    for extra in (("-r", "luzhou"), ("--set", "min_huxi=10")):
+        m = run(tmp_path / extra[1], "search@2,heuristic,heuristic", *extra)
+        assert m["params"]["policies"] == ["search@2", "heuristic", "heuristic"], extra  # type: ignore[index]
+
+    recorded = RunSpec(rules=find_rules("hunan"), policies=("search@2", "heuristic", "heuristic"),
+                       seed=3, deals=4, shard_hands=4)  # fmt: skip
+    record(recorded, tmp_path / "recorded", "s")
+    run(tmp_path / "heuristic", "search@2/heuristic,heuristic,heuristic")
+    old, new = (open_store(tmp_path / d).run("s") for d in ("recorded", "heuristic"))
+    assert old.manifest["params"]["policies"][0] == "search@2"
+    assert [old.read_hand(h).events for h in range(4)] == [
+        new.read_hand(h).events for h in range(4)
+    ]
+    r = CliRunner().invoke(main, ["verify", "--data", str(tmp_path / "recorded")])
+    assert r.exit_code == 0 and "all good" in r.output, r.output
+    assert digest(tmp_path / "bare") != digest(tmp_path / "heuristic")
+    # the command that recorded it confirms it as it was played: named, or by default name
+    assert run(tmp_path / "recorded", "search@2,heuristic,heuristic")["params"]["policies"] == [  # type: ignore[index]
+        "search@2", "heuristic", "heuristic"]  # fmt: skip
+    record(recorded, tmp_path / "default")
+    r = CliRunner().invoke(
+        main,
+        ["simulate", "--data", str(tmp_path / "default"), "-n", "4", "--seed", "3",
+         "--policies", "search@2,heuristic,heuristic", "--shard-hands", "4", "-q"],
+    )  # fmt: skip
+    assert r.exit_code == 0, r.stderr
+    assert [run.name for run in open_store(tmp_path / "default").runs()] == [
+        recorded.default_name()]  # fmt: skip

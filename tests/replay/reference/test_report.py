@@ -63,7 +63,7 @@ def test_every_section_table_and_chart(made: tuple[Path, Path, str]) -> None:
             assert (out.parent / chart).read_text().startswith("<svg")
     for _, overrides, label in P.SWITCHES:
         assert f"| {label} (`{' '.join(overrides)}`) |" in text
-    for policy in (*P.STRENGTHS, SMALL.search):
+    for policy in (*P.STRENGTHS, P.strength_search(SMALL)):
         assert f"| `{policy}` |" in text
     ladders = text.split("## Strength ladder")[1].split("\n## ")[0]
     for preset in SMALL.ladder_presets:  # a ratings table of every policy of each ladder
