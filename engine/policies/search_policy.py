@@ -56,7 +56,7 @@ DEFAULT_ROLLOUT = "heuristic"
 #: up under a preset's own rules (:func:`with_preset_rollout`): a preset is here only where
 #: that policy was measured to make ``search@N`` stronger than :data:`DEFAULT_ROLLOUT` at the
 #: same N (docs/SEARCH.md, "The rollout policy").
-PRESET_ROLLOUTS = {"hunan": "learned@hunan"}
+PRESET_ROLLOUTS = {"hunan": "learned@hunan", "hunan-4p": "learned@hunan-4p"}
 
 _HEAD = re.compile(r"search@([0-9]{1,9})", re.IGNORECASE)
 
@@ -114,8 +114,11 @@ def with_preset_rollout(spec: str, rules: RuleSet) -> str:
     >>> from engine.rules import find_rules
     >>> with_preset_rollout("search@64", find_rules("hunan"))
     'search@64/learned@hunan'
-    >>> with_preset_rollout("search@64/heuristic", find_rules("hunan"))
-    'search@64/heuristic'
+    >>> with_preset_rollout("search@16", find_rules("hunan-4p"))
+    'search@16/learned@hunan-4p'
+    >>> with_preset_rollout("search@64/heuristic", find_rules("hunan")), with_preset_rollout(
+    ...     "search@64", find_rules("luzhou"))
+    ('search@64/heuristic', 'search@64')
     >>> with_preset_rollout("search@64", find_rules("hunan").with_overrides(["min_huxi=10"]))
     'search@64'
     """

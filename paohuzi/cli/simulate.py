@@ -305,8 +305,9 @@ def _recorded(data: Path, name: str) -> dict[str, Any]:
     default=DEFAULT_POLICIES,
     show_default=True,
     help="Policy per seat, comma-separated (one name: every seat): random, greedy, heuristic,"
-    " learned, search@N[/POLICY] (a bare search@N: heuristic rollouts, learned@hunan's under"
-    " hunan's own rules), greedy@WEIGHTS, heuristic@WEIGHTS or learned@WEIGHTS (a weights"
+    " learned, search@N[/POLICY] (a bare search@N: heuristic rollouts; under hunan's or"
+    " hunan-4p's own rules, those of the preset's learned set), greedy@WEIGHTS,"
+    " heuristic@WEIGHTS or learned@WEIGHTS (a weights"
     " file, a path with '/' or ending in .json, or a shipped set: docs/POLICIES.md),"
     " module:Class.",
 )

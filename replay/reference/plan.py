@@ -20,9 +20,10 @@ the table, a seed and a number of hands — at a :class:`Scale`.
 
 A bare ``search@N`` of a scale plays as a new run of its preset does (with the preset's
 rollouts, :func:`engine.policies.search_policy.with_preset_rollout`), and the document
-names it so. A run's name is its study's key and a digest of its identity and of its policy's table, so
-the same study at the same scale finds its run again (resumed if it was cut short, used as it
-is if complete) and another scale, seed or shipped set makes another run.
+names it so. A run's name is its study's key and a digest of its identity and of its
+policy's table, so the same study at the same scale finds its run again (resumed if it was
+cut short, used as it is if complete) and another scale, seed or shipped set makes another
+run.
 
 >>> [s.key for s in studies(SCALES["small"])][:3]
 ['preset.hunan', 'preset.hunan-basic', 'preset.hunan-full']
