@@ -12,8 +12,9 @@ Cell runs are named ``sweep-NAME.PRESET[.KEY-VALUE…].POLICIES`` (run names all
 digits, ``.``, ``_`` and ``-``: ``=`` becomes ``-``, a mix ``a+b+c`` becomes ``a-b-c``) and
 hold exactly what ``paohuzi simulate`` with the same options would record, with one
 exception: a bare ``search@N`` plays ``heuristic`` rollouts in every cell (``simulate`` gives
-it its preset's under that preset's own rules, :func:`engine.policies.search_policy.
-with_preset_rollout`), so the cells differ only in what the grid varies. Rerunning the
+it its preset's under that preset's own rules:
+:func:`engine.policies.search_policy.with_preset_rollout`), so the cells differ only in what
+the grid varies. Rerunning the
 sweep resumes (cells already complete are confirmed, not replayed). The cells run one after
 another, each spread over the whole backend (one Ray connection for the whole sweep).
 """
