@@ -243,9 +243,9 @@ def build_spec(
     return dataclasses.replace(spec, engine=resolve(engine, spec))
 
 
-def _recorded_policies(data: Path | None, name: str) -> list[str] | None:
-    """The seats' policies run ``name`` of the store ``data`` recorded (None when there is no
-    such run, or its manifest cannot be read: the runner then says why)."""
+def _recorded_manifest(data: Path | None, name: str) -> dict[str, Any] | None:
+    """The manifest of run ``name`` of the store ``data`` (None when there is no such run, or
+    its manifest cannot be read: the runner then says why)."""
     from engine.errors import PaohuziError
 
     if data is None:
@@ -254,24 +254,29 @@ def _recorded_policies(data: Path | None, name: str) -> list[str] | None:
         path = store.run_dir(data, name)
         if not (path / store.MANIFEST_NAME).exists():
             return None
-        policies = store.read_manifest(path)["params"]["policies"]
-    except (OSError, PaohuziError, KeyError, TypeError):
+        return store.read_manifest(path)
+    except (OSError, PaohuziError):
         return None
+
+
+def _recorded_policies(data: Path | None, name: str) -> list[str] | None:
+    """The seats' policies run ``name`` of the store ``data`` recorded (None as
+    :func:`_recorded_manifest`)."""
+    manifest = _recorded_manifest(data, name)
+    policies = (manifest or {}).get("params", {}).get("policies")
     return [str(p) for p in policies] if isinstance(policies, list) else None
 
 
 def _recorded(data: Path, name: str) -> dict[str, Any]:
-    """The weight tables run ``name`` of the store ``data`` recorded ({} when there is no such
-    run, or its manifest cannot be read: the runner then says why)."""
+    """The weight tables run ``name`` of the store ``data`` recorded ({} as
+    :func:`_recorded_manifest` gives None, or when they cannot be read)."""
     from engine.errors import PaohuziError
     from replay.record.spec import recorded_tables
 
+    manifest = _recorded_manifest(data, name)
     try:
-        path = store.run_dir(data, name)
-        if not (path / store.MANIFEST_NAME).exists():
-            return {}
-        return recorded_tables(store.read_manifest(path))
-    except (OSError, PaohuziError):
+        return recorded_tables(manifest) if manifest is not None else {}
+    except PaohuziError:
         return {}
 
 

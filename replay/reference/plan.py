@@ -200,8 +200,9 @@ def studies(scale: Scale) -> list[Study]:
     for key, overrides, label in SWITCHES:
         out.append(Study("effect", f"effect.{key}", label, "hunan", overrides, (base,),
                          EFFECT_SEED, scale.effect_hands, 1))  # fmt: skip
-    for policy in (*STRENGTHS, strength_search(scale)):
-        search = policy == strength_search(scale)
+    searched = strength_search(scale)
+    for policy in (*STRENGTHS, searched):
+        search = policy == searched
         out.append(Study("strength", f"strength.{_key(policy)}", policy, "hunan", (), (policy,),
                          STRENGTH_SEED, scale.search_hands if search else scale.strength_hands,
                          1, shard_hands=SEARCH_SHARD_HANDS if search else DEFAULT_SHARD_HANDS))  # fmt: skip
