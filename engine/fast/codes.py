@@ -18,7 +18,9 @@ Codes
 Cards
     ``RED`` / ``BIG`` [20]: 0/1 per card kind, :func:`engine.cards.is_red` /
     :func:`~engine.cards.is_big` (the one definition of red). ``SHAPES`` [40, 3]: the eat
-    shapes (``engine.groups.EAT_SHAPES``).
+    shapes (``engine.groups.EAT_SHAPES``). ``MELD_RED`` / ``MELD_BIG`` [GroupKind, 40]: the
+    red / big cards of a table meld by kind and face (a 吃: shape id), from the meld's
+    ``Group`` (the red count of the 名堂, RULES.md §11.3).
 
 胡息 (``HX_*``, by table variant ``2·luzhou + one_five_ten``, :data:`HX_VARIANT_RULES`)
     ``HX_SH_N`` / ``HX_SH``: the eat shapes of each lowest card (a, b, c, 胡息, key);
@@ -192,6 +194,22 @@ RED = np.array([int(is_red(k)) for k in range(NUM_KINDS)], dtype=np.int64)
 BIG = np.array([int(is_big(k)) for k in range(NUM_KINDS)], dtype=np.int64)
 SHAPES = np.array(EAT_SHAPES, dtype=np.int64)
 N_SHAPES = len(EAT_SHAPES)
+
+
+def _meld_groups() -> list[tuple[int, int, Group]]:
+    """(kind, face or shape id, the table meld's Group) for every table meld."""
+    out = [(int(GroupKind.CHI), i, Group(GroupKind.CHI, s)) for i, s in enumerate(EAT_SHAPES)]
+    for kind in sorted(TABLE_KINDS - {GroupKind.CHI}):
+        size = 4 if kind in QUAD_KINDS else 3
+        out += [(int(kind), k, Group(kind, (k,) * size)) for k in range(NUM_KINDS)]
+    return out
+
+
+MELD_RED = np.zeros((N_GROUP_KINDS, 40), dtype=np.int64)
+MELD_BIG = np.zeros((N_GROUP_KINDS, 40), dtype=np.int64)
+for _kind, _id, _g in _meld_groups():
+    MELD_RED[_kind, _id] = sum(int(is_red(c)) for c in _g.cards)
+    MELD_BIG[_kind, _id] = sum(int(is_big(c)) for c in _g.cards)
 
 # ---------------------------------------------------------------------------------------------
 # 胡息 tables (engine.groups), by the hu kernel's table variant 2·luzhou + one_five_ten

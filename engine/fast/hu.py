@@ -117,6 +117,8 @@ from engine.fast.codes import (
     HX_SH_N,
     HX_SHAPE_KEY,
     KEY_RADIX,
+    MELD_BIG,
+    MELD_RED,
     MINGTANG_BITS,
     MT_BIT,
     MT_COMBO,
@@ -147,7 +149,6 @@ from engine.fast.codes import (
     R_NO_SPLIT,
     R_OWN_PAIR,
     RED,
-    SHAPES,
     SRC_DISCARD,
     SRC_LIANG_DEALER,
     SRC_LIANG_OTHER,
@@ -640,16 +641,12 @@ def _nowin(out: Any, o: int, reason: int) -> int:
 @njit(cache=True)
 def _meld_hx_key(v: int, kind: int, mc: int) -> tuple[int, int, int, int, int]:
     """(胡息, key, cards, red cards, big cards) of a table meld."""
+    red = MELD_RED[kind, mc]
+    big = MELD_BIG[kind, mc]
     if kind == GK_CHI:
-        a = SHAPES[mc, 0]
-        b = SHAPES[mc, 1]
-        c = SHAPES[mc, 2]
-        red = RED[a] + RED[b] + RED[c]
-        big = BIG[a] + BIG[b] + BIG[c]
         return HX_CHI[v, mc], HX_SHAPE_KEY[mc], 3, red, big
     n = 4 if kind >= GK_PAO else 3
-    big = BIG[mc] * n
-    return HX_SAME[v, kind, mc], (HX_KEY4[mc] if n == 4 else HX_KEY3[mc]), n, RED[mc] * n, big
+    return HX_SAME[v, kind, mc], (HX_KEY4[mc] if n == 4 else HX_KEY3[mc]), n, red, big
 
 
 @njit(cache=True)

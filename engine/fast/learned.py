@@ -211,12 +211,7 @@ def _table_reds(st, seat):
         mid = st[S.MELD_ID + seat * S.MAXM + m]
         if kind == C.GK_CHI:
             chi = 1
-            for q in range(3):
-                red += RED[C.SHAPES[mid, q]]
-        elif kind == C.GK_PAO or kind == C.GK_TI:
-            red += 4 * RED[mid]
-        else:
-            red += 3 * RED[mid]
+        red += C.MELD_RED[kind, mid]
     return red, chi
 
 
