@@ -17,6 +17,7 @@ from paohuzi.cli.simulate import (
     backend_options,
     open_backend,
     record_run,
+    refresh_after,
     start_backend,
 )
 from replay import store
@@ -83,6 +84,7 @@ def report(
     start = time.perf_counter()
     if not no_play:
         backend = open_backend(backend_name, address)
+        played = False
         try:
             n_workers = start_backend(backend, workers, quiet)
             for study, spec in plan:
@@ -90,9 +92,12 @@ def report(
                 if build.complete(data, name):  # used as it is: its manifest left alone
                     continue
                 labels = {"reference": {"study": study.key, "scale": scale}}
-                record_run(spec, data, name, n_workers, quiet, backend, labels)
+                played = True
+                record_run(spec, data, name, n_workers, quiet, backend, labels, refresh=False)
         finally:
             backend.close()
+            if played:  # once for every run (a refresh reads every run's listing)
+                refresh_after(data, "the report's runs are recorded")
     import duckdb
 
     try:

@@ -103,10 +103,12 @@ def record_run(
     quiet: bool,
     backend: Backend,
     labels: dict[str, Any] | None = None,
+    refresh: bool = True,
 ) -> bool:
     """Play (or resume) one run with a progress bar and print its one-line result (True if it
     was already complete); on an interruption or a failure print one line and exit (130, 2
-    or 1)."""
+    or 1). ``refresh``: refresh the store's catalog after it (a command recording many runs
+    passes False and calls :func:`refresh_after` once, after the last or on its way out)."""
     from engine.errors import PaohuziError
 
     command = ["paohuzi", *sys.argv[1:]] if sys.argv and sys.argv[0] else []
@@ -116,7 +118,9 @@ def record_run(
         warm_up(spec, say=not quiet)
     try:
         with Progress(f"simulate {name}", enabled=not quiet) as bar:
-            result = runner.simulate(spec, data, name, workers, command, bar, backend, labels)
+            result = runner.simulate(
+                spec, data, name, workers, command, bar, backend, labels, refresh
+            )
     except KeyboardInterrupt:
         backend.close()
         click.echo(
@@ -135,12 +139,7 @@ def record_run(
         click.echo(f"Error: {str(e).splitlines()[0]}", err=True)
         sys.exit(1)
     if result.catalog_problem is not None:
-        click.echo(
-            f"Warning: run {result.name} is recorded, but the catalog"
-            f" {Path(data) / store.CATALOG_NAME} was not refreshed ({result.catalog_problem});"
-            " readers build it in memory until it can be written",
-            err=True,
-        )
+        _catalog_warning(data, f"run {result.name} is recorded", result.catalog_problem)
     if result.already_complete:
         click.echo(
             f"run {result.name}: already complete, {result.hands:,} hands, {result.events:,}"
@@ -155,6 +154,22 @@ def record_run(
         f" {result.bytes:,} bytes ({per_hand:.0f} bytes/hand) → {result.path}"
     )
     return False
+
+
+def refresh_after(data: Path, what: str) -> None:
+    """Refresh the store's catalog once after runs recorded with ``refresh=False``; a failure
+    is one warning line naming ``what`` was recorded."""
+    problem = runner.refresh_catalog(data)
+    if problem is not None:
+        _catalog_warning(data, what, problem)
+
+
+def _catalog_warning(data: Path, what: str, problem: str) -> None:
+    click.echo(
+        f"Warning: {what}, but the catalog {Path(data) / store.CATALOG_NAME} was not refreshed"
+        f" ({problem}); readers build it in memory until it can be written",
+        err=True,
+    )
 
 
 def build_spec(

@@ -37,6 +37,7 @@ from paohuzi.cli.simulate import (
     engine_option,
     open_backend,
     record_run,
+    refresh_after,
     start_backend,
 )
 from replay import store
@@ -213,6 +214,7 @@ def sweep(
         return
 
     backend = open_backend(backend_name, address)
+    recorded = False
     try:
         n_workers = start_backend(backend, workers, quiet)
         for i, (run_name, cell, spec) in enumerate(specs, 1):
@@ -228,7 +230,10 @@ def sweep(
                     "policies": cell.policies,
                 }
             }
-            record_run(spec, data, run_name, n_workers, quiet, backend, labels)
+            recorded = True
+            record_run(spec, data, run_name, n_workers, quiet, backend, labels, refresh=False)
     finally:
         backend.close()
+        if recorded:  # once for the grid (a refresh reads every run's listing)
+            refresh_after(data, f"sweep {name}'s runs are recorded")
     click.echo(f"sweep {name}: {len(specs)} runs complete in {data}")

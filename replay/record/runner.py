@@ -180,8 +180,11 @@ def simulate(
     progress: Callable[[int, int], None] | None = None,
     backend: Backend | None = None,
     labels: dict[str, Any] | None = None,
+    refresh: bool = True,
 ) -> RunResult:
-    """Play (or resume, or confirm) a run into the store at ``root``.
+    """Play (or resume, or confirm) a run into the store at ``root``, then refresh its
+    catalog (``refresh``; a caller recording many runs passes False and calls
+    :func:`refresh_catalog` once after the last: each refresh reads every run's listing).
 
     ``progress(done, total)`` is called from the main process as hands finish. On Ctrl-C /
     SIGTERM the manifest is marked ``interrupted`` and ``KeyboardInterrupt`` propagates; if a
@@ -225,16 +228,24 @@ def simulate(
             _set_progress(manifest)
             with contextlib.suppress(OSError, PaohuziError):
                 store.write_manifest(path, manifest)
-            try:
-                store.refresh_catalog(root)
-            except Exception as e:  # the run is written whatever becomes of the catalog
-                text = " ".join(str(e).split()) or type(e).__name__
-                catalog_problem = f"{type(e).__name__}: {text}"[:300]
+            if refresh:
+                catalog_problem = refresh_catalog(root)
     p = manifest["progress"]
     return RunResult(
         name, path, p["hands"], p["events"], p["bytes"], p["hands"] - before,
         time.perf_counter() - start, not todo, catalog_problem,
     )  # fmt: skip
+
+
+def refresh_catalog(root: Path) -> str | None:
+    """Refresh ``DATA/paohuzi.duckdb``: None, or why it could not be (one line; the runs are
+    written whatever becomes of the catalog, and readers build it in memory meanwhile)."""
+    try:
+        store.refresh_catalog(root)
+    except Exception as e:
+        text = " ".join(str(e).split()) or type(e).__name__
+        return f"{type(e).__name__}: {text}"[:300]
+    return None
 
 
 def _open_manifest(
