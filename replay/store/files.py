@@ -132,8 +132,15 @@ def _atomic_write(path: Path, data: bytes) -> None:
     _fsync_dir(path.parent)
 
 
-def write_json(path: Path, obj: Any) -> None:
-    atomic_write(path, (json.dumps(obj, ensure_ascii=False, indent=1) + "\n").encode())
+def write_json(path: Path, obj: Any, compact: bool = False) -> None:
+    """``obj`` as JSON, atomically: indented for a person (a manifest), or ``compact`` on
+    one line for a cache no one reads (the scan's memo and checksums: json's C encoder,
+    five times faster than the indented one, which is pure Python)."""
+    if compact:
+        text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    else:
+        text = json.dumps(obj, ensure_ascii=False, indent=1)
+    atomic_write(path, (text + "\n").encode())
 
 
 #: Parquet writer settings per table (zstd, dictionary where values repeat, delta for ids).

@@ -443,7 +443,9 @@ class ChecksumCache:
         from replay.store.files import write_json
 
         with contextlib.suppress(OSError, PaohuziError):
-            write_json(self.path, {"format": "paohuzi-checksums", "files": self.entries})
+            write_json(
+                self.path, {"format": "paohuzi-checksums", "files": self.entries}, compact=True
+            )
         self.dirty = False
 
 

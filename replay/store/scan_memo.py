@@ -189,7 +189,7 @@ class ScanMemo:
             return
         doc = {"format": MEMO_FORMAT, "key": self.key, "root": self.root, "runs": self.runs}
         with contextlib.suppress(OSError, PaohuziError):
-            write_json(self.path, doc)
+            write_json(self.path, doc, compact=True)
         self.dirty = False
 
 
