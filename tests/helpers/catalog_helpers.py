@@ -113,3 +113,18 @@ def read_only(path: Path) -> int:
     mode = os.stat(path).st_mode
     os.chmod(path, mode & ~0o222)
     return mode
+
+
+def catalog_mismatch(data: Path) -> str | None:
+    """Why ``DATA/paohuzi.duckdb`` does not answer for the store as it is now, as a reader
+    judges it (:func:`replay.store.catalog._mismatch`), or None when it is current."""
+    import duckdb
+
+    from replay.store.catalog import _mismatch
+    from replay.store.scan import scan_store
+
+    con = duckdb.connect(str(data / "paohuzi.duckdb"), read_only=True)
+    try:
+        return _mismatch(con, scan_store(data))
+    finally:
+        con.close()
