@@ -22,13 +22,13 @@ rm`` removes them.)
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from pathlib import Path
 
 import click
 
+from replay.pool import cpu_count
 from replay.store.layout import MANIFEST_NAME, data_option, run_dir
 
 #: Each run: its name and the ``paohuzi simulate`` arguments after ``--data DIR``.
@@ -72,8 +72,8 @@ def is_complete(data: Path, name: str) -> bool:
     "--workers",
     "-w",
     type=click.IntRange(min=1),
-    default=min(2, os.cpu_count() or 1),
-    show_default=True,
+    default=lambda: min(2, cpu_count()),
+    show_default="2, or the CPU count if fewer",
     help="Worker processes per run.",
 )
 @click.option("--dry-run", is_flag=True, help="Print the commands and do nothing.")

@@ -32,7 +32,21 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-__all__ = ["SharedPool", "die_with_parent", "process_pool", "start_method"]
+__all__ = ["SharedPool", "cpu_count", "die_with_parent", "process_pool", "start_method"]
+
+
+def cpu_count() -> int:
+    """The CPUs this process may run on: its affinity where the platform tells it (a container
+    or ``taskset`` may allow fewer than the machine has), else the machine's count. Every
+    default worker count and every cap on one is this number.
+
+    >>> cpu_count() >= 1
+    True
+    """
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - platforms without affinity (macOS, Windows)
+        return os.cpu_count() or 1
 
 
 def start_method(fork: bool = False) -> str:

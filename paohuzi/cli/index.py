@@ -5,12 +5,12 @@ pass per run, each shard read once for both."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
 
 from paohuzi.cli.options import pool_workers_option
+from replay.pool import cpu_count
 from replay.store.layout import data_option
 
 
@@ -59,7 +59,7 @@ def index(runs: tuple[str, ...], data: Path, workers: int, quiet: bool) -> None:
     except PaohuziError as e:
         raise InputError(_line(e)) from None
     failed = 0
-    n = min(workers, os.cpu_count() or 1)
+    n = min(workers, cpu_count())
     # one pool for every run: its workers start once (a worker interrupted mid-file would
     # leave its temporary file behind: let it finish)
     with SharedPool(n, terminate=False) as pool:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import copy
-import os
 from collections.abc import Callable
 from typing import Any
 
 import click
 
 from engine.errors import quote
+from replay.pool import cpu_count
 
 
 class BoundedInt(click.IntRange):
@@ -43,7 +43,7 @@ def pool_workers_option(result: str) -> Callable[[Callable[..., Any]], Callable[
         "--workers",
         "-w",
         type=click.IntRange(min=1),
-        default=os.cpu_count() or 1,
+        default=cpu_count,
         show_default="CPU count",
         help=f"Worker processes over shards ({result} does not depend on it).",
     )

@@ -184,10 +184,9 @@ def _many(
     backend_name: str = "local", address: str | None = None,
 ) -> None:  # fmt: skip
     """``--hands`` / ``--sample``: the rates per policy and decision kind."""
-    import os
-
     from paohuzi.cli.progress import Progress
     from replay.analysis.review_rates import rates, rows_of
+    from replay.pool import cpu_count
     from replay.review.many import parse_ids, review_hands, sample_ids
     from replay.store import reviews as S
     from replay.store.manage import format_ranges, hand_ranges
@@ -207,7 +206,7 @@ def _many(
         assert sample is not None
         ids = sample_ids(ranges, sample, key.seed)
     rollouts, rollout_policy, seed = key.rollouts, key.rollout_policy, key.seed
-    n_workers = workers or os.cpu_count() or 1
+    n_workers = workers or cpu_count()
     sr = None if no_store else S.StoredReviews(r.path, r.manifest, key, _warn)
     need = {h: list(seats) if sr is None else S.missing(sr, h, seats) for h in ids}
     ray = None

@@ -7,7 +7,6 @@ process writes the manifest, through ``Work.commit``."""
 from __future__ import annotations
 
 import functools
-import os
 import traceback
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from replay import store
-from replay.pool import process_pool
+from replay.pool import cpu_count, process_pool
 from replay.record.shard import play_shard
 from replay.record.spec import RunError, RunSpec
 
@@ -95,7 +94,7 @@ class LocalBackend(Backend):
     name = "local"
 
     def cpus(self) -> int:
-        return os.cpu_count() or 1
+        return cpu_count()
 
     def run(self, work: Work, workers: int) -> None:
         if workers <= 1 or len(work.todo) == 1:

@@ -204,11 +204,11 @@ def open_evaluator(
 ) -> Evaluator:
     """The evaluator for ``--backend`` (``local``: this process for one worker, else the
     pool, of the CPU count by default; ``ray``: the cluster's CPUs by default)."""
-    import os
+    from replay.pool import cpu_count
 
     if backend == "ray":
         return RayEvaluator(duel, workers, address)
-    workers = workers or os.cpu_count() or 1
+    workers = workers or cpu_count()
     if workers <= 1:
         return InProcess(duel, 1)
     return PoolEvaluator(duel, workers)

@@ -89,3 +89,27 @@ def test_an_error_stops_the_running_work_or_lets_it_finish(terminate: bool, tmp_
         # the pool hands a worker one task more than it runs: the third may have been handed
         # over before the error (then it ran to its end) or not (then it was cancelled)
         assert marks[2].exists() == (not tasks[2].cancelled())
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity here")
+def test_the_cpu_count_is_what_this_process_may_run_on() -> None:
+    """A process allowed one CPU (as ``taskset`` or a container's cpuset allows) gets one
+    worker by default from every command, and no cap above one."""
+    import subprocess
+    import sys
+
+    code = (
+        "import os; os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]});"
+        "from replay.pool import cpu_count; from replay.record.backend import LocalBackend;"
+        "from paohuzi.demo_data import main as demo; from paohuzi.cli.index import index as index_command;"
+        "import click; ctx = click.Context(demo);"
+        "print(cpu_count(), LocalBackend().cpus(),"
+        " [p.get_default(ctx) for p in demo.params if p.name == 'workers'][0],"
+        " [p.get_default(click.Context(index_command)) for p in index_command.params"
+        "  if p.name == 'workers'][0])"
+    )
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["1", "1", "1", "1"]
+    assert pool.cpu_count() == len(os.sched_getaffinity(0))
