@@ -171,9 +171,22 @@ def _summary_views(con: Any, files: list[str], materialize: bool = False) -> Non
     con.execute(_view_sql(SUMMARY_TABLE, files))
     for kind in KINDS:
         what = "TABLE" if materialize else "VIEW"
-        con.execute(f"DROP TABLE IF EXISTS summary_{kind}")
-        con.execute(f"DROP VIEW IF EXISTS summary_{kind}")
+        _drop(con, f"summary_{kind}")
         con.execute(f"CREATE {what} summary_{kind} AS {rollup_sql(kind)}")
+
+
+def _drop(con: Any, name: str) -> None:
+    """Drop ``name`` from the connection's schema, whether a table or a view (DuckDB's ``DROP
+    TABLE IF EXISTS`` refuses a view of that name, and ``DROP VIEW`` a table)."""
+    row = con.execute(
+        "SELECT 'TABLE' FROM duckdb_tables() WHERE table_name = $n AND"
+        " database_name = current_database() AND schema_name = current_schema()"
+        " UNION ALL SELECT 'VIEW' FROM duckdb_views() WHERE view_name = $n AND"
+        " database_name = current_database() AND schema_name = current_schema()",
+        {"n": name},
+    ).fetchone()
+    if row is not None:
+        con.execute(f"DROP {row[0]} {name}")
 
 
 # One row per playing seat per hand: the 4-player 坐醒 sitter, (dealer + 2) mod 4, sits out.

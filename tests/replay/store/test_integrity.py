@@ -285,3 +285,27 @@ def test_dashboard_catalog_reuses_the_store_catalog(
         reused.close()
         fresh.close()
         refresh_catalog(data)
+
+
+def test_the_catalog_built_again_on_one_connection(data: Path) -> None:
+    """build_catalog on a connection that holds one already, of either kind (views, or the
+    materialised summary tables): the second replaces the first and answers alike."""
+    import duckdb
+
+    from replay.store import catalog
+
+    state = scan.scan_store(data)
+    q = "SELECT (SELECT sum(n) FROM summary_hands), (SELECT count(*) FROM hands)"
+    con = duckdb.connect()
+    try:
+        got = []
+        for materialize in (False, True, True, False):
+            catalog.build_catalog(con, state, materialize=materialize)
+            kind = con.execute(
+                "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'summary_hands'"
+            ).fetchone()
+            assert kind == (1 if materialize else 0,)
+            got.append(con.execute(q).fetchone())
+        assert got == [(240, 240)] * 4
+    finally:
+        con.close()
