@@ -112,16 +112,21 @@ def danger(rp, w, st, un, ex, k):
 def danger_raw(rp, w, st, un, ex, k):
     """HeuristicPolicy.danger_raw: the opponents' threat-weighted chance to take face ``k``."""
     total = 0.0
-    hu_on_discards = rp[S.RP_HU_ON_DISCARDS]
     for i in range(int(ex[12])):
         threat = ex[4 * i + 1]
         if not threat:
             continue
-        prob = take_chance(rp, st, un, ex, i, k)
-        if hu_on_discards:
-            prob += w[I_HU_RISK] * threat
-        total += threat * prob
+        total += danger_term(rp, w, threat, take_chance(rp, st, un, ex, i, k))
     return total
+
+
+@njit(cache=True, inline="always")
+def danger_term(rp, w, threat, chance):
+    """One opponent's part of :func:`danger_raw`: his ``threat`` × his ``chance`` to take the
+    face (:func:`take_chance`), plus ``hu_risk`` × threat where discards may be won."""
+    if rp[S.RP_HU_ON_DISCARDS]:
+        chance += w[I_HU_RISK] * threat
+    return threat * chance
 
 
 @njit(cache=True)

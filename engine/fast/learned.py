@@ -92,11 +92,11 @@ def _discard_rows(rp, w, st, seat, base, n, out):
     un = np.empty(21, dtype=np.int64)
     hand_size = FE.read_view(rp, st, seat, False, h, f, un)
     ex = np.zeros(16, dtype=np.float64)
-    threat = HE.extra(rp, w, st, seat, un, ex)
+    HE.extra(rp, w, st, seat, un, ex)
     ready = np.zeros(20)
     has_ready = HE.discard_ready_raw(rp, w, st, seat, h, f, un, hand_size, ready)
     s = S.stock_left(st) / STOCK
-    danger = np.full(20, -1.0)
+    n_opps = int(ex[12])
     banned = st[S.STINKY + seat] | st[S.DISCARDED + seat]
     meld_hx = S.meld_huxi(rp, st, seat)
     r0 = FE.reach(rp, meld_hx, h, f, un)
@@ -110,12 +110,16 @@ def _discard_rows(rp, w, st, seat, base, n, out):
     for i in range(n):
         k = st[base + i] - DISCARD_BASE
         val = FE.card_value(rp, k, h, f, un, w)
+        # each opponent's chance to take k, once, for both the danger (HE.danger_raw: the
+        # threatened ones, in order; 0 when none is) and the feed (all of them, in order)
         d = 0.0
-        if threat:
-            d = danger[k]
-            if d < 0.0:
-                d = HE.danger_raw(rp, w, st, un, ex, k)
-                danger[k] = d
+        feed = 0.0
+        for o in range(n_opps):
+            chance = HE.take_chance(rp, st, un, ex, o, k)
+            feed += chance
+            threat_o = ex[4 * o + 1]
+            if threat_o:
+                d += HE.danger_term(rp, w, threat_o, chance)
         u = float(un[k])
         out[i, 0] = val
         out[i, 1] = u
@@ -128,9 +132,6 @@ def _discard_rows(rp, w, st, seat, base, n, out):
         out[i, 8] = 1.0 if FE.is_loose(rp, k, f) else 0.0
         out[i, 9] = 1.0 if un[k] == 0 else 0.0
         out[i, 10] = 1.0 if (banned >> k) & 1 else 0.0
-        feed = 0.0
-        for o in range(int(ex[12])):
-            feed += HE.take_chance(rp, st, un, ex, o, k)
         out[i, 11] = feed
         h2[:] = h
         h2[k] -= 1
