@@ -18,6 +18,10 @@ import click
 from paohuzi.cli.errors import input_error
 from replay.tune.limits import MIN_VALIDATION
 
+#: The policies with weights (engine.policies.weights.WEIGHTED, not imported here so that
+#: ``--help`` stays cheap; a test holds them equal).
+TUNED_POLICIES = ("heuristic", "greedy", "learned")
+
 
 def default_popsize(dim: int) -> int:
     """CMA-ES's default population, 4 + ⌊3 ln n⌋ (Hansen)."""
@@ -149,8 +153,9 @@ class Bar:
 @click.option("--rules", "-r", default="hunan", show_default=True, help="Rule preset.")
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
               help="Override a rule switch (repeatable).")  # fmt: skip
-@click.option("--policy", type=click.Choice(["heuristic", "greedy"]), default="heuristic",
-              show_default=True, help="The policy whose weights are tuned.")  # fmt: skip
+@click.option("--policy", type=click.Choice(TUNED_POLICIES), default="heuristic",
+              show_default=True, help="The policy whose weights are tuned (learned: its feature"
+              " parameters and coefficients).")  # fmt: skip
 @click.option("--start", "start_spec", metavar="WEIGHTS", default=None,
               help="The table to start from: a weights file (a path with '/' or ending in"
               " .json) or shipped set such as tuned-hunan (default: the policy's defaults).")  # fmt: skip

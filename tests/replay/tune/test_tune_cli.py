@@ -211,3 +211,23 @@ def test_damaged_checkpoint(whole: Path, tmp_path: Path) -> None:
     assert "checkpoint.json: damaged" in line
     (out / "checkpoint.json").write_bytes(b"")
     assert "not a tuning checkpoint" in _error(tune(out, "-w", "1"))
+
+
+def test_a_learned_table_tuned_from_a_shipped_set(tmp_path: Path) -> None:
+    """``--policy learned`` tunes a learned table's coefficients from its shipped set: the
+    result is a learned weights file that moved only the named coefficients, and it plays."""
+    from paohuzi.cli.tune import TUNED_POLICIES
+
+    assert set(TUNED_POLICIES) == set(W.WEIGHTED)
+    start = W.shipped_path("learned", "hunan")
+    out = tmp_path / "learned"
+    r = tune(out, "-w", "1", "--policy", "learned", "--start", str(start),
+             "--params", "d_value,d_wu,c_peng", "--baseline", "heuristic@tuned-hunan")  # fmt: skip
+    assert r.exit_code == 0, r.output
+    got = W.read_weights(out / "weights.json", "learned")
+    was = W.read_weights(start, "learned")
+    moved = {p.name for p, a, b in zip(W.PARAMS, got.values, was.values) if a != b}
+    assert moved and moved <= {"d_value", "d_wu", "c_peng"}
+    r = CliRunner().invoke(main, ["simulate", "-n", "6", "-w", "1", "-q", "--data",
+                                  str(tmp_path / "d"), "-p", f"learned@{out}/weights.json"])  # fmt: skip
+    assert r.exit_code == 0, r.output
