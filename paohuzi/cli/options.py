@@ -9,7 +9,6 @@ from typing import Any
 import click
 
 from engine.errors import quote
-from replay.pool import cpu_count
 
 
 class BoundedInt(click.IntRange):
@@ -36,6 +35,14 @@ class BoundedInt(click.IntRange):
                       param, ctx)  # fmt: skip
 
 
+def _cpu_count() -> int:
+    """replay.pool.cpu_count, imported when a default is asked for (the pool's imports would
+    cost every command's start, ``--help`` included)."""
+    from replay.pool import cpu_count
+
+    return cpu_count()
+
+
 def pool_workers_option(result: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """``--workers/-w N``: processes over shards, default the CPU count; ``result`` says what
     does not depend on it (shown in the help)."""
@@ -43,7 +50,7 @@ def pool_workers_option(result: str) -> Callable[[Callable[..., Any]], Callable[
         "--workers",
         "-w",
         type=click.IntRange(min=1),
-        default=cpu_count,
+        default=_cpu_count,
         show_default="CPU count",
         help=f"Worker processes over shards ({result} does not depend on it).",
     )
