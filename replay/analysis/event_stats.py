@@ -33,6 +33,7 @@ from replay.analysis.figures import fetch
 from replay.analysis.figures.results import Distribution, Mean, Rate, count, num
 from replay.analysis.figures.selection import Plan, Selection, plan, summaries_enabled
 from replay.analysis.intervals import ClusterSums, Moments, paired_diff_ci
+from replay.store.ducklimits import failure_line
 from replay.store.runs import Store
 
 #: Kind names as the figures print them.
@@ -181,8 +182,7 @@ def event_stats(
     try:
         return [summarize_events(con, r.name, seats, policies, state) for r in runs]
     except duckdb.Error as e:
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise CorruptLog(f"cannot read the store {store.root}: {first}") from None
+        raise CorruptLog(f"cannot read the store {store.root}: {failure_line(e)}") from None
     finally:
         con.close()
 

@@ -48,6 +48,7 @@ from replay.analysis.figures.results import (
     paired_rows,
 )
 from replay.analysis.figures.selection import Plan, Selection, plan
+from replay.store.ducklimits import failure_line
 from replay.store.layout import StoreError
 from replay.store.manifest import Manifest
 from replay.store.runs import Run, RunHead, Store
@@ -197,8 +198,7 @@ def run_stats(
             for run in healthy
         ]
     except duckdb.Error as e:
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise CorruptLog(f"cannot read the store {store.root}: {first}") from None
+        raise CorruptLog(f"cannot read the store {store.root}: {failure_line(e)}") from None
     finally:
         if own and con is not None:
             con.close()

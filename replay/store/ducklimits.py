@@ -19,12 +19,14 @@ variable                      default      meaning
 
 Sizes are written as for the SQL page (:mod:`replay.store.sizes`). A query that needs more
 fails with DuckDB's "out of memory" or "temp directory full" error, named by the command
-that ran it; raise the variable to let it through.
+that ran it, and :func:`failure_line` says which variable lets it through.
 
 >>> duckdb_settings({})
 {'memory_limit': '4294967296B', 'max_temp_directory_size': '17179869184B'}
 >>> duckdb_settings({"PAOHUZI_DUCKDB_MEMORY": "8GiB"})["memory_limit"]
 '8589934592B'
+>>> failure_line(RuntimeError("Out of Memory Error: could not allocate block"), {})
+'Out of Memory Error: could not allocate block (over PAOHUZI_DUCKDB_MEMORY, 4GiB: raise it to let the query through)'
 >>> duckdb_settings({"PAOHUZI_DUCKDB_MEMORY": "lots"})
 Traceback (most recent call last):
 ...
@@ -39,7 +41,7 @@ from collections.abc import Mapping
 from replay.store.layout import StoreError
 from replay.store.sizes import read_limit
 
-__all__ = ["ENV", "DuckLimitsError", "duckdb_settings"]
+__all__ = ["ENV", "DuckLimitsError", "duckdb_settings", "failure_line"]
 
 #: DuckDB setting → (environment variable, default bytes, lowest bytes)
 ENV: dict[str, tuple[str, int, int]] = {
@@ -67,3 +69,23 @@ def duckdb_settings(environ: Mapping[str, str] | None = None) -> dict[str, str]:
                 raise DuckLimitsError(str(e)) from None
         out[setting] = f"{n}B"
     return out
+
+
+#: text of a DuckDB error → the variable whose limit stopped the query (the spill limit
+#: first: DuckDB reports a full temp directory as an out-of-memory error too)
+_STOPPED_BY = (("max_temp_directory_size", "PAOHUZI_DUCKDB_TEMP"),
+               ("Out of Memory", "PAOHUZI_DUCKDB_MEMORY"))  # fmt: skip
+
+
+def failure_line(error: BaseException, environ: Mapping[str, str] | None = None) -> str:
+    """The first line of a DuckDB error, for a one-line message; a query stopped by one of
+    the limits also names the variable that raises it and its value in effect."""
+    text = str(error).strip()
+    first = text.splitlines()[0] if text else type(error).__name__
+    env = os.environ if environ is None else environ
+    for marker, var in _STOPPED_BY:
+        if marker in text:
+            default = next(d for v, d, _ in ENV.values() if v == var)
+            value = (env.get(var) or "").strip() or f"{default >> 30}GiB"
+            return f"{first} (over {var}, {value}: raise it to let the query through)"
+    return first

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from paohuzi.cli.main import main
 from replay.store.catalog import duck_connect
-from replay.store.ducklimits import ENV, DuckLimitsError, duckdb_settings
+from replay.store.ducklimits import ENV, DuckLimitsError, duckdb_settings, failure_line
 from replay.store.sizes import parse_size
 
 
@@ -51,6 +51,34 @@ def test_a_query_over_the_limit_fails_instead_of_growing(monkeypatch: pytest.Mon
         # about 400 MB of strings, held in one in-memory table: over 64 MiB, no spill allowed
         con.execute("CREATE TABLE t AS SELECT range AS i, repeat('x', 200) || range AS s"
                     " FROM range(2000000)")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("temp", "query", "named"),
+    [
+        # an in-memory table over the memory limit with no spill allowed: the spill limit
+        ("0", "CREATE TABLE t AS SELECT range AS i, repeat('x', 200) || range AS s"
+              " FROM range(2000000)", "PAOHUZI_DUCKDB_TEMP, 0"),
+        # one aggregate that cannot spill: the memory limit
+        ("16GiB", "SELECT string_agg(repeat('x', 200) || range, ',') FROM range(2000000)",
+         "PAOHUZI_DUCKDB_MEMORY, 64MiB"),
+    ],
+)  # fmt: skip
+def test_a_query_stopped_by_a_limit_names_the_variable(
+    temp: str, query: str, named: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PAOHUZI_DUCKDB_MEMORY", "64MiB")
+    monkeypatch.setenv("PAOHUZI_DUCKDB_TEMP", temp)
+    con = duck_connect(":memory:")
+    con.execute("SET threads = 1")
+    with pytest.raises(duckdb.OutOfMemoryException) as caught:
+        con.execute(query).fetchall()
+    line = failure_line(caught.value)
+    assert "\n" not in line and line.startswith("Out of Memory Error")
+    assert line.endswith(f"(over {named}: raise it to let the query through)")
+    assert (
+        failure_line(duckdb.IOException("IO Error: no such file\nmore")) == "IO Error: no such file"
+    )
 
 
 @pytest.mark.parametrize(
