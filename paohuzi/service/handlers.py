@@ -64,8 +64,10 @@ def install(app: FastAPI, ctx: Context) -> None:
     async def _internal(_r: Request, e: Exception) -> JSONResponse:
         import duckdb
 
+        from replay.store.ducklimits import failure_line
+
         if isinstance(e, OSError | duckdb.Error):  # the store cannot be read: say why
-            return error(500, say(f"cannot read the store: {e}"))
+            return error(500, say(f"cannot read the store: {failure_line(e)}"))
         return error(500, f"internal error ({type(e).__name__})")
 
 

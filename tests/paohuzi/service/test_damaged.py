@@ -90,3 +90,29 @@ def test_its_hands_are_refused_the_others_answer(dclient: Any, damaged: Path) ->
     assert len(dclient.get("/runs/a/hands.ndjson").text.splitlines()) == 40
     assert dclient.get("/runs/a/hands/3").status_code == 200
     assert dclient.get("/runs/a/hands/3/state?step=4&seat=0").status_code == 200
+
+
+def test_a_query_stopped_by_a_limit_is_one_line_naming_the_variable(store: Path) -> None:
+    """A DuckDB error escaping a route (here raised by a route added for the test) is a 500
+    with DuckDB's first line; a limit's names the variable that raises it."""
+    import duckdb
+    from fastapi.testclient import TestClient
+
+    from paohuzi.service.app import create_app
+
+    app = create_app(store)
+
+    def stopped() -> None:
+        raise duckdb.OutOfMemoryException(
+            "Out of Memory Error: could not allocate block of size 256.0 KiB (3.9 GiB/4.0 GiB"
+            " used)\n\nPossible solutions:\n* Increasing the memory limit"
+        )
+
+    app.add_api_route("/v1/stopped", stopped)
+    with TestClient(app, raise_server_exceptions=False) as c:
+        r = c.get("/v1/stopped")
+    assert r.status_code == 500, r.text
+    message = r.json()["error"]
+    assert message.startswith("cannot read the store: Out of Memory Error: could not allocate")
+    assert "Possible solutions" not in message and "\n" not in message
+    assert "(over PAOHUZI_DUCKDB_MEMORY, " in message
