@@ -36,6 +36,7 @@ from dashboard.services.paths import Redactor
 from dashboard.services.sqllimits import SqlLimits
 from dashboard.services.sqlprocess import SqlResult
 from replay.store.catalog import open_catalog, prepare_catalog
+from replay.store.ducklimits import failure_line
 from replay.store.layout import default_data_dir
 from replay.store.scan import StoreState
 from replay.store.snapshot import LiveStore, refresh_from_env
@@ -220,8 +221,7 @@ def sql_limits() -> SqlLimits:
 
 
 def _one_line(e: Exception) -> str:
-    text = str(e).strip()
-    return redact(text.splitlines()[0] if text else type(e).__name__)
+    return redact(failure_line(e))
 
 
 def query(sql: str, params: Mapping[str, Any] | None = None) -> pd.DataFrame:

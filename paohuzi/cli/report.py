@@ -100,12 +100,13 @@ def report(
                 refresh_after(data, "the report's runs are recorded")
     import duckdb
 
+    from replay.store.ducklimits import failure_line
+
     try:
         text, svgs = build.document(data, the_scale)
         written = build.write(out, text, svgs)
     except (PaohuziError, OSError, ValueError, duckdb.Error) as e:
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise _input_error(f"report: {first}") from None
+        raise _input_error(f"report: {failure_line(e)}") from None
     click.echo(
         f"report: {out} and {len(written) - 1} files beside it from {len(plan)} runs in {data}"
         f" ({time.perf_counter() - start:,.0f} s)"

@@ -25,8 +25,11 @@ that ran it, and :func:`failure_line` says which variable lets it through.
 {'memory_limit': '4294967296B', 'max_temp_directory_size': '17179869184B'}
 >>> duckdb_settings({"PAOHUZI_DUCKDB_MEMORY": "8GiB"})["memory_limit"]
 '8589934592B'
->>> failure_line(RuntimeError("Out of Memory Error: could not allocate block"), {})
-'Out of Memory Error: could not allocate block (over PAOHUZI_DUCKDB_MEMORY, 4GiB: raise it to let the query through)'
+>>> import duckdb
+>>> failure_line(duckdb.OutOfMemoryException("Out of Memory Error: could not allocate"), {})
+'Out of Memory Error: could not allocate (over PAOHUZI_DUCKDB_MEMORY, 4 GiB: raise it to let the query through)'
+>>> failure_line(ValueError("cannot read the store: Out of Memory Error\\nmore"))
+'cannot read the store: Out of Memory Error'
 >>> duckdb_settings({"PAOHUZI_DUCKDB_MEMORY": "lots"})
 Traceback (most recent call last):
 ...
@@ -39,7 +42,7 @@ import os
 from collections.abc import Mapping
 
 from replay.store.layout import StoreError
-from replay.store.sizes import read_limit
+from replay.store.sizes import fmt_size, read_limit
 
 __all__ = ["ENV", "DuckLimitsError", "duckdb_settings", "failure_line"]
 
@@ -71,21 +74,26 @@ def duckdb_settings(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     return out
 
 
-#: text of a DuckDB error → the variable whose limit stopped the query (the spill limit
-#: first: DuckDB reports a full temp directory as an out-of-memory error too)
-_STOPPED_BY = (("max_temp_directory_size", "PAOHUZI_DUCKDB_TEMP"),
-               ("Out of Memory", "PAOHUZI_DUCKDB_MEMORY"))  # fmt: skip
+#: text of a DuckDB error → the setting of :data:`ENV` whose limit stopped the query (the
+#: spill limit first: DuckDB reports a full temp directory as an out-of-memory error too)
+_STOPPED_BY = (("max_temp_directory_size", "max_temp_directory_size"),
+               ("Out of Memory", "memory_limit"))  # fmt: skip
 
 
 def failure_line(error: BaseException, environ: Mapping[str, str] | None = None) -> str:
-    """The first line of a DuckDB error, for a one-line message; a query stopped by one of
-    the limits also names the variable that raises it and its value in effect."""
+    """The first line of an error, for a one-line message; DuckDB's error for a query stopped
+    by one of the limits also names the variable that raises it and its value in effect (an
+    error of ours that quotes it is left as it is)."""
+    import duckdb
+
     text = str(error).strip()
     first = text.splitlines()[0] if text else type(error).__name__
+    if not isinstance(error, duckdb.Error):
+        return first
     env = os.environ if environ is None else environ
-    for marker, var in _STOPPED_BY:
+    for marker, setting in _STOPPED_BY:
         if marker in text:
-            default = next(d for v, d, _ in ENV.values() if v == var)
-            value = (env.get(var) or "").strip() or f"{default >> 30}GiB"
+            var, default, _ = ENV[setting]
+            value = (env.get(var) or "").strip() or fmt_size(default)
             return f"{first} (over {var}, {value}: raise it to let the query through)"
     return first
