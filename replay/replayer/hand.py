@@ -136,11 +136,13 @@ class HandLog:
             return n
         if not isinstance(step, int) or isinstance(step, bool):
             raise StepOutOfRange(f"step must be an integer, not {step!r}")
-        if step < 0:
-            step += n + 1  # -1 is the end, like a list index
-        if not 0 <= step <= n:
-            raise StepOutOfRange(f"step {step} out of range for {self.where}: 0 … {n}")
-        return step
+        at = step + n + 1 if step < 0 else step  # -1 is the end, like a list index
+        if not 0 <= at <= n:  # the step as asked, not as shifted
+            raise StepOutOfRange(
+                f"step {step} out of range for {self.where}: 0 … {n} (or -{n + 1} … -1 from"
+                " the end)"
+            )
+        return at
 
 
 @functools.lru_cache(maxsize=16)
