@@ -22,8 +22,9 @@ A weights file is a JSON object (:func:`parse_weights`)::
     {"policy": "heuristic", "about": "free text", "weights": {"margin": -25, ...}}
 
 with every parameter of its policy, each a number in its range (a flag 0 or 1, an integer
-parameter a whole number), no other parameter and no other key. Anything else is an
-:class:`~engine.errors.InvalidNotation` of one line naming the file and the parameter.
+parameter a whole number), no other parameter, no other key and no key twice. Anything else
+is an :class:`~engine.errors.InvalidNotation` of one line naming the file and the parameter
+(or key).
 
 >>> INDEX["margin"], DEFAULT_HEURISTIC["danger_w"]
 (0, 4.0)
@@ -49,7 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.errors import InvalidNotation
+from engine.errors import InvalidNotation, quote
 
 #: The policies that take a weights table (``search`` rollouts always use the defaults).
 WEIGHTED = ("greedy", "heuristic", "learned")
@@ -388,7 +389,9 @@ def read_weights(path: Path | str, policy: str, shown: str | None = None) -> Pol
     except UnicodeDecodeError:
         raise InvalidNotation(f"{where}: not UTF-8 text") from None
     try:
-        doc = json.loads(text, parse_constant=_no_constant)
+        doc = json.loads(text, parse_constant=_no_constant, object_pairs_hook=_once(where))
+    except InvalidNotation:
+        raise  # a key given twice
     except ValueError as e:
         raise InvalidNotation(f"{where}: not JSON ({str(e).splitlines()[0]})") from None
     return parse_weights(doc, policy, where)
@@ -396,6 +399,21 @@ def read_weights(path: Path | str, policy: str, shown: str | None = None) -> Pol
 
 def _no_constant(token: str) -> None:
     raise ValueError(f"{token} is not a number JSON allows")
+
+
+def _once(where: str) -> Any:
+    """``object_pairs_hook`` of a weights file: an object, or one InvalidNotation line
+    naming a key it gives twice (``json`` would keep the last value without a word)."""
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in out:
+                raise InvalidNotation(f"{where}: key {quote(key)} is given twice")
+            out[key] = value
+        return out
+
+    return hook
 
 
 def parse_weights(doc: Any, policy: str, where: str = "weights") -> PolicyWeights:
