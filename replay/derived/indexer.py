@@ -57,7 +57,7 @@ def index_derived(
         read_manifest,
         write_manifest,
     )
-    from replay.store.rollup import covered, rebuild_rollup
+    from replay.store.rollup import covered, prune, rebuild_rollup
     from replay.store.runs import Run
     from replay.store.scan import check_rollup
 
@@ -99,7 +99,9 @@ def index_derived(
                     progress(n, len(todo))
         finally:
             writer.flush()  # what was made stays listed, also when interrupted
-        _, shards, problem = check_rollup(run_path, manifest, cache)
+        listed, shards, problem = check_rollup(run_path, manifest, cache)
+        if problem is None and listed and shards == len(covered(manifest)):
+            problem = _recheck_rollup(run_path, manifest, listed[0][1], cache)
         if problem is not None or shards != len(covered(manifest)):
             rebuild_rollup(
                 run_path,
@@ -107,7 +109,49 @@ def index_derived(
                 damaged=problem is not None,
                 write=lambda m: write_manifest(run_path, m, rollup=False),
             )
+            _vouch_made(run_path, manifest, cache)
+        prune(run_path, manifest)  # the rollups replaced longer ago than the grace period
+        cache.save()
         return {k: (made[k], len(run.shards) - made[k]) for k in kinds}
+
+
+def _vouch_made(run_path: Path, manifest: dict[str, Any], cache: ChecksumCache) -> None:
+    """Remember the rollup just made from the summaries as equal to them (it is, by making)."""
+    import os
+
+    from replay.store.check import resolve_shard_path
+    from replay.store.rollup import ROLLUP_KEY
+
+    entry = manifest.get(ROLLUP_KEY)
+    if isinstance(entry, dict):
+        path = resolve_shard_path(run_path, entry["path"])
+        cache.vouch_rollup(path, os.lstat(path), entry["binding"])
+
+
+def _recheck_rollup(
+    run_path: Path, manifest: dict[str, Any], path: str, cache: ChecksumCache
+) -> str | None:
+    """What ``paohuzi verify`` would find wrong with the run's rollup (listed, sound for the
+    readers): the first difference from the rollup made again from its summaries, or None.
+    Recomputed once per file: the checksum cache remembers a file found equal (by its stat,
+    which no edit keeps, and the summaries it was made from)."""
+    import os
+
+    import pyarrow as pa
+
+    from replay.store.rollup import ROLLUP_KEY, listed_problem
+
+    bind = manifest[ROLLUP_KEY]["binding"]
+    st = os.lstat(path)
+    if cache.rollup_recomputed(path, st, bind):
+        return None
+    try:
+        problem = listed_problem(run_path, manifest)
+    except (OSError, ValueError, KeyError, TypeError, pa.ArrowException):
+        return None  # a summary that cannot be read: the summaries' own check rebuilds it
+    if problem is None:
+        cache.vouch_rollup(path, st, bind)
+    return problem
 
 
 def _classes(

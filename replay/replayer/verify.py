@@ -988,8 +988,9 @@ def _check_manifest(
             continue
         if rel.startswith(f"{ROLLUP_DIR}/"):
             notes.append(
-                f"run {name}: {rel} is an earlier rollup, kept for a reader of the manifest"
-                " before (the next write of the run removes it)"
+                f"run {name}: {rel} is an earlier rollup, kept for readers of an earlier"
+                " manifest ($PAOHUZI_ROLLUP_GRACE seconds, default 600, after it was replaced;"
+                " the run's next write or 'paohuzi index' after that removes it)"
             )
         elif rel in pending:
             notes.append(

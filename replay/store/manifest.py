@@ -228,14 +228,15 @@ _CHECKED_LOCK = threading.Lock()
 def write_manifest(run_path: Path, manifest: dict[str, Any], rollup: bool = True) -> None:
     """Write a run's manifest atomically, its rollup brought up to date first
     (:func:`replay.store.rollup.refresh_rollup`; ``rollup=False``: as it is, for a rollup
-    being rebuilt in steps) and the rollup files it no longer lists removed after."""
-    from replay.store.rollup import ROLLUP_KEY, prune, refresh_rollup
+    being rebuilt in steps) and the rollup files replaced longer ago than their grace period
+    removed after (:func:`replay.store.rollup.prune`)."""
+    from replay.store.rollup import grace_seconds, prune, refresh_rollup
 
-    before = manifest.get(ROLLUP_KEY)
+    grace = grace_seconds()  # a bad $PAOHUZI_ROLLUP_GRACE refused before anything is written
     if rollup:
         refresh_rollup(Path(run_path), manifest)
     write_json(Path(run_path) / MANIFEST_NAME, manifest)
-    prune(Path(run_path), manifest, before)
+    prune(Path(run_path), manifest, grace)
 
 
 class ManifestWriter:

@@ -229,8 +229,8 @@ FOLD = 256
 
 def _write(run_path: Path, cov: list[dict[str, Any]], old: Any) -> dict[str, Any]:
     """Write the rollup of the shards ``cov`` from the rollup ``old`` (its entry, when it
-    covers a prefix of them and its bytes are its entry's) and the summaries after it,
-    folded :data:`FOLD` files at a time; its manifest entry."""
+    covers a prefix of them and its bytes are its entry's) and the summaries after it; its
+    manifest entry."""
     from replay.store.files import write_derived
 
     start, table = 0, None
@@ -239,30 +239,149 @@ def _write(run_path: Path, cov: list[dict[str, Any]], old: Any) -> dict[str, Any
         if type(k) is int and 0 < k <= len(cov) and old.get("binding") == binding(cov[:k]):
             table = _listed_table(run_path, old)
             start = k if table is not None else 0
-    for i in range(start, len(cov), FOLD):
-        tables = [] if table is None else [table]
-        for s in cov[i : i + FOLD]:
-            e = s["files"][SUMMARY_TABLE]
-            t = _listed_table(run_path, e)
-            if t is None:
-                raise ValueError(f"summary file {e.get('path')} does not match its manifest entry")
-            tables.append(t)
-        table = combine(tables)
-    assert table is not None
+    table = summed(run_path, cov[start:], table)
     data = rollup_bytes(table)
     entry = write_derived(run_path, rollup_path(len(cov)), data, table.num_rows, SUMMARY_VERSION)
     entry.update(shards=len(cov), binding=binding(cov))
     return entry
 
 
-def prune(run_path: Path, manifest: dict[str, Any], before: Any) -> None:
-    """After ``manifest`` is written: remove the rollup files it no longer lists, but the one
-    ``before`` (the manifest's entry until now) listed (a reader may still hold that
-    manifest)."""
-    keep = {e.get("path") for e in (manifest.get(ROLLUP_KEY), before) if isinstance(e, dict)}
+def summed(run_path: Path, shards: list[dict[str, Any]], start: pa.Table | None = None) -> pa.Table:
+    """The summaries of ``shards`` (each checked against its manifest entry) summed, after
+    the rows ``start`` (a rollup of the shards before them), folded :data:`FOLD` files at a
+    time: the rollup of those shards. Raises ``ValueError`` for a summary file that is not
+    its entry's bytes."""
+    table = start
+    for i in range(0, len(shards), FOLD):
+        tables = [] if table is None else [table]
+        for s in shards[i : i + FOLD]:
+            e = s["files"][SUMMARY_TABLE]
+            t = _listed_table(run_path, e)
+            if t is None:
+                raise ValueError(f"summary file {e.get('path')} does not match its manifest entry")
+            tables.append(t)
+        table = combine(tables)
+    return table if table is not None else combine([])
+
+
+def difference(got: pa.Table, want: pa.Table) -> str | None:
+    """The first difference between two rollup tables (float sums equal to 1e-9 relative:
+    they may add in another order), or None."""
+    import math
+
+    if got.num_rows != want.num_rows:
+        return f"{got.num_rows:,} rows in the file, {want.num_rows:,} recomputed"
+    for name in want.column_names:
+        floating = str(want.schema.field(name).type).startswith("double")
+        xs, ys = got.column(name).to_pylist(), want.column(name).to_pylist()
+        for i, (u, v) in enumerate(zip(xs, ys, strict=True)):
+            same = (
+                u is v
+                or u == v
+                or (
+                    floating
+                    and u is not None
+                    and v is not None
+                    and math.isclose(u, v, rel_tol=1e-9, abs_tol=1e-9)
+                )
+            )
+            if not same:
+                return f"row {i}, {name}: {u!r} in the file, {v!r} recomputed"
+    return None
+
+
+def recomputed_problem(run_path: Path, manifest: dict[str, Any], got: pa.Table) -> str | None:
+    """The first difference between ``got``, the rows of the rollup a manifest lists (its
+    entry sound: :func:`entry_problem`) in the summary files' columns (:func:`conformed`), and the same rollup made again from the summary
+    files it covers, or None. Raises ``ValueError`` (and as reading Parquet does) when a
+    summary file cannot be read or is not its entry's bytes. What ``paohuzi verify`` and
+    ``paohuzi index`` hold a rollup to; a reader checks only its hands
+    (:func:`replay.store.scan.check_rollup`)."""
+    want = summed(Path(run_path), covered(manifest)[: int(manifest[ROLLUP_KEY]["shards"])])
+    return difference(got, want)
+
+
+def listed_problem(run_path: Path, manifest: dict[str, Any]) -> str | None:
+    """:func:`recomputed_problem` of the rollup file the manifest lists, read and held to
+    its entry's size and SHA-256 (a file that is not: its problem)."""
+    entry = manifest[ROLLUP_KEY]
+    got = _listed_table(Path(run_path), entry)
+    if got is None:
+        return f"rollup file {entry.get('path')} does not match its manifest entry"
+    try:
+        got = conformed(got)
+    except (KeyError, ValueError, pa.ArrowException) as e:
+        return f"rollup file {entry.get('path')} is not a rollup: {str(e).splitlines()[0][:120]}"
+    return recomputed_problem(run_path, manifest, got)
+
+
+def conformed(table: pa.Table) -> pa.Table:
+    """A rollup file's rows in the summary files' columns and types, nothing else; raises
+    (``KeyError``, Arrow's errors) for a file without them."""
+    return table.select(SUMMARY_SCHEMA.names).cast(SUMMARY_SCHEMA)
+
+
+#: Seconds a rollup file stays after the manifests stopped listing it, by default: a reader
+#: holding an earlier manifest (a scan, then a catalog built or a query run on it) reads the
+#: file it lists for at least this long (``$PAOHUZI_ROLLUP_GRACE`` sets another).
+GRACE = 600
+GRACE_ENV = "PAOHUZI_ROLLUP_GRACE"
+
+
+def grace_seconds() -> float:
+    """The grace period (:data:`GRACE`, or ``$PAOHUZI_ROLLUP_GRACE``); raises
+    :class:`~replay.store.layout.StoreError` for a value that is not a number of seconds ≥ 0."""
+    from replay.store.layout import StoreError
+
+    text = os.environ.get(GRACE_ENV, "").strip()
+    if not text:
+        return float(GRACE)
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        raise StoreError(f"{GRACE_ENV}={text[:40]!r}: not a number of seconds >= 0")
+    return value
+
+
+def prune(run_path: Path, manifest: dict[str, Any], grace: float | None = None) -> None:
+    """After ``manifest`` is written (run lock held): remove the rollup files it does not
+    list that were replaced more than ``grace`` seconds (:func:`grace_seconds`) ago, so a reader that read an
+    earlier manifest still finds the file it lists (docs/LOG_FORMAT.md §14).
+
+    A rollup is written just before the manifest that lists it, and every write of a new
+    one lists it: so the file written next after an unlisted one (by modification time)
+    was written when the unlisted one was replaced, or later; that time is the one held to
+    the grace period. The newest file unlisted while the manifest lists none may have been
+    listed until this very write: it stays. One newer than the listed one was never listed
+    (a writer killed between the two writes): its own time counts."""
+    import time
+
+    listed = manifest.get(ROLLUP_KEY)
+    keep = listed.get("path") if isinstance(listed, dict) else None
     folder = Path(run_path) / ROLLUP_DIR
-    with contextlib.suppress(OSError):
-        for f in os.scandir(folder):
-            if f.name.startswith("part-") and f"{ROLLUP_DIR}/{f.name}" not in keep:
-                with contextlib.suppress(OSError):
-                    os.unlink(f.path)
+    try:
+        entries = [
+            (e.stat(follow_symlinks=False).st_mtime_ns, e.name, e.path)
+            for e in os.scandir(folder)
+            if e.name.startswith("part-") and e.is_file(follow_symlinks=False)
+        ]
+    except OSError:
+        return
+    entries.sort()
+    grace = grace_seconds() if grace is None else grace
+    limit = time.time_ns() - int(grace * 1e9)
+    listed_at = next((t for t, n, _ in entries if f"{ROLLUP_DIR}/{n}" == keep), None)
+    for i, (mtime, name, path) in enumerate(entries):
+        if f"{ROLLUP_DIR}/{name}" == keep:
+            continue
+        if i + 1 < len(entries):
+            replaced = entries[i + 1][0]
+        elif listed_at is not None:
+            replaced = mtime  # newer than the listed one: never listed
+        else:
+            continue  # may have been listed until now
+        if replaced < limit:
+            with contextlib.suppress(OSError):
+                os.unlink(path)

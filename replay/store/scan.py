@@ -428,6 +428,18 @@ class ChecksumCache:
             self.dirty = True
         return int(entry[6])
 
+    def rollup_recomputed(self, path: Path | str, st: os.stat_result, binding: str) -> bool:
+        """Whether this very rollup file (its stat) was found equal to the rollup made again
+        from the summaries of ``binding`` (:meth:`vouch_rollup`), remembered in the entry's
+        last slot (a rollup has no hand ids) as the binding's first 60 bits."""
+        return self._entry(path, st)[7] == int(binding[:15], 16)
+
+    def vouch_rollup(self, path: Path | str, st: os.stat_result, binding: str) -> None:
+        """Remember that the rollup file ``path`` (as of ``st``) equals the one made again
+        from the summaries of ``binding`` (``paohuzi index``'s check)."""
+        self._entry(path, st)[7] = int(binding[:15], 16)
+        self.dirty = True
+
     def vouch(self, path: Path | str, sha256: str, rows: int, ids: tuple[int, int] | None) -> None:
         """Remember what the writer of ``path`` knows of the bytes it just wrote (their
         SHA-256, footer rows and hand-id range), under the file's stat now: as a reader's
@@ -627,11 +639,14 @@ def rollup_note(name: str, problem: str) -> str:
 def check_rollup(
     run_path: Path, manifest: dict[str, Any], cache: ChecksumCache
 ) -> tuple[list[tuple[str, str]], int, str | None]:
-    """The run's rollup (:mod:`replay.store.rollup`), checked as a listed file is and bound
-    to the summaries it was made from: ``([("rollup", path)], shards covered, None)``;
+    """The run's rollup (:mod:`replay.store.rollup`), checked as a listed file is, bound
+    to the summaries it was made from, and counting exactly the hands of the shards it
+    covers (as a summary file counts its shard's): ``([("rollup", path)], shards covered, None)``;
     ``([], 0, None)`` when the manifest lists none; ``([], 0, problem)`` when it is stale
     or damaged. Derived data: its problem never costs the run."""
-    from replay.store.rollup import ROLLUP_KEY, entry_problem
+    import pyarrow as pa
+
+    from replay.store.rollup import ROLLUP_KEY, covered, entry_problem
 
     why = entry_problem(manifest)
     if why == "none":
@@ -641,10 +656,19 @@ def check_rollup(
     if why is not None or not isinstance(entry, dict):
         return [], 0, f"the rollup {rel!r}: {why}"
     try:
-        path, _ = check_file(run_path, entry, cache, what="rollup file")
+        path, st = check_file(run_path, entry, cache, what="rollup file")
+        n = cache.summary_hands(path, st)
     except CorruptLog as e:
         return [], 0, str(e)
-    return [("rollup", path)], int(entry["shards"]), None
+    except (OSError, ValueError, KeyError, pa.ArrowException) as e:
+        return [], 0, f"rollup file {rel} is corrupt: {str(e).splitlines()[0]}"
+    k = int(entry["shards"])
+    held = sum(int(s["hands"]) for s in covered(manifest)[:k])
+    if n != held:  # as a summary file is held to its shard's hands (check_summaries)
+        name = Path(run_path).name.removeprefix("run=")
+        why = f"run {name}: rollup file {rel} counts {n:,} hands, the {k:,} shards it covers"
+        return [], 0, f"{why} hold {held:,}"
+    return [("rollup", path)], k, None
 
 
 def summary_warning(name: str, problem: str) -> str:

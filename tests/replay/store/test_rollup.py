@@ -186,7 +186,9 @@ def test_a_consistent_but_false_rollup_is_found_by_verify(data: Path) -> None:
     assert code != 0 and "does not match the summaries it rolls up" in out
 
 
-def test_the_rollup_grows_with_the_run_and_equals_one_made_at_once(data: Path) -> None:
+def test_the_rollup_grows_with_the_run_and_equals_one_made_at_once(
+    data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Imports append shards: each manifest write extends the rollup from the one before;
     the result has the same bytes as a rollup made from every summary at once (index)."""
     run = _run(data, "a")
@@ -204,7 +206,10 @@ def test_the_rollup_grows_with_the_run_and_equals_one_made_at_once(data: Path) -
     assert grown["shards"] == 5 and grown["sha256"] == full["sha256"]
     assert sorted(p.name for p in (run / "rollup").iterdir()) == ["part-00002.parquet",
                                                                   "part-00005.parquet"]  # fmt: skip
-    write_manifest(run, read_manifest(run))  # the earlier one goes at the next write
+    write_manifest(run, read_manifest(run))  # kept for its grace period (600 s)
+    assert len(list((run / "rollup").iterdir())) == 2
+    monkeypatch.setenv("PAOHUZI_ROLLUP_GRACE", "0")
+    write_manifest(run, read_manifest(run))  # the earlier one goes at a write past it
     assert [p.name for p in (run / "rollup").iterdir()] == ["part-00005.parquet"]
 
 
