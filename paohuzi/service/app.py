@@ -12,10 +12,11 @@ with the integrity scan's verdict, ``/runs/{run}/hands`` is
 
 The store's checked state is kept and revalidated (:mod:`replay.store.snapshot`: a run
 written meanwhile appears in the next answer, a damaged one drops out within the refresh
-interval); every GET answer carries an ETag of that state (:mod:`.caching`). Nothing is written but what readers write anyway (the checksum cache and a
-rebuilt catalog, as for every command), and the hands ``POST /runs/{run}/hands`` accepts
-(through :func:`replay.replayer.importing.import_hands`, the one import path, as ``paohuzi
-import``). Endpoints are plain functions: FastAPI runs them in its thread pool, each request
+interval); each GET is answered from one state, and every whole GET answer carries an
+ETag of its bytes (:mod:`.caching`). Nothing is written but what readers write anyway (the
+checksum cache and a rebuilt catalog, as for every command), and the hands ``POST
+/runs/{run}/hands`` accepts (through :func:`replay.replayer.importing.import_hands`, the one
+import path, as ``paohuzi import``). Endpoints are plain functions: FastAPI runs them in its thread pool, each request
 on its own DuckDB connection.
 """
 

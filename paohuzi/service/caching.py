@@ -1,23 +1,26 @@
-"""HTTP as the web expects it: an ``ETag`` and ``Cache-Control`` on every GET answer, ``304 Not
-Modified`` for ``If-None-Match``, ``HEAD`` on every GET route, and the answers of ``/stats``
-and ``/runs`` kept in memory per store generation (docs/SERVICE.md, "Conditional requests").
+"""HTTP as the web expects it: an ``ETag`` and ``Cache-Control`` on every whole GET answer,
+``304 Not Modified`` for ``If-None-Match``, ``HEAD`` on every GET route, and the answers of
+``/stats`` and ``/runs`` kept in memory per store generation (docs/SERVICE.md, "Conditional
+requests").
 
 One ASGI middleware (:class:`Revalidate`) around the app:
 
-* For a GET or HEAD it takes the store's state first (:class:`~replay.store.snapshot.LiveStore`:
-  a few ``stat`` calls per run when nothing changed) and pins it for the request
-  (:data:`paohuzi.service.context.PINNED`), so that the answer and its tag name one state.
-* The ``ETag`` is a digest of that state's generation, the code's version and the
-  normalised request (path and query, the query's pairs in their order): the same request
-  on the same state gives the same bytes and the same tag; any change of the store (a run
-  added, removed, resumed, damaged) changes every tag, so 304 is never answered for a
-  changed store. ``Cache-Control: no-cache``: a client may keep an answer, and asks again
-  with ``If-None-Match`` before using it.
-* ``If-None-Match`` naming the current tag (or ``*``) gets 304 at once, on the event loop:
-  no thread, no query.
-* A 200 answer of ``/stats`` or ``/runs`` (at most :data:`ANSWER_MAX_BYTES`) is kept, at most
-  :data:`ANSWERS_MAX` of them, least recently used first out; a request for a kept answer is
-  answered on the event loop, so it never waits behind a slow query, which runs in the
+* For a GET or HEAD of a route that reads the store it takes the store's state first
+  (:class:`~replay.store.snapshot.LiveStore`: a few ``stat`` calls per run when nothing
+  changed) and pins it for the request (:data:`paohuzi.service.context.PINNED`).
+* The ``ETag`` is a digest of the bytes sent (and their content type): a tag names one body
+  and no other, whatever the store did meanwhile. ``Cache-Control: no-cache``: a client may
+  keep an answer, and asks again with ``If-None-Match`` before using it.
+* A conditional GET is answered as the plain one: the answer is made, and a 200 whose tag
+  ``If-None-Match`` names (or ``*``) is sent as 304, without its body; any other status (a
+  missing run, a bad parameter, a shard found damaged) is sent as it is, without a tag.
+* A streamed answer (the ndjson export: its route says ``Cache-Control: no-store``, or any
+  answer whose body comes in pieces) carries no tag and never gets a 304: its headers leave
+  before its body, which an error may cut, so no validator can vouch for it.
+* A 200 answer of ``/stats`` or ``/runs`` (at most :data:`ANSWER_MAX_BYTES`) is kept under
+  the state's generation and the request, at most :data:`ANSWERS_MAX` of them, least
+  recently used first out; a request for a kept answer (plain or conditional) is answered
+  from it on the event loop, so it never waits behind a slow query, which runs in the
   thread pool.
 * ``HEAD`` is answered as the GET would be (same status and headers), without the body.
 
@@ -26,7 +29,6 @@ Errors (4xx, 5xx) carry no tag and are never kept.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import threading
 from collections import OrderedDict
@@ -36,7 +38,6 @@ from urllib.parse import parse_qsl, urlencode
 from anyio import to_thread
 
 from paohuzi.service.context import PINNED, Context
-from replay.version import package_version
 
 #: Answers kept per process (all generations together; the oldest used goes first).
 ANSWERS_MAX = 256
@@ -44,54 +45,62 @@ ANSWERS_MAX = 256
 ANSWER_MAX_BYTES = 4 << 20
 #: The routes whose answers are kept.
 KEPT_PATHS = frozenset({"/stats", "/runs"})
+#: The routes that read nothing of the store: no state is taken for them (``/health``, a
+#: liveness probe, never waits for a rescan).
+STORELESS_PATHS = frozenset({"/health", "/version", "/openapi.json"})
 CACHE_CONTROL = b"no-cache"
+#: A streamed answer's: not kept, there is no validator to revalidate it by.
+NO_STORE = "no-store"
+
+Answer = tuple[int, list[tuple[bytes, bytes]], bytes]
 
 
 def normalised(scope: dict[str, Any]) -> str:
-    """The request as its tag names it: the path, and the query's pairs re-encoded in their
-    order (``run=a&run=b`` is not ``run=b&run=a``: /stats answers in the order named)."""
+    """The request as its kept answer is keyed: the path, and the query's pairs re-encoded
+    in their order (``run=a&run=b`` is not ``run=b&run=a``: /stats answers in the order
+    named)."""
     query = scope.get("query_string", b"").decode("latin-1")
     pairs = parse_qsl(query, keep_blank_values=True)
     return f"{scope.get('path', '')}?{urlencode(pairs)}"
 
 
-@functools.cache
-def _version() -> str:
-    return package_version()  # read from the package's metadata: 0.3 ms, once
+def etag(headers: list[tuple[bytes, bytes]], body: bytes) -> bytes:
+    """The strong validator of an answer: a digest of its content type and its bytes.
 
-
-def etag(generation: str, request: str) -> str:
-    """The strong validator of ``request`` on the store at ``generation``."""
-    h = hashlib.sha256(f"{generation}\0{_version()}\0{request}".encode())
-    return f'"{h.hexdigest()[:32]}"'
+    >>> etag([(b"content-type", b"application/json")], b"{}")
+    b'"2f899668f4040d7b8822b5019944efd8"'
+    """
+    h = hashlib.sha256(_header_value(headers, b"content-type") + b"\0")
+    h.update(body)
+    return b'"' + h.hexdigest()[:32].encode() + b'"'
 
 
 def matches(header: str, tag: str) -> bool:
-    """Whether an ``If-None-Match`` value names ``tag`` (weak comparison, RFC 9110 §13.1.2)."""
-    if header.strip() == "*":
-        return True
-    return any(t.strip().removeprefix("W/") == tag for t in header.split(","))
+    """Whether an ``If-None-Match`` value names ``tag``, the tag of a representation that
+    exists (weak comparison, RFC 9110 §13.1.2: ``*`` matches any)."""
+    names = [t.strip() for t in header.split(",")]
+    return any(t == "*" or t.removeprefix("W/") == tag for t in names)
 
 
 class Answers:
-    """The kept answers: tag → (status, headers, body), bounded, least recently used out."""
+    """The kept answers: key → (status, headers, body), bounded, least recently used out."""
 
     def __init__(self, limit: int = ANSWERS_MAX) -> None:
         self.limit = limit
-        self._items: OrderedDict[str, tuple[int, list[tuple[bytes, bytes]], bytes]] = OrderedDict()
+        self._items: OrderedDict[tuple[str, str], Answer] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, tag: str) -> tuple[int, list[tuple[bytes, bytes]], bytes] | None:
+    def get(self, key: tuple[str, str]) -> Answer | None:
         with self._lock:
-            got = self._items.get(tag)
+            got = self._items.get(key)
             if got is not None:
-                self._items.move_to_end(tag)
+                self._items.move_to_end(key)
             return got
 
-    def put(self, tag: str, answer: tuple[int, list[tuple[bytes, bytes]], bytes]) -> None:
+    def put(self, key: tuple[str, str], answer: Answer) -> None:
         with self._lock:
-            self._items[tag] = answer
-            self._items.move_to_end(tag)
+            self._items[key] = answer
+            self._items.move_to_end(key)
             while len(self._items) > self.limit:
                 self._items.popitem(last=False)
 
@@ -114,28 +123,25 @@ class Revalidate:
         head = scope["method"] == "HEAD"
         if head:
             scope = dict(scope, method="GET")
+        inm = _header(scope, b"if-none-match")
+        if scope.get("path") in STORELESS_PATHS:
+            await self.app(scope, receive, _Tagging(send, head, inm))
+            return
         live = self.ctx.live
         state = live.fresh()
         if state is None:  # something moved: rescan off the event loop
             state = await to_thread.run_sync(live.state)
-        tag = etag(state.signature, normalised(scope))
-        tag_b = tag.encode()
-        inm = _header(scope, b"if-none-match")
-        if inm is not None and matches(inm, tag):
-            await _send(send, 304, [(b"etag", tag_b), (b"cache-control", CACHE_CONTROL)], b"")
-            return
-        keep = scope.get("path") in KEPT_PATHS
-        if keep:
-            kept = self.answers.get(tag)
+        key = None
+        if scope.get("path") in KEPT_PATHS:
+            key = (state.signature, normalised(scope))
+            kept = self.answers.get(key)
             if kept is not None:
-                status, headers, body = kept
-                await _send(send, status, headers, b"" if head else body)
+                await _answer(send, kept, head, inm)
                 return
         token = PINNED.set(state)
         try:
-            await self.app(
-                scope, receive, _Tagging(send, tag_b, head, self.answers if keep else None, tag)
-            )
+            kept_in = (self.answers, key) if key is not None else None
+            await self.app(scope, receive, _Tagging(send, head, inm, kept_in))
         finally:
             PINNED.reset(token)
 
@@ -145,42 +151,59 @@ def _header(scope: dict[str, Any], name: bytes) -> str | None:
     return b", ".join(values).decode("latin-1") if values else None
 
 
-async def _send(send: Any, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
+def _header_value(headers: list[tuple[bytes, bytes]], name: bytes) -> bytes:
+    return next((v for k, v in headers if k.lower() == name), b"")
+
+
+async def _answer(send: Any, answer: Answer, head: bool, inm: str | None) -> None:
+    """A whole tagged answer: 304 if ``If-None-Match`` names its tag, else itself (its
+    body dropped for HEAD)."""
+    status, headers, body = answer
+    tag = _header_value(headers, b"etag")
+    if inm is not None and matches(inm, tag.decode("latin-1")):
+        status, headers, body = 304, [(b"etag", tag), (b"cache-control", CACHE_CONTROL)], b""
     await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body, "more_body": False})
+    await send({"type": "http.response.body", "body": b"" if head else body, "more_body": False})
 
 
 class _Tagging:
-    """``send`` with the tag and Cache-Control added to a 200 answer, the body dropped for
-    HEAD, and a kept route's answer kept."""
+    """``send`` for the app's answer: a 200 whose body comes whole is held until then,
+    tagged (a 304 instead when ``inm`` names its tag) and, with ``kept``, kept; a streamed
+    one is sent as it comes, untagged, ``no-store``; any other status as it is. The body is
+    dropped for HEAD."""
 
     def __init__(
-        self, send: Any, tag: bytes, head: bool, answers: Answers | None, key: str
+        self,
+        send: Any,
+        head: bool,
+        inm: str | None,
+        kept: tuple[Answers, tuple[str, str]] | None = None,
     ) -> None:
-        self.send, self.tag, self.head, self.answers, self.key = send, tag, head, answers, key
-        self.status = 0
-        self.headers: list[tuple[bytes, bytes]] = []
-        self.body: list[bytes] | None = []
-        self.size = 0
+        self.send, self.head, self.inm, self.kept = send, head, inm, kept
+        self.start: dict[str, Any] | None = None  # a 200's start, held for its body
 
     async def __call__(self, message: dict[str, Any]) -> None:
         if message["type"] == "http.response.start":
-            self.status = int(message["status"])
             headers = list(message.get("headers", []))
-            if self.status == 200:
-                headers += [(b"etag", self.tag), (b"cache-control", CACHE_CONTROL)]
-            self.headers = headers
-            message = dict(message, headers=headers)
-        elif message["type"] == "http.response.body":
-            body = message.get("body", b"")
-            if self.answers is not None and self.status == 200 and self.body is not None:
-                self.size += len(body)
-                if self.size > ANSWER_MAX_BYTES:
-                    self.body = None
-                else:
-                    self.body.append(body)
-                    if not message.get("more_body", False):
-                        self.answers.put(self.key, (200, self.headers, b"".join(self.body)))
-            if self.head:
-                message = dict(message, body=b"")
+            # an error, or a stream by the route's word (its Cache-Control), passes as it is
+            if message["status"] == 200 and not _header_value(headers, b"cache-control"):
+                self.start = dict(message, headers=headers)
+                return
+        elif message["type"] == "http.response.body" and self.start is not None:
+            start, self.start = self.start, None
+            if message.get("more_body", False):  # a body in pieces: a stream
+                headers = [*start["headers"], (b"cache-control", NO_STORE.encode())]
+                await self.send(dict(start, headers=headers))
+            else:
+                body = message.get("body", b"")
+                tag = etag(start["headers"], body)
+                headers = [*start["headers"], (b"etag", tag), (b"cache-control", CACHE_CONTROL)]
+                answer = (200, headers, body)
+                if self.kept is not None and len(body) <= ANSWER_MAX_BYTES:
+                    answers, key = self.kept
+                    answers.put(key, answer)
+                await _answer(self.send, answer, self.head, self.inm)
+                return
+        if self.head and message["type"] == "http.response.body":
+            message = dict(message, body=b"")
         await self.send(message)

@@ -195,7 +195,7 @@ def _cursor(con: Any, search: str) -> Any:
 
 
 #: The store state a request is answered from: set by :mod:`paohuzi.service.caching` for
-#: each GET, so the ETag it sends names the state the answer was made from.
+#: each GET, so that the whole answer (and the key it is kept under) names one state.
 PINNED: ContextVar[Any] = ContextVar("paohuzi_pinned_state", default=None)
 
 

@@ -12,6 +12,7 @@ from fastapi import FastAPI, Query
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from paohuzi.service import models
+from paohuzi.service.caching import NO_STORE
 from paohuzi.service.context import (
     DIGITS,
     ERRORS,
@@ -153,7 +154,8 @@ def _stream(app: FastAPI, ctx: Context, Winner: Any, Outcome: Any, HuxiMin: Any,
         """The matching hands as newline-delimited JSON, streamed in hand order: at most
         ``max`` lines; fewer means the end, exactly ``max``: ask again from ``since`` = the
         last hand id + 1. An error after the first line ends the stream with one
-        ``{"error": …}`` line."""
+        ``{"error": …}`` line. No ETag (``Cache-Control: no-store``): a stream may be
+        cut."""
         from replay.store import manage
 
         flt = manage.hand_filter(
@@ -187,7 +189,10 @@ def _stream(app: FastAPI, ctx: Context, Winner: Any, Outcome: Any, HuxiMin: Any,
             finally:
                 con.close()
 
-        return StreamingResponse(lines(), media_type="application/x-ndjson")
+        # no validator: the headers leave before the body, which an error may cut
+        return StreamingResponse(
+            lines(), media_type="application/x-ndjson", headers={"Cache-Control": NO_STORE}
+        )
 
 
 def _file(app: FastAPI, ctx: Context) -> None:

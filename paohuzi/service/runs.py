@@ -45,8 +45,10 @@ def add(app: FastAPI, ctx: Context) -> None:
         info = st.scan().run(run)
         if info is None:
             raise ApiError(404, f"no run {run!r}")
+        # the manifest the state was checked by, not one a writer committed since
+        manifest = info.manifest
         try:
-            ranges = manage.hand_ranges(st.run(run).manifest)
+            ranges = manage.hand_ranges(manifest if manifest is not None else st.run(run).manifest)
         except PaohuziError:
             ranges = []
         return {

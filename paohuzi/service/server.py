@@ -14,7 +14,7 @@ in plain text. :class:`Protocol` (h11, even where httptools is installed) adds:
   ``header_seconds``; else 408 (or, when nothing came, the connection is closed);
 * **a head size** of at most ``header_bytes`` for every request, in pieces or not (431);
 * **at most** ``max_connections`` connections served at once (503 for a request on any
-  other, as uvicorn's ``limit_concurrency``);
+  other, as uvicorn's ``limit_concurrency``), but for ``/health``, answered on any;
 * those answers and h11's 400 as JSON.
 
 A request being answered is the app's (its body, its time limit); the deadline starts again
@@ -37,6 +37,10 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from paohuzi.service.errors import one_line
 from paohuzi.service.limits import Limits
+
+#: Paths answered past ``max_connections``: the liveness probe, so that slow or idle
+#: connections filling the limit do not make the service look dead.
+UNLIMITED_PATHS = frozenset({"/health"})
 
 
 def error_response(status: int, message: str) -> bytes:
@@ -185,9 +189,12 @@ class Protocol(H11Protocol):
         self.transport.close()
 
     async def _admit(self, scope: Any, receive: Any, send: Any) -> None:
-        """The app, or 503 when more connections (or requests) than the limit are open."""
+        """The app, or 503 when more connections (or requests) than the limit are open;
+        ``/health``, the liveness probe, is answered whatever the connections (it reads
+        nothing of the store: one ``stat``)."""
         most = self.limits.max_connections
-        if len(self.connections) <= most and len(self.tasks) <= most:
+        within = len(self.connections) <= most and len(self.tasks) <= most
+        if within or scope.get("path") in UNLIMITED_PATHS:
             await self._app(scope, receive, send)
             return
         self.logger.warning("more than %d connections: 503", most)

@@ -1,8 +1,8 @@
 """HTTP as the web expects (docs/SERVICE.md, "Conditional requests"; paohuzi.service.caching):
-an ETag and Cache-Control on every GET answer, 304 for If-None-Match, HEAD on every GET route,
-/stats and /runs kept per store generation — and never a 304 or a kept answer for a store
-that changed: a run added, removed with rm, resumed, or a shard edited in place (live
-server, within the refresh interval)."""
+an ETag and Cache-Control on every whole GET answer (none on the streamed export), 304 for
+If-None-Match, HEAD on every GET route, /stats and /runs kept per store generation — and
+never a 304 or a kept answer for a store that changed: a run added, removed with rm,
+resumed, or a shard edited in place (live server, within the refresh interval)."""
 
 from __future__ import annotations
 
@@ -63,7 +63,9 @@ ROUTES = {
     "/version": "/version",
     "/openapi.json": "/openapi.json",
 }
-GETS = [*ROUTES.values(), "/stats"]
+#: The streamed route: no tag, no 304, not stored (a stream may be cut).
+STREAMED = ROUTES["/runs/{run}/hands.ndjson"]
+GETS = [*(p for p in ROUTES.values() if p != STREAMED), "/stats"]
 
 
 @pytest.mark.parametrize("path", GETS)
@@ -85,6 +87,16 @@ def test_every_get_has_a_tag_a_304_and_a_head(data: Path, path: str) -> None:
     assert head.headers["etag"] == tag
     if "content-length" in r.headers:
         assert head.headers["content-length"] == r.headers["content-length"]
+
+
+def test_a_stream_has_no_tag_and_answers_head(data: Path) -> None:
+    c = _client(data)
+    r = c.get(STREAMED)
+    assert r.status_code == 200 and len(r.content.splitlines()) == 3
+    assert "etag" not in r.headers and r.headers["cache-control"] == "no-store"
+    assert c.get(STREAMED, headers={"If-None-Match": "*"}).content == r.content
+    head = c.head(STREAMED)
+    assert head.status_code == 200 and head.content == b"" and "etag" not in head.headers
 
 
 def test_every_get_route_answers_head(data: Path) -> None:

@@ -137,13 +137,13 @@ def test_slow_head_held_forever_bug(server: Server) -> None:
 
 def test_too_many_connections_answer_json(store: Path) -> None:
     """Past ``--max-connections``, a request is 503 with a JSON error (uvicorn's own limit
-    answers in plain text)."""
+    answers in plain text); not ``/health`` (test_honest_caching.py)."""
     with Server(store, ["--max-connections", "2"]) as server:
         idle = [connect(server), connect(server)]
         try:
             time.sleep(0.5)  # let the server take them
             with connect(server) as sock:
-                sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+                sock.sendall(b"GET /version HTTP/1.1\r\nHost: x\r\n\r\n")
                 json_error(read_all(sock), 503, "more than 2 connections", "--max-connections")
         finally:
             for s in idle:
@@ -152,5 +152,5 @@ def test_too_many_connections_answer_json(store: Path) -> None:
         status = 0
         while status != 200 and time.monotonic() < deadline:  # served again once they go
             time.sleep(0.2)
-            status, _ = server.request("GET", "/health", timeout=PATIENCE)
+            status, _ = server.request("GET", "/version", timeout=PATIENCE)
         assert status == 200
