@@ -207,7 +207,7 @@ def import_token(path: Path | None) -> str | None:
     default=MAX_CONNECTIONS,
     show_default=True,
     metavar="N",
-    help="Connections served at once (a request on any other: 503).",
+    help="Connections served at once (a request on any other: 503, but /health).",
 )
 @refresh_option
 def serve(
