@@ -45,3 +45,47 @@ def quote(text: object, limit: int = QUOTE_LIMIT) -> str:
         return repr(s)
     r = repr(s[:limit])  # the ellipsis goes inside the closing quote
     return f"{r[:-1]}…{r[-1]} ({len(s)} characters)"
+
+
+#: The Unicode categories of the characters a terminal acts on instead of showing: controls
+#: (C0, DEL and C1: BEL, ESC and its sequences, CSI …), format characters (the bidi
+#: overrides and isolates such as U+202E, zero-width ones), lone surrogates, and the line and
+#: paragraph separators.
+TERMINAL_ACTS = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+
+
+def printable(text: str, keep: str = "", json: bool = False) -> str:
+    """``text`` with each character a terminal would act on (:data:`TERMINAL_ACTS`) written
+    as its escape, as :func:`quote` writes it (``\\x07``, ``\\x1b``, ``\\u202e``) or, with
+    ``json``, as JSON does (``\\u0007``: the text of a JSON document stays JSON, each such
+    character being inside a string); the characters of ``keep`` (``"\\n"`` for many lines)
+    stay. What the command line prints of stored names (policies, players, titles) passes
+    through here; an escaped text is unchanged by a second pass.
+
+    >>> printable("bot\\x07\\u202e\\x1b[2J 壹\\u3000")
+    'bot\\\\x07\\\\u202e\\\\x1b[2J 壹\\u3000'
+    >>> printable('"a\\x9b"\\n', keep="\\n", json=True)
+    '"a\\\\u009b"\\n'
+    """
+    if text.isprintable():
+        return text
+    import unicodedata
+
+    out = []
+    for c in text:
+        if c.isprintable() or c in keep or unicodedata.category(c) not in TERMINAL_ACTS:
+            out.append(c)
+        elif json:
+            out.append("".join(f"\\u{u:04x}" for u in _utf16(c)))
+        else:
+            out.append(repr(c)[1:-1])
+    return "".join(out)
+
+
+def _utf16(c: str) -> list[int]:
+    """The UTF-16 code units of one character (a surrogate pair beyond the BMP)."""
+    n = ord(c)
+    if n < 0x10000:
+        return [n]
+    n -= 0x10000
+    return [0xD800 + (n >> 10), 0xDC00 + (n & 0x3FF)]

@@ -9,7 +9,7 @@ import re
 
 import click
 
-from engine.errors import QUOTE_LIMIT, quote
+from engine.errors import QUOTE_LIMIT, printable, quote
 
 
 class InputError(click.ClickException):
@@ -42,8 +42,10 @@ _BARE = re.compile(rf"\S{{{PATH_LIMIT + 1},}}")
 def bound_echoes(text: str, limit: int = QUOTE_LIMIT) -> str:
     """An error line with every input it echoes cut by :func:`engine.errors.quote` (its
     first characters, an ellipsis and its length): a quoted input longer than ``limit``
-    characters, a path or any unquoted word longer than :data:`PATH_LIMIT`. Every error
-    line of the command line passes through here (:class:`PaohuziGroup`).
+    characters, a path or any unquoted word longer than :data:`PATH_LIMIT`; and the
+    characters a terminal acts on (BEL, ESC, bidi overrides …) an unquoted echo holds
+    written as escapes (:func:`engine.errors.printable`). Every error line of the command
+    line passes through here (:class:`PaohuziGroup`).
 
     >>> bound_echoes("unknown policy '" + "x" * 100 + "' (built-in: random)", 8)
     "unknown policy 'xxxxxxxx…' (100 characters) (built-in: random)"
@@ -51,6 +53,8 @@ def bound_echoes(text: str, limit: int = QUOTE_LIMIT) -> str:
     "Got unexpected extra argument ('yyyyyyyy…' (300 characters))"
     >>> bound_echoes("no run 'a' in /srv/data")
     "no run 'a' in /srv/data"
+    >>> bound_echoes("unknown policy bot\\x07\\u202e")
+    'unknown policy bot\\\\x07\\\\u202e'
     >>> path = "'/srv/" + "z" * 100 + "'"  # a path stays whole up to PATH_LIMIT
     >>> bound_echoes(f"cannot read {path}", 8) == f"cannot read {path}"
     True
@@ -79,4 +83,4 @@ def bound_echoes(text: str, limit: int = QUOTE_LIMIT) -> str:
         body = core.rstrip(")]},.:;")
         return head + quote(body, PATH_LIMIT if os.sep in body else limit) + core[len(body) :]
 
-    return _BARE.sub(bare, _QUOTED.sub(quoted, text))
+    return printable(_BARE.sub(bare, _QUOTED.sub(quoted, text)), keep="\n\t")

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from engine.errors import printable
 from paohuzi.cli.errors import input_error
 from replay.review.defaults import DEFAULT_ROLLOUT_POLICY, DEFAULT_ROLLOUTS
 from replay.store.layout import data_option
@@ -162,20 +163,26 @@ def review(
         out = result.to_dict()
         if compared is not None:
             out["comparison"] = compared.to_dict(you)
-        click.echo(json.dumps(out, ensure_ascii=False, indent=1))
+        click.echo(_json(out))
         return
-    click.echo(render(result))
+    click.echo(printable(render(result), "\n"))
     if compared is not None:
-        click.echo(f"\nseat {compared.seat}, {compared.line(you)}")
+        click.echo(f"\nseat {compared.seat}, {printable(compared.line(you))}")
+
+
+def _json(doc: Any) -> str:
+    """``doc`` as the JSON review prints: C1 controls and bidi overrides of stored names
+    escaped too (``json`` writes only C0 ones as escapes with ``ensure_ascii=False``)."""
+    return printable(json.dumps(doc, ensure_ascii=False, indent=1), "\n", json=True)
 
 
 def _warn(text: str) -> None:
-    click.echo(f"Warning: {text}", err=True)
+    click.echo(f"Warning: {printable(text)}", err=True)
 
 
 def _note(result: Any) -> None:
     if result.note:
-        click.echo(f"Note: {result.note}", err=True)
+        click.echo(f"Note: {printable(result.note)}", err=True)
 
 
 def _many(
@@ -237,15 +244,16 @@ def _many(
             "rates": [t.to_dict() for t in table],
             "hand_summaries": {str(h): rv.summary()["all"] for h, rv, _ in got},
         }  # fmt: skip
-        click.echo(json.dumps(doc, ensure_ascii=False, indent=1))
+        click.echo(_json(doc))
         return
-    click.echo(render_rates(run, len(ids), rollouts, rollout_policy, seed, table))
+    click.echo(printable(render_rates(run, len(ids), rollouts, rollout_policy, seed, table), "\n"))
 
 
 def render_rates(
     run: str, n_hands: int, rollouts: int, policy: str, seed: int, table: list[Any]
 ) -> str:
-    """The rates as text: one row per policy and decision kind."""
+    """The rates as text: one row per policy and decision kind (a policy's control
+    characters escaped by the table)."""
     from paohuzi.cli.runs import _table
 
     def share(s: Any) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from engine.errors import printable
 from paohuzi.cli.errors import input_error
 from paohuzi.cli.options import BoundedInt
 from replay.store.layout import data_option
@@ -31,8 +32,11 @@ def _size(n: int | None) -> str:
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
+    """Columns aligned by display width; a cell's control characters (of a stored policy
+    name, a title …) escaped first (:func:`engine.errors.printable`)."""
     from rich.cells import cell_len
 
+    rows = [[printable(c) for c in r] for r in rows]
     widths = [max([cell_len(h)] + [cell_len(r[i]) for r in rows]) for i, h in enumerate(header)]
     lines = []
     for r in [header, *rows]:
@@ -64,7 +68,7 @@ def runs(data: Path, as_json: bool) -> None:
     except (PaohuziError, OSError) as e:
         raise input_error(str(e)) from None
     if as_json:
-        click.echo(json.dumps(rows, ensure_ascii=False, indent=1))
+        click.echo(printable(json.dumps(rows, ensure_ascii=False, indent=1), "\n", json=True))
         return
     if not rows:
         click.echo(f"no runs in {data}", err=True)
@@ -137,7 +141,8 @@ def hands(
         raise input_error(str(e)) from None
     rows = [manage.named_hand(r) for r in rows]
     if as_json:
-        click.echo(json.dumps({"run": run, "hands": rows, "more": more}, ensure_ascii=False))
+        doc = json.dumps({"run": run, "hands": rows, "more": more}, ensure_ascii=False)
+        click.echo(printable(doc, json=True))
         return
     if not rows:
         click.echo(f"run {run}: no hands match", err=True)

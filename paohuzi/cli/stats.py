@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from engine.errors import printable
 from paohuzi.cli.text_table import _ci, _ci_pct, _num, _pct, _table
 from replay.analysis.stats import QUANTILES, GroupRow, RunStats, Winning
 from replay.store.layout import data_option
@@ -53,9 +54,9 @@ def stats(runs: tuple[str, ...], data: Path, as_json: bool, events: bool) -> Non
         raise InputError(_one_line(e)) from None
     if as_json:
         payload = stats_payload(result)
-        click.echo(json.dumps(payload, ensure_ascii=False, indent=1, allow_nan=False))
+        click.echo(_json(payload))
         return
-    click.echo("\n\n".join(render(r) for r in result))
+    click.echo(printable("\n\n".join(render(r) for r in result), "\n"))
 
 
 def _events(data: Path, runs: tuple[str, ...], as_json: bool) -> None:
@@ -73,13 +74,20 @@ def _events(data: Path, runs: tuple[str, ...], as_json: bool) -> None:
         raise InputError(_one_line(e)) from None
     if as_json:
         payload = {"runs": [r.to_dict() for r in result]}
-        click.echo(json.dumps(payload, ensure_ascii=False, indent=1, allow_nan=False))
+        click.echo(_json(payload))
         return
-    click.echo("\n\n".join(render_events(r) for r in result))
+    click.echo(printable("\n\n".join(render_events(r) for r in result), "\n"))
+
+
+def _json(payload: object) -> str:
+    """The JSON stats print: C1 controls and bidi overrides of stored names escaped too
+    (``json`` writes only C0 ones as escapes with ``ensure_ascii=False``)."""
+    text = json.dumps(payload, ensure_ascii=False, indent=1, allow_nan=False)
+    return printable(text, "\n", json=True)
 
 
 def _warn(text: str) -> None:
-    click.echo(f"Warning: {text}", err=True)
+    click.echo(f"Warning: {printable(text)}", err=True)
 
 
 def _one_line(e: BaseException) -> str:

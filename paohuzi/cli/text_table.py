@@ -8,6 +8,7 @@ import math
 import unicodedata
 from collections.abc import Iterable, Sequence
 
+from engine.errors import printable
 from replay.analysis.figures.results import Mean, Rate
 
 
@@ -25,8 +26,11 @@ def _rjust(text: str, width: int) -> str:
 
 
 def _table(rows: Sequence[Sequence[str]], right: Iterable[int] = (), indent: str = "  ") -> str:
-    """Columns aligned by display width; column indices in ``right`` are right-aligned."""
+    """Columns aligned by display width; column indices in ``right`` are right-aligned; a
+    cell's control characters (of a stored policy name …) escaped first
+    (:func:`engine.errors.printable`)."""
     right = set(right)
+    rows = [[printable(c) for c in r] for r in rows]
     widths = [max(_width(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = []
     for r in rows:
