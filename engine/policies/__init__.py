@@ -23,7 +23,19 @@ from engine.errors import InvalidNotation
 from engine.policies import weights as _weights
 from engine.policy import Policy
 
-__all__ = ["BUILTIN", "Policy", "Tables", "load_policies", "load_policy", "table_spec"]
+__all__ = [
+    "BUILTIN",
+    "BUILT_IN_SPECS",
+    "Policy",
+    "PluginRefused",
+    "Tables",
+    "check_spec",
+    "is_plugin",
+    "load_policies",
+    "load_policy",
+    "refuse_plugin",
+    "table_spec",
+]
 
 BUILTIN = {
     "random": "engine.policies.random_policy:RandomPolicy",
@@ -52,16 +64,80 @@ def table_spec(spec: str) -> str | None:
     return search.rollout_table_spec(spec) if search.is_search_spec(spec) else None  # type: ignore[no-any-return]
 
 
-def load_policy(spec: str, tables: Tables | None = None) -> Policy:
+class PluginRefused(InvalidNotation):
+    """A ``module:Class`` plug-in where none is accepted, refused before anything is
+    imported (:func:`load_policy` with ``plugins=False``)."""
+
+
+#: What a policy spec may be where no plug-in is accepted (the end of a refusal).
+BUILT_IN_SPECS = "random, greedy, heuristic, learned, POLICY@WEIGHTS, search@N[/POLICY]"
+
+
+def is_plugin(spec: str) -> bool:
+    """Whether :func:`load_policy` would import a module to build ``spec``: a
+    ``module:Class`` plug-in (neither a built-in name, nor ``search@…``, whose rollout policy
+    is built-in or a table, nor ``POLICY@WEIGHTS``). Nothing is imported to tell.
+
+    >>> [is_plugin(s) for s in ("heuristic", "search@8/learned@hunan", "x:Y", "evil:Bot@w")]
+    [False, False, True, False]
+    """
+    t = spec.strip()
+    if t.lower() == "search" or t.lower().startswith("search@") or "@" in t:
+        return False
+    return t.lower() not in BUILTIN and ":" in t
+
+
+def refuse_plugin(spec: str, where: str = "", why: str = "") -> None:
+    """:class:`PluginRefused` when ``spec`` is a ``module:Class`` plug-in (:func:`is_plugin`):
+    one line, ``where`` first (``--opponents``, a file's name), before anything is imported.
+
+    >>> refuse_plugin("x:Y", "--opponents", "play's bots are built-in")
+    Traceback (most recent call last):
+    ...
+    engine.policies.PluginRefused: --opponents: policy 'x:Y' is a module:Class plug-in, not accepted here (play's bots are built-in); nothing was imported (built-in: random, greedy, heuristic, learned, POLICY@WEIGHTS, search@N[/POLICY])
+    """
+    if is_plugin(spec):
+        raise PluginRefused(
+            f"{f'{where}: ' if where else ''}policy {spec.strip()[:80]!r} is a module:Class"
+            f" plug-in, not accepted here{f' ({why})' if why else ''}; nothing was imported"
+            f" (built-in: {BUILT_IN_SPECS})"
+        )
+
+
+def check_spec(spec: str) -> str:
+    """``spec`` (stripped) if it names a built-in policy — a name of :data:`BUILTIN`,
+    ``search@N[/POLICY]``, ``POLICY@WEIGHTS`` — checked with no module of its imported and no
+    weights file read (a spec read from a data file); :class:`InvalidNotation` with one line
+    otherwise, :class:`PluginRefused` for a ``module:Class``.
+
+    >>> check_spec("search@8/learned@hunan"), check_spec(" Heuristic ")
+    ('search@8/learned@hunan', 'Heuristic')
+    """
+    refuse_plugin(spec)
+    t = spec.strip()
+    if t.lower() == "search" or t.lower().startswith("search@"):
+        importlib.import_module("engine.policies.search_policy").parse_spec(t)
+    elif "@" in t:
+        _weights.parse_spec(t)
+    elif t.lower() not in BUILTIN:
+        raise InvalidNotation(f"unknown policy {t[:80]!r} (built-in: {BUILT_IN_SPECS})")
+    return t
+
+
+def load_policy(spec: str, tables: Tables | None = None, *, plugins: bool = True) -> Policy:
     """A policy by built-in name, ``search@N[/POLICY]`` (:mod:`engine.policies.search_policy`;
     a ``POLICY@WEIGHTS`` rollout policy's table as below),
     ``greedy@WEIGHTS`` / ``heuristic@WEIGHTS`` (:mod:`engine.policies.weights`; its table
     from ``tables`` if it is there, else from its file or shipped set) or ``module:Class``
-    (instantiated with no arguments)."""
+    (instantiated with no arguments). ``plugins=False``: a ``module:Class`` is refused
+    (:class:`PluginRefused`) before its module is imported — wherever the spec may come
+    from anything but the command line of a command that plays plug-ins."""
+    if not plugins:
+        refuse_plugin(spec)
     if spec.strip().lower().startswith("search@") or spec.strip().lower() == "search":
         search = importlib.import_module("engine.policies.search_policy")
         _, rollout = search.parse_spec(spec)
-        return search.SearchPolicy(spec, load_policy(rollout, tables))  # type: ignore[no-any-return]
+        return search.SearchPolicy(spec, load_policy(rollout, tables, plugins=plugins))  # type: ignore[no-any-return]
     if "@" in spec:
         key = _weights.canonical(spec)
         table = (tables or {}).get(key) or _weights.load_spec(spec)
@@ -90,13 +166,13 @@ def load_policy(spec: str, tables: Tables | None = None) -> Policy:
 
 
 def load_policies(
-    specs: str | Sequence[str], n_seats: int, tables: Tables | None = None
+    specs: str | Sequence[str], n_seats: int, tables: Tables | None = None, *, plugins: bool = True
 ) -> list[Policy]:
     """One policy per seat from a comma list (a single name is used for every seat);
-    ``tables`` as for :func:`load_policy`."""
+    ``tables`` and ``plugins`` as for :func:`load_policy`."""
     names = [s for s in (specs.split(",") if isinstance(specs, str) else specs) if s.strip()]
     if len(names) == 1:
         names = names * n_seats
     if len(names) != n_seats:
         raise InvalidNotation(f"{len(names)} policies given for {n_seats} seats: {specs!r}")
-    return [load_policy(n, tables) for n in names]
+    return [load_policy(n, tables, plugins=plugins) for n in names]

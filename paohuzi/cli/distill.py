@@ -141,7 +141,7 @@ def distill(
     paohuzi simulate -n 5000 --duplicate -p learned@distill/hunan/learned.json,heuristic,heuristic
     """
     from engine.errors import PaohuziError
-    from engine.policies import load_policy
+    from engine.policies import load_policy, refuse_plugin
     from engine.policies import weights as W
     from engine.rules import find_rules
     from replay.distill.rounds import DistillError, Settings
@@ -158,7 +158,9 @@ def distill(
             base = W.canonical(base)
             base_table = W.load_spec(base)
         else:
-            load_policy(base)
+            # a module:Class is refused before it is imported (the compiled engine plays none)
+            refuse_plugin(base, "--baseline", "distill plays the compiled engine")
+            load_policy(base, plugins=False)
         settings = Settings(
             rules=ruleset,
             start=start_table(start_spec, base_table),

@@ -107,11 +107,35 @@ class Screen:
     show_default=True,
     help="The bots, in seat order after yours (one name: every bot).",
 )
-@click.option("--seed", type=int, default=None, help="The deal's seed (default: a new one).")
-@click.option("--daily", is_flag=True, help="The deal of the day (UTC): the same for everyone.")
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**64 - 1),
+    default=None,
+    help="The deal's seed, 0 … 2^64-1 (default: a new one).",
+)
+@click.option(
+    "--daily",
+    is_flag=True,
+    help="The deal of the day (UTC): the same for everyone who plays in this store that day,"
+    " from the store's secret; its commitment is shown before the hand, its seed after.",
+)
 @click.option("--run", default="play", show_default=True, help="The run the hand goes into.")
 @click.option("--name", default="player", show_default=True, help="Your name in the log.")
-@click.option("--resume", is_flag=True, help="Go on with the last hand left unfinished.")
+@click.option(
+    "--resume",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[TABLE]",
+    help="Go on with the table TABLE (as doctor lists it), or without TABLE the latest"
+    " unfinished one that can be read (the broken ones are skipped and named).",
+)
+@click.option(
+    "--discard",
+    default=None,
+    metavar="TABLE",
+    help="Remove the unfinished table TABLE (its hand is lost), then exit.",
+)
 @click.option(
     "--results",
     is_flag=True,
@@ -139,7 +163,8 @@ class Screen:
 @click.option("--color/--no-color", default=None, help="Red cards in red (default: a terminal).")
 def play(
     data: Path,
-    resume: bool,
+    resume: str | None,
+    discard: str | None,
     results: bool,
     speed: float | None,
     compare: str | None,
@@ -149,38 +174,46 @@ def play(
 ) -> None:
     """Play a hand of 跑胡子 against the bots. Your moves: an option's number or its
     notation, one per line (from a script too). Every decision is on disk as you make it:
-    end of input or Ctrl-C stops (exit 130) and `--resume` goes on. The finished hand is
-    verified and stored in RUN (default `play`), for stats, replay, review and export."""
+    end of input or Ctrl-C stops (exit 130) and `--resume` goes on (`--resume TABLE`: that
+    table; `--discard TABLE` removes one). The finished hand is verified and stored in RUN
+    (default `play`), for stats, replay, review and export. The bots are built-in policies
+    (a table's file names them, and a file never chooses code: no module:Class)."""
     from engine.errors import PaohuziError
     from paohuzi.cli.replay import use_color
     from replay.play.table import (
         Journal,
-        TableError,
         bots_to_compare,
+        check_play_folder,
         check_run,
         new_deal,
-        open_tables,
-        record,
+        resumable,
     )  # fmt: skip
 
     if results:
         _results(data, deal)
         return
+    if discard is not None:
+        _discard(data, discard, resume)
+        return
     screen = Screen(
         use_color(color), speed if speed is not None else (0.6 if sys.stdin.isatty() else 0.0)
     )
     try:
-        if resume:
-            tables = open_tables(data)
-            if not tables:
-                raise input_error(f"no unfinished hand in {data} to resume")
-            journal = Journal.open(tables[-1])
+        check_play_folder(data)
+        if resume is not None:
+            journal, skipped = resumable(data, resume or None)
+            for b in skipped:
+                click.echo(
+                    f"Warning: skipped the table {b.table}, which cannot be resumed ({b.why});"
+                    f" paohuzi play --discard {b.table} removes it",
+                    err=True,
+                )
             check_run(data, journal.deal)
             bots = bots_to_compare(compare, journal.deal.preset)
             click.echo(f"resuming table {journal.table} ({len(journal.decisions)} decision(s))")
         else:  # every bot loaded before anything is written
             bots = bots_to_compare(compare, deal["preset"])
-            new = new_deal(**deal)
+            new = new_deal(**deal, root=data)
             check_run(data, new)
             journal = Journal.create(data, new)
     except (PaohuziError, ValueError) as e:
@@ -188,12 +221,19 @@ def play(
     try:
         final = _play(journal, screen)
     except _Stopped:
-        click.echo(f"\nstopped; the hand is saved: paohuzi play --resume --data {data}")
+        again = f"paohuzi play --resume {journal.table} --data {data}"
+        click.echo(f"\nstopped; the hand is saved: {again}")
         sys.exit(130)
-    except TableError as e:
-        raise input_error(e) from None
+    except PaohuziError as e:  # a journal that does not fit; a bot that cannot be loaded
+        raise input_error(
+            f"{e} (the table {journal.table} is kept: paohuzi play --discard {journal.table}"
+            " removes it)"
+        ) from None
     click.echo("")
     screen.show(final, None)
+    click.echo(journal.deal.revealed())
+    from replay.play.table import record
+
     try:
         result = record(data, journal, final)
     except (PaohuziError, OSError) as e:
@@ -214,15 +254,35 @@ def play(
         sys.exit(130)
 
 
+def _discard(data: Path, name: str, resume: str | None) -> None:
+    """``--discard TABLE``: that table's file removed, its hand lost."""
+    from engine.errors import PaohuziError
+    from replay.play.table import discard
+
+    if resume is not None:
+        raise input_error("--discard and --resume: choose one")
+    try:
+        path = discard(data, name)
+    except PaohuziError as e:
+        raise input_error(e) from None
+    click.echo(f"discarded table {path.stem} ({path})")
+
+
 def _results(data: Path, deal: dict[str, Any]) -> None:
-    """``--daily --results``: every recorded hand of today's deal in the run."""
+    """``--daily --results``: every recorded hand of today's deal in the run (none when
+    the store never dealt a deal of the day: its secret is not made for this)."""
     from engine.deck import shuffle_deck
+    from engine.errors import PaohuziError
     from replay.play.table import daily_seed, results, today
 
     if not deal["daily"]:
         raise input_error("--results lists the results of the deal of the day: add --daily")
     day = today()
-    got = results(data, deal["run"], shuffle_deck(daily_seed(day)))
+    try:
+        seed = daily_seed(data, day, create=False)
+    except PaohuziError as e:
+        raise input_error(e) from None
+    got = [] if seed is None else results(data, deal["run"], shuffle_deck(seed))
     if not got:
         click.echo(f"no hand of the deal of {day.isoformat()} in run {deal['run']} yet")
         return
@@ -246,7 +306,7 @@ def _play(journal: Any, screen: Screen) -> Any:
 
     deal = journal.deal
     click.echo(
-        f"跑胡子 {deal.preset} · seed {deal.seed} · you are seat {deal.human} · "
+        f"跑胡子 {deal.preset} · {deal.seed_text} · you are seat {deal.human} · "
         + " · ".join(f"seat {i}: {s}" for i, s in enumerate(deal.seats) if i != deal.human)
     )
     state = deal.initial_state()

@@ -247,9 +247,11 @@ def tune(
             base = W.canonical(base)
             base_table = W.load_spec(base)
         else:
-            from engine.policies import load_policy
+            from engine.policies import load_policy, refuse_plugin
 
-            load_policy(base)
+            # a module:Class is refused before it is imported (the compiled engine plays none)
+            refuse_plugin(base, "--baseline", "tune plays the compiled engine")
+            load_policy(base, plugins=False)
         settings = O.Settings(
             rules=ruleset,
             policy=policy,

@@ -4,7 +4,16 @@ every decision on disk as it is made, the play loop and the record of the finish
 A table in play is one file, ``DATA/play/TABLE.jsonl`` (:data:`PLAY_DIR`): a header line (the
 rules, the deal's seed and dealer, every seat's policy — ``human:NAME`` for the person — and
 the run the hand goes into), then one line per decision of the person (its step in the hand
-and its action code), each written, flushed and fsynced before the hand goes on. The bots
+and its action code), each written, flushed and fsynced before the hand goes on. The folder is
+the store's own (:func:`play_folder_problem`: never a symlink out of it, never a special
+file), and a table's file is data, never code: its seats name built-in policies only, and
+one naming a ``module:Class`` plug-in is refused before anything is imported.
+
+The deal of the day (:func:`daily_seed`) comes from the store's secret
+(``DATA/.daily-secret``, made once, mode 0600) and the date, by HMAC-SHA256: the same deal
+for everyone who plays in that store that day, which no one can look up from the date. What
+is shown before the hand is a commitment (:func:`commitment`: SHA-256 of
+``paohuzi daily DATE SEED``); the seed is shown after the hand, to check against it. The bots
 play as in ``simulate`` (:func:`engine.play.play_hand`: each seat's generator derived from the
 seed), so the journal's decisions replay the whole hand up to where it stopped: a killed
 session loses at most the decision it was asking for, and ``--resume`` goes on from there.
@@ -23,23 +32,28 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import errno
+import hashlib
+import hmac
 import json
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.deck import derive_seed, shuffle_deck
+from engine.deck import shuffle_deck
 from engine.errors import InvalidNotation, PaohuziError
 from engine.play import Step, play_state
-from engine.policies import load_policy
+from engine.policies import PluginRefused, check_spec, load_policy, refuse_plugin
 from engine.policies.search_policy import with_preset_rollout
 from engine.policy import Policy
 from engine.rules import RuleSet, find_rules
 from engine.state import Game, State
 from replay.replayer.views import SeenMoves
+from replay.store.fsinfo import file_kind
 
 #: The folder of the tables in play, in the store's folder (not a run: nothing reads it but
 #: ``paohuzi play``).
@@ -48,8 +62,13 @@ PLAY_FORMAT = "paohuzi-play"
 PLAY_VERSION = 1
 #: The default run of played hands.
 DEFAULT_RUN = "play"
-#: The seed of the deal of the day is derived from this and the UTC date.
-DAILY_SEED = 20261205
+#: The store's secret the deal of the day is derived from (with the UTC date), in the store's
+#: folder: 32 random bytes as 64 hex digits and a newline, made once, mode 0600.
+DAILY_SECRET_NAME = ".daily-secret"
+#: The text whose SHA-256 is the deal of the day's commitment (:func:`commitment`).
+COMMITTED = "paohuzi daily {day} {seed}"
+#: The largest seed (the deck's generator takes 64 bits).
+MAX_SEED = (1 << 64) - 1
 #: The largest table file read (a hand has well under 200 decisions).
 MAX_TABLE_BYTES = 1 << 20
 HUMAN_PREFIX = "human:"
@@ -74,9 +93,91 @@ def check_player_name(name: str) -> str:
     return name
 
 
-def daily_seed(day: _dt.date) -> int:
-    """The seed of the deal of ``day`` (UTC): the same cards for everyone that day."""
-    return derive_seed(DAILY_SEED, "daily", day.isoformat())
+def daily_secret(root: str | Path, create: bool = True) -> bytes | None:
+    """The store's secret of the deals of the day (``DATA/.daily-secret``): read, or made
+    once when ``create`` (32 random bytes, written as hex to a file of mode 0600 that is put
+    in place whole, so two players starting at once get the same one); None when there is
+    none and ``create`` is false. :class:`TableError` (one line) for a file that is a
+    symlink, not a regular file or not 64 hex digits: it is never replaced, since the deals
+    already played came from it."""
+    import secrets
+
+    path = Path(root) / DAILY_SECRET_NAME
+    shown = f"the store's daily secret {path}"
+    for _ in range(2):
+        try:
+            return _read_secret(path, shown)
+        except FileNotFoundError:
+            if not create:
+                return None
+        tmp = path.with_name(f"{DAILY_SECRET_NAME}.tmp-{os.getpid()}")
+        try:
+            Path(root).mkdir(parents=True, exist_ok=True)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            with os.fdopen(fd, "w", encoding="ascii") as f:
+                f.write(secrets.token_hex(32) + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+            with contextlib.suppress(FileExistsError):  # another player's came first: theirs
+                os.link(tmp, path)
+        except OSError as e:
+            raise TableError(f"cannot make {shown}: {e.strerror or e}") from None
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+    raise TableError(f"cannot make {shown}")  # made and gone at once
+
+
+def _read_secret(path: Path, shown: str) -> bytes:
+    """The secret in ``path`` (FileNotFoundError when there is none)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise
+    except OSError as e:
+        why = "is a symbolic link" if e.errno == errno.ELOOP else f"cannot be read ({e.strerror})"
+        raise TableError(f"{shown} {why}") from None
+    with os.fdopen(fd, "rb") as f:
+        mode = os.fstat(f.fileno()).st_mode
+        if not stat.S_ISREG(mode):
+            raise TableError(f"{shown} is {file_kind(mode)}, not a regular file")
+        text = f.read(200).strip()
+    if not re.fullmatch(rb"[0-9a-f]{64}", text):
+        raise TableError(
+            f"{shown} is not 64 hex digits: restore it (the deals of the day came from it)"
+        )
+    return bytes.fromhex(text.decode())
+
+
+def daily_seed(root: str | Path, day: _dt.date, create: bool = True) -> int | None:
+    """The seed of the deal of ``day`` (UTC) in the store at ``root``: HMAC-SHA256 of the
+    date under the store's secret (:func:`daily_secret`, made when ``create``), its first 8
+    bytes. The same cards for everyone who plays in the store that day; None when the store
+    has no secret and ``create`` is false (no deal of the day was ever dealt in it)."""
+    secret = daily_secret(root, create)
+    if secret is None:
+        return None
+    mac = hmac.new(secret, f"paohuzi-daily/{day.isoformat()}".encode(), hashlib.sha256)
+    return int.from_bytes(mac.digest()[:8], "little")
+
+
+def commitment(day: _dt.date | str, seed: int) -> str:
+    """The deal of the day's commitment, shown before the hand: the SHA-256 (hex) of
+    ``paohuzi daily DATE SEED``. After the hand the seed is shown, and anyone can check it:
+    ``printf 'paohuzi daily %s %s' DATE SEED | sha256sum``.
+
+    >>> commitment("2026-12-07", 42)[:16]
+    '3675d4240b3e58a5'
+    """
+    day = day if isinstance(day, str) else day.isoformat()
+    return hashlib.sha256(COMMITTED.format(day=day, seed=int(seed)).encode()).hexdigest()
+
+
+def check_seed(seed: int, what: str = "--seed") -> int:
+    """``seed`` if it is one the deck takes (0 … 2⁶⁴−1), else :class:`InvalidNotation`."""
+    if not 0 <= seed <= MAX_SEED:
+        raise InvalidNotation(f"{what} {seed}: a seed is a whole number 0 … 2^64-1")
+    return seed
 
 
 def today() -> _dt.date:
@@ -107,6 +208,10 @@ class Deal:
         if len(humans) != 1:
             raise InvalidNotation("exactly one seat is the person's (human:NAME)")
         check_player_name(humans[0].removeprefix(HUMAN_PREFIX))
+        for i, s in enumerate(self.seats):  # data, never code: checked before any import
+            if not s.startswith(HUMAN_PREFIX):
+                refuse_plugin(s, f"seat {i}", "a table plays built-in policies")
+        check_seed(self.seed, "seed")
         if not 0 <= self.dealer < rules.players:
             raise InvalidNotation(f"dealer {self.dealer} out of range")
         if rules.players == 4 and self.human == (self.dealer + 2) % 4:
@@ -148,10 +253,34 @@ class Deal:
     def deck(self) -> tuple[int, ...]:
         return shuffle_deck(self.seed)
 
+    @property
+    def seed_text(self) -> str:
+        """The deal as it is shown before the hand ends: ``seed N``, or for a deal of the day
+        ``deal of the day DATE, commitment HEX`` (its seed is shown only after the hand:
+        :meth:`revealed`)."""
+        if self.daily is None:
+            return f"seed {self.seed}"
+        return f"deal of the day {self.daily}, commitment {commitment(self.daily, self.seed)}"
+
+    def revealed(self) -> str:
+        """What is shown once the hand is over: the seed, and for a deal of the day how to
+        check it against the commitment shown before the hand."""
+        if self.daily is None:
+            return f"seed {self.seed}"
+        return (
+            f"deal of the day {self.daily}: seed {self.seed} (check it:"
+            f" printf '{COMMITTED.format(day='%s', seed='%s')}' {self.daily} {self.seed}"
+            f" | sha256sum gives the commitment {commitment(self.daily, self.seed)})"
+        )
+
     def bots(self) -> list[Policy | None]:
         """Every seat's policy, None for the person's (an unknown spec raises
-        :class:`InvalidNotation` before anything is written)."""
-        return [None if i == self.human else load_policy(s) for i, s in enumerate(self.seats)]
+        :class:`InvalidNotation` before anything is written; a ``module:Class`` is refused
+        before it is imported)."""
+        return [
+            None if i == self.human else load_policy(s, plugins=False)
+            for i, s in enumerate(self.seats)
+        ]
 
     def initial_state(self) -> State:
         """The hand's state right after the deal (a hand won at the deal is already over)."""
@@ -174,6 +303,9 @@ class Deal:
         try:
             if doc.get("format") != PLAY_FORMAT or doc.get("version") != PLAY_VERSION:
                 raise TableError(f"{where} is not a paohuzi table (version {PLAY_VERSION})")
+            for i, s in enumerate(doc["seats"]):  # a file never chooses code to run
+                if isinstance(s, str) and not s.startswith(HUMAN_PREFIX):
+                    _check_bot(s, i, where)
             rules = doc["rules"]
             return cls(
                 str(rules["preset"]),
@@ -190,6 +322,20 @@ class Deal:
             raise TableError(f"{where}: not a table's header ({e})") from None
 
 
+def _check_bot(spec: str, seat: int, where: str) -> None:
+    """A bot named by a table's file: a built-in policy (:func:`engine.policies.check_spec`,
+    nothing imported, no file read), else :class:`TableError` naming the file."""
+    try:
+        check_spec(spec)
+    except PluginRefused:
+        raise TableError(
+            f"{where}: seat {seat}'s bot {spec[:80]!r} is a module:Class plug-in; a table's"
+            " file names built-in policies only, and nothing was imported"
+        ) from None
+    except InvalidNotation as e:
+        raise TableError(f"{where}: seat {seat}'s bot: {e}") from None
+
+
 # ---------------------------------------------------------------------------------------------
 # The journal
 # ---------------------------------------------------------------------------------------------
@@ -204,12 +350,15 @@ def new_deal(
     daily: bool,
     run: str,
     name: str,
+    root: str | Path | None = None,
 ) -> Deal:
     """The deal a person asks for (``paohuzi play``'s options, the Play page's form): the
     bots ``opponents`` (comma-separated in seat order after the person's; one name: every
-    other seat), a new random seed unless ``seed`` or ``daily`` (the deal of the day) says.
-    Every bot is loaded, so an unknown one fails (:class:`InvalidNotation`) before anything
-    is written; so do a bad preset, override, seat, name or run name."""
+    other seat), a new random seed unless ``seed`` or ``daily`` (the deal of the day of the
+    store at ``root``: :func:`daily_seed`; without ``root``, :meth:`Journal.create` deals
+    it from the store it writes to) says. Every bot is loaded, so an unknown one fails
+    (:class:`InvalidNotation`) before anything is written — a ``module:Class`` before it is
+    imported; so do a bad preset, override, seat, seed, name or run name."""
     import secrets
 
     from replay.store.layout import check_run_name
@@ -220,25 +369,88 @@ def new_deal(
         raise InvalidNotation(f"--seat {seat}: the seats are 0–{players - 1}")
     if daily and seed is not None:
         raise InvalidNotation("--daily and --seed: choose one")
+    if seed is not None:
+        check_seed(seed)
     bots = [b.strip() for b in opponents.split(",") if b.strip()] or [DEFAULT_OPPONENTS]
+    for b in bots:
+        refuse_plugin(b, "--opponents", "play's bots are built-in: a table's file names them")
     if len(bots) == 1:
         bots *= players - 1
     if len(bots) != players - 1:
         raise InvalidNotation(f"--opponents: {len(bots)} bots for {players - 1} seats")
     bots = [with_preset_rollout(b, rules) for b in bots]
     seats = [*bots[:seat], HUMAN_PREFIX + check_player_name(name), *bots[seat:]]
-    day = today().isoformat() if daily else None
-    if daily:
-        seed = daily_seed(today())
+    day = today() if daily else None
+    if day is not None:  # without the store: a stand-in, dealt by Journal.create
+        seed = 0 if root is None else daily_seed(root, day)
     elif seed is None:
         seed = secrets.randbelow(1 << 62)
-    deal = Deal.new(preset, tuple(sets), seat, tuple(seats), seed, check_run_name(run), day)
+    assert seed is not None
+    daily_text = None if day is None else day.isoformat()
+    deal = Deal.new(preset, tuple(sets), seat, tuple(seats), seed, check_run_name(run), daily_text)
     deal.bots()
     return deal
 
 
 def play_dir(root: str | Path) -> Path:
     return Path(root) / PLAY_DIR
+
+
+def play_folder_problem(root: str | Path) -> str | None:
+    """Why the folder of the tables in play (``DATA/play``) may not be read or written, or
+    None (it is a folder of the store, or not there yet): a symbolic link (a store's files
+    are its own: a link out of it is never followed), a regular file, a FIFO or another
+    special file (``paohuzi doctor`` lists it)."""
+    folder = play_dir(root)
+    try:
+        st = os.lstat(folder)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        return f"cannot read {folder}: {e.strerror or e}"
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            target = os.readlink(folder)
+        except OSError:
+            target = "?"
+        return (
+            f"the play folder {folder} is a symbolic link (to {target[:80]!r}); the tables in"
+            " play must be a folder inside the store (paohuzi doctor lists it)"
+        )
+    if not stat.S_ISDIR(st.st_mode):
+        return (
+            f"{folder} is {file_kind(st.st_mode)}, not the folder of the tables in play"
+            " (paohuzi doctor lists it)"
+        )
+    return None
+
+
+def check_play_folder(root: str | Path) -> None:
+    """:class:`TableError` with :func:`play_folder_problem`'s line, if there is one."""
+    problem = play_folder_problem(root)
+    if problem is not None:
+        raise TableError(problem)
+
+
+#: A table's name as :meth:`Journal.create` gives it (``STAMP-PLAYER-K``), and any name a
+#: person may give ``--resume`` or ``--discard`` (a name in the folder, no path).
+TABLE_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,120}\Z")
+TABLE_SUFFIX = ".jsonl"
+
+
+def table_path(root: str | Path, name: str) -> Path:
+    """The file of the table ``name`` (as listed: ``STAMP-PLAYER-K``, with or without
+    ``.jsonl``) in the store at ``root``; :class:`TableError` for a name that is no table's
+    (a path, ``..``) or a table that is not there (naming the ones that are)."""
+    check_play_folder(root)
+    stem = name.removesuffix(TABLE_SUFFIX)
+    if not TABLE_NAME_RE.match(stem):
+        raise TableError(f"table {name[:80]!r}: a table's name, as listed (no path)")
+    path = play_dir(root) / f"{stem}{TABLE_SUFFIX}"
+    if not os.path.lexists(path):
+        have = ", ".join(p.stem for p in open_tables(root)[-5:]) or "none"
+        raise TableError(f"no table {name[:80]!r} in {play_dir(root)} (tables: {have})")
+    return path
 
 
 class Journal:
@@ -254,36 +466,77 @@ class Journal:
 
     @classmethod
     def create(cls, root: str | Path, deal: Deal) -> Journal:
+        """A new table of ``deal`` in the store at ``root`` (its header on disk). A deal of
+        the day is dealt here from the store's secret (:func:`daily_seed`), and its file,
+        which holds the seed, is the player's alone (mode 0600). :class:`TableError` when
+        ``DATA/play`` is no folder of the store (:func:`play_folder_problem`) or cannot be
+        written."""
+        import dataclasses
+
+        check_play_folder(root)
+        if deal.daily is not None:
+            seed = daily_seed(root, _dt.date.fromisoformat(deal.daily))
+            assert seed is not None  # made when missing
+            deal = dataclasses.replace(deal, seed=seed)
         folder = play_dir(root)
-        folder.mkdir(parents=True, exist_ok=True)
         stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%S")
-        for k in range(1000):
-            path = folder / f"{stamp}-{deal.player}-{k}.jsonl"
-            try:
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-            except FileExistsError:
-                continue
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(json.dumps(deal.header(), ensure_ascii=False) + "\n")
-                f.flush()
-                os.fsync(f.fileno())
-            return cls(path, deal, [])
+        mode = 0o600 if deal.daily is not None else 0o644
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            dfd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError as e:
+            raise TableError(
+                problem_or(root, f"cannot make the folder {folder}: {e.strerror or e}")
+            ) from None
+        try:
+            for k in range(1000):
+                name = f"{stamp}-{deal.player}-{k}{TABLE_SUFFIX}"
+                flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                try:
+                    fd = os.open(name, flags, mode, dir_fd=dfd)
+                except FileExistsError:
+                    continue
+                except OSError as e:
+                    raise TableError(
+                        f"cannot write a table in {folder}: {e.strerror or e}"
+                    ) from None
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
+                    f.write(json.dumps(deal.header(), ensure_ascii=False) + "\n")
+                    f.flush()
+                    os.fsync(f.fileno())
+                return cls(folder / name, deal, [])
+        finally:
+            os.close(dfd)
         raise TableError(f"cannot name a new table in {folder}")
 
     @classmethod
-    def open(cls, path: Path) -> Journal:
-        """A table's file read back; :class:`TableError` for one that is not a table's."""
+    def open(cls, path: Path, repair: bool = True) -> Journal:
+        """A table's file read back; :class:`TableError` for one that is not a table's (a
+        symlink or a special file is not read). A killed writer's cut last line is dropped,
+        and with ``repair`` cut off the file (``paohuzi doctor`` reads without)."""
+        from replay.store.fsinfo import read_at_most
+
         try:
-            with open(path, "rb") as f:
-                raw = f.read(MAX_TABLE_BYTES + 1)
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError as e:
+            why = "it is a symbolic link" if e.errno == errno.ELOOP else e.strerror or str(e)
+            raise TableError(f"cannot read the table {path}: {why}") from None
+        try:
+            mode = os.fstat(fd).st_mode
+            if not stat.S_ISREG(mode):
+                raise TableError(f"{path} is {file_kind(mode)}, not a table")
+            raw = read_at_most(fd, MAX_TABLE_BYTES)
         except OSError as e:
             raise TableError(f"cannot read the table {path}: {e.strerror or e}") from None
+        finally:
+            os.close(fd)
         if len(raw) > MAX_TABLE_BYTES:
             raise TableError(f"{path}: larger than {MAX_TABLE_BYTES} bytes, not a table")
         if raw and not raw.endswith(b"\n"):  # a killed writer's last line: that decision is lost
             raw = raw[: raw.rfind(b"\n") + 1]
             try:
-                os.truncate(path, len(raw))  # the next decision starts on a line of its own
+                if repair:
+                    os.truncate(path, len(raw))  # the next decision starts on its own line
             except OSError as e:
                 raise TableError(f"cannot repair the table {path}: {e.strerror or e}") from None
         lines = raw.decode("utf-8", errors="replace").split("\n")
@@ -305,26 +558,11 @@ class Journal:
                 raise TableError(f"{path}:{i}: not a decision") from None
         return cls(path, deal, decisions)
 
-    @contextlib.contextmanager
-    def locked(self) -> Iterator[None]:
+    def locked(self) -> contextlib.AbstractContextManager[None]:
         """Hold an exclusive ``flock`` on the table's file: one writer at a time (a terminal
         and a browser tab, or two tabs, on one table). :class:`TableError` when the file is
         gone: the hand was finished (and recorded) elsewhere."""
-        import fcntl
-
-        try:
-            fd = os.open(self.path, os.O_RDWR | os.O_NOFOLLOW)
-        except FileNotFoundError:
-            raise TableError(f"table {self.table} is finished: its hand was recorded") from None
-        except OSError as e:
-            raise TableError(f"cannot open the table {self.path}: {e.strerror or e}") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            if not self.path.exists():  # recorded (and removed) while this one waited
-                raise TableError(f"table {self.table} is finished: its hand was recorded")
-            yield
-        finally:
-            os.close(fd)
+        return _locked(self.path)
 
     def append(self, step: int, action: int) -> None:
         """Write decision ``(step, action)`` (flushed, fsynced) — refused with
@@ -336,7 +574,8 @@ class Journal:
                     f"table {self.table} was played on elsewhere (another tab or terminal):"
                     " open it again"
                 )
-            with open(self.path, "a", encoding="utf-8") as f:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW)
+            with os.fdopen(fd, "a", encoding="utf-8") as f:
                 f.write(json.dumps({"step": step, "action": action}) + "\n")
                 f.flush()
                 os.fsync(f.fileno())
@@ -347,12 +586,94 @@ class Journal:
             self.path.unlink()
 
 
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """:meth:`Journal.locked` of the table's file ``path``."""
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise TableError(f"table {path.stem} is finished: its hand was recorded") from None
+    except OSError as e:
+        raise TableError(f"cannot open the table {path}: {e.strerror or e}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        if not path.exists():  # recorded (and removed) while this one waited
+            raise TableError(f"table {path.stem} is finished: its hand was recorded")
+        yield
+    finally:
+        os.close(fd)
+
+
 def open_tables(root: str | Path) -> list[Path]:
-    """The tables in play in the store at ``root``, the latest last."""
-    folder = play_dir(root)
-    if not folder.is_dir():
+    """The tables in play in the store at ``root``, the latest last: the regular files
+    ``*.jsonl`` of its ``play`` folder (none when that is no folder of the store:
+    :func:`play_folder_problem`)."""
+    if play_folder_problem(root) is not None or not play_dir(root).is_dir():
         return []
-    return sorted(p for p in folder.glob("*.jsonl") if p.is_file() and not p.is_symlink())
+    return sorted(
+        p for p in play_dir(root).glob(f"*{TABLE_SUFFIX}") if p.is_file() and not p.is_symlink()
+    )
+
+
+def problem_or(root: str | Path, text: str) -> str:
+    """:func:`play_folder_problem`'s line if there is one (a folder swapped meanwhile), else
+    ``text``."""
+    return play_folder_problem(root) or text
+
+
+@dataclass(frozen=True)
+class Broken:
+    """A table's file that cannot be resumed, and why (one line)."""
+
+    path: Path
+    why: str
+
+    @property
+    def table(self) -> str:
+        return self.path.stem
+
+
+def resumable(root: str | Path, name: str | None = None) -> tuple[Journal, list[Broken]]:
+    """The table ``--resume`` goes on with: the one named (:func:`table_path`; a broken one
+    is an error), else the latest one that can be read, with the later ones that cannot
+    (skipped, said by the caller). :class:`TableError` (one line) when there is none,
+    naming the broken ones."""
+    check_play_folder(root)
+    if name is not None:
+        return Journal.open(table_path(root, name)), []
+    broken: list[Broken] = []
+    for path in reversed(open_tables(root)):
+        try:
+            return Journal.open(path), broken
+        except TableError as e:
+            broken.append(Broken(path, str(e)))
+    if broken:
+        names = ", ".join(b.table for b in broken[:5])
+        raise TableError(
+            f"no unfinished hand in {root} to resume: the tables {names} cannot be read"
+            f" ({broken[0].why}); paohuzi play --discard TABLE removes one"
+        )
+    raise TableError(f"no unfinished hand in {root} to resume")
+
+
+def discard(root: str | Path, name: str) -> Path:
+    """Remove the table ``name`` (:func:`table_path`), sound or broken, as its player asks:
+    under its lock, so a decision being written finishes first. Its file's path."""
+    path = table_path(root, name)
+    try:
+        st = os.lstat(path)
+        if stat.S_ISREG(st.st_mode):
+            with _locked(path):
+                path.unlink()
+        else:  # a symlink or a special file: the entry alone, never what it points to
+            path.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError as e:
+        raise TableError(f"cannot remove the table {path}: {e.strerror or e}") from None
+    return path
 
 
 # ---------------------------------------------------------------------------------------------
@@ -565,7 +886,8 @@ MAX_SPEC = 1000
 
 def bots_to_compare(compare: str | None, preset: str) -> list[str]:
     """The bots of ``--compare`` (comma-separated; None: :func:`compare_bots`; ``none``: no
-    comparison), each loaded: an unknown one fails before the hand."""
+    comparison), each loaded: an unknown one fails before the hand, a ``module:Class``
+    before it is imported (the Play page's form gives these too)."""
     if compare is not None and compare.strip().lower() == "none":
         return []
     bots = compare_bots(preset) if compare is None else [b.strip() for b in compare.split(",")]
@@ -577,7 +899,9 @@ def bots_to_compare(compare: str | None, preset: str) -> list[str]:
             raise InvalidNotation(
                 f"--compare: a bot spec of {len(b)} characters (at most {MAX_SPEC})"
             )
-        load_policy(b)
+        refuse_plugin(b, "--compare", "play compares built-in policies")
+    for b in bots:
+        load_policy(b, plugins=False)
     return bots
 
 
@@ -608,7 +932,8 @@ def compare(root: str | Path, run: str, hand: int, deal: Deal, bots: Sequence[st
 
 
 def _score(deal: Deal, seats: list[str]) -> int:
-    policies = [load_policy(s) for s in seats]  # an unknown spec fails here, in both engines
+    # an unknown spec fails here, in both engines; a plug-in is never imported
+    policies = [load_policy(s, plugins=False) for s in seats]
     try:
         import numpy as np
 
