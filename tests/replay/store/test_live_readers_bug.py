@@ -13,7 +13,6 @@ was writing (5 of 420 polls in the break test).
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -67,8 +66,7 @@ def test_readers_never_fail_while_runs_are_written_bug(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     st = store_api.open_store(root)
     lines = [
-        json.dumps(json.loads(replay_file.export_hand(st, "base", i, "json")[0]))
-        for i in range(60)
+        json.dumps(json.loads(replay_file.export_hand(st, "base", i, "json")[0])) for i in range(60)
     ]
     done, live_there = threading.Event(), threading.Event()
     answers: list[tuple[str, int, Any]] = []
