@@ -28,9 +28,12 @@ def doctor(data: Path, fix: bool, named: tuple[str, ...]) -> None:
     the catalog's .paohuzi.duckdb.tmp-PID) of processes that are gone, run folders with no
     manifest whose writer is gone, run folders whose names the tool refuses (rename one to
     keep it), symlinked run folders, entries run=... that are no folder, and lock files that
-    are not regular files. Only a paohuzi store is looked at (its paohuzi.duckdb, or a runs
-    folder of run=NAME folders), and in it only the names its own writers create, where they
-    create them; any other folder is refused, nothing in it touched. A run's .lock of a
+    are not regular files; in play/, tables that cannot be resumed (with why) and entries
+    that are no table (a play that is a symlink or no folder too). The unfinished tables
+    that can be resumed are named on stderr (never a left-over). Only a paohuzi store is
+    looked at (its paohuzi.duckdb, a runs folder holding a run=NAME folder, or a play folder
+    holding a table), and in it only the names its own writers create, where they create
+    them; any other folder is refused, nothing in it touched. A run's .lock of a
     finished writer is no left-over. What a live process holds is kept, and said so on
     stderr. Exit status: 0 when there is nothing to fix, 1 when left-overs are listed.
 
@@ -38,8 +41,9 @@ def doctor(data: Path, fix: bool, named: tuple[str, ...]) -> None:
     target never touched) and rebuild the catalog if a run folder went. What may hold a
     person's data (a run folder of a refused name, a run folder with no manifest that holds
     other files, a regular file named run=..., a folder in a lock's place) is kept unless
-    named with --yes; exit 0 when all are gone, 1 when some are kept so, or one Error line
-    and 2 if any could not be removed.
+    named with --yes, and so is a broken table (play/TABLE.jsonl: a hand's decisions); exit
+    0 when all are gone, 1 when some are kept so, or one Error line and 2 if any could not
+    be removed.
 
     \b
     paohuzi doctor
@@ -47,12 +51,18 @@ def doctor(data: Path, fix: bool, named: tuple[str, ...]) -> None:
     paohuzi doctor --fix --yes 'run=my run'
     """
     from engine.errors import PaohuziError
+    from replay.play import folder
     from replay.store import leftovers
 
     try:
         found = leftovers.find_leftovers(data)
     except PaohuziError as e:
         raise input_error(str(e)) from None
+    play = folder.examine(data)
+    found.leftovers = sorted([*found.leftovers, *play.leftovers], key=lambda lo: lo.rel)
+    found.notes += play.notes
+    for line in play.unfinished:
+        click.echo(line, err=True)
     for note in found.notes:
         click.echo(f"Warning: {note}", err=True)
     for lo in found.in_use:

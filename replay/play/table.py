@@ -642,7 +642,11 @@ def resumable(root: str | Path, name: str | None = None) -> tuple[Journal, list[
     naming the broken ones."""
     check_play_folder(root)
     if name is not None:
-        return Journal.open(table_path(root, name)), []
+        path = table_path(root, name)
+        try:
+            return Journal.open(path), []
+        except TableError as e:
+            raise TableError(f"{e}; paohuzi play --discard {path.stem} removes it") from None
     broken: list[Broken] = []
     for path in reversed(open_tables(root)):
         try:

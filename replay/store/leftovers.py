@@ -1,20 +1,22 @@
 """Left-overs that no writer cleans up: what ``paohuzi doctor`` lists and, with ``--fix``,
 removes; ``paohuzi rm RUN`` finishes an interrupted removal of RUN through it.
 
-Only a paohuzi store is looked at (:func:`store_problem`: its catalog, or a ``runs`` folder of
-run folders), and in it only the names the store's own writers create, where they create
-them; nothing else, anywhere, is listed or touched, and a folder that is not a store is
-refused whole. A left-over is found by its name, in one walk that never follows a symlink:
+Only a paohuzi store is looked at (:func:`store_problem`: its catalog, a ``runs`` folder
+holding a run folder, or a ``play`` folder holding a table), and in it only the names the
+store's own writers create, where they create them; nothing else, anywhere, is listed or
+touched, and a folder that is not a store is refused whole (the tables of ``paohuzi play``
+are looked at by :mod:`replay.play.folder`, which ``doctor`` adds). A left-over is found by
+its name, in one walk that never follows a symlink:
 
 * **an interrupted removal**: ``runs/.removing-NAME-PID``, the folder ``rm`` renames a run to
   before deleting it, whose process is gone (a SIGKILL during the deletion). It is finished,
   never rolled back: its files are partly deleted, so the run could not be restored whole;
 * **a temporary file** of a process that is gone: in the store's folder the catalog's rebuild
   ``.paohuzi.duckdb.tmp-PID`` (with its ``.wal`` and DuckDB's spill folder ``.tmp``), the
-  checksum cache's ``..checksums.json.tmp-PID`` and a write probe ``.write-test-PID-THREAD``
-  (``.write-test-PID`` before); in a run folder the manifest's ``.manifest.json.tmp-PID``;
-  in a run's shard folders (:data:`~replay.store.layout.SHARD_FOLDERS`) a shard file's
-  ``.part-NNNNN.parquet.tmp-PID``;
+  checksum cache's ``..checksums.json.tmp-PID``, a write probe ``.write-test-PID-THREAD``
+  (``.write-test-PID`` before) and the deal of the day's secret ``.daily-secret.tmp-PID``;
+  in a run folder the manifest's ``.manifest.json.tmp-PID``; in a run's shard folders
+  (:data:`~replay.store.layout.SHARD_FOLDERS`) a shard file's ``.part-NNNNN.parquet.tmp-PID``;
 * **an uncommitted run folder**: ``runs/run=NAME`` with no manifest whose lock no writer
   holds, holding only an interrupted first write (a first imported shard killed before the
   manifest listed it, :func:`~replay.store.manifest.is_orphan`): nothing in it was ever part
@@ -52,7 +54,7 @@ import os
 import re
 import shutil
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -72,6 +74,11 @@ from replay.store.layout import (
 if TYPE_CHECKING:
     from replay.store.manifest import RunListing
 
+#: The store's secret of the deals of the day (``replay.play.table.DAILY_SECRET_NAME``, which
+#: a test holds equal: this module is below ``replay.play``).
+DAILY_SECRET_NAME = ".daily-secret"
+#: A table of ``paohuzi play`` (``play/STAMP-PLAYER-K.jsonl``, as ``Journal.create`` names it).
+PLAY_TABLE_RE = re.compile(r"\d{8}T\d{6}-[A-Za-z0-9][A-Za-z0-9._-]{0,39}-\d{1,3}\.jsonl")
 #: ``runs/.removing-NAME-PID``: a run being deleted by ``rm`` (process PID).
 REMOVING_RE = re.compile(r"\.removing-(.+)-(\d+)", re.S)
 _PID = r"-(\d{1,12})"
@@ -83,6 +90,7 @@ ROOT_TEMP_RE = re.compile(
     rf"|\.{re.escape(CHECKSUM_CACHE_NAME)}\.tmp{_PID}"
     rf"|\.{re.escape(SCAN_MEMO_NAME)}\.tmp{_PID}"
     rf"|\.write-test{_PID}(?:-\d+)?"
+    rf"|{re.escape(DAILY_SECRET_NAME)}\.tmp{_PID}"
 )
 #: The manifest's atomic write, in a run folder.
 RUN_TEMP_RE = re.compile(rf"\.{re.escape(MANIFEST_NAME)}\.tmp{_PID}")
@@ -157,9 +165,14 @@ class Findings:
 
 def store_problem(root: Path) -> str | None:
     """Why the folder ``root`` is not a paohuzi store, or None when it is: it holds the
-    catalog (``paohuzi.duckdb``), or a ``runs`` folder that is empty or holds a run folder
-    (``run=NAME``) or an interrupted removal. Only ``lstat`` and one listing of ``runs``."""
+    catalog (``paohuzi.duckdb``), a ``runs`` folder that holds a run folder (``run=NAME``) or
+    an interrupted removal, or a ``play`` folder that holds a table of ``paohuzi play``
+    (``STAMP-PLAYER-K.jsonl``: a store whose first hand is being played). An empty ``runs``
+    folder is no store: any folder may hold one. Only ``lstat`` and one listing of ``runs``
+    and of ``play``."""
     if os.path.lexists(root / CATALOG_NAME):
+        return None
+    if _holds(root / "play", PLAY_TABLE_RE.fullmatch):
         return None
     runs = root / "runs"
     try:
@@ -174,12 +187,23 @@ def store_problem(root: Path) -> str | None:
                 names = [e.name for e in it]
         except OSError:
             names = ["?"]
-        if not names or any(n.startswith(("run=", ".removing-")) for n in names):
+        if any(n.startswith(("run=", ".removing-")) for n in names):
             return None
     return (
         f"'{root}' is not a paohuzi store (no {CATALOG_NAME}, no runs folder of run=NAME"
         " folders): nothing in it is looked at or removed"
     )
+
+
+def _holds(folder: Path, named: Callable[[str], object]) -> bool:
+    """Whether ``folder`` is a folder (not a symlink) with an entry of a name ``named`` takes."""
+    try:
+        if not stat.S_ISDIR(os.lstat(folder).st_mode):
+            return False
+        with os.scandir(folder) as it:
+            return any(named(e.name) for e in it)
+    except OSError:
+        return False
 
 
 def _entries(folder: Path, root: Path, found: Findings) -> list[os.DirEntry[str]]:

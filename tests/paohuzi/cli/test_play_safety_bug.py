@@ -402,3 +402,37 @@ def test_daily_results_need_no_secret_and_make_none(
     code, out, _ = _cli("play", "--data", str(data), "--daily", "--results")
     assert code == 0 and out.startswith("no hand of the deal of 2026-12-05"), out
     assert not (data / ".daily-secret").exists()
+
+
+def test_doctor_knows_the_names_play_writes() -> None:
+    # replay.store.leftovers is below replay.play: its copies of play's names held equal
+    from replay.play import table
+    from replay.store import leftovers
+
+    assert leftovers.DAILY_SECRET_NAME == table.DAILY_SECRET_NAME
+    assert leftovers.ROOT_TEMP_RE.fullmatch(f"{table.DAILY_SECRET_NAME}.tmp-123")
+    assert leftovers.PLAY_TABLE_RE.fullmatch("20261207T185737-a.b_c-D-999.jsonl")
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "garbage"])
+def test_a_daily_secret_that_is_no_secret_is_one_line_bug(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    from replay.play import table
+
+    monkeypatch.setattr(table, "today", lambda: DAY)
+    data = tmp_path / "data"
+    data.mkdir()
+    secret = data / ".daily-secret"
+    if kind == "symlink":
+        (tmp_path / "theirs").write_text("ab" * 32 + "\n")
+        secret.symlink_to(tmp_path / "theirs")
+    elif kind == "fifo":
+        os.mkfifo(secret)
+    else:
+        secret.write_text("not hex\n")
+    line = _one_error(*_cli("play", "--data", str(data), "--daily", stdin=MOVES))
+    assert ".daily-secret" in line, line
+    assert not (data / "play").exists()
+    if kind == "garbage":
+        assert secret.read_text() == "not hex\n"  # never replaced: the past deals came from it
