@@ -179,15 +179,58 @@ def _source_tables(pos: int) -> dict[str, Any]:
     return dict(cache[pos])
 
 
+def _source_derived(pos: int) -> tuple[Any, Any] | None:
+    """Source shard ``pos``'s summary and facts tables (read once, the last two kept, as
+    :func:`_source_tables`), or None when it has no current ones."""
+    import pyarrow.parquet as pq
+
+    from replay.store import facts_schema as F
+    from replay.store import summary_schema as S
+
+    cache = _WORKER.setdefault("derived", collections.OrderedDict())
+    if pos not in cache:
+        run = _WORKER["run"]
+        shard = run.shards[pos]
+        got = None
+        if S.has_summary(shard) and F.has_facts(shard):
+            got = (
+                pq.read_table(run.shard_path(shard, S.SUMMARY_TABLE)),
+                pq.read_table(run.shard_path(shard, F.FACTS_TABLE)),
+            )
+        cache[pos] = got
+        while len(cache) > 2:
+            cache.popitem(last=False)
+    return cache[pos]  # type: ignore[no-any-return]
+
+
+def _write(run_path: Path, rel: str, data: bytes) -> str:
+    """Write a file of the big run (through a temporary file and a rename, not fsynced: the
+    replication syncs the file system once, before it writes the manifest); its SHA-256."""
+    import hashlib
+
+    path = run_path / rel
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return hashlib.sha256(data).hexdigest()
+
+
 def _copy_shard(task: tuple[int, int, int, int]) -> dict[str, Any]:
     """Write shard ``index`` of the big run: the first ``n`` hands of source shard ``pos``
     as hands ``first``…, and its deals and sessions as new ones (copy ``k`` of the source
     adds ``k`` times the source's number of deals and sessions to their ids); its manifest
-    entry."""
+    entry. The files are written as :func:`replay.store.write_shard_file` writes them
+    (:func:`replay.store.files.parquet_bytes`), without an fsync each (:func:`_write`)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from replay import store
+    from replay.store.files import parquet_bytes
+    from replay.store.layout import shard_file
 
     index, pos, first, n = task
     shard = _WORKER["run"].shards[pos]
@@ -208,13 +251,21 @@ def _copy_shard(task: tuple[int, int, int, int]) -> dict[str, Any]:
             i = t.schema.get_field_index(col)
             f = t.schema.field(i)
             t = t.set_column(i, f, pc.add(t[col], pa.scalar(by, pa.int64())).cast(f.type))
-        files[name] = store.write_shard_file(_WORKER["dst"], t, name, index)
+        data = parquet_bytes(t, name)
+        rel = shard_file(name, index)
+        (_WORKER["dst"] / rel).parent.mkdir(parents=True, exist_ok=True)
+        files[name] = {
+            "path": rel,
+            "rows": t.num_rows,
+            "bytes": len(data),
+            "sha256": _write(_WORKER["dst"], rel, data),
+        }
         ids = pc.min_max(t["hand_id"]).as_py() if t.num_rows else None
-        vouch.append((files[name]["path"], ids and (int(ids["min"]), int(ids["max"]))))
+        vouch.append((rel, ids and (int(ids["min"]), int(ids["max"]))))
         if name == "events":
             events = t.num_rows
     if n == shard["hands"]:
-        files.update(_derived_files(shard, index, offset))
+        files.update(_derived_files(pos, index, offset))
     return {
         **shard,
         "index": index,
@@ -226,40 +277,48 @@ def _copy_shard(task: tuple[int, int, int, int]) -> dict[str, Any]:
     }
 
 
-def _derived_files(shard: dict[str, Any], index: int, offset: int) -> dict[str, Any]:
-    """The summary and facts entries of a whole copy of ``shard`` (:func:`derived_copy`),
-    or none (then ``paohuzi index`` derives them): the source shard has no current ones,
-    or the copy would not be exact, or ``--no-derived``."""
-    import pyarrow.parquet as pq
-
+def _derived_files(pos: int, index: int, offset: int) -> dict[str, Any]:
+    """The summary and facts entries of a whole copy of source shard ``pos``
+    (:func:`derived_copy`), or none (then ``paohuzi index`` derives them): the source shard
+    has no current ones, or the copy would not be exact, or ``--no-derived``. The summary's
+    bytes are kept per source shard and ``conv`` bins: copies that land in the same bins of
+    the big run have the same summary file."""
     from replay.derived.facts_files import facts_bytes
     from replay.derived.summaries import summary_bytes
     from replay.store import facts_schema as F
     from replay.store import summary_schema as S
-    from replay.store.files import write_derived
 
     run, big = _WORKER["run"], _WORKER["big_granule"]
-    if not big or not (S.has_summary(shard) and F.has_facts(shard)):
+    src = _source_derived(pos) if big else None
+    if src is None:
         return {}
-    got = derived_copy(
-        pq.read_table(run.shard_path(shard, S.SUMMARY_TABLE)),
-        pq.read_table(run.shard_path(shard, F.FACTS_TABLE)),
-        offset,
-        S.run_shape(run.manifest).granule,
-        big,
-    )
+    got = derived_copy(*src, offset, S.run_shape(run.manifest).granule, big)
     if got is None:
         return {}
     summary, facts = got
+    memo = _WORKER.setdefault("summaries", {})
+    key = (pos, summary.num_rows, summary["bin"].to_numpy(zero_copy_only=False).tobytes())
+    if key not in memo or not memo[key][0].equals(summary):
+        if len(memo) > 64:
+            memo.clear()
+        memo[key] = (summary, summary_bytes(summary))
     dst = _WORKER["dst"]
-    return {
-        S.SUMMARY_TABLE: write_derived(
-            dst, S.summary_path(index), summary_bytes(summary), summary.num_rows, S.SUMMARY_VERSION
-        ),
-        F.FACTS_TABLE: write_derived(
-            dst, F.facts_path(index), facts_bytes(facts), facts.num_rows, F.FACTS_VERSION
-        ),
-    }
+    out = {}
+    for table, rel, data, rows, version in (
+        (S.SUMMARY_TABLE, S.summary_path(index), memo[key][1], summary.num_rows,
+         S.SUMMARY_VERSION),
+        (F.FACTS_TABLE, F.facts_path(index), facts_bytes(facts), facts.num_rows,
+         F.FACTS_VERSION),
+    ):  # fmt: skip
+        (dst / rel).parent.mkdir(parents=True, exist_ok=True)
+        out[table] = {
+            "path": rel,
+            "rows": rows,
+            "bytes": len(data),
+            "sha256": _write(dst, rel, data),
+            "version": version,
+        }
+    return out
 
 
 def _period(run: Any) -> dict[str, int]:
@@ -380,6 +439,8 @@ def replicate_parallel(
                         flush=True,
                     )
         journal.close()
+        t1 = time.perf_counter()
+        os.sync()  # the shard files were not fsynced one by one (_write)
         cache.save()
         shards = [done[i] for i in sorted(done)]
         manifest = copy.deepcopy(source.manifest)
@@ -400,6 +461,11 @@ def replicate_parallel(
         params["n_sessions"] = int(last["session"].to_numpy().max()) + 1
         store.write_manifest(run_path, manifest)
         (run_path / JOURNAL).unlink()
+        print(
+            f"  synced, checksums and manifest (with its rollup) written in"
+            f" {time.perf_counter() - t1:.0f} s",
+            flush=True,
+        )
     return len(tasks), written
 
 
