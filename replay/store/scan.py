@@ -489,7 +489,45 @@ def read_footer(path: Path | str, hand_ids: bool) -> tuple[int, tuple[int, int] 
     import pyarrow.parquet as pq  # only a file not met before is opened
 
     md = pq.read_metadata(path)
+    problem = columns_problem(md, os.path.basename(os.path.dirname(path)))
+    if problem is not None:
+        raise ValueError(problem)
     return md.num_rows, _hand_id_range(md, path) if hand_ids else None
+
+
+def columns_problem(md: Any, folder: str) -> str | None:
+    """How the columns of a file's footer ``md`` differ from those of the table its shard
+    folder ``folder`` holds (``hands``, ``events``, ``summary``, ``rollup``, ``facts``,
+    ``imported``), or None: a file of other columns, whatever its manifest entry says,
+    would make a relation over every run's files fail, or read other values."""
+    from replay import schema
+    from replay.store.facts_schema import FACTS_TABLE
+    from replay.store.provenance_schema import PROVENANCE
+    from replay.store.rollup import ROLLUP_DIR
+    from replay.store.summary_schema import SUMMARY_TABLE
+
+    if folder in TABLES:
+        want = schema.SCHEMAS[folder]
+    elif folder in (SUMMARY_TABLE, ROLLUP_DIR):
+        from replay.store.summary_schema import SUMMARY_SCHEMA as want
+    elif folder == FACTS_TABLE:
+        from replay.store.facts_schema import FACTS_SCHEMA as want
+    elif folder == PROVENANCE:
+        from replay.store.provenance_schema import PROVENANCE_SCHEMA as want
+    else:
+        return None
+    got = md.schema.to_arrow_schema()
+    if got.names != want.names:
+        extra = [n for n in got.names if n not in want.names]
+        lost = [n for n in want.names if n not in got.names]
+        said = ", ".join(
+            [f"no column {n!r}" for n in lost[:2]] + [f"a column {n!r}" for n in extra[:2]]
+        )
+        return f"its columns are not those of a {folder} file ({said or 'another order'})"
+    for f, g in zip(want, got, strict=True):
+        if f.type != g.type:
+            return f"its column {f.name!r} is {g.type}, not {f.type} as in a {folder} file"
+    return None
 
 
 #: The largest checksum cache read (a 10⁸-hand store's is about 12 MB); a larger file is an
