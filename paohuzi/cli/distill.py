@@ -159,7 +159,11 @@ def distill(
             base_table = W.load_spec(base)
         else:
             # a module:Class is refused before it is imported (the compiled engine plays none)
-            refuse_plugin(base, "--baseline", "distill plays the compiled engine")
+            refuse_plugin(
+                base,
+                "--baseline",
+                "distill plays the compiled engine: a plug-in has no compiled version",
+            )
             load_policy(base, plugins=False)
         settings = Settings(
             rules=ruleset,

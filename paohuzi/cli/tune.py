@@ -250,7 +250,11 @@ def tune(
             from engine.policies import load_policy, refuse_plugin
 
             # a module:Class is refused before it is imported (the compiled engine plays none)
-            refuse_plugin(base, "--baseline", "tune plays the compiled engine")
+            refuse_plugin(
+                base,
+                "--baseline",
+                "tune plays the compiled engine: a plug-in has no compiled version",
+            )
             load_policy(base, plugins=False)
         settings = O.Settings(
             rules=ruleset,
