@@ -50,6 +50,7 @@ def index_derived(
     module); per derived kind of the run, (shards done now, shards that had it).
     ``progress(done, total)`` is called after each shard. ``pool``: the workers to use when
     ``workers > 1`` (one :class:`~replay.pool.SharedPool` for many runs), else the run's own."""
+    from replay.store.files import cleanup_temp
     from replay.store.manifest import (
         Manifest,
         ManifestWriter,
@@ -63,6 +64,7 @@ def index_derived(
 
     run_path = Path(run_path)
     with RunLock(run_path):
+        cleanup_temp(run_path)  # what a killed writer of the run (an index too) left
         manifest = read_manifest(run_path)
         run = Run(run_path.name.removeprefix("run="), run_path, manifest)
         kinds: tuple[str, ...] = DERIVED

@@ -92,3 +92,16 @@ def test_index_rebuilds_the_rollup_verify_flags_bug(data: Path) -> None:
     code, out, _ = _cli("verify", "--data", str(data))
     assert code == 0, out
     assert _stats(data)[0] == want
+
+
+def test_a_killed_index_temporary_file_goes_with_the_next_index_bug(data: Path) -> None:
+    # Before: the temporary summary a killed `index` left (its writer gone) survived the next
+    # complete `index`; only `doctor --fix` or a resumed `simulate` removed it.
+    run = data / "runs" / "run=a"
+    temp = run / "summary" / ".part-00002.parquet.tmp-999999999"
+    temp.write_bytes(b"half a summary")
+    code, out, err = _cli("index", "--data", str(data), "-q")
+    assert code == 0, out + err
+    assert not temp.exists()
+    code, out, err = _cli("doctor", "--data", str(data))
+    assert code == 0, out + err
