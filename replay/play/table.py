@@ -7,16 +7,16 @@ the run the hand goes into), then one line per decision of the person (its step 
 and its action code), each written, flushed and fsynced before the hand goes on. The folder is
 the store's own (:func:`play_folder_problem`: never a symlink out of it, never a special
 file), and a table's file is data, never code: its seats name built-in policies only, and
-one naming a ``module:Class`` plug-in is refused before anything is imported.
+one naming a ``module:Class`` plug-in is refused before anything is imported. The bots
+play as in ``simulate`` (:func:`engine.play.play_hand`: each seat's generator derived from the
+seed), so the journal's decisions replay the whole hand up to where it stopped: a killed
+session loses at most the decision it was asking for, and ``--resume`` goes on from there.
 
 The deal of the day (:func:`daily_seed`) comes from the store's secret
 (``DATA/.daily-secret``, made once, mode 0600) and the date, by HMAC-SHA256: the same deal
 for everyone who plays in that store that day, which no one can look up from the date. What
 is shown before the hand is a commitment (:func:`commitment`: SHA-256 of
-``paohuzi daily DATE SEED``); the seed is shown after the hand, to check against it. The bots
-play as in ``simulate`` (:func:`engine.play.play_hand`: each seat's generator derived from the
-seed), so the journal's decisions replay the whole hand up to where it stopped: a killed
-session loses at most the decision it was asking for, and ``--resume`` goes on from there.
+``paohuzi daily DATE SEED``); the seed is shown after the hand, to check against it.
 
 A finished hand is written as a replay file (:func:`replay.replayer.replay_file.to_json`) and
 brought in like any other (:func:`replay.replayer.importing.import_hands`: verified by the
