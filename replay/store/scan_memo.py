@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import threading
 from array import array
 from collections.abc import Iterable
 from dataclasses import fields
@@ -107,15 +108,7 @@ class ScanMemo:
         self.key = memo_key()
         self.runs: dict[str, dict[str, Any]] = {}
         self.dirty = False
-        doc = _read(self.path)
-        if (
-            isinstance(doc, dict)
-            and doc.get("format") == MEMO_FORMAT
-            and doc.get("key") == self.key
-            and doc.get("root") == self.root
-            and isinstance(doc.get("runs"), dict)
-        ):
-            self.runs = {k: v for k, v in doc["runs"].items() if _valid_entry(v)}
+        self.runs = dict(_load(self.path, self.key, self.root))
 
     def recall(self, folder: str, manifest_stamp: list[int] | None) -> Any:
         """The conclusion remembered for run folder ``folder`` (``run=NAME``), when its
@@ -125,11 +118,11 @@ class ScanMemo:
         if e is None or manifest_stamp is None or e["manifest"] != manifest_stamp:
             return None
         try:
-            info = _info(self.info_type, e["info"], self.root + os.sep)
+            info, paths = _recalled(self.info_type, e, self.root + os.sep)
         except (TypeError, ValueError, KeyError):
             self.forget(folder)
             return None
-        if current_digest([p for _, p in info.files]) != e["stamps"]:
+        if current_digest(paths) != e["stamps"]:
             self.forget(folder)
             return None
         return info
@@ -198,6 +191,63 @@ def _read(path: Path) -> Any:
         return pydantic_core.from_json(read_regular(path, MEMO_MAX_BYTES))
     except (OSError, ValueError):
         return None
+
+
+#: The memo last read by this process, per memo file: (the file's stamp before it was read,
+#: its valid entries). A long-lived reader scans every few seconds (at 10⁸ hands the memo is
+#: megabytes of JSON): an unchanged file (the same size, mtime, ctime and inode) is not read
+#: and parsed again. Each entry is still only a hint, checked against the files it names.
+_LOADED: dict[str, tuple[list[int], dict[str, dict[str, Any]]]] = {}
+#: The conclusions rebuilt from entries (:func:`_recalled`), per entry's ``info`` object.
+_REBUILT: dict[int, tuple[dict[str, Any], str, Any, list[str]]] = {}
+_LOCK = threading.Lock()
+
+
+def _load(path: Path, key: str, root: str) -> dict[str, dict[str, Any]]:
+    """The valid entries of the memo file at ``path`` made for ``key`` and ``root`` (none when
+    it is not one): parsed again only when the file changed since this process last read
+    it. The caller copies the dict before changing it."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return {}
+    now = stamp(st)
+    with _LOCK:
+        got = _LOADED.get(str(path))
+    if got is not None and got[0] == now:
+        return got[1]
+    doc = _read(path)
+    runs: dict[str, dict[str, Any]] = {}
+    if (
+        isinstance(doc, dict)
+        and doc.get("format") == MEMO_FORMAT
+        and doc.get("key") == key
+        and doc.get("root") == root
+        and isinstance(doc.get("runs"), dict)
+    ):
+        runs = {k: v for k, v in doc["runs"].items() if _valid_entry(v)}
+    with _LOCK:
+        _LOADED[str(path)] = (now, runs)
+        live = {id(e["info"]) for r in _LOADED.values() for e in r[1].values()}
+        for k in [k for k in _REBUILT if k not in live]:
+            del _REBUILT[k]
+    return runs
+
+
+def _recalled(RunInfo: type, e: dict[str, Any], base: str) -> tuple[Any, list[str]]:  # noqa: N803
+    """The RunInfo of the entry ``e`` (:func:`_info`) and the paths of its files, rebuilt
+    once per entry read (the same entry of an unchanged memo, met by the next scan, is not
+    rebuilt); raises as :func:`_info` does."""
+    doc = e["info"]
+    with _LOCK:
+        got = _REBUILT.get(id(doc))
+    if got is not None and got[0] is doc and got[1] == base:
+        return got[2], got[3]
+    info = _info(RunInfo, doc, base)
+    paths = [p for _, p in info.files]
+    with _LOCK:
+        _REBUILT[id(doc)] = (doc, base, info, paths)
+    return info, paths
 
 
 def _is_stamp(x: Any) -> bool:
