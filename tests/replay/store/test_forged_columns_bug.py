@@ -15,28 +15,17 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from click.testing import CliRunner
+from two_runs import cli, two_runs
 
-from paohuzi.cli.main import main
 from replay.store.files import write_json
 from replay.store.layout import MANIFEST_NAME
 from replay.store.manifest import read_manifest
 from replay.store.rollup import ROLLUP_KEY
 
 
-def _cli(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
-    r = CliRunner().invoke(main, list(args), env=env)
-    return r.exit_code, r.stdout, r.stderr
-
-
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    d = tmp_path_factory.mktemp("forged") / "data"
-    for run, seed in (("a", 1), ("b", 2)):
-        code, out, err = _cli("simulate", "--data", str(d), "--run", run, "-n", "96", "--seed",
-                              str(seed), "-w", "1", "-q", "--shard-hands", "32")  # fmt: skip
-        assert code == 0, out + err
-    return d
+    return two_runs(tmp_path_factory.mktemp("forged_columns_bug") / "data", 96)
 
 
 @pytest.fixture
@@ -65,7 +54,7 @@ def _retyped(t: pa.Table) -> pa.Table:
 
 def _stats(data: Path, summary: bool) -> tuple[int, dict | None, str]:
     env = None if summary else {"PAOHUZI_SUMMARY": "0"}
-    code, out, err = _cli("stats", "--data", str(data), "--json", env=env)
+    code, out, err = cli("stats", "--data", str(data), "--json", env=env)
     return code, json.loads(out) if code == 0 else None, out + err
 
 

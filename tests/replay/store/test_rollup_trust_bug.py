@@ -13,9 +13,8 @@ from pathlib import Path
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
-from click.testing import CliRunner
+from two_runs import cli, two_runs
 
-from paohuzi.cli.main import main
 from replay.store.files import write_json
 from replay.store.layout import MANIFEST_NAME
 from replay.store.manifest import read_manifest
@@ -23,19 +22,9 @@ from replay.store.rollup import ROLLUP_KEY, rollup_bytes
 from replay.store.scan import scan_store
 
 
-def _cli(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
-    r = CliRunner().invoke(main, list(args), env=env)
-    return r.exit_code, r.stdout, r.stderr
-
-
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    d = tmp_path_factory.mktemp("trust") / "data"
-    for run, seed in (("a", 1), ("b", 2)):
-        code, out, err = _cli("simulate", "--data", str(d), "--run", run, "-n", "160", "--seed",
-                              str(seed), "-w", "1", "-q", "--shard-hands", "32")  # fmt: skip
-        assert code == 0, out + err
-    return d
+    return two_runs(tmp_path_factory.mktemp("rollup_trust_bug") / "data", 160)
 
 
 @pytest.fixture
@@ -59,7 +48,7 @@ def _forge(run: Path, column: str, change: object) -> None:
 
 def _stats(data: Path, *extra: str, summary: bool = True) -> tuple[dict, str]:
     env = None if summary else {"PAOHUZI_SUMMARY": "0"}
-    code, out, err = _cli("stats", "--data", str(data), "--json", *extra, env=env)
+    code, out, err = cli("stats", "--data", str(data), "--json", *extra, env=env)
     assert code == 0, out + err
     return json.loads(out), err
 
@@ -85,11 +74,11 @@ def test_index_rebuilds_the_rollup_verify_flags_bug(data: Path) -> None:
     want, _ = _stats(data, summary=False)
     run = data / "runs" / "run=a"
     _forge(run, "won", lambda w: pc.add(w, 1))
-    code, out, _ = _cli("verify", "--data", str(data))
+    code, out, _ = cli("verify", "--data", str(data))
     assert code != 0 and "does not match the summaries it rolls up" in out, out
-    code, out, err = _cli("index", "--data", str(data), "-q")
+    code, out, err = cli("index", "--data", str(data), "-q")
     assert code == 0, out + err
-    code, out, _ = _cli("verify", "--data", str(data))
+    code, out, _ = cli("verify", "--data", str(data))
     assert code == 0, out
     assert _stats(data)[0] == want
 
@@ -100,8 +89,8 @@ def test_a_killed_index_temporary_file_goes_with_the_next_index_bug(data: Path) 
     run = data / "runs" / "run=a"
     temp = run / "summary" / ".part-00002.parquet.tmp-999999999"
     temp.write_bytes(b"half a summary")
-    code, out, err = _cli("index", "--data", str(data), "-q")
+    code, out, err = cli("index", "--data", str(data), "-q")
     assert code == 0, out + err
     assert not temp.exists()
-    code, out, err = _cli("doctor", "--data", str(data))
+    code, out, err = cli("doctor", "--data", str(data))
     assert code == 0, out + err
