@@ -58,7 +58,8 @@ def choose(path: Path, seen: int, action: int, memo: BotMemo | None = None) -> s
 class Finished:
     """A played hand after it is stored: where, the person's seat and score, the comparison
     (None when no bot was asked or it failed), the review of the person's decisions (None
-    when it failed) and what went wrong after the hand was stored, if anything."""
+    when it failed), what went wrong after the hand was stored, if anything, and the deal's
+    seed as shown once the hand is over (a deal of the day's with how to check it)."""
 
     run: str
     hand: int
@@ -67,6 +68,7 @@ class Finished:
     comparison: Any
     review: Any
     problem: str | None = None
+    revealed: str = ""
 
 
 def finish(root: Path, journal: Journal, final: Turn, bots: Sequence[str]) -> Finished:
@@ -89,4 +91,4 @@ def finish(root: Path, journal: Journal, final: Turn, bots: Sequence[str]) -> Fi
         review = review_played(root, run, hand, deal.human)
     except (PaohuziError, OSError) as e:
         problem = f"the hand is stored, but after it: {e}"
-    return Finished(run, hand, deal.human, score, compared, review, problem)
+    return Finished(run, hand, deal.human, score, compared, review, problem, deal.revealed())

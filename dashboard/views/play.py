@@ -124,7 +124,7 @@ def _setup() -> None:
             except PaohuziError as e:
                 st.caption(db.redact(str(e)))
                 continue
-            label = (f"go on with {j.deal.player}'s hand ({j.deal.preset}, seed {j.deal.seed},"
+            label = (f"go on with {j.deal.player}'s hand ({j.deal.preset}, {j.deal.seed_text},"
                      f" {len(j.decisions)} decisions made)")  # fmt: skip
             st.button(label, key=f"pl_resume_{t.name}", on_click=_resume,
                       args=(str(t), j.deal.preset))  # fmt: skip
@@ -148,7 +148,7 @@ def _table(path: str) -> None:
         return
     deal = journal.deal
     st.markdown(
-        f"**{deal.preset}** · seed {deal.seed} · you are seat {deal.human} ("
+        f"**{deal.preset}** · {deal.seed_text} · you are seat {deal.human} ("
         f"{deal.player}) · "
         + " · ".join(
             f"seat {i}: {s}" for i, s in enumerate(deal.seats) if i != deal.human
@@ -187,6 +187,8 @@ def _table(path: str) -> None:
 def _done(done: Any, view: dict[str, Any]) -> None:
     """After the hand: where it is stored, the comparison, the review, links to the steps."""
     st.success(f"Stored as run {done.run} hand {done.hand} (seat {done.seat}).")
+    if done.revealed:
+        st.caption(done.revealed)
     if done.problem:
         st.warning(db.redact(done.problem))
     if done.comparison is not None:
