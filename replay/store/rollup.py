@@ -292,11 +292,11 @@ def difference(got: pa.Table, want: pa.Table) -> str | None:
 
 def recomputed_problem(run_path: Path, manifest: dict[str, Any], got: pa.Table) -> str | None:
     """The first difference between ``got``, the rows of the rollup a manifest lists (its
-    entry sound: :func:`entry_problem`) in the summary files' columns (:func:`conformed`), and the same rollup made again from the summary
-    files it covers, or None. Raises ``ValueError`` (and as reading Parquet does) when a
-    summary file cannot be read or is not its entry's bytes. What ``paohuzi verify`` and
-    ``paohuzi index`` hold a rollup to; a reader checks only its hands
-    (:func:`replay.store.scan.check_rollup`)."""
+    entry sound: :func:`entry_problem`) in the summary files' columns (:func:`conformed`),
+    and the same rollup made again from the summary files it covers, or None. Raises
+    ``ValueError`` (and as reading Parquet does) when a summary file cannot be read or is not
+    its entry's bytes. What ``paohuzi verify`` and ``paohuzi index`` hold a rollup to; a
+    reader checks only its hands (:func:`replay.store.scan.check_rollup`)."""
     want = summed(Path(run_path), covered(manifest)[: int(manifest[ROLLUP_KEY]["shards"])])
     return difference(got, want)
 
@@ -347,8 +347,8 @@ def grace_seconds() -> float:
 
 def prune(run_path: Path, manifest: dict[str, Any], grace: float | None = None) -> None:
     """After ``manifest`` is written (run lock held): remove the rollup files it does not
-    list that were replaced more than ``grace`` seconds (:func:`grace_seconds`) ago, so a reader that read an
-    earlier manifest still finds the file it lists (docs/LOG_FORMAT.md §14).
+    list that were replaced more than ``grace`` seconds (:func:`grace_seconds`) ago, so a
+    reader that read an earlier manifest still finds the file it lists (LOG_FORMAT §14).
 
     A rollup is written just before the manifest that lists it, and every write of a new
     one lists it: so the file written next after an unlisted one (by modification time)

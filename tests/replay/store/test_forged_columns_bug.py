@@ -86,8 +86,8 @@ def test_a_forged_file_leaves_the_other_runs_usable_bug(
 
 
 def test_summaries_deleted_while_serving_leave_other_runs(data: Path) -> None:
-    # The break test saw deleting one run's summary files under a running `paohuzi serve` give 500 for
-    # the other runs' /stats; not reproduced here (it passes before and after this change).
+    # The break test saw one run's summary files deleted under a running `paohuzi serve`
+    # give 500 for the other runs' /stats; not reproduced here (it passes before and after).
     pytest.importorskip("fastapi")
     from paohuzi.service.process import Server
 
