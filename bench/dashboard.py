@@ -451,7 +451,6 @@ def replicate_parallel(
         journal.close()
         t1 = time.perf_counter()
         os.sync()  # the shard files were not fsynced one by one (_write)
-        cache.save()
         shards = [done[i] for i in sorted(done)]
         manifest = copy.deepcopy(source.manifest)
         manifest["run"], manifest["shards"] = dst, shards
@@ -470,7 +469,8 @@ def replicate_parallel(
         last = pq.read_table(run_path / shards[-1]["files"]["hands"]["path"], columns=["session"])
         params["n_sessions"] = int(last["session"].to_numpy().max()) + 1
         manifest.pop("rollup", None)  # the source's
-        _rollup(ctx, workers, run_path, manifest)
+        _rollup(ctx, workers, run_path, manifest, cache)
+        cache.save()
         store.write_manifest(run_path, manifest)
         (run_path / JOURNAL).unlink()
         print(
@@ -489,12 +489,14 @@ def _rollup_part(task: tuple[str, list[dict[str, Any]]]) -> Any:
     return summed(Path(run_path), shards)
 
 
-def _rollup(ctx: Any, workers: int, run_path: Path, manifest: dict[str, Any]) -> None:
+def _rollup(ctx: Any, workers: int, run_path: Path, manifest: dict[str, Any], cache: Any) -> None:
     """The big run's rollup (:mod:`replay.store.rollup`), written and listed in
     ``manifest`` before it is written, by ``workers`` processes each summing consecutive
     shards' summaries, then summed: the same rows as :func:`~replay.store.rollup.refresh_rollup`
     writes from one process (the float sums added in another order: ``paohuzi verify``
-    compares them to 1e-9), which then finds it up to date."""
+    compares them to 1e-9), which then finds it up to date. The checksum cache ``cache``
+    vouches for it as made from those summaries (:meth:`~replay.store.scan.ChecksumCache.vouch_rollup`:
+    ``paohuzi index`` does not make it again to compare)."""
     from replay.store import rollup as R
     from replay.store.files import write_derived
     from replay.store.summary_schema import SUMMARY_VERSION
@@ -512,6 +514,10 @@ def _rollup(ctx: Any, workers: int, run_path: Path, manifest: dict[str, Any]) ->
     )
     entry.update(shards=len(cov), binding=R.binding(cov))
     manifest[R.ROLLUP_KEY] = entry
+    path = run_path / entry["path"]
+    cache.vouch(path, entry["sha256"], int(entry["rows"]), None)
+    _vouch_counted(cache, path, table)
+    cache.vouch_rollup(path, os.lstat(path), entry["binding"])
 
 
 #: A copied shard's entry key (taken out before it is journalled) of the files its worker
@@ -528,9 +534,19 @@ def _vouch(cache: Any, run_path: Path, entry: dict[str, Any]) -> None:
     for rel, ids, counted in entry.pop(VOUCH):
         f = by_path[rel]
         cache.vouch(run_path / rel, f["sha256"], int(f["rows"]), ids and (ids[0], ids[1]))
-        if counted is not None:  # a summary's hands, where ChecksumCache.summary_hands keeps them
-            got = cache._entry(run_path / rel, os.lstat(run_path / rel))
-            got[6] = counted
+        if counted is not None:
+            _vouch_counted(cache, run_path / rel, counted)
+
+
+def _vouch_counted(cache: Any, path: Path, counted: Any) -> None:
+    """Remember the hands a summary or rollup file counts (``counted``: the number, or its
+    table), where :meth:`~replay.store.scan.ChecksumCache.summary_hands` keeps them."""
+    if not isinstance(counted, int):
+        import pyarrow.compute as pc
+
+        t = counted
+        counted = int(pc.sum(pc.filter(t["n"], pc.equal(t["kind"], "hands"))).as_py() or 0)
+    cache._entry(path, os.lstat(path))[6] = counted
 
 
 def _read_journal(run_path: Path, header: dict[str, Any]) -> dict[int, dict[str, Any]]:
