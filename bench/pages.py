@@ -54,6 +54,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import statistics
 import sys
 import threading
@@ -79,6 +80,9 @@ PAGES = {
     "replay": "views/replay.py",
     "drilldown": "views/drilldown.py",
     "drilldown_popao": "views/drilldown.py?cond=popao",
+    "reference": "views/reference.py",
+    "review": "views/review.py",
+    "play": "views/play.py",
     "sql": "views/sql.py",
 }
 
@@ -196,8 +200,15 @@ BROWSER_PAGES = {
     "actions": ("Actions", "Actions", "actions"),
     "replay": ("Replay", "Replay", "replay"),
     "drilldown": ("Drill-down", "Drill-down", "drilldown"),
+    "reference": ("Reference", "Reference", "reference"),
+    "review": ("Review", "Review", "review"),
+    "play": ("Play", "Play", "play"),
     "sql": ("SQL", "SQL", "sql"),
 }
+
+#: The menu's "View N more" button: Streamlit shows the first ten pages of the menu (the app
+#: has 13); a link past them is not on the page until it is clicked.
+NAV_MORE = '[data-testid="stSidebarNavViewButton"]'
 
 #: the page as drawn: "" while not done (a script run under way in the browser's view, a
 #: skeleton, not yet its title ``t``, a chart without its marks), else the counts of its
@@ -367,6 +378,7 @@ class Reaper:
         self.seen: dict[int, int] = {}  # every descendant met: pid → start time
         self.lock = threading.RLock()
         self.stopped = False
+        self.folders: list[Path] = []  # removed once everything is stopped
 
     def note(self) -> None:
         """Remember the processes below this one now."""
@@ -397,7 +409,8 @@ class Reaper:
 
     def stop(self) -> None:
         """Stop the page server, then every other process below this one, seen now or before
-        (chromium, its driver); idempotent."""
+        (chromium, its driver), then remove :attr:`folders`; idempotent."""
+        import shutil
         import signal
 
         with self.lock:
@@ -408,6 +421,8 @@ class Reaper:
             for pid in alive(rest):
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
+            for folder in self.folders:
+                shutil.rmtree(folder, ignore_errors=True)
             self.stopped = True
 
     def install(self) -> None:
@@ -472,7 +487,6 @@ def browser_times(
     the app's first load's. The server and the browser are stopped on every way out
     (:class:`Reaper`). Returns the exit status: 0, or 1 when a page hit its limit."""
     pages = [p for p in pages if p in BROWSER_PAGES]
-    import shutil
     import signal
     import socket
     import subprocess
@@ -483,6 +497,7 @@ def browser_times(
     reaper.install()
     watchdog = Watchdog(reaper)
     work = Path(tempfile.mkdtemp(prefix="perf-pages-"))
+    reaper.folders.append(work)
     ack = work / "cleared"
     ran = ack.with_suffix(".ran")
     serve_log = work / "server.log"
@@ -551,7 +566,12 @@ def browser_times(
 
             def click(pg: Any, name: str) -> float:
                 label, title, _ = BROWSER_PAGES[name]
-                link = pg.locator('[data-testid="stSidebarNavLink"]', has_text=label).first
+                # its label ends the link's text (after the icon's): "Play" is not "Replay"
+                link = pg.locator(
+                    '[data-testid="stSidebarNavLink"]', has_text=re.compile(re.escape(label) + "$")
+                ).first
+                if not link.is_visible():  # past the menu's first ten: "View N more" first
+                    pg.locator(NAV_MORE, has_text="more").first.click()
                 t = time.time()
                 link.click()
                 return settled(pg, title, t, ran, timeout=limit)
@@ -628,7 +648,6 @@ def browser_times(
     finally:
         watchdog.disarm()
         reaper.stop()
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

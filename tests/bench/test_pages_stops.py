@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -106,6 +107,7 @@ class Watch:
 def test_a_stopped_benchmark_leaves_no_server_and_no_browser(
     tiny_store: Path, sig: signal.Signals
 ) -> None:
+    before = set(Path(tempfile.gettempdir()).glob("perf-pages-*"))
     proc = _start(tiny_store, "--runs", "50", "--pages", "overview,win_rates")
     watch = Watch(proc)
     lines: list[str] = []
@@ -126,6 +128,8 @@ def test_a_stopped_benchmark_leaves_no_server_and_no_browser(
         assert f"stopped by {sig.name}" in out
         assert "--serve" in watch.started() and "chromium" in watch.started(), watch.started()
         assert not watch.left()
+        # its folder (the server's notes) removed too
+        assert not set(Path(tempfile.gettempdir()).glob("perf-pages-*")) - before
     finally:
         watch.stop()
         _kill_all(proc, watch.seen)
