@@ -108,6 +108,13 @@ def main() -> None:
         default=LOAD_TIMEOUT,
         help=f"seconds the server's start and the first load may take (default {LOAD_TIMEOUT:.0f})",
     )
+    ap.add_argument(
+        "--drop-caches",
+        action="store_true",
+        help="with --browser: empty the kernel's page cache (root: /proc/sys/vm/drop_caches)"
+        " before the first load and before each page's click, so each is timed with the"
+        " store's files on disk, not in memory",
+    )
     ap.add_argument("--serve", nargs=2, metavar=("PORT", "ACK"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     pages = [p for p in args.pages.split(",") if p]
@@ -120,7 +127,7 @@ def main() -> None:
     if args.browser:
         sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
         sys.exit(browser_times(Path(args.data), args.runs, pages, args.page_timeout,
-                               args.load_timeout))  # fmt: skip
+                               args.load_timeout, args.drop_caches))  # fmt: skip
     os.environ["PAOHUZI_DATA"] = str(Path(args.data).resolve())
 
     import logging
@@ -478,14 +485,28 @@ def _server_env_note(serve_log: Path) -> str:
     return (" (its log: " + " | ".join(tail) + ")") if tail else ""
 
 
+def drop_page_cache() -> None:
+    """Write the dirty pages out and empty the kernel's page cache, dentries and inodes
+    (root only; :class:`PermissionError` otherwise)."""
+    os.sync()
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("3\n")
+
+
 def browser_times(
-    data: Path, runs: int, pages: list[str], limit: float = 120.0, load_limit: float = 300.0
+    data: Path,
+    runs: int,
+    pages: list[str],
+    limit: float = 120.0,
+    load_limit: float = 300.0,
+    cold: bool = False,
 ) -> int:
     """Each page ``runs`` times in chromium (module docstring), each measurement printed as
     it is made and the medians at the end. ``limit``: seconds a page may take to settle (a
     page over it is named, not measured again, and the server restarted); ``load_limit``:
-    the app's first load's. The server and the browser are stopped on every way out
-    (:class:`Reaper`). Returns the exit status: 0, or 1 when a page hit its limit."""
+    the app's first load's; ``cold``: the page cache emptied before the server starts and
+    before each page's click (:func:`drop_page_cache`). The server and the browser are stopped on every
+    way out (:class:`Reaper`). Returns the exit status: 0, or 1 when a page hit its limit."""
     pages = [p for p in pages if p in BROWSER_PAGES]
     import signal
     import socket
@@ -544,6 +565,8 @@ def browser_times(
         from dash_helpers import CHROMIUM, CHROMIUM_ARGS, ERRORS
 
         watchdog.arm("the page server's start", load_limit)
+        if cold:
+            drop_page_cache()  # the server's start and the first load read the store from disk
         start_server()
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -587,6 +610,8 @@ def browser_times(
                         click(pg, name)
                         click(pg, land)
                     clear_caches()
+                    if cold:
+                        drop_page_cache()
                     took = click(pg, name)
                     return took, pg.locator(ERRORS).count()
                 finally:
