@@ -199,12 +199,16 @@ def connection() -> duckdb.DuckDBPyConnection:
 
 
 def warm() -> None:
-    """Check the store and prepare the pages' connection to it before the first page asks
+    """Check the store and prepare the pages' connection to it before the first page asks,
+    then open the SQL page's first query process (:func:`dashboard.services.sqlprocess.prewarm`)
     (:mod:`dashboard.server` calls it in a thread as the server starts; the same caches the
     pages use, under their locks). Whatever fails is left for the pages to say."""
     with contextlib.suppress(Exception):
         state = _remember(live_store(data_root()).state())
         _connection(state.root, state.signature)
+        if state.usable_runs:
+            prepared = _prepared(state.root, state.signature)
+            sqlprocess.prewarm(state=state, prepared=prepared, limits=sql_limits())
 
 
 def redact(text: str) -> str:

@@ -215,6 +215,29 @@ def _take(key: tuple[str, tuple[tuple[str, str], ...]], opening: dict[str, Any])
     return child
 
 
+def prewarm(*, state: StoreState, prepared: Path, limits: SqlLimits) -> bool:
+    """Open a query process on the catalog file ``prepared`` (of ``state``) with ``limits``'
+    settings and keep it idle, so the SQL page's first query (the page runs its example when
+    it opens) does not wait for one to start and open the catalog (a second or two; more with
+    the store's files and Python's on disk). Whether one is kept for it now."""
+    settings = tuple(limits.duckdb_settings().items())
+    key = (str(prepared), settings)
+    with _LOCK:
+        if any(c.key == key and c.alive() for c in _IDLE):
+            return True
+    opening = {
+        "kind": "open",
+        "state": state,
+        "prepared": str(prepared),
+        "settings": dict(settings),
+    }
+    child = _take(key, opening)
+    if isinstance(child, str):
+        return False
+    _give(child)
+    return True
+
+
 def _give(child: _Child) -> None:
     with _LOCK:
         _IDLE.append(child)
