@@ -16,7 +16,14 @@ How the store is built (honestly but cheaply), under ``--data DIR``:
   them to ``paohuzi index`` (timed either way). ``paohuzi verify`` recomputes every derived
   file and names the first difference (tests/replay/store/test_replicate_derived.py runs it on a
   replicated run). The replication resumes after an interruption, and a complete run is not
-  rebuilt.
+  rebuilt. Its costs, per shard of 4,096 hands on one core: the Parquet encoding of the hands
+  and events (~30 ms), the facts' and summary's (~13 ms; a copy's summary bytes are reused
+  for copies in the same ``conv`` bins), the source's derived files read once per worker, not
+  per copy; the files are not fsynced one by one (one ``sync`` before the manifest). The
+  workers then sum the run's rollup (consecutive shards each), and the store's checksum cache
+  vouches for every file written (hands, events, summary, facts, rollup: SHA-256, rows, hand
+  ids, hands counted; :meth:`~replay.store.scan.ChecksumCache.vouch`), so neither ``paohuzi
+  index`` nor the first reader reads the 17 GB back.
 
 Then, printed: the replication's hands/s; ``paohuzi index``'s wall time and peak memory; the
 summary files' size per million hands and the store's size on disk; ``paohuzi stats``' wall
