@@ -389,6 +389,7 @@ def replicate_parallel(
     hands: int,
     workers: int,
     derived: bool = True,
+    derive_cut: bool = False,
 ) -> tuple[int, int]:
     """Make run ``dst`` of ``hands`` hands in the store ``dst_root`` from copies of run
     ``src``'s shards (store ``src_root``, which may be ``dst_root``) under new hand ids (no
@@ -396,7 +397,9 @@ def replicate_parallel(
     real run of that size (``count(DISTINCT deal_id)`` and the per-deal clusters are
     those of a run of ``hands`` hands). ``workers`` processes each write whole shards
     (:func:`replay.store.write_shard_file`) and, with ``derived``, a whole copy's summary and
-    facts (:func:`derived_copy`); this process writes the manifest once, at the end. Resumable: every finished shard is journalled, and a rerun writes only the missing
+    facts (:func:`derived_copy`; ``derive_cut``: a cut shard's too, made as ``paohuzi
+    index`` makes them, :func:`_derive_cut`, else left to index); this process writes the
+    manifest once, at the end. Resumable: every finished shard is journalled, and a rerun writes only the missing
     ones. Returns the shards and hands written now ((0, 0): the run was complete)."""
     import pyarrow.parquet as pq
 
@@ -476,6 +479,11 @@ def replicate_parallel(
         last = pq.read_table(run_path / shards[-1]["files"]["hands"]["path"], columns=["session"])
         params["n_sessions"] = int(last["session"].to_numpy().max()) + 1
         manifest.pop("rollup", None)  # the source's
+        if derive_cut and derived:
+            _derive_cut(run_path, manifest)
+            manifest["progress"]["bytes"] = sum(
+                f["bytes"] for s in shards for f in s["files"].values()
+            )
         _rollup(ctx, workers, run_path, manifest, cache)
         cache.save()
         store.write_manifest(run_path, manifest)
@@ -486,6 +494,33 @@ def replicate_parallel(
             flush=True,
         )
     return len(tasks), written
+
+
+def _derive_cut(run_path: Path, manifest: dict[str, Any]) -> None:
+    """The summary and facts of the shards no whole copy gave them (the last one, cut to
+    fit), made as ``paohuzi index`` makes them (from the shard's hands and events and the
+    big run's ``rules`` and ``params``) and listed in ``manifest``: the rollup then covers
+    every shard, and index has nothing to derive (nor a rollup to make and check again)."""
+    from engine.rules import RuleSet
+    from replay.derived.facts import shard_facts
+    from replay.derived.facts_files import write_facts
+    from replay.derived.summaries import write_summary
+    from replay.store import facts_schema as F
+    from replay.store import summary_schema as S
+    from replay.store.runs import Run
+
+    if not S.summarizable(manifest.get("params")):
+        return
+    shape = {"rules": manifest.get("rules", {}), "params": manifest.get("params", {})}
+    for shard in manifest["shards"]:
+        if S.has_summary(shard) and F.has_facts(shard):
+            continue
+        run = Run(manifest["run"], run_path, {**shape, "shards": [shard]})
+        hands, events = (run.read_shard(shard, t) for t in ("hands", "events"))
+        facts = shard_facts(hands, events, RuleSet.from_dict(shape["rules"]))
+        index = int(shard["index"])
+        shard["files"].update(write_summary(run_path, index, hands, events, shape, facts))
+        shard["files"].update(write_facts(run_path, index, facts))
 
 
 def _rollup_part(task: tuple[str, list[dict[str, Any]]]) -> Any:
@@ -708,7 +743,7 @@ def _build(a: argparse.Namespace, src_root: Path, big_root: Path, big: str) -> N
 
     t = time.perf_counter()
     n_shards, n_hands = replicate_parallel(
-        src_root, "src", big_root, big, a.hands, a.workers, a.derived
+        src_root, "src", big_root, big, a.hands, a.workers, a.derived, derive_cut=True
     )
     w = time.perf_counter() - t
     if n_shards:

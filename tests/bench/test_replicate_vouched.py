@@ -68,3 +68,34 @@ def test_what_it_vouched_is_what_a_check_finds(big: Path) -> None:
             assert cache.summary_hands(path, st) == plain.summary_hands(path, st), path
         checked += 1
     assert checked == 4 * 4 * 4 + 1  # 16 shards, four files each; the rollup
+
+
+def test_with_the_cut_shard_derived_index_has_nothing_to_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bench.dashboard's build derives the cut last shard too (derive_cut): the rollup then
+    covers every shard, ``paohuzi index`` makes nothing and sums no summary again, and
+    ``paohuzi verify`` finds every derived file right."""
+    from replay.store import open_store
+    from replay.store import rollup as R
+
+    root = tmp_path / "data"
+    ok_output(["simulate", "--data", str(root), "--run", "src", "-q", "-w", "1", "-n", "512",
+               "--shard-hands", "128", "--seed", "9", "-p", "greedy,random,greedy"])  # fmt: skip
+    replicate_parallel(root, "src", root, "big", 4 * 512 + 50, workers=1, derive_cut=True)
+    run = open_store(root).run("big")
+    assert run.shards[-1]["hands"] == 50 and len(R.covered(run.manifest)) == len(run.shards)
+    assert run.manifest[R.ROLLUP_KEY]["shards"] == len(run.shards)
+    summed: list[object] = []
+    real = R.summed
+
+    def counting(*a: Any, **k: Any) -> Any:
+        summed.append(a)
+        return real(*a, **k)
+
+    monkeypatch.setattr(R, "summed", counting)
+    out = ok_output(["index", "--data", str(root), "big"])
+    assert "0 shard(s) summarised, 17 already" in out, out
+    assert summed == []  # the rollup it vouched for is not made again to compare
+    out = ok_output(["verify", "--data", str(root), "big"])
+    assert "big" in out
