@@ -23,9 +23,9 @@ printed:
   and compiling the front-end code of the page's elements (Streamlit loads the code of a
   kind of element, such as charts, when a page first shows one): a page's first visit in a
   tab.
-* ``open tab``: the same, but in a tab that has already shown the page once (light page,
-  the page, the light page again, by the menu, in one document), then the data caches
-  emptied and the page clicked: a switch between pages while exploring.
+* ``open tab``: then, in the same tab (one document), the light page again by the menu,
+  the data caches emptied and the page clicked: a tab that has already shown the page once,
+  as when one switches between pages while exploring.
 
 The time runs from the click until the page is done and stays so for 0.75 s, counted to
 the start of that stillness (polled every 30 ms): the page's script run is over (the
@@ -602,24 +602,24 @@ def browser_times(
                 link.click()
                 return settled(pg, title, t, ran, still=still, timeout=limit)
 
-            def measure(name: str, mode: str) -> tuple[float, int]:
+            def landed(name: str) -> Any:
+                """A new tab on the light page the page ``name`` is clicked from, done."""
                 land = "overview" if name == "replay" else "replay"
                 pg = tab(limit)
-                try:
-                    t = time.time()
-                    pg.goto(f"{base}/{BROWSER_PAGES[land][2]}")
-                    # the steps before the timed click need the page done, not its time
-                    settled(pg, BROWSER_PAGES[land][1], t, ran, still=LEAD_STILL, timeout=limit)
-                    if mode == "open tab":
-                        click(pg, name, LEAD_STILL)
-                        click(pg, land, LEAD_STILL)
-                    clear_caches()
-                    if cold:
-                        drop_page_cache()
-                    took = click(pg, name)
-                    return took, pg.locator(ERRORS).count()
-                finally:
-                    pg.context.close()
+                t = time.time()
+                pg.goto(f"{base}/{BROWSER_PAGES[land][2]}")
+                # the steps before a timed click need the page done, not its time
+                settled(pg, BROWSER_PAGES[land][1], t, ran, still=LEAD_STILL, timeout=limit)
+                return pg
+
+            def timed(pg: Any, name: str) -> tuple[float, int]:
+                """The data caches emptied (and the page cache, ``cold``), the page clicked:
+                its time and its error boxes."""
+                clear_caches()
+                if cold:
+                    drop_page_cache()
+                took = click(pg, name)
+                return took, pg.locator(ERRORS).count()
 
             watchdog.arm("the first load", load_limit)
             print(f"first load (tab, bundle, catalog, overview): {first_load():.2f} s", flush=True)
@@ -633,11 +633,17 @@ def browser_times(
                 for name in pages:
                     if name in over:
                         continue
+                    # one tab: "new tab" is its first visit of the page, "open tab" the
+                    # next, after the light page again (the same document)
+                    pg = None
                     for mode in modes:
-                        # a page's measurement: its landing page, the clicks, its time limit
                         watchdog.arm(f"page {name} ({mode}, run {k})", 4 * limit + 30)
                         try:
-                            took, errs = measure(name, mode)
+                            if pg is None:
+                                pg = landed(name)
+                            else:
+                                click(pg, "overview" if name == "replay" else "replay", LEAD_STILL)
+                            took, errs = timed(pg, name)
                         except (PageTimeLimit, PlaywrightError, TimeoutError) as e:
                             over[name] = f"{mode}, run {k}"
                             print(
@@ -647,6 +653,10 @@ def browser_times(
                                 flush=True,
                             )
                             watchdog.arm("the page server's restart", 2 * load_limit)
+                            if pg is not None:
+                                with contextlib.suppress(PlaywrightError):
+                                    pg.context.close()
+                                pg = None
                             reaper.stop_server()
                             start_server()
                             first_load()
@@ -656,6 +666,8 @@ def browser_times(
                         times[(mode, name)].append(took)
                         errors[name] += errs
                         print(f"  {name:14s} {mode:8s} run {k}: {took:6.2f} s", flush=True)
+                    if pg is not None:
+                        pg.context.close()
             watchdog.disarm()
             print(
                 f"{'page':14s} {'new tab':>8s} {'min':>5s} {'max':>5s}"
