@@ -22,6 +22,7 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
@@ -198,6 +199,10 @@ def connection() -> duckdb.DuckDBPyConnection:
     return _connection(st_.root, st_.signature)
 
 
+#: Seconds after the store is warm before the SQL page's first query process is opened.
+SQL_PREWARM_DELAY = 5.0
+
+
 def warm() -> None:
     """Check the store and prepare the pages' connection to it before the first page asks,
     then open the SQL page's first query process (:func:`dashboard.services.sqlprocess.prewarm`)
@@ -207,6 +212,8 @@ def warm() -> None:
         state = _remember(live_store(data_root()).state())
         _connection(state.root, state.signature)
         if state.usable_runs:
+            # not while the first page loads: a query process's start is a second of CPU
+            time.sleep(SQL_PREWARM_DELAY)
             prepared = _prepared(state.root, state.signature)
             sqlprocess.prewarm(state=state, prepared=prepared, limits=sql_limits())
 
