@@ -7,7 +7,9 @@ commits — each run's manifest and table folders, and the ``runs`` folder
 store when any of them moved. A rescan pays only for the runs that changed
 (:func:`~replay.store.scan.scan_store` with its memo). What no writer does, a shard file
 edited in place (same size, mtime restored: only its ``ctime`` moves), is found by a
-background thread that rescans every ``refresh`` seconds (default :data:`DEFAULT_REFRESH`,
+background thread that rescans every ``refresh`` seconds (or, for a store whose recheck
+takes longer than a tenth of that, 9 times the recheck's duration: :data:`RECHECK_IDLE`;
+default :data:`DEFAULT_REFRESH`,
 ``paohuzi serve --refresh``, ``paohuzi dashboard --refresh``); the first answer after that
 names the run damaged and shows no figure from it.
 
@@ -38,6 +40,9 @@ from replay.store.scan import StoreState, quick_signature, scan_store
 
 #: Seconds between two full rechecks of every file of the store by a long-lived reader.
 DEFAULT_REFRESH = 2.0
+#: A background recheck of d seconds is followed by at least this many times d of rest, so it
+#: uses at most a tenth of a core however big the store (then the interval is longer).
+RECHECK_IDLE = 9.0
 #: The environment variable that sets it for ``paohuzi serve`` and the dashboard.
 REFRESH_ENV = "PAOHUZI_REFRESH"
 
@@ -126,9 +131,11 @@ class LiveStore:
             self._thread.start()
 
     def _recheck(self) -> None:
-        """Every ``refresh`` seconds, scan the store again (stat data only for what did not
+        """Every ``refresh`` seconds (or :data:`RECHECK_IDLE` times the last recheck's
+        duration, if longer), scan the store again (stat data only for what did not
         change) and mark the kept state stale when the scan differs from it."""
-        while not self._stop.wait(self.refresh):
+        pause = self.refresh
+        while not self._stop.wait(pause):
             started = time.monotonic()
             try:
                 quick = quick_signature(self.root)
@@ -142,8 +149,9 @@ class LiveStore:
             with self._lock:
                 if self._state is kept and (kept is None or state.signature != kept.signature):
                     self._state, self._quick, self._stale = state, quick, False
-            # a recheck slower than the interval does not run back to back
-            self._stop.wait(max(0.0, time.monotonic() - started - self.refresh))
+            # at most a tenth of a core: a recheck of d seconds waits 9·d before the next
+            # (a 10⁸-hand store's takes about 0.5 s: the 97,662 files are stat'ed each time)
+            pause = max(self.refresh, RECHECK_IDLE * (time.monotonic() - started))
 
     def close(self) -> None:
         """Stop the background recheck."""
