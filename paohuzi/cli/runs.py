@@ -184,6 +184,7 @@ def rm(run: str, data: Path, yes: bool) -> None:
     """
     from engine.errors import PaohuziError
     from replay.store import manage, open_store
+    from replay.store.fsinfo import link_target
 
     try:
         st = open_store(data)
@@ -193,7 +194,7 @@ def rm(run: str, data: Path, yes: bool) -> None:
             summary = next((r for r in manage.run_summaries(st) if r["run"] == run), None)
         if not yes:
             if plan.linked:
-                question = f"remove run {run} (a link to {_link_target(plan.path)})?"
+                question = f"remove run {run} (a link to {link_target(plan.path)})?"
             elif plan.exists:
                 what = f"{_text(summary and summary['hands'])} hands" if summary else "no manifest"
                 size = _size(summary["bytes"]) if summary else "?"
@@ -218,15 +219,6 @@ def rm(run: str, data: Path, yes: bool) -> None:
         click.echo(f"removed run {run} (the link {path}; its target is kept)")
     elif plan.exists:
         click.echo(f"removed run {run} ({path})")
-
-
-def _link_target(path: Path) -> str:
-    import os
-
-    try:
-        return os.readlink(path)
-    except OSError:
-        return "?"
 
 
 def _name_hint(msg: str, data: Path, run: str) -> str:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from replay.play.table import PLAY_DIR, TABLE_SUFFIX, Journal, TableError, play_dir
-from replay.store.fsinfo import file_kind
+from replay.store.fsinfo import file_kind, link_target
 from replay.store.leftovers import Leftover, shown
 
 # The kinds of left-over of the play folder, as listed.
@@ -58,11 +58,7 @@ def examine(root: str | Path) -> PlayFindings:
         found.notes.append(f"cannot read {PLAY_DIR}: {e.strerror or e}")
         return found
     if stat.S_ISLNK(st.st_mode):
-        try:
-            target = shown(os.readlink(folder))
-        except OSError:
-            target = "?"
-        why = f"a symbolic link to {target}; --fix removes the link only"
+        why = f"a symbolic link to {shown(link_target(folder))}; --fix removes the link only"
         found.leftovers.append(Leftover(PLAY_FOLDER, folder, PLAY_DIR, why))
         return found
     if not stat.S_ISDIR(st.st_mode):
@@ -99,11 +95,7 @@ def examine(root: str | Path) -> PlayFindings:
                 f" {len(j.decisions)} decision(s); paohuzi play --resume {path.stem})"
             )
         elif stat.S_ISLNK(mode):
-            try:
-                target = shown(os.readlink(path))
-            except OSError:
-                target = "?"
-            why = f"a symbolic link to {target}; --fix removes the link only"
+            why = f"a symbolic link to {shown(link_target(path))}; --fix removes the link only"
             found.leftovers.append(Leftover(NOT_A_TABLE, path, rel, why))
         else:
             kind = file_kind(mode)

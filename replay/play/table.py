@@ -53,7 +53,7 @@ from engine.policy import Policy
 from engine.rules import RuleSet, find_rules
 from engine.state import Game, State
 from replay.replayer.views import SeenMoves
-from replay.store.fsinfo import file_kind
+from replay.store.fsinfo import file_kind, link_target
 
 #: The folder of the tables in play, in the store's folder (not a run: nothing reads it but
 #: ``paohuzi play``).
@@ -409,10 +409,7 @@ def play_folder_problem(root: str | Path) -> str | None:
     except OSError as e:
         return f"cannot read {folder}: {e.strerror or e}"
     if stat.S_ISLNK(st.st_mode):
-        try:
-            target = os.readlink(folder)
-        except OSError:
-            target = "?"
+        target = link_target(folder)
         return (
             f"the play folder {folder} is a symbolic link (to {target[:80]!r}); the tables in"
             " play must be a folder inside the store (paohuzi doctor lists it)"

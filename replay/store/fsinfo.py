@@ -28,6 +28,15 @@ def file_kind(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "a special file")
 
 
+def link_target(path: str | os.PathLike[str]) -> str:
+    """Where the symbolic link ``path`` points, as written in it, or ``"?"`` when it cannot
+    be read (gone meanwhile, not a link): for a line that names a link it refuses."""
+    try:
+        return os.readlink(path)
+    except OSError:
+        return "?"
+
+
 def pid_alive(pid: int) -> bool:
     """Whether process ``pid`` may be running on this host: only "no such process" counts
     as gone (``EPERM``, a process of another user, is alive). No process has a pid ≤ 0.

@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from replay.store.fsinfo import file_kind, pid_alive
+from replay.store.fsinfo import file_kind, link_target, pid_alive
 from replay.store.layout import (
     CATALOG_NAME,
     CHECKSUM_CACHE_NAME,
@@ -295,11 +295,8 @@ def _run_entry(e: os.DirEntry[str], root: Path, found: Findings) -> bool:
     path = Path(e.path)
     rel = _rel(path, root)
     if e.is_symlink():
-        try:
-            target = shown(os.readlink(path))
-        except OSError:
-            target = "?"
-        found.add(Leftover(SYMLINK, path, rel, f"a link to {target}; --fix removes the link only"))
+        why = f"a link to {shown(link_target(path))}; --fix removes the link only"
+        found.add(Leftover(SYMLINK, path, rel, why))
         return False
     if not e.is_dir(follow_symlinks=False):
         try:

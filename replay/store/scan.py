@@ -37,7 +37,7 @@ from replay.store import summary_schema
 from replay.store.check import _resolve, check_listed
 from replay.store.check import resolve_shard_path as resolve_shard_path  # its home before
 from replay.store.files import read_regular
-from replay.store.fsinfo import file_kind, pid_alive
+from replay.store.fsinfo import file_kind, link_target, pid_alive
 from replay.store.fsinfo import writable_mode as writable_mode  # its home before
 from replay.store.layout import CHECKSUM_CACHE_NAME, MANIFEST_NAME, RUN_NAME_RE
 from replay.store.manifest import Manifest, read_manifest_digest
@@ -775,10 +775,7 @@ def run_folder_problem(run_path: Path) -> str | None:
             " (letters, digits, '.', '_' and '-', at most 120); rename or remove it"
         )
     if stat.S_ISLNK(st.st_mode):
-        try:
-            target = os.readlink(run_path)
-        except OSError:
-            target = "?"
+        target = link_target(run_path)
         return (
             f"the run folder runs/{run_path.name} is a symbolic link (to {target[:80]!r});"
             " a run must be a folder inside the store"
