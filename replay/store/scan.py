@@ -34,7 +34,7 @@ import pydantic_core
 from engine.errors import CorruptLog, PaohuziError
 from engine.rules import PRESETS, RuleSet
 from replay.store import summary_schema
-from replay.store.check import _resolve, check_listed
+from replay.store.check import _resolve, check_listed, read_errors
 from replay.store.check import resolve_shard_path as resolve_shard_path  # its home before
 from replay.store.files import read_regular
 from replay.store.fsinfo import file_kind, link_target, pid_alive
@@ -682,8 +682,6 @@ def check_rollup(
     covers (as a summary file counts its shard's): ``([("rollup", path)], shards covered, None)``;
     ``([], 0, None)`` when the manifest lists none; ``([], 0, problem)`` when it is stale
     or damaged. Derived data: its problem never costs the run."""
-    import pyarrow as pa
-
     from replay.store.rollup import ROLLUP_KEY, covered, entry_problem
 
     why = entry_problem(manifest)
@@ -698,7 +696,7 @@ def check_rollup(
         n = cache.summary_hands(path, st)
     except CorruptLog as e:
         return [], 0, str(e)
-    except (OSError, ValueError, KeyError, pa.ArrowException) as e:
+    except read_errors(OSError, ValueError, KeyError) as e:
         return [], 0, f"rollup file {rel} is corrupt: {str(e).splitlines()[0]}"
     k = int(entry["shards"])
     held = sum(int(s["hands"]) for s in covered(manifest)[:k])
