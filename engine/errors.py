@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 
 class PaohuziError(ValueError):
     """Root of every error the product raises on bad input."""
@@ -45,6 +47,42 @@ def quote(text: object, limit: int = QUOTE_LIMIT) -> str:
         return repr(s)
     r = repr(s[:limit])  # the ellipsis goes inside the closing quote
     return f"{r[:-1]}…{r[-1]} ({len(s)} characters)"
+
+
+#: The longest input :func:`did_you_mean` compares (difflib's matcher is quadratic in it).
+SUGGEST_LIMIT = 80
+
+
+def did_you_mean(word: object, choices: Iterable[str], n: int = 3) -> str:
+    """The end of an error line that names the valid choices closest to ``word``
+    (:func:`difflib.get_close_matches`, ignoring case), or ``""`` when none is close: the
+    one helper every "unknown …" message of the product ends with (a command, a policy, a
+    rule preset or switch, a run's name, an option).
+
+    >>> did_you_mean("heuristc", ["random", "greedy", "heuristic", "learned"])
+    "; did you mean 'heuristic'?"
+    >>> did_you_mean("hunan-ful", ["hunan", "hunan-basic", "hunan-full", "hunan-4p"])
+    "; did you mean 'hunan-full'?"
+    >>> did_you_mean("zzz", ["random", "greedy"])
+    ''
+    """
+    import difflib
+
+    text = word if isinstance(word, str) else str(word)
+    if not text or len(text) > SUGGEST_LIMIT:
+        return ""
+    by_key: dict[str, str] = {}
+    for c in choices:
+        by_key.setdefault(c.lower(), c)
+    if text.lower() in by_key:
+        return ""
+    key = text.lower()
+    close = difflib.get_close_matches(key, list(by_key), n=n, cutoff=0.6)
+    if not close:
+        return ""
+    score = [difflib.SequenceMatcher(None, key, c).ratio() for c in close]
+    close = [c for c, r in zip(close, score, strict=True) if r >= score[0] - 0.05]  # the best
+    return "; did you mean " + " or ".join(quote(by_key[c]) for c in close) + "?"
 
 
 #: The Unicode categories of the characters a terminal acts on instead of showing: controls

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from typing import Any
 
-from engine.errors import InvalidRules, quote
+from engine.errors import InvalidRules, did_you_mean, quote
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "players": (3, 4),
@@ -73,7 +73,10 @@ class RuleSet:
                 raise InvalidRules(f"rule {f.name}={v!r}: expected {expected.__name__}")
             if f.name in _CHOICES and v not in _CHOICES[f.name]:
                 allowed = ", ".join(str(c) for c in _CHOICES[f.name])
-                raise InvalidRules(f"rule {f.name}={quote(v)}: expected one of {allowed}")
+                raise InvalidRules(
+                    f"rule {f.name}={quote(v)}: expected one of {allowed}"
+                    f"{did_you_mean(v, [str(c) for c in _CHOICES[f.name]])}"
+                )
         if not 1 <= self.min_huxi <= 99:
             raise InvalidRules(f"rule min_huxi={self.min_huxi}: expected 1..99")
         if not 1 <= self.huangzhuang_rotate <= MAX_HUANGZHUANG_ROTATE:
@@ -103,7 +106,9 @@ class RuleSet:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(d) - known)
         if unknown:
-            raise InvalidRules(f"unknown rule switch {quote(unknown[0])}")
+            raise InvalidRules(
+                f"unknown rule switch {quote(unknown[0])}{did_you_mean(unknown[0], known)}"
+            )
         return cls(**d)
 
     @classmethod
@@ -131,7 +136,9 @@ class RuleSet:
             if not sep or not key:
                 raise InvalidRules(f"malformed rule override {quote(a)}: expected key=value")
             if key not in types:
-                raise InvalidRules(f"unknown rule switch {quote(key)} in {quote(a)}")
+                raise InvalidRules(
+                    f"unknown rule switch {quote(key)} in {quote(a)}{did_you_mean(key, types)}"
+                )
             t = types[key]
             if t in ("bool", bool):
                 low = raw.lower()
@@ -196,5 +203,8 @@ def find_rules(name: str) -> RuleSet:
     key = ALIASES.get(key, key)
     if key not in PRESETS:
         known = ", ".join(PRESETS)
-        raise InvalidRules(f"unknown rule preset {quote(name)} (known: {known})")
+        raise InvalidRules(
+            f"unknown rule preset {quote(name)} (known: {known})"
+            f"{did_you_mean(key, [*PRESETS, *ALIASES])}"
+        )
     return PRESETS[key]

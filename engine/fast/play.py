@@ -402,8 +402,8 @@ def policy_code(name: str) -> int:
     A name that is no policy at all raises load_policy's own InvalidNotation (same
     text); a ``module:Class`` policy, which the fast engine cannot play, InvalidNotation
     "… has no compiled version"."""
-    from engine.errors import InvalidNotation
-    from engine.policies import BUILTIN
+    from engine.errors import InvalidNotation, did_you_mean
+    from engine.policies import BUILTIN, NAMES
     from engine.policies.search_policy import is_search_spec
     from engine.policies.weights import is_weighted_spec, parse_spec
 
@@ -417,6 +417,7 @@ def policy_code(name: str) -> int:
         if key not in BUILTIN and ":" not in name:
             raise InvalidNotation(
                 f"unknown policy {name!r} (built-in: {', '.join(BUILTIN)}; or module:Class)"
+                f"{did_you_mean(key, NAMES)}"
             )
         have = ", ".join(POLICY_CODES)
         raise InvalidNotation(f"policy {name!r} has no compiled version (compiled: {have})")

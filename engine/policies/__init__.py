@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping, Sequence
 
-from engine.errors import InvalidNotation
+from engine.errors import InvalidNotation, did_you_mean
 from engine.policies import weights as _weights
 from engine.policy import Policy
 
@@ -44,6 +44,8 @@ BUILTIN = {
     "learned": "engine.policies.learned:LearnedPolicy",
 }
 
+#: The names a misspelt policy is held to (:func:`engine.errors.did_you_mean`).
+NAMES = (*BUILTIN, "search")
 
 #: Recorded tables by canonical spec (``heuristic@tuned.json`` → its table), as a run's
 #: manifest holds them; a spec found here is not read from its file again.
@@ -120,7 +122,9 @@ def check_spec(spec: str) -> str:
     elif "@" in t:
         _weights.parse_spec(t)
     elif t.lower() not in BUILTIN:
-        raise InvalidNotation(f"unknown policy {t[:80]!r} (built-in: {BUILT_IN_SPECS})")
+        raise InvalidNotation(
+            f"unknown policy {t[:80]!r} (built-in: {BUILT_IN_SPECS}){did_you_mean(t, NAMES)}"
+        )
     return t
 
 
@@ -149,6 +153,7 @@ def load_policy(spec: str, tables: Tables | None = None, *, plugins: bool = True
     if not sep or not mod_name or not cls_name:
         raise InvalidNotation(
             f"unknown policy {spec!r} (built-in: {', '.join(BUILTIN)}; or module:Class)"
+            f"{did_you_mean(spec.strip(), NAMES)}"
         )
     try:
         cls = getattr(importlib.import_module(mod_name), cls_name)

@@ -38,7 +38,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from engine.errors import InvalidNotation
+from engine.errors import InvalidNotation, did_you_mean
 from engine.search import SearchError, improve, playouts
 
 if TYPE_CHECKING:
@@ -94,6 +94,7 @@ def parse_spec(spec: str) -> tuple[int, str]:
         raise InvalidNotation(
             f"policy {spec[:60]!r}: unknown rollout policy {rollout[:40]!r} (one of"
             f" {', '.join(ROLLOUT_POLICIES)}, or POLICY@WEIGHTS)"
+            f"{did_you_mean(rollout, ROLLOUT_POLICIES)}"
         )
     return n, rollout.lower()
 

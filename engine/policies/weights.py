@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.errors import InvalidNotation, quote
+from engine.errors import InvalidNotation, did_you_mean, quote
 
 #: The policies that take a weights table (``search`` rollouts always use the defaults).
 WEIGHTED = ("greedy", "heuristic", "learned")
@@ -299,6 +299,7 @@ def parse_spec(spec: str) -> tuple[str, str, bool]:
         raise InvalidNotation(
             f"policy {spec[:60]!r}: only {', '.join(WEIGHTED[:-1])} and {WEIGHTED[-1]} take weights"
             f" ({', '.join(p + '@WEIGHTS' for p in WEIGHTED)})"
+            f"{did_you_mean(base, WEIGHTED) if sep else ''}"
         )
     rest = rest.strip()
     if not rest:
@@ -346,6 +347,7 @@ def shipped_path(policy: str, name: str) -> Path:
         raise InvalidNotation(
             f"policy '{policy}@{name}': no shipped weights set {name!r} for {policy}"
             f" (shipped: {have}; a file: a path with '/' or ending in .json)"
+            f"{did_you_mean(name, shipped_names(policy))}"
         )
     return path
 

@@ -73,7 +73,49 @@ _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 def _one_line(e: click.UsageError) -> InputError:
     where = e.ctx.command_path if e.ctx is not None else "paohuzi"
-    return InputError(bound_echoes(f"{e.format_message()} (see '{where} --help')"))
+    return InputError(bound_echoes(f"{_suggesting(e)} (see '{where} --help')"))
+
+
+def _suggesting(e: click.UsageError) -> str:
+    """The message of a usage error, a misspelt option or choice ending with the closest
+    valid ones by :func:`engine.errors.did_you_mean`, as every other "unknown …" line of the
+    command line does (click's own "Did you mean" and "Possible options" left out)."""
+    from engine.errors import did_you_mean
+
+    if isinstance(e, click.NoSuchOption) and e.ctx is not None:
+        names = [
+            o
+            for p in e.ctx.command.get_params(e.ctx)
+            if isinstance(p, click.Option) and not p.hidden
+            for o in (*p.opts, *p.secondary_opts)
+            if o != getattr(p, "former", None)
+        ]
+        return f"No such option: {e.option_name}{did_you_mean(e.option_name, names)}"
+    text = e.format_message()
+    param = getattr(e, "param", None)
+    if isinstance(e, click.BadParameter) and isinstance(getattr(param, "type", None), click.Choice):
+        value = _leading_repr(e.message)
+        if value is not None:
+            hint = did_you_mean(value, [str(c) for c in param.type.choices])  # type: ignore[union-attr]
+            if hint:
+                text = f"{text.rstrip('.')}{hint}"
+    return text
+
+
+def _leading_repr(message: str) -> str | None:
+    """The value click's :class:`click.Choice` quotes at the start of its message
+    (``'fas' is not one of …``), or None."""
+    import ast
+    import re
+
+    m = re.match(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*") is not """, message)
+    if m is None:
+        return None
+    try:
+        value = ast.literal_eval(m.group(1))
+    except (ValueError, SyntaxError):
+        return None
+    return value if isinstance(value, str) else None
 
 
 def _bounded(e: click.ClickException) -> click.ClickException:
@@ -94,6 +136,21 @@ class PaohuziGroup(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(super().list_commands(ctx)) | set(LAZY_COMMANDS))
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """A misspelt command: one line naming the closest commands (the lazy ones too)."""
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as e:
+            name = args[0] if args else ""
+            if not name or name.startswith("-") or name in self.list_commands(ctx):
+                raise
+            from engine.errors import did_you_mean, quote
+
+            hint = did_you_mean(name, self.list_commands(ctx))
+            raise click.UsageError(f"No such command {quote(name)}{hint or '.'}", ctx) from e
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         cmd = super().get_command(ctx, cmd_name)

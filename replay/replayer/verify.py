@@ -48,7 +48,7 @@ import pyarrow.parquet as pq
 
 from engine.actions import CHI_BASE, action_str, kind_of
 from engine.cards import COPIES, DECK_SIZE, NUM_KINDS, card_char
-from engine.errors import IllegalAction, InvalidNotation, PaohuziError
+from engine.errors import IllegalAction, InvalidNotation, PaohuziError, did_you_mean
 from engine.rules import RuleSet
 from engine.state import OutcomeKind, State
 from replay import schema, store
@@ -1079,8 +1079,11 @@ def verify_store(
         rep = RunReport(name)
         reports.append(rep)
         if not os.path.isdir(path):  # False for a name too long for the system too
-            known = ", ".join(_run_names(root, ())) or "none"
-            raise store.StoreError(f"no run {name!r} in {root} (runs: {known})")
+            names = _run_names(root, ())
+            known = ", ".join(names) or "none"
+            raise store.StoreError(
+                f"no run {name!r} in {root} (runs: {known}){did_you_mean(name, names)}"
+            )
         if not (path / store.MANIFEST_NAME).exists():
             note = _first_write_note(name, path)
             if note is not None:  # nothing was committed: no run yet, nothing damaged

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.errors import CorruptLog, InvalidNotation, PaohuziError
+from engine.errors import CorruptLog, InvalidNotation, PaohuziError, did_you_mean
 from replay.store.layout import MANIFEST_NAME, StoreError, check_run_name, run_dir
 from replay.store.manifest import Manifest, RunLock
 from replay.store.scan import rules_label, run_state, writer_alive
@@ -137,8 +137,10 @@ def outcome_code(name: str) -> int:
     try:
         return int(OutcomeKind[t.upper().replace("-", "_")])
     except KeyError:
-        known = ", ".join(k.name.lower() for k in OutcomeKind)
-        raise InvalidNotation(f"unknown outcome {name!r} (known: {known})") from None
+        names = [k.name.lower() for k in OutcomeKind]
+        raise InvalidNotation(
+            f"unknown outcome {name!r} (known: {', '.join(names)}){did_you_mean(t, names)}"
+        ) from None
 
 
 def mingtang_mask(name: str) -> int:
@@ -157,6 +159,7 @@ def mingtang_mask(name: str) -> int:
     if not mask:
         raise InvalidNotation(
             f"unknown 名堂 {name!r} (known: {', '.join(schema.MINGTANG_BITS)}, or their names)"
+            f"{did_you_mean(t, schema.MINGTANG_BITS)}"
         )
     return mask
 
@@ -397,7 +400,10 @@ def plan_removal(root: Path, name: str) -> Removal:
             for p in (runs.iterdir() if runs.is_dir() else [])
             if p.name.startswith("run=") and (p / MANIFEST_NAME).exists()
         )
-        raise StoreError(f"no run {name!r} in {root} (runs: {', '.join(known) or 'none'})")
+        raise StoreError(
+            f"no run {name!r} in {root} (runs: {', '.join(known) or 'none'})"
+            f"{did_you_mean(name, known)}"
+        )
     return Removal(path, exists, linked, tuple(lo.path for lo in pending.leftovers))
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from engine.errors import CorruptLog
+from engine.errors import CorruptLog, did_you_mean
 from engine.rules import RuleSet
 from replay import schema
 from replay.store.layout import CATALOG_NAME, MANIFEST_NAME, StoreError, default_data_dir, run_dir
@@ -268,8 +268,11 @@ class Store:
         if problem is not None:
             raise StoreError(f"run {name}: {problem}")
         if not os.path.lexists(path / MANIFEST_NAME):
-            known = ", ".join(self.run_names()) or "none"
-            raise StoreError(f"no run {name!r} in {self.root} (runs: {known})")
+            names = self.run_names()
+            known = ", ".join(names) or "none"
+            raise StoreError(
+                f"no run {name!r} in {self.root} (runs: {known}){did_you_mean(name, names)}"
+            )
         return Run(name, path, read_manifest(path))
 
     def scan(self, manifests: bool = True) -> StoreState:
