@@ -4,12 +4,12 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo play-hand test test-long warm browser-deps check lint typecheck bench bench-dashboard bench-service reference clean
+.PHONY: demo play-hand test test-long warm browser-deps check lint typecheck bench bench-dashboard bench-service reference docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -e '.[dev,docs]'
 	touch $(STAMP)
 
 # The default dataset (paohuzi/demo_data.py; skipped when already recorded), then the dashboard.
@@ -58,8 +58,13 @@ bench: $(STAMP)
 reference: $(STAMP) warm
 	$(VENV)/bin/paohuzi report --data data/reference --out docs/REFERENCE.md
 
+# The documentation site (mkdocs.yml: docs/, the README as its home page, the CLI reference from
+# the commands' --help, the Python API from docstrings) into site/; any warning fails it.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
+
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build site *.egg-info
 
 # The dashboard and `paohuzi stats` on a 10,000,000-hand store, summaries vs raw hands
 # (bench/dashboard.py; BENCH_HANDS=… for another size, BENCH_DASHBOARD_ARGS=… for

@@ -1,4 +1,4 @@
-"""Everything about logs, in the order data flows (see README "How data flows"):
+"""Everything about logs, in the order data flows (see docs/ARCHITECTURE.md "How data flows"):
 :mod:`replay.record` plays and records hands, :mod:`replay.store` keeps and catalogues them,
 :mod:`replay.replayer` rebuilds, verifies, renders, exports and imports them,
 :mod:`replay.analysis` turns them into statistics, and :mod:`paohuzi.cli` is the command line.

@@ -176,20 +176,34 @@ def test_no_import_circles_of_modules() -> None:
         )
 
 
-def _readme_layers() -> dict[str, tuple[str, ...]]:
-    """The layers inside each top package, from the bottom up, as the README lists them
-    (written once, there): ``- top: layer, layer, …`` lines under "How data flows"."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    flow = text[text.index("## How data flows") : text.index("## Commands")]
+#: Where the folders, the data flow and the layers are written (they were in the README).
+ARCHITECTURE = ROOT / "docs" / "ARCHITECTURE.md"
+
+
+def _section(text: str, title: str) -> str:
+    """The section ``## title`` of a Markdown text, up to the next ``## `` heading."""
+    start = text.index(f"## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end >= 0 else len(text)]
+
+
+def _architecture() -> str:
+    return ARCHITECTURE.read_text(encoding="utf-8")
+
+
+def _documented_layers() -> dict[str, tuple[str, ...]]:
+    """The layers inside each top package, from the bottom up, as docs/ARCHITECTURE.md lists
+    them (written once, there): ``- top: layer, layer, …`` lines under "How data flows"."""
+    flow = _section(_architecture(), "How data flows")
     found = re.findall(r"^- ([a-z]+): (.+)$", flow, re.M)
     return {top: tuple(x.strip() for x in layers.split(",")) for top, layers in found}
 
 
-#: The layers inside each top package, from the bottom up, at the level of its subpackages:
-#: a layer imports only itself and the layers below it. The modules of a package's own
-#: folder are the layer named after it; its ``__init__`` is its face (it hands names on,
-#: loaded on first use) and no layer.
-LAYERS = _readme_layers()
+#: The layers inside each top package, from the bottom up, at the level of its subpackages
+#: (docs/ARCHITECTURE.md): a layer imports only itself and the layers below it. The modules
+#: of a package's own folder are the layer named after it; its ``__init__`` is its face (it
+#: hands names on, loaded on first use) and no layer.
+LAYERS = _documented_layers()
 
 
 def _layer(name: str, modules: dict[str, Path]) -> str | None:
@@ -255,26 +269,24 @@ def test_no_test_module_imports_another() -> None:
     assert not bad, "\n".join(bad)
 
 
-def _readme() -> str:
-    return (ROOT / "README.md").read_text(encoding="utf-8")
-
-
-def test_the_readme_table_names_every_top_folder() -> None:
-    # the "What is here" table and the tree: each folder of the table exists, each package
-    # and tracked top folder is in the table
-    text = _readme()
-    table = text[text.index("## What is here") : text.index("## How data flows")]
-    listed = set(re.findall(r"^\| `([a-z_]+)/` \|", table, re.M))
+def test_the_folder_tables_name_every_top_folder() -> None:
+    # docs/ARCHITECTURE.md's "What is here" table and the README's folder map: each folder of
+    # a table exists, each package is in both
     packages = {p.parent.name for p in ROOT.glob("*/__init__.py")}
-    assert packages <= listed, f"packages missing from the README table: {packages - listed}"
-    assert all((ROOT / name).is_dir() or name == "data" for name in listed), listed
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for where, table in (
+        ("docs/ARCHITECTURE.md", _section(_architecture(), "What is here")),
+        ("README.md", _section(readme, "Folders")),
+    ):
+        listed = set(re.findall(r"^\| `([a-z_]+)/` \|", table, re.M))
+        assert packages <= listed, f"packages missing from the {where} table: {packages - listed}"
+        assert all((ROOT / name).is_dir() or name == "data" for name in listed), listed
 
 
-def test_the_readme_flow_names_every_subpackage() -> None:
+def test_the_data_flow_names_every_subpackage() -> None:
     # each subpackage of replay/, paohuzi/ and engine/ appears in "How data flows"
-    text = _readme()
-    flow = text[text.index("## How data flows") : text.index("## Commands")]
+    flow = _section(_architecture(), "How data flows")
     for pkg in ("replay", "paohuzi", "engine"):
         for init in sorted((ROOT / pkg).glob("*/__init__.py")):
             sub = init.parent.name
-            assert f"{sub}/" in flow, f"{pkg}/{sub}/ is not in the README's data flow"
+            assert f"{sub}/" in flow, f"{pkg}/{sub}/ is not in docs/ARCHITECTURE.md's data flow"

@@ -14,7 +14,7 @@ Progress: tasks report hands played to a small actor (at most every
 
 Without an address a local Ray instance is started bound to 127.0.0.1 only, with no
 dashboard and no usage statistics; with ``auto`` or ``HOST:PORT`` the driver joins a running
-cluster (see README, "Running on a Ray cluster").
+cluster (see docs/CLUSTER.md).
 """
 
 from __future__ import annotations

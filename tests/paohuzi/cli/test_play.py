@@ -1,4 +1,4 @@
-"""``paohuzi play`` (docs: README "Play"): whole hands from standard input, recorded,
+"""``paohuzi play`` (docs: docs/PLAY.md): whole hands from standard input, recorded,
 verified and in the statistics; a hand killed mid-way and resumed equals the hand played at
 once; bad moves refused with the options again; bad options one line, nothing written; two
 players into one run."""
