@@ -37,6 +37,13 @@ MAX_LINES_DEFAULT = 200
     " instead of the compiled one.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="Also the store's housekeeping that needs nothing done (an earlier rollup file kept"
+    " for readers of an earlier manifest).",
+)
 def verify(
     runs: tuple[str, ...],
     data: Path,
@@ -46,6 +53,7 @@ def verify(
     max_lines: int,
     reference: bool,
     quiet: bool,
+    verbose: bool,
 ) -> None:
     """Re-apply every event of every hand of RUN (all runs without RUN) through the engine's
     checked path (the compiled engine; --reference: the Python reference engine), recompute
@@ -53,7 +61,8 @@ def verify(
     store around them (manifest, shard files, checksums, row counts, event order, decks,
     and each summary file, recomputed from the hands it summarises and compared).
     Every bad hand is reported with its run, hand, event seq and the reason; the check goes
-    on. Exit status 1 if anything is bad, 0 otherwise.
+    on. Exit status 1 if anything is bad, 0 otherwise. A note says what a user may act on;
+    -v also says the store's housekeeping that needs nothing done.
 
     \b
     paohuzi verify
@@ -88,12 +97,14 @@ def verify(
     if as_json:
         click.echo(json.dumps(report.to_dict(), ensure_ascii=False, indent=1))
     else:
-        click.echo(render_report(report, max_lines))
+        click.echo(render_report(report, max_lines, verbose))
     if not report.ok:
         sys.exit(1)
 
 
-def render_report(report: Any, max_lines: int = MAX_LINES_DEFAULT) -> str:
+def render_report(report: Any, max_lines: int = MAX_LINES_DEFAULT, verbose: bool = False) -> str:
+    """The report as ``paohuzi verify`` prints it: problems, the notes a user may act on
+    (``verbose``: the housekeeping details too), a line per run and the verdict."""
     lines = []
     for r in report.runs:
         shown = r.problems if not max_lines else r.problems[:max_lines]
@@ -101,6 +112,8 @@ def render_report(report: Any, max_lines: int = MAX_LINES_DEFAULT) -> str:
         if len(shown) < len(r.problems):
             lines.append(f"run {r.run}: … {len(r.problems) - len(shown)} more problem(s)")
     lines += [f"Note: {note}" for r in report.runs for note in r.notes]
+    if verbose:
+        lines += [f"Note: {note}" for r in report.runs for note in getattr(r, "details", ())]
     rate = report.hands / report.seconds if report.seconds > 0 else 0.0
     for r in report.runs:
         state = "ok" if r.ok else f"{r.n_bad:,} bad hand(s), {len(r.problems):,} problem(s)"

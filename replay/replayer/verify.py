@@ -836,6 +836,9 @@ class RunReport:
     status: str | None = None
     engine: str | None = None  # who re-applied the hands ("fast" / "reference")
     notes: list[str] = field(default_factory=list)  # said, not problems
+    #: Said only when asked (``paohuzi verify -v``): the store's own housekeeping, which
+    #: nobody has to act on (an earlier rollup kept for its grace period).
+    details: list[str] = field(default_factory=list)
 
     @property
     def n_bad(self) -> int:
@@ -857,6 +860,7 @@ class RunReport:
             "unverifiable_hands": self.unverifiable,
             "problems": [p.to_dict() for p in self.problems],
             "notes": list(self.notes),
+            "details": list(self.details),
         }
 
 
@@ -901,10 +905,12 @@ class VerifyReport:
 
 
 def _check_manifest(
-    name: str, path: Path, notes: list[str]
+    name: str, path: Path, notes: list[str], details: list[str] | None = None
 ) -> tuple[dict[str, Any] | None, list[Problem], list[dict[str, Any]]]:
     """The manifest, run-level problems, and the shard entries that can be checked; what
-    is worth saying but no problem goes to ``notes``."""
+    is worth saying but no problem goes to ``notes``, what nobody has to act on (the
+    store's housekeeping) to ``details``."""
+    details = notes if details is None else details
     problems: list[Problem] = []
 
     def bad(reason: str, hands: int = 0) -> None:
@@ -987,7 +993,7 @@ def _check_manifest(
         if rel in listed or m.get("status") != "complete":
             continue
         if rel.startswith(f"{ROLLUP_DIR}/"):
-            notes.append(
+            details.append(
                 f"run {name}: {rel} is an earlier rollup, kept for readers of an earlier"
                 " manifest ($PAOHUZI_ROLLUP_GRACE seconds, default 600, after it was replaced;"
                 " the run's next write or 'paohuzi index' after that removes it)"
@@ -1102,7 +1108,7 @@ def verify_store(
             )
             rep.unverifiable = 0
             continue
-        m, problems, shards = _check_manifest(name, path, rep.notes)
+        m, problems, shards = _check_manifest(name, path, rep.notes, rep.details)
         rep.problems += problems
         if m is None:
             continue
