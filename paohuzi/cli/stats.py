@@ -15,6 +15,7 @@ from engine.errors import printable
 from paohuzi.cli.text_table import _ci, _ci_pct, _num, _pct, _table
 from replay.analysis.stats import QUANTILES, GroupRow, RunStats, Winning
 from replay.store.layout import data_option
+from replay.store.params import policies_label
 
 _WIN_LABELS = {"huxi": "胡息", "deng": "等", "fan": "番", "score": "score 等×番"}
 
@@ -106,8 +107,7 @@ def _sci(x: float) -> str:
 
 def render(s: RunStats) -> str:
     """The text summary of one run."""
-    # a run of imported hands records no policies of its own: those its hands carry
-    pol = ",".join(s.policies) or ",".join(r.key for r in s.policy) or "none recorded"
+    pol = policies_label(s.policies)  # as paohuzi runs names them
     dup = " · duplicate" if s.duplicate else ""
     unit = "deal (its rotations are one unit)" if s.duplicate else "hand"
     out = [

@@ -51,6 +51,7 @@ from replay.analysis.figures.selection import Plan, Selection, plan
 from replay.store.ducklimits import failure_line
 from replay.store.layout import StoreError
 from replay.store.manifest import Manifest
+from replay.store.params import played_policies
 from replay.store.runs import Run, RunHead, Store
 from replay.store.scan import StoreState, rollup_note, rules_label, summary_warning
 
@@ -119,6 +120,8 @@ class RunStats:
     status: str  # complete, being written, stopped, interrupted, failed (as paohuzi runs)
     rules: str
     players: int
+    #: Per seat, as the run was simulated; a run of imported hands: the distinct policies
+    #: its hands were played by, sorted (replay.store.params.played_policies).
     policies: tuple[str, ...]
     duplicate: bool
     rotations: int
@@ -340,6 +343,8 @@ def summarize(
     st.seats.extend(group_rows(r for r in rows if r["g"] == "seat"))
     st.dealer.extend(group_rows(r for r in rows if r["g"] == "dealer"))
     by_policy = [r for r in rows if r["g"] == "policy"]
+    if not st.policies:  # a run of imported hands: the policies its hands were played by
+        st.policies = played_policies([[str(r["key"])] for r in by_policy])
     if len(by_policy) > 1:
         st.policy.extend(group_rows(by_policy))
         if duplicate:

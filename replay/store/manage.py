@@ -93,6 +93,44 @@ def _disk_bytes(path: Path) -> int:
     return total
 
 
+def run_policies_label(run: Any) -> str:
+    """A run's policies as ``paohuzi stats`` names them (:func:`replay.store.params.
+    policies_label`): a simulated run's seats', or the distinct policies the hands of a run
+    of imported hands were played by (its ``params.seat_policies``; past the classes a
+    manifest keeps, read from its hands files' ``policy_*`` columns)."""
+    from replay.store.params import RunParams, played_policies, policies_label
+
+    raw = run.manifest.get("params") or {}
+    listed = RunParams.of(raw).policies
+    if listed:
+        return policies_label(listed)
+    if raw.get("seat_policies") and not raw.get("seat_policies_overflow"):
+        return policies_label(played_policies(raw["seat_policies"]))
+    return policies_label(_hands_policies(run))
+
+
+def _hands_policies(run: Any) -> tuple[str, ...]:
+    """The distinct policies of a run's hands, from the ``policy_*`` columns of its listed
+    hands files (a file that cannot be read is left out: its run is another check's)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from replay.store.check import resolve_shard_path
+    from replay.store.params import played_policies
+
+    players = int((run.manifest.get("rules") or {}).get("players", 3))
+    cols = [f"policy_{s}" for s in range(players)]
+    seen: set[tuple[str | None, ...]] = set()
+    for shard in run.manifest.get("shards") or ():
+        try:
+            rel = shard["files"]["hands"]["path"]
+            t = pq.read_table(resolve_shard_path(run.path, rel), columns=cols)
+        except (KeyError, TypeError, OSError, ValueError, pa.ArrowException):
+            continue
+        seen.update(zip(*(t.column(c).to_pylist() for c in cols), strict=True))
+    return played_policies(seen)
+
+
 def run_summaries(st: Any) -> list[dict[str, Any]]:
     """One summary per run of the store ``st`` (a :class:`replay.store.runs.Store`): name,
     status, rules, policies, hands, bytes on disk, created. A run whose manifest cannot be
@@ -104,12 +142,11 @@ def run_summaries(st: Any) -> list[dict[str, Any]]:
         try:
             r = st.run(name)
             m = r.manifest
-            params = m.get("params") or {}
             row.update(
                 status=r.status,
                 state=run_state(r.status, r.status == "running" and writer_alive(path)),
                 rules=rules_label(m.get("rules") or {}, m.get("rules_preset")),  # as stats
-                policies=params.get("policies_text"),
+                policies=run_policies_label(r),  # as stats
                 hands=r.n_hands,
                 created=m.get("created"),
                 imported=Manifest(m).imported,

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,3 +40,26 @@ class RunParams:
             policies=tuple(p.get("policies") or ()),
             shard_hands=p.get("shard_hands"),
         )
+
+
+def policies_label(policies: Sequence[str]) -> str:
+    """A run's policies as every command names them (``paohuzi runs``, ``paohuzi stats``,
+    the service's ``/runs``): comma-separated, ``none recorded`` when there are none. A
+    simulated run's are its seats' (``params.policies``); a run of imported hands' are the
+    distinct policies its hands were played by, sorted (:func:`played_policies`).
+
+    >>> policies_label(("heuristic", "random", "heuristic")), policies_label(())
+    ('heuristic,random,heuristic', 'none recorded')
+    """
+    return ",".join(policies) or "none recorded"
+
+
+def played_policies(seats: Iterable[Iterable[str | None]]) -> tuple[str, ...]:
+    """The distinct policies of seat assignments (a run of imported hands'
+    ``params.seat_policies``, or its hands' ``policy_*`` columns), sorted: what a run of
+    imported hands is labelled by (:func:`policies_label`).
+
+    >>> played_policies([["human:ann", "heuristic", "heuristic"], ["import"] * 3])
+    ('heuristic', 'human:ann', 'import')
+    """
+    return tuple(sorted({p for seat in seats for p in seat if p is not None}))
