@@ -19,7 +19,9 @@ base-41 digits, each id + 1, left-padded with zeros; so codes sort by their grou
 >>> encode_chi([(0, 1, 2), (2, 3, 4)])
 144
 >>> decode(144)
-Action(kind=<ActionKind.CHI: 7>, card=None, groups=((0, 1, 2), (2, 3, 4)))
+Action('吃 [一二三][三四五]')
+>>> decode(144).kind, decode(144).groups
+(<ActionKind.CHI: 7>, ((0, 1, 2), (2, 3, 4)))
 >>> action_str(144)
 '吃 [一二三][三四五]'
 >>> action_str(DISCARD_BASE + 19)
@@ -72,6 +74,11 @@ class Action:
 
     def __str__(self) -> str:
         return action_str(encode(self))
+
+    def __repr__(self) -> str:
+        """``Action('吃 [一二三][三四五]')``: the action in card notation (equality and hash
+        stay the fields')."""
+        return f"Action({str(self)!r})"
 
 
 def encode_chi(groups: Iterable[tuple[int, ...]]) -> int:

@@ -77,6 +77,11 @@ class Group:
     kind: GroupKind
     cards: tuple[int, ...]
 
+    def __repr__(self) -> str:
+        """``Group('吃[一二三]')``: the 门子 in card notation (equality, order and hash stay
+        the fields')."""
+        return f"Group({str(self)!r})"
+
     def __str__(self) -> str:
         label = GROUP_LABELS[self.kind]
         if self.kind in SAME_FACE_KINDS:

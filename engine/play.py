@@ -16,6 +16,7 @@ import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from engine.actions import action_str
 from engine.deck import derive_seeds
 from engine.policy import Policy
 from engine.state import Game, State
@@ -31,6 +32,18 @@ class Step:
     forced: bool
     n_legal: int
     state: State
+
+    def __str__(self) -> str:
+        """The step in card notation: ``seat 0: 打 一``, ``seat 1: 提 八 (forced)``."""
+        return f"seat {self.seat}: {action_str(self.action)}{' (forced)' if self.forced else ''}"
+
+    def __repr__(self) -> str:
+        """The step with its action in card notation, not the live state's (long) repr:
+        ``Step(seat=0, action=10 '打 一', forced=False, n_legal=15)``."""
+        return (
+            f"Step(seat={self.seat}, action={self.action} {action_str(self.action)!r},"
+            f" forced={self.forced}, n_legal={self.n_legal})"
+        )
 
 
 def play_hand(

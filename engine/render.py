@@ -33,17 +33,7 @@ def render_state(state: Any) -> str:
             f" | right {format_cards(state.right[seat]) or '-'}"
         )
     if state.outcome is not None:
-        o = state.outcome
-        if o.winner is None:
-            lines.append("荒庄")
-        else:
-            r = o.result
-            assert r is not None
-            groups = " ".join(str(g) for g in r.groups)
-            lines.append(
-                f"{o.kind.name} seat {o.winner}: {groups} 胡息 {r.huxi} 等 {r.deng}"
-                f" 番 {r.fan} score {r.score} deltas {list(o.deltas)}"
-            )
+        lines.append(render_outcome(state.outcome))
     else:
         if state.card is not None:
             lines.append(
@@ -55,3 +45,40 @@ def render_state(state: Any) -> str:
             forced = " (forced)" if state.is_forced() else ""
             lines.append(f"seat {seat} to act{forced}: {opts}")
     return "\n".join(lines)
+
+
+#: How a hand ended, as the outcome line names it (engine.outcome.OutcomeKind's names).
+KIND_LABELS = {"HU": "胡", "HUANGZHUANG": "荒庄", "TIANHU_AUTO": "3提/5坎 天胡", "TIANHU": "天胡"}
+#: Where the hu card came from (engine.outcome.Source's names).
+SOURCE_LABELS = {
+    "OWN_DRAW": "自摸",
+    "OTHER_DRAW": "another seat's draw",
+    "LIANG_DEALER": "the dealer's 21 cards",
+    "LIANG_OTHER": "the 亮张",
+    "DISCARD": "a discard",
+}
+
+
+def render_outcome(o: Any) -> str:
+    """One line in card notation for an :class:`engine.state.Outcome` (``str(outcome)``):
+    how the hand ended, the winner, the hu card and where it came from, the 门子, 胡息, 等,
+    名堂, 番, score and each seat's score change."""
+    deltas = " ".join(f"{d:+d}" for d in o.deltas)
+    head = KIND_LABELS.get(o.kind.name, o.kind.name)
+    if o.winner is None:
+        return f"{head} · deltas {deltas}"
+    head += f" seat {o.winner}"
+    if o.card is not None:
+        head += f" on {format_cards([o.card])}"
+    if o.source is not None:
+        head += f" ({SOURCE_LABELS.get(o.source.name, o.source.name)}"
+        head += f", from seat {o.from_seat})" if o.from_seat not in (None, o.winner) else ")"
+    r = o.result
+    if r is None:
+        return f"{head} · deltas {deltas}"
+    groups = " ".join(str(g) for g in r.groups)
+    names = " ".join(f"{name} {fan}" for name, fan in r.mingtang) or "none"
+    return (
+        f"{head}: {groups} · 胡息 {r.huxi} · 等 {r.deng} · 名堂 {names} · 番 {r.fan}"
+        f" · score {r.score} · deltas {deltas}"
+    )

@@ -51,7 +51,7 @@ from engine.groups import (
 from engine.hu import HuContext, HuResult, Source, evaluate_auto_tianhu, evaluate_hu_counts
 from engine.observation import Observation
 from engine.outcome import OutcomeKind  # defined apart: the log's codes, light to import
-from engine.render import render_state
+from engine.render import render_outcome, render_state
 from engine.rules import RuleSet
 from engine.scoring import settle
 
@@ -84,6 +84,11 @@ class Outcome:
     deltas: tuple[int, ...]
     card: int | None = None  # the hu card (None for 3提/5坎 and a dealer's 21-card hu)
     from_seat: int | None = None  # who drew / discarded / showed the hu card
+
+    def __str__(self) -> str:
+        """In card notation (:func:`engine.render.render_outcome`): ``胡 seat 2 on 五 (自摸):
+        吃[一二三] … · 胡息 17 · 等 1 · 名堂 none · 番 1 · score 1 · deltas -1 -1 +2``."""
+        return render_outcome(self)
 
 
 # Claim ranks for §6.1 / C29: 碰 > owner's 吃 > 下家's 吃.
