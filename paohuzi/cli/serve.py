@@ -246,6 +246,7 @@ def serve(
     """
     try:
         import fastapi  # noqa: F401
+        import fastapi_offline  # noqa: F401 - /docs' files
         import uvicorn  # noqa: F401
     except ImportError as e:
         missing = getattr(e, "name", None) or "fastapi"

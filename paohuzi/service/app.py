@@ -27,7 +27,7 @@ from pathlib import Path
 
 from fastapi import FastAPI
 
-from paohuzi.service import caching, handlers, hands, importing, meta, runs, stats
+from paohuzi.service import caching, docs, handlers, hands, importing, meta, runs, stats
 from paohuzi.service.context import Context
 from paohuzi.service.limits import Limits
 from replay.version import package_version
@@ -60,12 +60,14 @@ def create_app(
         description="docs/SERVICE.md: endpoints, limits, examples.",
         # /runs/ is not /runs (404): a redirect would name the Host the client sent
         redirect_slashes=False,
+        **docs.fastapi_kwargs(),  # /docs and /redoc from this machine, not a CDN
     )
     app.state.limits = lim
     app.state.importing = import_token is not None
     handlers.install(app, ctx)
     for resource in (meta, runs, hands, importing, stats):  # the order of the OpenAPI paths
         resource.add(app, ctx)
+    docs.add(app)
     app.add_middleware(caching.Revalidate, ctx=ctx)
     app.state.live = ctx.live
     return app

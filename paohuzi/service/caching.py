@@ -47,7 +47,11 @@ ANSWER_MAX_BYTES = 4 << 20
 KEPT_PATHS = frozenset({"/stats", "/runs"})
 #: The routes that read nothing of the store: no state is taken for them (``/health``, a
 #: liveness probe, never waits for a rescan).
-STORELESS_PATHS = frozenset({"/health", "/version", "/openapi.json"})
+STORELESS_PATHS = frozenset(
+    {"/health", "/version", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"}
+)
+#: Paths under which nothing reads the store either (the docs pages' files).
+STORELESS_PREFIXES = ("/docs/assets/",)
 CACHE_CONTROL = b"no-cache"
 #: A streamed answer's: not kept, there is no validator to revalidate it by.
 NO_STORE = "no-store"
@@ -124,7 +128,8 @@ class Revalidate:
         if head:
             scope = dict(scope, method="GET")
         inm = _header(scope, b"if-none-match")
-        if scope.get("path") in STORELESS_PATHS:
+        path = scope.get("path") or ""
+        if path in STORELESS_PATHS or path.startswith(STORELESS_PREFIXES):
             await self.app(scope, receive, _Tagging(send, head, inm))
             return
         live = self.ctx.live
