@@ -158,8 +158,11 @@ def win_curve(n_steps: int, pick: str = "pick") -> Spec:
     """The review's win-probability graph: per seat under review a line of the win chance
     (%) after each of its decisions, its 95 % band, and a point per decision coloured by its
     class (inaccuracy, mistake, blunder) and sized up when it has one; ``pick``: a click
-    selection of one point (by ``step``), nearest to the pointer."""
-    x = field("step:Q", title="step", scale={"domain": [0, max(1, n_steps)]})
+    selection of one point (by ``step``), nearest to the pointer. Steps are whole: the
+    axis ticks only integers. A point's tooltip names the best option by win chance with the
+    points lost against it, and the best by score with the score lost against it."""
+    x = field("step:Q", title="step", scale={"domain": [0, max(1, n_steps)]},
+              axis={"tickMinStep": 1, "format": "d"})  # fmt: skip
     y = field("win:Q", title="win chance after the decision (%)", scale={"domain": [0, 100]})
     seat = field("seat:N", title="seat")
     band = {
@@ -193,10 +196,11 @@ def win_curve(n_steps: int, pick: str = "pick") -> Spec:
                 tip("step:Q"),
                 tip("seat:N"),
                 tip("played:N"),
-                tip("best:N"),
                 tip("win:Q", ".1f", "win % after"),
-                tip("lost:Q", ".1f", "win points lost"),
-                tip("score_loss:Q", ".2f", "score lost"),
+                tip("best_win:N", title="best by win chance"),
+                tip("lost:Q", ".1f", "win points lost to it"),
+                tip("best:N", title="best by score"),
+                tip("score_loss:Q", ".2f", "score lost to it"),
                 tip("class:N"),
             ],  # fmt: skip
         },
@@ -206,7 +210,9 @@ def win_curve(n_steps: int, pick: str = "pick") -> Spec:
 
 def option_bars(value: str, title: str) -> Spec:
     """One bar per option of a decision (``value``: ``win`` or ``score``, with ``value_lo``
-    … ``value_hi``), its 95 % interval as an error bar, coloured by ``mark`` (played, best)."""
+    … ``value_hi``), its 95 % interval as an error bar, coloured by ``mark_<value>`` (played,
+    and the best option by this measure: the win chart's best is the likeliest to win, the
+    score chart's the best score); the tooltip's ``mark`` names both."""
     colors = {"played · best": "#2e7d32", "played": "#c0392b", "best": "#2e7d32",
               "other": "#90a4ae"}  # fmt: skip
     y = field("option:N", title=None, sort=None)
@@ -215,7 +221,7 @@ def option_bars(value: str, title: str) -> Spec:
         "encoding": {
             "x": field(f"{value}:Q", title=title),
             "color": field(
-                "mark:N",
+                f"mark_{value}:N",
                 title="option",
                 scale={"domain": list(colors), "range": list(colors.values())},
             ),  # fmt: skip

@@ -1,16 +1,28 @@
-"""A decision judged by its options' values: the best option, what the option played gave
-up, its class and its accuracy — what a fresh review (replay.review.hand) and a stored one
-(replay.store.reviews) both make of the values :func:`engine.search.evaluate` gives.
+"""A decision judged by its options' values: the best option of each measure, what the
+option played gave up against it, its class and its accuracy — what a fresh review
+(replay.review.hand) and a stored one (replay.store.reviews) both make of the values
+:func:`engine.search.evaluate` gives; and the words the review says them in (one language
+for ``paohuzi review``, ``paohuzi play`` and the dashboard: docs/REVIEW.md).
 
-* **best**: the option of highest mean score delta (the game's objective), ties to the
-  lowest action code (:func:`engine.search.best_option`);
+Two measures, each with its own best option and its own loss, the loss always measured
+against that measure's best:
+
 * **gains**: each option against the one played, rollout by rollout — the options share
   their determinizations and random streams, so the differences pair up — its score delta
   minus the played option's and its win (0 or 1) minus the played option's, each a mean
   with its 95 % interval (:class:`Gain`);
-* **score loss**: best's gain in score delta (≥ 0), with its paired interval;
-* **win loss**: the gain in win chance of the option of highest win chance, in percentage
-  points (≥ 0), with its paired interval;
+* **by score** — **best** the option of highest mean score delta (the game's objective),
+  ties to the lowest action code (:func:`engine.search.best_option`); **score loss** its
+  gain in score delta (≥ 0), with its paired interval;
+* **by win chance** — **best_win** the option of highest win chance, ties to the lowest
+  action code; **win loss** its gain in win chance, in percentage points (≥ 0), with its
+  paired interval;
+* either best is the option played when the played option ties it (its loss is 0): a
+  review never names another option as better for nothing.
+
+One measure, the win chance (:data:`MEASURE`), gives everything the summary says of how
+well a seat played — the class, the accuracy and the costliest decisions:
+
 * **class** by the win loss, Lichess's thresholds: ≥ 15 points a blunder, ≥ 10 a mistake,
   ≥ 5 an inaccuracy (:data:`CLASSES`) — given only when the win loss's paired interval
   excludes zero (its low end above 0, over two rollouts or more). The highest of several
@@ -19,19 +31,26 @@ up, its class and its accuracy — what a fresh review (replay.review.hand) and 
   winning 胡) keeps its class at any budget;
 * **accuracy** of a decision, Lichess's formula on the win loss ``L`` (points):
   ``103.1668 · exp(−0.04354 · L) − 3.1669``, clipped to 0 … 100 (100 when nothing was
-  lost); a hand's accuracy is the mean over its reviewed decisions.
+  lost); a hand's accuracy is the mean over its reviewed decisions;
+* **costliest** decisions: the highest win losses, ties to the earlier step, only those
+  that lost some (:func:`costliest`) — so a hand listing one has an accuracy below 100.
+
+The agreement (the share that played the best option) is by score, and says so.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from engine.actions import action_str
 from engine.search import Estimate, OptionValue, best_option
 
+#: The measure of the class, the accuracy and the costliest decisions: the winning chance
+#: given up (``DecisionReview.win_loss``, percentage points). The JSON summary's ``measure``.
+MEASURE = "win_loss"
 #: (class, the least win-chance loss in points it takes), worst first.
 CLASSES: tuple[tuple[str, float], ...] = (("blunder", 15.0), ("mistake", 10.0), ("inaccuracy", 5.0))
 
@@ -93,7 +112,7 @@ class DecisionReview:
     seat: int
     phase: str
     played: int
-    best: int
+    best: int  # by score: what ``score_loss`` is measured against
     options: tuple[OptionValue, ...]
     score_loss: float
     win_loss: float  # percentage points
@@ -103,6 +122,8 @@ class DecisionReview:
     #: The paired 95 % intervals of the two losses (win loss in points).
     score_loss_ci: tuple[float, float]
     win_loss_ci: tuple[float, float]
+    #: The best option by win chance: what ``win_loss`` is measured against.
+    best_win: int
 
     @property
     def accuracy(self) -> float:
@@ -120,12 +141,15 @@ class DecisionReview:
             "played_str": action_str(self.played),
             "best": self.best,
             "best_str": action_str(self.best),
+            "best_win": self.best_win,
+            "best_win_str": action_str(self.best_win),
             "score_loss": self.score_loss,
             "score_loss_interval": list(self.score_loss_ci),
             "win_loss": self.win_loss,
             "win_loss_interval": list(self.win_loss_ci),
             "class": self.kind,
             "accuracy": self.accuracy,
+            "verdict": verdict(self),
             "options": [
                 {
                     "action": v.action,
@@ -155,23 +179,12 @@ class HandReview:
     stored: int = 0
 
     def summary(self) -> dict[str, Any]:
-        """Decisions reviewed, agreement with the best option, accuracy, the class counts and
-        the three costliest decisions (by score loss), per reviewed seat and over all."""
-
-        def of(ds: Sequence[DecisionReview]) -> dict[str, Any]:
-            n = len(ds)
-            costly = sorted(ds, key=lambda d: (-d.score_loss, d.step))[:3]
-            return {
-                "decisions": n,
-                "agreement": sum(d.played == d.best for d in ds) / n if n else None,
-                "accuracy": math.fsum(d.accuracy for d in ds) / n if n else None,
-                **{name: sum(d.kind == name for d in ds) for name, _ in CLASSES},
-                "costliest": [d.step for d in costly if d.score_loss > 0],
-            }
-
+        """Per reviewed seat and over all, :func:`summary_of` their decisions."""
         return {
-            "all": of(self.decisions),
-            "seats": {s: of([d for d in self.decisions if d.seat == s]) for s in self.seats},
+            "all": summary_of(self.decisions),
+            "seats": {
+                s: summary_of([d for d in self.decisions if d.seat == s]) for s in self.seats
+            },
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -205,10 +218,122 @@ def judge(
     index = {v.action: i for i, v in enumerate(values)}
     best = best_option(values)
     top = min(values, key=lambda v: (-v.win.mean, v.action)).action  # highest win chance
+    if gains[index[best]].delta.mean <= 0:  # the played option ties the best: it is the best
+        best = played
+    if gains[index[top]].win.mean <= 0:
+        top = played
     sl, wl = gains[index[best]].delta, gains[index[top]].win
     win_loss = 100.0 * wl.mean
     kind = classify(win_loss) if excludes_zero(wl) else None
     return DecisionReview(
         step, seat, phase, played, best, values, sl.mean, win_loss, kind, gains,
-        (sl.low, sl.high), (100.0 * wl.low, 100.0 * wl.high),
+        (sl.low, sl.high), (100.0 * wl.low, 100.0 * wl.high), top,
     )  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# The summary, and the words of the review (paohuzi review and play, the dashboard)
+# ---------------------------------------------------------------------------------------------
+
+
+def costliest(decisions: Iterable[DecisionReview], k: int = 3) -> list[DecisionReview]:
+    """The ``k`` decisions that gave up the most winning chance (:data:`MEASURE`), ties to
+    the earlier step; only those that gave up some."""
+    ranked = sorted(decisions, key=lambda d: (-d.win_loss, d.step))
+    return [d for d in ranked[:k] if d.win_loss > 0]
+
+
+def summary_of(ds: Sequence[DecisionReview]) -> dict[str, Any]:
+    """Decisions reviewed, agreement with the best option by score, and by win chance
+    (:data:`MEASURE`) the accuracy, the class counts and the three costliest steps."""
+    n = len(ds)
+    return {
+        "decisions": n,
+        "agreement": sum(d.played == d.best for d in ds) / n if n else None,
+        "measure": MEASURE,
+        "accuracy": math.fsum(d.accuracy for d in ds) / n if n else None,
+        **{name: sum(d.kind == name for d in ds) for name, _ in CLASSES},
+        "costliest": [d.step for d in costliest(ds)],
+    }
+
+
+def _loss(mean: float, ci: tuple[float, float], digits: int, intervals: bool) -> str:
+    """A loss as the review writes it: ``−19.5``, with ``intervals`` ``−19.5 ±7.2`` (the
+    paired interval's half width: it is symmetric about the mean)."""
+    out = f"−{mean:.{digits}f}"
+    return out + f" ±{(ci[1] - ci[0]) / 2:.{digits}f}" if intervals else out
+
+
+def verdict(d: DecisionReview, intervals: bool = False) -> str:
+    """What a decision was worth, in one line: the option played, the best option and the
+    loss against it for each measure — one best named once when both measures agree, both
+    when they do not (win-chance points as ``pts``, score as it is)::
+
+        played 打 三 · by win chance best 打 五, −19.5 pts · by score best 打 肆, −0.70
+        played 打 三 · best 打 五: −19.5 pts by win chance, −0.70 by score
+        played 打 五 · the best by win chance · by score best 打 肆, −0.70
+        played 打 五, the best by win chance and by score
+
+    ``intervals``: each loss with its 95 % paired interval (``−19.5 ±7.2 pts``)."""
+    played = f"played {action_str(d.played)}"
+    win = _loss(d.win_loss, d.win_loss_ci, 1, intervals) + " pts"
+    score = _loss(d.score_loss, d.score_loss_ci, 2, intervals)
+    if d.best == d.best_win:
+        if d.best == d.played:
+            return f"{played}, the best by win chance and by score"
+        return f"{played} · best {action_str(d.best)}: {win} by win chance, {score} by score"
+    parts = [played]
+    for name, best, loss in (("win chance", d.best_win, win), ("score", d.best, score)):
+        parts.append(
+            f"the best by {name}"
+            if best == d.played
+            else f"by {name} best {action_str(best)}, {loss}"
+        )
+    return " · ".join(parts)
+
+
+def option_tags(d: DecisionReview, action: int) -> list[str]:
+    """What an option of ``d`` is: ``played``, and ``best`` (by both measures) or ``best by
+    win chance`` / ``best by score``."""
+    tags = ["played"] if action == d.played else []
+    if action == d.best == d.best_win:
+        tags.append("best")
+    elif action == d.best_win:
+        tags.append("best by win chance")
+    elif action == d.best:
+        tags.append("best by score")
+    return tags
+
+
+def accuracy_text(a: float) -> str:
+    """An accuracy to one decimal, 100.0 only when nothing was lost (99.96 is ``99.9``)."""
+    return f"{a:.1f}" if a >= 100 or round(a, 1) < 100 else "99.9"
+
+
+def _count(k: int, one: str, many: str) -> str:
+    return f"{k} {one if k == 1 else many}"
+
+
+def summary_text(ds: Sequence[DecisionReview], costly: bool = True) -> str:
+    """The summary of ``ds`` in one line: how many, the agreement by score, then by win
+    chance the accuracy, the classes and (``costly``) the costliest steps with their loss::
+
+        27 decisions · 52 % the best by score · by win chance: accuracy 87.4, 1 blunder,
+        3 mistakes, 2 inaccuracies, costliest step 4 (−16.4 pts), step 2 (−12.9 pts)
+    """
+    s = summary_of(ds)
+    if not s["decisions"]:
+        return "no decision with a choice"
+    words = [
+        f"accuracy {accuracy_text(s['accuracy'])}",
+        _count(s["blunder"], "blunder", "blunders"),
+        _count(s["mistake"], "mistake", "mistakes"),
+        _count(s["inaccuracy"], "inaccuracy", "inaccuracies"),
+    ]
+    if costly:
+        top = ", ".join(f"step {d.step} (−{d.win_loss:.1f} pts)" for d in costliest(ds))
+        words.append(f"costliest {top or 'none'}")
+    return (
+        f"{_count(s['decisions'], 'decision', 'decisions')} ·"
+        f" {100 * s['agreement']:.0f} % the best by score · by win chance: {', '.join(words)}"
+    )

@@ -70,7 +70,8 @@ def compute_review(
 def curve_frame(review: HandReview) -> pd.DataFrame:
     """The win-probability graph's points: per reviewed decision, the deciding seat's win
     chance after the option it played (%, with its interval), the class (``none`` below an
-    inaccuracy), what was played and what was best."""
+    inaccuracy), what was played, the best option by win chance with the points lost
+    against it, and the best by score with the score lost against it."""
     from engine.actions import action_str
 
     rows = []
@@ -85,29 +86,36 @@ def curve_frame(review: HandReview) -> pd.DataFrame:
                 "hi": 100 * v.win.high,
                 "class": d.kind or "none",
                 "played": action_str(d.played),
-                "best": action_str(d.best),
+                "best_win": action_str(d.best_win),
                 "lost": round(d.win_loss, 1),
+                "best": action_str(d.best),
                 "score_loss": round(d.score_loss, 2),
             }
         )
-    cols = ["step", "seat", "win", "lo", "hi", "class", "played", "best", "lost", "score_loss"]
+    cols = ["step", "seat", "win", "lo", "hi", "class", "played", "best_win", "lost", "best",
+            "score_loss"]  # fmt: skip
     return pd.DataFrame(rows, columns=cols)
+
+
+def _mark(played: bool, best: bool) -> str:
+    return " · ".join(t for t, on in (("played", played), ("best", best)) if on) or "other"
 
 
 def options_frame(review: HandReview, step: int) -> pd.DataFrame | None:
     """The option bars at ``step``: every legal option's win chance and mean score delta with
-    their intervals, the played and the best one marked; None when ``step`` is no reviewed
+    their intervals; ``mark_win`` and ``mark_score`` mark the played option and the best one
+    by that measure (``played``, ``best``, ``played · best``, ``other``: each chart its own
+    best), ``mark`` names both (engine.judge.option_tags). None when ``step`` is no reviewed
     decision."""
     from engine.actions import action_str
+    from engine.judge import option_tags
 
     d = next((d for d in review.decisions if d.step == step), None)
     if d is None:
         return None
     rows = []
     for v in sorted(d.options, key=lambda v: (-v.delta.mean, v.action)):
-        tag = " · ".join(
-            t for t, on in (("played", v.action == d.played), ("best", v.action == d.best)) if on
-        )
+        played = v.action == d.played
         rows.append(
             {
                 "option": action_str(v.action),
@@ -117,7 +125,9 @@ def options_frame(review: HandReview, step: int) -> pd.DataFrame | None:
                 "score": v.delta.mean,
                 "score_lo": v.delta.low,
                 "score_hi": v.delta.high,
-                "mark": tag or "other",
+                "mark": " · ".join(option_tags(d, v.action)) or "other",
+                "mark_win": _mark(played, v.action == d.best_win),
+                "mark_score": _mark(played, v.action == d.best),
                 "seat": d.seat,
             }
         )
@@ -125,33 +135,41 @@ def options_frame(review: HandReview, step: int) -> pd.DataFrame | None:
 
 
 def costliest(review: HandReview, k: int = 3) -> list[dict[str, Any]]:
-    """The ``k`` decisions that lost the most score (ties: the earlier step), with a loss."""
+    """The ``k`` decisions that gave up the most winning chance, with some lost
+    (engine.judge.costliest, the measure of the accuracy and the classes), each with its
+    verdict line (engine.judge.verdict)."""
     from engine.actions import action_str
+    from engine.judge import costliest as top
+    from engine.judge import verdict
 
-    out = []
-    for d in sorted(review.decisions, key=lambda d: (-d.score_loss, d.step))[:k]:
-        if d.score_loss <= 0:
-            continue
-        out.append(
-            {
-                "step": d.step,
-                "seat": d.seat,
-                "played": action_str(d.played),
-                "best": action_str(d.best),
-                "score_loss": d.score_loss,
-                "win_loss": d.win_loss,
-                "win_loss_interval": d.win_loss_ci,
-                "class": d.kind,
-            }
-        )
-    return out
+    return [
+        {
+            "step": d.step,
+            "seat": d.seat,
+            "played": action_str(d.played),
+            "best": action_str(d.best),
+            "best_win": action_str(d.best_win),
+            "score_loss": d.score_loss,
+            "win_loss": d.win_loss,
+            "win_loss_interval": d.win_loss_ci,
+            "class": d.kind,
+            "verdict": verdict(d),
+        }
+        for d in top(review.decisions, k)
+    ]
+
+
+#: The heading of a costliest-decisions list: the measure it ranks by.
+COSTLIEST_HEADING = "**Costliest decisions** (by win chance given up)"
 
 
 def summary_line(review: HandReview, source: str | None = None) -> str:
-    """Decisions, agreement, accuracy and classes over the reviewed seats, the budget, and
-    where the review comes from (``source``; default: stored, or computed and not stored)."""
-    s = review.summary()["all"]
-    if not s["decisions"]:
+    """The summary of the reviewed seats (engine.judge.summary_text, without the costliest
+    steps: the page lists them), the budget, and where the review comes from (``source``;
+    default: stored, or computed and not stored)."""
+    from engine.judge import summary_text
+
+    if not review.decisions:
         return "no decision with a choice for these seats"
     src = source or (
         "stored review"
@@ -159,8 +177,6 @@ def summary_line(review: HandReview, source: str | None = None) -> str:
         else "computed now (not stored: the dashboard is read-only)"
     )
     return (
-        f"{s['decisions']} decisions · {100 * s['agreement']:.0f} % the best option ·"
-        f" accuracy {s['accuracy']:.1f} · {s['blunder']} blunders, {s['mistake']} mistakes,"
-        f" {s['inaccuracy']} inaccuracies · {review.rollouts} rollouts per option by"
-        f" {review.rollout_policy}, seed {review.seed} · {src}"
+        f"{summary_text(review.decisions, costly=False)} · {review.rollouts} rollouts per"
+        f" option by {review.rollout_policy}, seed {review.seed} · {src}"
     )

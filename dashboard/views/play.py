@@ -211,14 +211,15 @@ def _done(done: Any, view: dict[str, Any]) -> None:
         st.caption(f"Not reviewed: `paohuzi review {done.run} {done.hand} --seat {done.seat}`.")
     else:
         st.markdown(rv.summary_line(done.review, "stored with the hand"))
-        for d in rv.costliest(done.review):
-            lo, hi = d["win_loss_interval"]
+        costly = rv.costliest(done.review)
+        if costly:
+            st.markdown(rv.COSTLIEST_HEADING)
+        for d in costly:
             st.page_link(
                 ui.PAGE_FILES["replay"],
                 label=(
-                    f"step {d['step']}: you played {d['played']}, best {d['best']} —"
-                    f" −{d['win_loss']:.1f} win points [{lo:.1f}, {hi:.1f}],"
-                    f" −{d['score_loss']:.2f} score{' · ' + d['class'] if d['class'] else ''}"
+                    f"step {d['step']}: you {d['verdict']}"
+                    f"{' · ' + d['class'] if d['class'] else ''}"
                 ),  # fmt: skip
                 icon=":material/analytics:",
                 query_params={

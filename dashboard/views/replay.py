@@ -237,11 +237,11 @@ def _review_section(run: str, hand: int, step: int, seat: int | None, players: i
             ui.chart(bars, charts.option_bars("score", "mean score change"), key="rv_bars_score")
     costly = rv.costliest(review)
     if costly:
-        st.markdown("**Costliest decisions**")
+        st.markdown(rv.COSTLIEST_HEADING)
         cols = st.columns(len(costly))
         for col, d in zip(cols, costly):
-            label = (f"step {d['step']} · seat {d['seat']}: {d['played']}, best {d['best']}"
-                     f" (−{d['score_loss']:.2f} score{', ' + d['class'] if d['class'] else ''})")  # fmt: skip
+            label = (f"step {d['step']} · seat {d['seat']}: {d['verdict']}"
+                     f"{' · ' + d['class'] if d['class'] else ''}")  # fmt: skip
             col.button(label, key=f"rv_costly_{d['step']}", on_click=_to_step, args=(d["step"],),
                        width="stretch")  # fmt: skip
 

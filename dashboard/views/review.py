@@ -71,12 +71,13 @@ for run in runs:
         ui.rate_chart(chart, "group", "blunder rate")
     top = qr.costliest_stored(state.root, sig, run.name, 10)
     if top:
-        st.markdown("**Costliest decisions** (score given up; opens the replay at the step)")
+        st.markdown(
+            "**Costliest decisions** (by win chance given up; each opens the replay at its step)"
+        )
         for d in top:
             label = (
                 f"hand {d['hand']} step {d['step']} · seat {d['seat']} ({d['policy']}, {d['kind']}):"
-                f" {d['played']}, best {d['best']} — −{d['score_loss']:.2f} score,"
-                f" −{d['win_loss']:.1f} win points{' · ' + d['class'] if d['class'] else ''}"
+                f" {d['verdict']}{' · ' + d['class'] if d['class'] else ''}"
             )
             st.page_link(
                 ui.PAGE_FILES["replay"],

@@ -110,9 +110,10 @@ def review(
     """Review hand HAND of run RUN: for each decision of the reviewed seats with two or more
     options, every option's win chance and mean score delta (95 % intervals) from
     determinized rollouts that see only what the deciding seat saw; the option played, the
-    best one, what the choice lost, and its class (inaccuracy, mistake, blunder: 5, 10, 15
-    points of winning chance given up); then per seat the agreement with the best option,
-    the accuracy and the costliest decisions. With --hands or --sample instead of HAND, many
+    best one by win chance and by score with what the choice lost against each, and its
+    class (inaccuracy, mistake, blunder: 5, 10, 15 points of winning chance given up); then
+    per seat the agreement with the best option by score, and by win chance the accuracy,
+    the classes and the costliest decisions. With --hands or --sample instead of HAND, many
     hands on all cores and, per policy and kind of decision, the blunder, mistake and
     inaccuracy rates and the mean loss. Reviews are stored in the run folder: the same
     review asked again is read, not computed (other --rollouts, --rollout-policy or --seed
@@ -302,43 +303,32 @@ def render(result: Any) -> str:
 
 
 def render_decision(d: Any) -> list[str]:
-    """One decision's block: what was played, the best option, the loss and its class, and
-    every option's win % and score with their intervals."""
+    """One decision's block: its verdict (engine.judge.verdict: the option played, each
+    measure's best and the loss against it, with intervals) and class, and every option's
+    win % and score with their intervals."""
     from engine.actions import action_str
+    from engine.judge import option_tags, verdict
     from paohuzi.cli.runs import _table
 
     mark = f"  {d.kind.upper()}" if d.kind else ""
-    head = (
-        f"step {d.step} · seat {d.seat} · {d.phase}: played {action_str(d.played)},"
-        f" best {action_str(d.best)}; lost {d.win_loss:.1f} win points"
-        f" [{d.win_loss_ci[0]:.1f}, {d.win_loss_ci[1]:.1f}],"
-        f" {d.score_loss:.2f} score [{d.score_loss_ci[0]:.2f}, {d.score_loss_ci[1]:.2f}]{mark}"
-    )
+    head = f"step {d.step} · seat {d.seat} · {d.phase}: {verdict(d, intervals=True)}{mark}"
     rows = []
     for v in sorted(d.options, key=lambda v: (-v.delta.mean, v.action)):
-        tag = " ".join(
-            t for t, on in (("played", v.action == d.played), ("best", v.action == d.best)) if on
-        )
+        tag = ", ".join(option_tags(d, v.action))
         rows.append([action_str(v.action), _pct(v.win), _score(v.delta), tag])
     return [head, _table(["  option", "win %", "score", ""], [["  " + r[0], *r[1:]] for r in rows])]
 
 
 def render_summary(result: Any) -> list[str]:
-    """Per seat (and all): decisions, agreement with the best option, accuracy, classes and
-    the costliest steps."""
-    summary = result.summary()
-    lines = []
-    for key, s in [
-        ("all", summary["all"]),
-        *((f"seat {k}", v) for k, v in summary["seats"].items()),
-    ]:
-        if not s["decisions"]:
-            lines.append(f"{key}: no decision with a choice")
-            continue
-        costly = ", ".join(f"step {k}" for k in s["costliest"]) or "none"
-        lines.append(
-            f"{key}: {s['decisions']} decisions, {100 * s['agreement']:.0f}% the best option,"
-            f" accuracy {s['accuracy']:.1f}; {s['blunder']} blunders, {s['mistake']} mistakes,"
-            f" {s['inaccuracy']} inaccuracies; costliest: {costly}"
-        )
-    return lines
+    """Per seat (and all), engine.judge.summary_text: decisions, agreement with the best
+    option by score, and by win chance the accuracy, the classes and the costliest steps."""
+    from engine.judge import summary_text
+
+    ds = result.decisions
+    return [
+        f"{key}: {summary_text(part)}"
+        for key, part in [
+            ("all", ds),
+            *((f"seat {s}", [d for d in ds if d.seat == s]) for s in result.seats),
+        ]
+    ]

@@ -207,22 +207,26 @@ def stored_rates(
 def costliest_stored(
     run_path: Any, manifest: dict[str, Any], limit: int = 20
 ) -> list[dict[str, Any]]:
-    """The ``limit`` stored decisions that lost the most score, over every key (ties: hand,
-    step), each with its hand, step, seat, policy, kind, class, losses and review key."""
+    """The ``limit`` stored decisions that gave up the most winning chance (the measure of
+    the accuracy and the classes: engine.judge.MEASURE), over every key (ties: hand, step),
+    only those that gave up some; each with its hand, step, seat, policy, kind, class,
+    losses, verdict line (engine.judge.verdict) and review key."""
     from engine.actions import action_str
+    from engine.judge import verdict
 
     found: list[dict[str, Any]] = []
     for (rollouts, policy, seed), h, seat, ds, pols in stored_decisions(run_path, manifest):
         for d, r in zip(ds, decision_rows(h, ds, pols)):
-            if d.score_loss > 0:
+            if d.win_loss > 0:
                 found.append(
                     {
                         "hand": h, "step": d.step, "seat": seat, "policy": r.policy,
                         "kind": r.kind, "class": d.kind or "", "played": action_str(d.played),
-                        "best": action_str(d.best), "score_loss": d.score_loss,
-                        "win_loss": d.win_loss, "rollouts": rollouts, "rollout_policy": policy,
+                        "best": action_str(d.best), "best_win": action_str(d.best_win),
+                        "score_loss": d.score_loss, "win_loss": d.win_loss,
+                        "verdict": verdict(d), "rollouts": rollouts, "rollout_policy": policy,
                         "seed": seed,
                     }
                 )  # fmt: skip
-    found.sort(key=lambda x: (-float(x["score_loss"]), int(x["hand"]), int(x["step"])))
+    found.sort(key=lambda x: (-float(x["win_loss"]), int(x["hand"]), int(x["step"])))
     return found[:limit]
