@@ -12,6 +12,7 @@ import click
 from engine.errors import printable
 from paohuzi.cli.errors import input_error
 from paohuzi.cli.options import BoundedInt
+from paohuzi.cli.tabular import Column, choose_format, encode, output_options, plan, write
 from replay.store.layout import data_option
 
 #: ``paohuzi hands --limit`` default (replay.store.manage.DEFAULT_LIMIT; not imported here so
@@ -110,7 +111,10 @@ def runs(data: Path, as_json: bool) -> None:
     show_default=True,
     help="Show at most this many hands (the first ones in hand order).",
 )
-@click.option("--json", "as_json", is_flag=True, help="One JSON object: run, hands, more.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="One JSON object: run, hands, more (--format json)."
+)
+@output_options
 def hands(
     run: str,
     data: Path,
@@ -121,50 +125,79 @@ def hands(
     mingtang: str | None,
     limit: int,
     as_json: bool,
+    fmt: str | None,
+    output: str | None,
+    force: bool,
 ) -> None:
     """List the hands of run RUN that match every filter given, in hand order: id, outcome,
     winner, 胡息, 番, score, 名堂 and number of events. The ids are those `paohuzi replay RUN
     ID` and `paohuzi export RUN ID` take.
 
+    --format csv or parquet (or -o FILE.csv / FILE.parquet) writes the table's rows, one
+    typed column each (-o: as paohuzi export writes a file: --force to overwrite one).
+
     \b
     paohuzi hands my-run --winner 1 --huxi-min 20
     paohuzi hands my-run --mingtang honghu --limit 10
     paohuzi hands my-run --outcome huangzhuang --json
+    paohuzi hands my-run --limit 100000 -o my-run-hands.parquet
     """
     from engine.errors import PaohuziError
     from replay.store import manage, open_store
 
+    fmt = choose_format(fmt, as_json, output)
+    target = plan(fmt, output, force)
     try:
         flt = manage.hand_filter(winner, outcome, huxi_min, huxi_max, mingtang)
         rows, more = manage.query_hands(open_store(data), run, flt, limit)
     except PaohuziError as e:
         raise input_error(str(e)) from None
     rows = [manage.named_hand(r) for r in rows]
-    if as_json:
+    if fmt == "json":
         doc = json.dumps({"run": run, "hands": rows, "more": more}, ensure_ascii=False)
-        click.echo(printable(doc, json=True))
+        _emit(target, printable(doc, json=True) + "\n", f"run {run}'s hands")
         return
-    if not rows:
+    if not rows and fmt == "table":
         click.echo(f"run {run}: no hands match", err=True)
         return
-    header = ["hand", "outcome", "winner", "source", "huxi", "fan", "score", "mingtang", "events"]
-    body = [
-        [
-            str(r["hand_id"]),
-            r["outcome"],
-            _text(r["winner"]),
-            _text(r["source"]),
-            _text(r["huxi"]),
-            _text(r["fan"]),
-            _text(r["score"]),
-            " ".join(r["mingtang"]) or "-",
-            str(r["n_events"]),
-        ]
+    values = [
+        [r["hand_id"], r["outcome"], r["winner"], r["source"], r["huxi"], r["fan"], r["score"],
+         " ".join(r["mingtang"]) or None, r["n_events"]]
         for r in rows
-    ]
-    click.echo(_table(header, body))
+    ]  # fmt: skip
+    if fmt == "table":
+        body = [[_text("-" if v is None else v) for v in r] for r in values]
+        _emit(target, _table([c.name for c in HAND_COLUMNS], body) + "\n", f"run {run}'s hands")
+    else:
+        _emit(target, encode(fmt, HAND_COLUMNS, values), f"{len(rows):,} hands of run {run}")
+    if not rows:
+        click.echo(f"run {run}: no hands match", err=True)
     if more:
         click.echo(f"(the first {limit} matching hands; raise --limit for more)", err=True)
+
+
+#: The columns of ``paohuzi hands``, as its table shows them.
+HAND_COLUMNS = [
+    Column("hand", "int64"),
+    Column("outcome"),
+    Column("winner", "int64"),
+    Column("source"),
+    Column("huxi", "int64"),
+    Column("fan", "int64"),
+    Column("score", "int64"),
+    Column("mingtang"),
+    Column("events", "int64"),
+]
+
+
+def _emit(target: Any, data: str | bytes, what: str) -> None:
+    """Text or bytes to where ``target`` says: standard output (text with the characters a
+    terminal acts on escaped), or a file (:func:`paohuzi.cli.tabular.write`)."""
+    if target.how == "stdout":
+        text = data if isinstance(data, str) else printable(data.decode("utf-8"), "\n")  # csv
+        click.echo(text, nl=False)
+        return
+    write(target, data.encode("utf-8") if isinstance(data, str) else data, what)
 
 
 @click.command("rm", short_help="Remove a run from the store.")

@@ -8,10 +8,13 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import click
 
 from engine.errors import printable
+from paohuzi.cli.runs import _emit
+from paohuzi.cli.tabular import Column, choose_format, encode, output_options, plan
 from paohuzi.cli.text_table import _ci, _ci_pct, _num, _pct, _table
 from replay.analysis.stats import QUANTILES, GroupRow, RunStats, Winning
 from replay.store.layout import data_option
@@ -27,17 +30,31 @@ _WIN_LABELS = {"huxi": "胡息", "deng": "等", "fan": "番", "score": "score �
 @click.option("--events", "events", is_flag=True,
               help="What players do, from the event log: actions, declines, forced share,"
               " options per choice, 臭胡/忍碰/八块, hand length, win timing.")  # fmt: skip
-def stats(runs: tuple[str, ...], data: Path, as_json: bool, events: bool) -> None:
+@output_options
+def stats(
+    runs: tuple[str, ...],
+    data: Path,
+    as_json: bool,
+    events: bool,
+    fmt: str | None,
+    output: str | None,
+    force: bool,
+) -> None:
     """Summarise recorded runs (all of them without RUN): hands, 胡 and 荒庄 rates, win rate
     by seat, dealer and policy (paired over duplicate deals), winning 胡息 / 等 / 番,
     名堂 frequencies, mean score per seat, and the 3提/5坎 天胡 rate beside its exact
     probability. Intervals are 95 %.
+
+    --format csv or parquet (or -o FILE.csv / FILE.parquet) writes the rows the tables show,
+    one per run, section and row (count, of, rate and its interval, mean and its interval,
+    quantiles, exact); -o writes a file as paohuzi export does (--force to overwrite one).
 
     \b
     paohuzi stats
     paohuzi stats my-run other-run --data /srv/paohuzi
     paohuzi stats my-run --json | jq .runs[0].outcomes
     paohuzi stats my-run --events
+    paohuzi stats -o stats.csv
     """
     import duckdb
 
@@ -46,21 +63,27 @@ def stats(runs: tuple[str, ...], data: Path, as_json: bool, events: bool) -> Non
     from replay.analysis.stats import run_stats, stats_payload, use_summaries
     from replay.store.runs import open_store
 
+    fmt = choose_format(fmt, as_json, output)
+    if events and fmt in ("csv", "parquet"):
+        raise InputError(f"--events is a table or JSON: not --format {fmt}")
+    target = plan(fmt, output, force)
     if events:
-        _events(data, runs, as_json)
+        _events(data, runs, fmt == "json", target)
         return
     try:
         result = run_stats(open_store(data), runs, on_skip=_warn, summaries=use_summaries())
     except (PaohuziError, duckdb.Error, OSError) as e:
         raise InputError(_one_line(e)) from None
-    if as_json:
-        payload = stats_payload(result)
-        click.echo(_json(payload))
-        return
-    click.echo(printable("\n\n".join(render(r) for r in result), "\n"))
+    what = f"the statistics of {len(result)} run(s)"
+    if fmt == "json":
+        _emit(target, _json(stats_payload(result)) + "\n", what)
+    elif fmt == "table":
+        _emit(target, printable("\n\n".join(render(r) for r in result), "\n") + "\n", what)
+    else:
+        _emit(target, encode(fmt, STATS_COLUMNS, [row for r in result for row in rows(r)]), what)
 
 
-def _events(data: Path, runs: tuple[str, ...], as_json: bool) -> None:
+def _events(data: Path, runs: tuple[str, ...], as_json: bool, target: Any) -> None:
     import duckdb
 
     from engine.errors import PaohuziError
@@ -73,11 +96,11 @@ def _events(data: Path, runs: tuple[str, ...], as_json: bool) -> None:
         result = event_stats(open_store(data), runs, on_skip=_warn)
     except (PaohuziError, duckdb.Error, OSError) as e:
         raise InputError(_one_line(e)) from None
+    what = f"the event statistics of {len(result)} run(s)"
     if as_json:
-        payload = {"runs": [r.to_dict() for r in result]}
-        click.echo(_json(payload))
+        _emit(target, _json({"runs": [r.to_dict() for r in result]}) + "\n", what)
         return
-    click.echo(printable("\n\n".join(render_events(r) for r in result), "\n"))
+    _emit(target, printable("\n\n".join(render_events(r) for r in result), "\n") + "\n", what)
 
 
 def _json(payload: object) -> str:
@@ -233,3 +256,99 @@ def _dist_row(label: str, d: Winning) -> list[str]:
         f"{d.min:g}",
         f"{d.max:g}",
     ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Rows (--format csv / parquet): what the tables show, one row per run, section and row
+# ---------------------------------------------------------------------------------------------
+
+_Q = [f"p{round(100 * q)}" for q in QUANTILES]
+#: The columns of ``paohuzi stats --format csv|parquet``: a row's run, section (the table it
+#: is a row of) and label, then what that table shows of it (empty where it shows nothing).
+STATS_COLUMNS = [
+    Column("run"),
+    Column("section"),
+    Column("label"),
+    Column("count", "int64"),
+    Column("of", "int64"),
+    Column("rate", "float64"),
+    Column("rate_lo", "float64"),
+    Column("rate_hi", "float64"),
+    Column("mean", "float64"),
+    Column("mean_lo", "float64"),
+    Column("mean_hi", "float64"),
+    *(Column(q, "float64") for q in _Q),
+    Column("min", "float64"),
+    Column("max", "float64"),
+    Column("exact", "float64"),
+]
+_AT = {c.name: i for i, c in enumerate(STATS_COLUMNS)}
+
+
+def _finite(x: float | None) -> float | None:
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
+
+
+def _row(run: str, section: str, label: str, **values: Any) -> list[Any]:
+    out: list[Any] = [None] * len(STATS_COLUMNS)
+    out[:3] = [run, section, label]
+    for k, v in values.items():
+        out[_AT[k]] = v if k in ("count", "of") else _finite(v)
+    return out
+
+
+def _rate(r: Any) -> dict[str, Any]:
+    return {"count": r.k, "of": r.n, "rate": r.p, "rate_lo": r.lo, "rate_hi": r.hi}
+
+
+def _mean(m: Any) -> dict[str, Any]:
+    return {"mean": m.mean, "mean_lo": m.lo, "mean_hi": m.hi}
+
+
+def rows(s: RunStats) -> list[list[Any]]:
+    """The rows of one run's tables (:data:`STATS_COLUMNS`), in the order the text shows
+    them: the run's hands and deals (its header), outcomes, win rates (seat, dealer, policy), paired
+    differences, winning hands, 名堂, 3提/5坎 天胡 and stored reviews' rates."""
+    run = s.run
+    out = [_row(run, "run", "hands", count=s.hands), _row(run, "run", "deals", count=s.deals)]
+    if not s.hands:
+        return out
+    for label, key in (
+        ("胡 (any win)", "win"),
+        ("胡 in play", "hu"),
+        ("天胡 on the 亮张", "tianhu"),
+        ("3提/5坎 天胡", "tianhu_auto"),
+        ("荒庄", "huangzhuang"),
+    ):
+        out.append(_row(run, "outcome", label, **_rate(s.outcomes[key])))
+    for g, prefix in [(g, "") for g in s.seats + s.dealer] + [(g, "policy ") for g in s.policy]:
+        out.append(_row(run, "win rate", prefix + g.key, **_rate(g.win), **_mean(g.score)))
+    for p in s.paired:
+        pair = f"{p.a} − {p.b}"
+        out.append(_row(run, "paired win rate", pair, count=p.deals, **_mean(p.win_diff)))
+        out.append(_row(run, "paired score", pair, count=p.deals, **_mean(p.score_diff)))
+    for key, d in s.winning.items():
+        qs = dict(zip(_Q, d.quantiles, strict=True))
+        out.append(_row(run, "winning hands", _WIN_LABELS.get(key, key), **_mean(d.mean), **qs,
+                        min=d.min, max=d.max))  # fmt: skip
+    if s.zimo is not None:
+        out.append(_row(run, "winning hands", "自摸", **_rate(s.zimo)))
+    for m in s.mingtang:
+        out.append(_row(run, "名堂", m.name, **_rate(m.share)))
+    a = s.auto_tianhu
+    if a is not None:
+        for label, r, exact in (
+            ("any seat", a.any, a.exact_any),
+            ("dealer (21 cards)", a.dealer, a.exact_dealer),
+            ("non-dealers (20 cards)", a.non_dealer, a.exact_non_dealer),
+        ):
+            out.append(_row(run, "3提/5坎 天胡", label, **_rate(r), exact=exact))
+    for rev in s.reviews:
+        section = f"review {rev.rollouts} by {rev.rollout_policy} seed {rev.seed}"
+        for t in rev.rates:
+            for what in ("blunder", "mistake", "inaccuracy", "best"):
+                out.append(_row(run, section, f"{t.policy} {t.kind} {what}",
+                                **_rate(getattr(t, what))))  # fmt: skip
+            out.append(_row(run, section, f"{t.policy} {t.kind} score loss", **_mean(t.score_loss)))
+            out.append(_row(run, section, f"{t.policy} {t.kind} win loss", **_mean(t.win_loss)))
+    return out
