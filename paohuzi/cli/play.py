@@ -88,12 +88,29 @@ class Screen:
             click.echo("\n".join(_options(legal)))
 
     def move(self, seat: int, seen: Any, forced: bool, names: Sequence[str], human: int) -> None:
-        """One move as the person sees it (:func:`replay.play.table.move_line`)."""
+        """One move as the person sees it (:func:`replay.play.table.move_line`; a draw or a
+        card nobody takes: :func:`event_line`)."""
         from replay.play.table import move_line
 
-        click.echo(move_line(seat, seen, forced, names, human))
+        if seen.get("event"):
+            click.echo(event_line(seat, seen, names, human))
+        else:
+            click.echo(move_line(seat, seen, forced, names, human))
         if seat != human and self.speed > 0:
             time.sleep(self.speed)
+
+
+def event_line(seat: int, seen: dict[str, Any], seats: Sequence[str], human: int) -> str:
+    """A move of the engine's as the person sees it (:class:`replay.replayer.views.
+    PublicMoves`): ``seat 2 (heuristic) draws 五 from the stock (17 left)``, ``you draw a
+    card … (face down)``, ``nobody takes 五: it goes to seat 2's right``."""
+    you = seat == human
+    if seen["event"] == "draw":
+        who = "you draw" if you else f"seat {seat} ({seats[seat]}) draws"
+        card = seen["card"] or "a card, face down,"
+        return f"{who} {card} from the stock ({seen['stock']} left)"
+    whose = "your" if you else f"seat {seat}'s"
+    return f"nobody takes {seen['card']}: it goes to {whose} right"
 
 
 @click.command(short_help="Play a hand against the bots, recorded as it is played.")
@@ -303,6 +320,7 @@ def _play(journal: Any, screen: Screen) -> Any:
     """The hand played on from the journal, the moves shown as the person sees them; the
     final state (a hand won at the deal has no step)."""
     from replay.play.table import play
+    from replay.replayer.views import PublicMoves
 
     deal = journal.deal
     click.echo(
@@ -310,9 +328,15 @@ def _play(journal: Any, screen: Screen) -> Any:
         + " · ".join(f"seat {i}: {s}" for i, s in enumerate(deal.seats) if i != deal.human)
     )
     state = deal.initial_state()
+    public = PublicMoves(deal.human)  # the draws and untaken cards between the decisions
+    public.watch(state)
+    last = journal.decisions[-1][0] if journal.decisions else -1
     try:
         for _, _, shown in play(journal, screen.ask, state):
-            for seat, what, forced in shown:
+            events = public.add(state)
+            if len(state.history) - 1 < last:  # a resumed hand's past
+                events = []
+            for seat, what, forced in [*shown, *events]:
                 screen.move(seat, what, forced, deal.seats, deal.human)
     except KeyboardInterrupt:
         raise _Stopped from None

@@ -25,13 +25,14 @@ Cards appear twice: as text in card notation (``"一二三"``) and as kinds (``[
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from engine.actions import ActionKind, action_str, decode, kind_of
 from engine.cards import format_cards, is_red
 from engine.groups import Group, GroupKind, huxi
 from engine.hu import HuResult
-from engine.state import Phase, State
+from engine.state import CardKind, Phase, State
 
 if TYPE_CHECKING:
     from replay.replayer.hand import HandLog
@@ -144,6 +145,133 @@ class SeenMoves:
                     out.append((s, action_view(c), f))
             self.pending = []
         return out
+
+
+@dataclass(frozen=True)
+class _Public:
+    """What :class:`PublicMoves` compares a state with: the stock (its order only to tell
+    which drawn card is which), the lengths of the cards placed to the right, the card on
+    offer."""
+
+    stock: tuple[int, ...]
+    right: tuple[int, ...]
+    discards: tuple[int, ...]
+    card: int | None
+    card_kind: CardKind | None
+    owner: int | None
+
+
+def _public(state: State) -> _Public:
+    return _Public(
+        tuple(state.stock),
+        tuple(len(r) for r in state.right),
+        tuple(len(d) for d in state.discards),
+        state.card,
+        state.card_kind,
+        state.owner,
+    )
+
+
+class PublicMoves:
+    """What the engine does between two decisions that ``viewer`` (None: everyone) sees
+    happen, fed step by step after :class:`SeenMoves` (``paohuzi play`` narrates both): each
+    card drawn from the stock — face up once revealed, face down while only its drawer may
+    see it (a 提/偎 of one's own draw, RULES §8.2) — and each card nobody takes, placed to
+    the right of the seat that drew or discarded it (§8.4 E). An action of the engine may
+    run several draws at once (no seat can claim the card: it goes to the right, the next
+    seat draws): each is its own move. Another seat's pass is never one (who may claim a
+    card is private, :data:`PUBLIC_PHASES`); "nobody takes" is what the table sees.
+
+    A move is ``(seat, {"event": "draw", "card": text or None, "stock": left}, False)`` or
+    ``(seat, {"event": "untaken", "card": text}, False)``; ``"text"`` is None (no action)."""
+
+    def __init__(self, viewer: int | None) -> None:
+        self.viewer = viewer
+        self.before: _Public | None = None
+
+    def watch(self, state: State) -> None:
+        """Start from ``state`` (before the first step fed to :meth:`add`)."""
+        self.before = _public(state)
+
+    def add(self, state: State) -> list[tuple[int, dict[str, Any], bool]]:
+        """After a step was applied (``state``: the live state after it): the moves seen
+        since the state before it, in order."""
+        before, self.before = self.before, _public(state)
+        if before is None:
+            return []
+        for s, n in enumerate(before.discards):  # a discard in this step: the card on offer
+            if len(state.discards[s]) > n:
+                before = replace(
+                    before, card=state.discards[s][n], card_kind=CardKind.DISCARDED, owner=s
+                )
+        drawn = list(reversed(before.stock[len(state.stock) :]))  # popped from the end
+        right = {s: list(state.right[s][n:]) for s, n in enumerate(before.right)}
+        if not drawn and not any(right.values()):
+            return []
+        live = bool(drawn) and state.outcome is None and state.card_kind == CardKind.DRAWN
+        found = self._chain(state, before, drawn, right, live)
+        if found is None:  # not the engine's order (never seen): say only the stock
+            return []
+        untaken, seats = found
+        out: list[tuple[int, dict[str, Any], bool]] = []
+        if untaken:
+            assert before.owner is not None and before.card is not None
+            out.append((before.owner, _untaken(before.card), False))
+        for i, (seat, card) in enumerate(zip(seats, drawn, strict=True)):
+            placed = not (live and i == len(drawn) - 1)
+            shown = (
+                placed
+                or self.viewer is None
+                or seat == self.viewer
+                or state.phase != Phase.DRAW_TAKE
+            )
+            left = len(before.stock) - i - 1
+            text = format_cards([card]) if shown else None
+            out.append((seat, {"text": None, "event": "draw", "card": text, "stock": left}, False))
+            if placed:
+                out.append((seat, _untaken(card), False))
+        return out
+
+    @staticmethod
+    def _chain(
+        state: State,
+        before: _Public,
+        drawn: list[int],
+        right: dict[int, list[int]],
+        live: bool,
+    ) -> tuple[bool, list[int]] | None:
+        """Whether the card on offer before went untaken to its owner's right, and who drew
+        each drawn card: the engine draws seat after seat (下家 after 下家), each untaken
+        card going to the right of its drawer, the last one perhaps still on offer (its
+        drawer the state's ``owner``). The one reading that puts exactly the cards the
+        right gained where they are."""
+        c0, o = before.card, before.owner
+        eligible = c0 is not None and o is not None and before.card_kind != CardKind.LIANG
+        active = list(state.active)
+        for untaken in (True, False) if eligible else (False,):
+            first = [state.xia[o]] if untaken and o is not None else []
+            for start in first + [s for s in active if s not in first]:
+                want: dict[int, list[int]] = {s: [] for s in right}
+                if untaken:
+                    assert o is not None and c0 is not None
+                    want[o].append(c0)
+                seats, seat = [], start
+                for i, card in enumerate(drawn):
+                    seats.append(seat)
+                    if live and i == len(drawn) - 1:
+                        if seat != state.owner:
+                            break
+                    else:
+                        want[seat].append(card)
+                    seat = state.xia[seat]
+                else:
+                    if want == right:
+                        return untaken, seats
+        return None
+
+
+def _untaken(card: int) -> dict[str, Any]:
+    return {"text": None, "event": "untaken", "card": format_cards([card])}
 
 
 def _hidden_wei_huxi(state: State) -> int:
