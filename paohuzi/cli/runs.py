@@ -12,7 +12,7 @@ import click
 from engine.errors import printable
 from paohuzi.cli.errors import input_error
 from paohuzi.cli.options import BoundedInt
-from paohuzi.cli.tabular import Column, choose_format, encode, output_options, plan, write
+from paohuzi.cli.tabular import Column, choose_format, emit, encode, output_options, plan
 from replay.store.layout import data_option
 
 #: ``paohuzi hands --limit`` default (replay.store.manage.DEFAULT_LIMIT; not imported here so
@@ -155,7 +155,7 @@ def hands(
     rows = [manage.named_hand(r) for r in rows]
     if fmt == "json":
         doc = json.dumps({"run": run, "hands": rows, "more": more}, ensure_ascii=False)
-        _emit(target, printable(doc, json=True) + "\n", f"run {run}'s hands")
+        emit(target, printable(doc, json=True) + "\n", f"run {run}'s hands")
         return
     if not rows and fmt == "table":
         click.echo(f"run {run}: no hands match", err=True)
@@ -167,9 +167,9 @@ def hands(
     ]  # fmt: skip
     if fmt == "table":
         body = [[_text("-" if v is None else v) for v in r] for r in values]
-        _emit(target, _table([c.name for c in HAND_COLUMNS], body) + "\n", f"run {run}'s hands")
+        emit(target, _table([c.name for c in HAND_COLUMNS], body) + "\n", f"run {run}'s hands")
     else:
-        _emit(target, encode(fmt, HAND_COLUMNS, values), f"{len(rows):,} hands of run {run}")
+        emit(target, encode(fmt, HAND_COLUMNS, values), f"{len(rows):,} hands of run {run}")
     if not rows:
         click.echo(f"run {run}: no hands match", err=True)
     if more:
@@ -188,16 +188,6 @@ HAND_COLUMNS = [
     Column("mingtang"),
     Column("events", "int64"),
 ]
-
-
-def _emit(target: Any, data: str | bytes, what: str) -> None:
-    """Text or bytes to where ``target`` says: standard output (text with the characters a
-    terminal acts on escaped), or a file (:func:`paohuzi.cli.tabular.write`)."""
-    if target.how == "stdout":
-        text = data if isinstance(data, str) else printable(data.decode("utf-8"), "\n")  # csv
-        click.echo(text, nl=False)
-        return
-    write(target, data.encode("utf-8") if isinstance(data, str) else data, what)
 
 
 @click.command("rm", short_help="Remove a run from the store.")

@@ -6,21 +6,17 @@ The numbers come from :mod:`replay.analysis.stats`; this module only renders the
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from engine.errors import printable
-from paohuzi.cli.runs import _emit
-from paohuzi.cli.tabular import Column, choose_format, encode, output_options, plan
-from paohuzi.cli.text_table import _ci, _ci_pct, _num, _pct, _table
-from replay.analysis.stats import QUANTILES, GroupRow, RunStats, Winning
+from paohuzi.cli.tabular import choose_format, emit, encode, output_options, plan
 from replay.store.layout import data_option
-from replay.store.params import policies_label
 
-_WIN_LABELS = {"huxi": "胡息", "deng": "等", "fan": "番", "score": "score 等×番"}
+if TYPE_CHECKING:
+    from replay.store.runs import Store
 
 
 @click.command(short_help="Win, 荒庄, seat, dealer, policy, 胡息 and 名堂 statistics of runs.")
@@ -56,11 +52,8 @@ def stats(
     paohuzi stats my-run --events
     paohuzi stats -o stats.csv
     """
-    import duckdb
-
     from engine.errors import PaohuziError
     from paohuzi.cli.errors import InputError
-    from replay.analysis.stats import run_stats, stats_payload, use_summaries
     from replay.store.runs import open_store
 
     fmt = choose_format(fmt, as_json, output)
@@ -71,16 +64,69 @@ def stats(
         _events(data, runs, fmt == "json", target)
         return
     try:
-        result = run_stats(open_store(data), runs, on_skip=_warn, summaries=use_summaries())
-    except (PaohuziError, duckdb.Error, OSError) as e:
+        data_out, what = _figures(open_store(data), runs, fmt)
+    except (PaohuziError, OSError) as e:
         raise InputError(_one_line(e)) from None
+    except Exception as e:  # DuckDB's, when the figures were computed (not imported before)
+        if not _duckdb_error(e):
+            raise
+        raise InputError(_one_line(e)) from None
+    emit(target, data_out, what)
+
+
+def _duckdb_error(e: BaseException) -> bool:
+    import sys
+
+    duckdb = sys.modules.get("duckdb")
+    return duckdb is not None and isinstance(e, duckdb.Error)
+
+
+def _figures(store: Store, runs: tuple[str, ...], fmt: str) -> tuple[str | bytes, str]:
+    """What ``stats`` writes in ``fmt`` for ``runs``, and what it is called. The store is
+    checked first (its scan); a table or JSON answer given for the same generation of the
+    store, the same code and the same arguments is given again (its warnings too) without
+    computing the figures again (:mod:`replay.store.answer_memo`)."""
+    from replay.store import answer_memo
+    from replay.store.layout import StoreError
+
+    if not store.root.is_dir():
+        raise StoreError(f"no store at {store.root} (run 'paohuzi simulate' first)")
+    state = store.scan(manifests=False)  # the check: never skipped
+    summaries = _use_summaries()
+    key = None
+    if fmt in ("json", "table"):
+        key = answer_memo.answer_key(state, "stats", [fmt, list(runs), summaries])
+        kept = answer_memo.recall(store.root, key)
+        if kept is not None:
+            for w in kept.warnings:
+                _warn(w)
+            return kept.text, kept.label
+    from paohuzi.cli.stats_render import STATS_COLUMNS, render, rows
+    from replay.analysis.stats import run_stats, stats_payload
+
+    warnings: list[str] = []
+
+    def warn(text: str) -> None:
+        warnings.append(text)
+        _warn(text)
+
+    result = run_stats(store, runs, on_skip=warn, summaries=summaries, state=state)
     what = f"the statistics of {len(result)} run(s)"
     if fmt == "json":
-        _emit(target, _json(stats_payload(result)) + "\n", what)
+        text = _json(stats_payload(result)) + "\n"
     elif fmt == "table":
-        _emit(target, printable("\n\n".join(render(r) for r in result), "\n") + "\n", what)
+        text = printable("\n\n".join(render(r) for r in result), "\n") + "\n"
     else:
-        _emit(target, encode(fmt, STATS_COLUMNS, [row for r in result for row in rows(r)]), what)
+        return encode(fmt, STATS_COLUMNS, [row for r in result for row in rows(r)]), what
+    if key is not None:
+        answer_memo.keep(store.root, key, answer_memo.Answer(text, tuple(warnings), what))
+    return text, what
+
+
+def _use_summaries() -> bool:
+    from replay.analysis.stats import use_summaries
+
+    return use_summaries()
 
 
 def _events(data: Path, runs: tuple[str, ...], as_json: bool, target: Any) -> None:
@@ -98,9 +144,9 @@ def _events(data: Path, runs: tuple[str, ...], as_json: bool, target: Any) -> No
         raise InputError(_one_line(e)) from None
     what = f"the event statistics of {len(result)} run(s)"
     if as_json:
-        _emit(target, _json({"runs": [r.to_dict() for r in result]}) + "\n", what)
+        emit(target, _json({"runs": [r.to_dict() for r in result]}) + "\n", what)
         return
-    _emit(target, printable("\n\n".join(render_events(r) for r in result), "\n") + "\n", what)
+    emit(target, printable("\n\n".join(render_events(r) for r in result), "\n") + "\n", what)
 
 
 def _json(payload: object) -> str:
@@ -117,238 +163,3 @@ def _warn(text: str) -> None:
 def _one_line(e: BaseException) -> str:
     text = " ".join(str(e).split())
     return text or type(e).__name__
-
-
-# ---------------------------------------------------------------------------------------------
-# Text rendering
-# ---------------------------------------------------------------------------------------------
-
-
-def _sci(x: float) -> str:
-    return f"{x:.3e}"
-
-
-def render(s: RunStats) -> str:
-    """The text summary of one run."""
-    pol = policies_label(s.policies)  # as paohuzi runs names them
-    dup = " · duplicate" if s.duplicate else ""
-    unit = "deal (its rotations are one unit)" if s.duplicate else "hand"
-    out = [
-        f"run {s.run} · rules {s.rules} · {s.players} players · policies {pol}{dup} · {s.status}",
-        f"  {s.hands:,} hands, {s.deals:,} deals; 95 % intervals, independent unit: {unit}",
-    ]
-    if not s.hands:
-        out.append("  no hands recorded yet")
-        return "\n".join(out)
-    for section in (_outcomes, _win_rates, _paired, _winning, _mingtang, _auto_tianhu, _reviews):
-        text = section(s)
-        if text:
-            out += ["", text]
-    return "\n".join(out)
-
-
-def _outcomes(s: RunStats) -> str:
-    rows = [["outcome", "hands", "rate", "95 % CI (%)"]]
-    for label, key in (
-        ("胡 (any win)", "win"),
-        ("  胡 in play", "hu"),
-        ("  天胡 on the 亮张", "tianhu"),
-        ("  3提/5坎 天胡", "tianhu_auto"),
-        ("荒庄", "huangzhuang"),
-    ):
-        r = s.outcomes[key]
-        rows.append([label, f"{r.k:,}", _pct(r.p), _ci_pct(r)])
-    return _table(rows, right=(1, 2))
-
-
-def _win_rates(s: RunStats) -> str:
-    rows = [["win rate", "wins", "of", "rate", "95 % CI (%)", "mean score", "95 % CI"]]
-    rows += [_group_row(g, "") for g in s.seats + s.dealer]
-    rows += [_group_row(g, "policy ") for g in s.policy]
-    note = "  (non-dealer: per non-dealer seat; mean score: score change per seat-hand)"
-    return _table(rows, right=(1, 2, 3, 5)) + "\n" + note
-
-
-def _paired(s: RunStats) -> str:
-    if not s.paired:
-        return ""
-    rows = [["paired over duplicate deals", "deals", "win rate a − b (pp)", "score a − b"]]
-    for p in s.paired:
-        w = p.win_diff
-        win = f"{100 * w.mean:+.2f}"
-        if not math.isnan(w.lo):
-            win += f" [{100 * w.lo:+.2f}, {100 * w.hi:+.2f}]"
-        score = f"{_num(p.score_diff.mean, True)} {_ci(p.score_diff, True)}".rstrip()
-        rows.append([f"{p.a} − {p.b}", f"{p.deals:,}", win, score])
-    return _table(rows, right=(1,))
-
-
-def _reviews(s: RunStats) -> str:
-    """The rates of the run's stored reviews (``paohuzi review``), one table per key."""
-    from paohuzi.cli.review import render_rates
-
-    parts = []
-    for r in s.reviews:
-        text = render_rates(s.run, r.hands, r.rollouts, r.rollout_policy, r.seed, r.rates)
-        lines = ("stored " + text).splitlines()
-        parts.append("\n".join(f"  {x}" if x else "" for x in lines))
-    return "\n\n".join(parts)
-
-
-def _winning(s: RunStats) -> str:
-    if not s.winning:
-        return ""
-    head = [f"winning hands ({s.outcomes['win'].k:,})", "mean", "95 % CI"]
-    head += [f"p{round(100 * q)}" for q in QUANTILES] + ["min", "max"]
-    rows = [head] + [_dist_row(_WIN_LABELS.get(k, k), d) for k, d in s.winning.items()]
-    text = _table(rows, right=(1, *range(3, len(head))))
-    if s.zimo is not None:
-        z = s.zimo
-        text += f"\n  自摸: {z.k:,} of {z.n:,} wins, {_pct(z.p, 1)} {_ci_pct(z, 1)}"
-    return text
-
-
-def _mingtang(s: RunStats) -> str:
-    if not s.mingtang:
-        return ""
-    rows = [[f"名堂 (share of {s.outcomes['win'].k:,} wins)", "wins", "share", "95 % CI (%)"]]
-    for m in s.mingtang:
-        rows.append([m.name, f"{m.share.k:,}", _pct(m.share.p, 1), _ci_pct(m.share, 1)])
-    return _table(rows, right=(1, 2))
-
-
-def _auto_tianhu(s: RunStats) -> str:
-    a = s.auto_tianhu
-    if a is None:
-        return ""
-    rows = [[f"3提/5坎 天胡 over {a.any.n:,} deals", "deals", "observed", "95 % CI", "exact"]]
-    for label, r, p in (
-        ("any seat", a.any, a.exact_any),
-        ("dealer (21 cards)", a.dealer, a.exact_dealer),
-        ("non-dealers (20 cards)", a.non_dealer, a.exact_non_dealer),
-    ):
-        rows.append([label, f"{r.k:,}", _sci(r.p), f"[{_sci(r.lo)}, {_sci(r.hi)}]", _sci(p)])
-    note = (
-        "  (exact: RULES §9 checks the dealer first, then 下家, 上家; any seat and non-dealers"
-        f" are exact within {a.exact_bound:.0e})"
-    )
-    return _table(rows, right=(1, 2)) + "\n" + note
-
-
-def _group_row(g: GroupRow, prefix: str) -> list[str]:
-    return [
-        prefix + g.key,
-        f"{g.win.k:,}",
-        f"{g.win.n:,}",
-        _pct(g.win.p),
-        _ci_pct(g.win),
-        _num(g.score.mean, True),
-        _ci(g.score, True),
-    ]
-
-
-def _dist_row(label: str, d: Winning) -> list[str]:
-    return [
-        label,
-        _num(d.mean.mean),
-        _ci(d.mean),
-        *(f"{q:g}" for q in d.quantiles),
-        f"{d.min:g}",
-        f"{d.max:g}",
-    ]
-
-
-# ---------------------------------------------------------------------------------------------
-# Rows (--format csv / parquet): what the tables show, one row per run, section and row
-# ---------------------------------------------------------------------------------------------
-
-_Q = [f"p{round(100 * q)}" for q in QUANTILES]
-#: The columns of ``paohuzi stats --format csv|parquet``: a row's run, section (the table it
-#: is a row of) and label, then what that table shows of it (empty where it shows nothing).
-STATS_COLUMNS = [
-    Column("run"),
-    Column("section"),
-    Column("label"),
-    Column("count", "int64"),
-    Column("of", "int64"),
-    Column("rate", "float64"),
-    Column("rate_lo", "float64"),
-    Column("rate_hi", "float64"),
-    Column("mean", "float64"),
-    Column("mean_lo", "float64"),
-    Column("mean_hi", "float64"),
-    *(Column(q, "float64") for q in _Q),
-    Column("min", "float64"),
-    Column("max", "float64"),
-    Column("exact", "float64"),
-]
-_AT = {c.name: i for i, c in enumerate(STATS_COLUMNS)}
-
-
-def _finite(x: float | None) -> float | None:
-    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
-
-
-def _row(run: str, section: str, label: str, **values: Any) -> list[Any]:
-    out: list[Any] = [None] * len(STATS_COLUMNS)
-    out[:3] = [run, section, label]
-    for k, v in values.items():
-        out[_AT[k]] = v if k in ("count", "of") else _finite(v)
-    return out
-
-
-def _rate(r: Any) -> dict[str, Any]:
-    return {"count": r.k, "of": r.n, "rate": r.p, "rate_lo": r.lo, "rate_hi": r.hi}
-
-
-def _mean(m: Any) -> dict[str, Any]:
-    return {"mean": m.mean, "mean_lo": m.lo, "mean_hi": m.hi}
-
-
-def rows(s: RunStats) -> list[list[Any]]:
-    """The rows of one run's tables (:data:`STATS_COLUMNS`), in the order the text shows
-    them: the run's hands and deals (its header), outcomes, win rates (seat, dealer, policy), paired
-    differences, winning hands, 名堂, 3提/5坎 天胡 and stored reviews' rates."""
-    run = s.run
-    out = [_row(run, "run", "hands", count=s.hands), _row(run, "run", "deals", count=s.deals)]
-    if not s.hands:
-        return out
-    for label, key in (
-        ("胡 (any win)", "win"),
-        ("胡 in play", "hu"),
-        ("天胡 on the 亮张", "tianhu"),
-        ("3提/5坎 天胡", "tianhu_auto"),
-        ("荒庄", "huangzhuang"),
-    ):
-        out.append(_row(run, "outcome", label, **_rate(s.outcomes[key])))
-    for g, prefix in [(g, "") for g in s.seats + s.dealer] + [(g, "policy ") for g in s.policy]:
-        out.append(_row(run, "win rate", prefix + g.key, **_rate(g.win), **_mean(g.score)))
-    for p in s.paired:
-        pair = f"{p.a} − {p.b}"
-        out.append(_row(run, "paired win rate", pair, count=p.deals, **_mean(p.win_diff)))
-        out.append(_row(run, "paired score", pair, count=p.deals, **_mean(p.score_diff)))
-    for key, d in s.winning.items():
-        qs = dict(zip(_Q, d.quantiles, strict=True))
-        out.append(_row(run, "winning hands", _WIN_LABELS.get(key, key), **_mean(d.mean), **qs,
-                        min=d.min, max=d.max))  # fmt: skip
-    if s.zimo is not None:
-        out.append(_row(run, "winning hands", "自摸", **_rate(s.zimo)))
-    for m in s.mingtang:
-        out.append(_row(run, "名堂", m.name, **_rate(m.share)))
-    a = s.auto_tianhu
-    if a is not None:
-        for label, r, exact in (
-            ("any seat", a.any, a.exact_any),
-            ("dealer (21 cards)", a.dealer, a.exact_dealer),
-            ("non-dealers (20 cards)", a.non_dealer, a.exact_non_dealer),
-        ):
-            out.append(_row(run, "3提/5坎 天胡", label, **_rate(r), exact=exact))
-    for rev in s.reviews:
-        section = f"review {rev.rollouts} by {rev.rollout_policy} seed {rev.seed}"
-        for t in rev.rates:
-            for what in ("blunder", "mistake", "inaccuracy", "best"):
-                out.append(_row(run, section, f"{t.policy} {t.kind} {what}",
-                                **_rate(getattr(t, what))))  # fmt: skip
-            out.append(_row(run, section, f"{t.policy} {t.kind} score loss", **_mean(t.score_loss)))
-            out.append(_row(run, section, f"{t.policy} {t.kind} win loss", **_mean(t.win_loss)))
-    return out

@@ -123,3 +123,15 @@ def write(target: Any, data: bytes, what: str) -> None:
         raise input_error(str(e)) from None
     if target.how != "stdout":
         click.echo(f"wrote {what} to {target.name}", err=True)
+
+
+def emit(target: Any, data: str | bytes, what: str) -> None:
+    """Text or bytes to where ``target`` says: standard output (text with the characters a
+    terminal acts on escaped), or a file (:func:`write`)."""
+    from engine.errors import printable
+
+    if target.how == "stdout":
+        text = data if isinstance(data, str) else printable(data.decode("utf-8"), "\n")  # csv
+        click.echo(text, nl=False)
+        return
+    write(target, data.encode("utf-8") if isinstance(data, str) else data, what)

@@ -30,6 +30,8 @@ IMPORT_LOCK_NAME = ".ingest.lock"
 CHECKSUM_CACHE_NAME = ".checksums.json"
 #: The scan memo (:mod:`replay.store.scan_memo`), in the store's root.
 SCAN_MEMO_NAME = ".scan.json"
+#: What commands answered for one generation of the store (replay.store.answer_memo).
+ANSWERS_DIR_NAME = ".answers"
 #: The folders of a run folder that hold its shard files and the files derived from them,
 #: each file named ``part-NNNNN.parquet``: the tables (:data:`replay.schema.TABLES`),
 #: the summaries, the facts, the imported hands' provenance, the decision reviews and the

@@ -27,7 +27,7 @@ import hashlib
 import os
 import threading
 from array import array
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -82,9 +82,44 @@ def stamps_digest(stamps: Iterable[list[int] | None]) -> str:
     return hashlib.sha1(a.tobytes()).hexdigest()
 
 
-def current_digest(paths: Iterable[str]) -> str:
+def current_digest(paths: Sequence[str]) -> str:
     """:func:`stamps_digest` of the stamps of ``paths`` now (never through a symlink),
-    without building them one by one: a big store stats some 100,000 files per reader."""
+    without building them one by one: a big store stats some 100,000 files per reader.
+
+    The ``lstat`` calls are system calls (some 3 µs each, 0.3 s at 10⁸ hands): threads do
+    not share them out (each waits for the interpreter's lock between two calls), so a
+    process with one thread and a second core forks a child for the second half of a long
+    list (:data:`FORK_FROM` paths or more) and reads its stamps through a pipe. The digest
+    is the same bytes either way; a child that fails in any way is not trusted: its half is
+    stat'ed here."""
+    n = len(paths)
+    if n < FORK_FROM or threading.active_count() != 1 or _cores() < 2:
+        return hashlib.sha1(_stamps(paths).tobytes()).hexdigest()
+    half = n // 2
+    theirs = _forked_stamps(paths[half:])
+    a = _stamps(paths[:half])
+    a.extend(theirs() or _stamps(paths[half:]))
+    return hashlib.sha1(a.tobytes()).hexdigest()
+
+
+#: The shortest list of paths :func:`current_digest` shares with a child process;
+#: ``$PAOHUZI_STAT_FORK=0`` never forks.
+FORK_FROM = 16384
+FORK_ENV = "PAOHUZI_STAT_FORK"
+
+
+def _cores() -> int:
+    if os.environ.get(FORK_ENV) == "0" or not hasattr(os, "fork"):
+        return 1
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def _stamps(paths: Sequence[str]) -> array:
+    """The stamps of ``paths`` in order, flat (:data:`_MISSING` for one that cannot be
+    stat'ed)."""
     a = array("q")
     extend, lstat = a.extend, os.lstat
     for p in paths:
@@ -94,7 +129,52 @@ def current_digest(paths: Iterable[str]) -> str:
             extend(_MISSING)
         else:
             extend((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
-    return hashlib.sha1(a.tobytes()).hexdigest()
+    return a
+
+
+def _forked_stamps(paths: Sequence[str]) -> Callable[[], array | None]:
+    """Start a child process stat'ing ``paths``; the returned call waits for it and gives
+    their stamps, or None when the child could not start or did not give all of them."""
+    try:
+        r, w = os.pipe()
+    except OSError:
+        return lambda: None
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(r)
+        os.close(w)
+        return lambda: None
+    if pid == 0:  # the child: its stamps into the pipe, then out without any cleanup
+        code = 1
+        try:
+            os.close(r)
+            data = memoryview(_stamps(paths).tobytes())
+            while data:
+                data = data[os.write(w, data) :]
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+
+    def wait() -> array | None:
+        chunks = []
+        try:
+            while chunk := os.read(r, 1 << 20):
+                chunks.append(chunk)
+        except OSError:
+            chunks = []
+        finally:
+            os.close(r)
+            _, status = os.waitpid(pid, 0)
+        body = b"".join(chunks)
+        if status != 0 or len(body) != 32 * len(paths):
+            return None
+        a = array("q")
+        a.frombytes(body)
+        return a
+
+    return wait
 
 
 class ScanMemo:

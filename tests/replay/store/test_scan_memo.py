@@ -160,3 +160,36 @@ def test_live_store_keeps_one_state_and_sees_every_change(data: Path) -> None:
         assert b is not None and b.problem is not None
     finally:
         live.close()
+
+
+def test_the_forked_stamp_check_is_the_serial_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long list's second half stat'ed by a child process digests to the same bytes as one
+    process's; an edit in place and a missing file are seen either way, and a child that
+    fails is not trusted."""
+    from replay.store import scan_memo
+
+    files = []
+    for i in range(60):
+        p = tmp_path / f"f{i:02d}"
+        p.write_bytes(b"x" * i)
+        files.append(str(p))
+    files.insert(45, str(tmp_path / "missing"))
+    monkeypatch.setenv(scan_memo.FORK_ENV, "0")
+    serial = scan_memo.current_digest(files)
+    monkeypatch.delenv(scan_memo.FORK_ENV)
+    monkeypatch.setattr(scan_memo, "FORK_FROM", 8)
+    monkeypatch.setattr(scan_memo, "_cores", lambda: 2)
+    monkeypatch.setattr(scan_memo.threading, "active_count", lambda: 1)
+    forks = []
+    real = scan_memo._forked_stamps
+    monkeypatch.setattr(scan_memo, "_forked_stamps", lambda ps: forks.append(len(ps)) or real(ps))
+    assert scan_memo.current_digest(files) == serial
+    assert forks == [31]  # the second half went to a child
+    edit_in_place(Path(files[50]), 0xFF)  # in the child's half
+    edited = scan_memo.current_digest(files)
+    assert edited != serial
+    # A child that gives nothing (here: cannot stat, dies at once) is not trusted.
+    monkeypatch.setattr(scan_memo, "_forked_stamps", lambda ps: lambda: None)
+    assert scan_memo.current_digest(files) == edited
