@@ -211,11 +211,33 @@ def warm() -> None:
     with contextlib.suppress(Exception):
         state = _remember(live_store(data_root()).state())
         _connection(state.root, state.signature)
+        _import_pages()
         if state.usable_runs:
             # not while the first page loads: a query process's start is a second of CPU
             time.sleep(SQL_PREWARM_DELAY)
             prepared = _prepared(state.root, state.signature)
             sqlprocess.prewarm(state=state, prepared=prepared, limits=sql_limits())
+
+
+#: What the pages import beyond this module (their charts: Altair, some 0.3 s in all):
+#: imported by the warm-up, so the first page's run does not wait for them.
+PAGE_MODULES = (
+    "altair",
+    "dashboard.ui",
+    "dashboard.charts",
+    "dashboard.queries.stats",
+    "dashboard.queries.hands",
+    "dashboard.services.stats",
+    "dashboard.services.filters",
+)
+
+
+def _import_pages() -> None:
+    import importlib
+
+    for name in PAGE_MODULES:
+        with contextlib.suppress(Exception):
+            importlib.import_module(name)
 
 
 def redact(text: str) -> str:
