@@ -1,7 +1,9 @@
-"""The house's layering, read from the code: imports flow only ``paohuzi`` (the front
-doors) and ``dashboard`` → ``replay`` → ``engine``, and no modules of ``replay/`` or of ``engine/`` import each other in a circle —
-imports inside functions (lazy ones) included, since they only hide a circle, they do not
-remove it.
+"""The house's layering, read from the code and held to the layer list of ``pyproject.toml``
+(``[tool.paohuzi.packages]``: who may import whom among the top packages, ``paohuzi`` (the
+front doors) and ``dashboard`` → ``replay`` → ``engine``; ``[tool.paohuzi.layers]``: the layers
+inside each, from the bottom up), which docs/ARCHITECTURE.md quotes; and no modules of a
+top package import each other in a circle — imports inside functions (lazy ones) included,
+since they only hide a circle, they do not remove it.
 
 An edge goes from a module to the module it names: ``from a.b import c`` is an edge to
 ``a.b.c`` when that is a module of the project, else to ``a.b``. A package that loads its
@@ -13,19 +15,25 @@ from __future__ import annotations
 
 import ast
 import re
+import tomllib
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("engine", "replay", "dashboard", "paohuzi")
-#: Who may import whom: a package imports itself and the ones below it. The front doors
-#: (``paohuzi``: the command line and the service) import what they need and are imported by
-#: nothing of the house.
-BELOW = {
-    "engine": {"engine"},
-    "replay": {"replay", "engine"},
-    "dashboard": {"dashboard", "replay", "engine"},
-    "paohuzi": {"paohuzi", "replay", "engine"},
-}
+
+
+def _layering() -> dict[str, Any]:
+    """The ``[tool.paohuzi]`` tables of ``pyproject.toml``: ``packages`` and ``layers``."""
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        tool = tomllib.load(f)["tool"]["paohuzi"]
+    return {key: tool[key] for key in ("packages", "layers")}
+
+
+#: Who may import whom: a top package imports itself and the ones ``pyproject.toml`` lists
+#: for it. The front doors (``paohuzi``: the command line and the service) import what they
+#: need and are imported by nothing of the house.
+BELOW = {top: {top, *others} for top, others in _layering()["packages"].items()}
+PACKAGES = tuple(BELOW)
 
 
 #: A string that names a module of the house (``engine.policies.greedy:GreedyPolicy``).
@@ -191,19 +199,32 @@ def _architecture() -> str:
     return ARCHITECTURE.read_text(encoding="utf-8")
 
 
-def _documented_layers() -> dict[str, tuple[str, ...]]:
-    """The layers inside each top package, from the bottom up, as docs/ARCHITECTURE.md lists
-    them (written once, there): ``- top: layer, layer, …`` lines under "How data flows"."""
-    flow = _section(_architecture(), "How data flows")
-    found = re.findall(r"^- ([a-z]+): (.+)$", flow, re.M)
-    return {top: tuple(x.strip() for x in layers.split(",")) for top, layers in found}
-
-
 #: The layers inside each top package, from the bottom up, at the level of its subpackages
-#: (docs/ARCHITECTURE.md): a layer imports only itself and the layers below it. The modules
-#: of a package's own folder are the layer named after it; its ``__init__`` is its face (it
-#: hands names on, loaded on first use) and no layer.
-LAYERS = _documented_layers()
+#: (``pyproject.toml``'s ``[tool.paohuzi.layers]``): a layer imports only itself and the
+#: layers below it. The modules of a package's own folder are the layer named after it; its
+#: ``__init__`` is its face (it hands names on, loaded on first use) and no layer.
+LAYERS: dict[str, tuple[str, ...]] = {
+    top: tuple(order) for top, order in _layering()["layers"].items()
+}
+
+
+def test_the_architecture_page_quotes_the_layer_list() -> None:
+    # docs/ARCHITECTURE.md's "Layers" shows pyproject.toml's tables as they stand there
+    quoted = re.findall(r"^```toml\n(.*?)^```", _section(_architecture(), "Layers"), re.M | re.S)
+    assert len(quoted) == 1, "docs/ARCHITECTURE.md's Layers section has no one TOML block"
+    assert tomllib.loads(quoted[0])["tool"]["paohuzi"] == _layering(), (
+        "docs/ARCHITECTURE.md quotes another layer list than pyproject.toml's [tool.paohuzi]"
+    )
+
+
+def test_the_layer_list_names_the_packages_the_wheel_holds() -> None:
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        found = tomllib.load(f)["tool"]["setuptools"]["packages"]["find"]["include"]
+    assert {p.rstrip("*") for p in found} == set(PACKAGES)
+    assert all(
+        set(others) <= set(PACKAGES) - {top} for top, others in _layering()["packages"].items()
+    )
+    assert _circles({top: set(others) for top, others in _layering()["packages"].items()}) == []
 
 
 def _layer(name: str, modules: dict[str, Path]) -> str | None:
@@ -227,7 +248,9 @@ def test_packages_import_downward_and_in_no_circle() -> None:
     assert set(LAYERS) == set(PACKAGES), LAYERS
     for top, order in LAYERS.items():
         subs = {_layer(n, modules) for n in modules if n.split(".")[0] == top} - {None}
-        assert subs == set(order), f"{top}: the layers are {sorted(subs)} (LAYERS says {order})"
+        assert subs == set(order), (
+            f"{top}: the layers are {sorted(subs)} (pyproject.toml says {order})"
+        )
     rank = {layer: i for order in LAYERS.values() for i, layer in enumerate(order)}
     upward = {e for e in edges if rank[e.split(" -> ")[0]] < rank[e.split(" -> ")[1]]}
     assert sorted(upward) == [], "imports from a lower layer to a higher one"
