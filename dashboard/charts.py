@@ -12,10 +12,16 @@ Shorthands as in Altair: a field with its type after a colon (``"v:O"``: ordinal
 {'field': 'p', 'type': 'quantitative', 'title': 'win rate', 'axis': {'format': '%'}}
 >>> rate_bars("seat", "win rate")["layer"][1]["mark"]
 {'type': 'errorbar', 'ticks': True, 'color': '#333'}
+
+Colours of categories are the Okabe–Ito palette (:data:`PALETTE`), told apart with any
+colour vision, with legends in full colour (:func:`colour`); distributions over whole numbers
+are drawn on a quantitative axis (:func:`histogram`, :func:`grouped_bars`), so a value
+nobody reached is an empty gap, not a bar the next value's width closer.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,6 +48,24 @@ def field(shorthand: str, *, title: Any = _DEFAULT, fmt: str | None = None, **mo
         out["axis"] = {"format": fmt}
     out.update(more)
     return out
+
+
+#: The Okabe–Ito palette (Okabe & Ito 2008), the colour-blind-safe categorical colours, in an
+#: order for lines on white: the pale yellow last.
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000",
+           "#F0E442"]  # fmt: skip
+
+
+def colour(shorthand: str, *, title: Any = _DEFAULT, **more: Any) -> Spec:
+    """A colour channel over categories: :data:`PALETTE`, and a legend whose swatches are in
+    full colour (not the band's faint fill) with labels long enough for a run's name.
+
+    >>> colour("key:N", title="rules")["legend"]
+    {'symbolOpacity': 1, 'symbolStrokeWidth': 3, 'labelLimit': 320, 'orient': 'bottom', 'columns': 2}
+    """
+    legend = {"symbolOpacity": 1, "symbolStrokeWidth": 3, "labelLimit": 320,
+              "orient": "bottom", "columns": 2}  # fmt: skip
+    return field(shorthand, title=title, scale={"range": PALETTE}, legend=legend, **more)
 
 
 def tip(shorthand: str, fmt: str | None = None, title: str | None = None) -> Spec:
@@ -83,19 +107,49 @@ def rate_bars(category: str, title: str, pct: bool = True, sort: str | None = No
     return _layers({"y": field(f"{category}:N", title=None, sort=sort)}, bars, err)
 
 
+def _whole_axis(title: str) -> Spec:
+    return {"title": title, "format": "d", "tickMinStep": 1}
+
+
 def histogram(
     x: str, x_title: str, y_title: str, tooltip: Sequence[Spec], pick: str | None = None
 ) -> Spec:
-    """Bars of ``share`` (a percentage) per ``x``; ``pick``: the name of a click selection
-    of one bar (by ``x``), which dims the others."""
+    """Bars of ``share`` (a percentage) per whole number ``x`` (its field; any type letter
+    is read as quantitative), each one wide and centred on its value on a quantitative axis:
+    a value with no hands is a gap. ``pick``: the name of a click selection of one bar (by
+    ``x``), which dims the others.
+
+    >>> histogram("v:O", "胡息", "share", [])["encoding"]["x"]["type"]
+    'quantitative'
+    """
+    by = _ref(x)["field"]
+    aria = (
+        f"{json.dumps(x_title + ': ', ensure_ascii=False)} + datum[{json.dumps(by)}] +"
+        f" {json.dumps('; ' + y_title + ': ', ensure_ascii=False)} + format(datum.share, '.2%')"
+    )
     enc: Spec = {
-        "x": field(x, title=x_title),
+        "x": {
+            "field": "_lo",
+            "type": "quantitative",
+            "axis": _whole_axis(x_title),
+            "scale": {"zero": False},
+        },
+        "x2": {"field": "_hi"},
         "y": field("share:Q", title=y_title, fmt="%"),
+        "y2": {"datum": 0},
         "tooltip": list(tooltip),
+        "description": {"field": "_aria", "type": "nominal"},
     }
-    spec: Spec = {"mark": {"type": "bar"}, "encoding": enc}
+    spec: Spec = {
+        "transform": [
+            {"calculate": f"datum[{json.dumps(by)}] - 0.5", "as": "_lo"},
+            {"calculate": f"datum[{json.dumps(by)}] + 0.5", "as": "_hi"},
+            {"calculate": aria, "as": "_aria"},
+        ],
+        "mark": {"type": "bar", "stroke": "white", "strokeWidth": 0.5},
+        "encoding": enc,
+    }
     if pick:
-        by = _ref(x)["field"]
         spec["params"] = [
             {"name": pick, "select": {"type": "point", "fields": [by], "on": "click"}}
         ]
@@ -104,14 +158,36 @@ def histogram(
 
 
 def grouped_bars(x: str, x_title: str, group: str, y_title: str, tooltip: Sequence[Spec]) -> Spec:
-    """Bars of ``share`` per ``x``, side by side per ``group`` (one colour each)."""
+    """Bars of ``share`` per whole number ``x`` (its field, on a quantitative axis: a value
+    no group reached is a gap), side by side per ``group`` (one colour each) within the
+    value's unit.
+
+    >>> grouped_bars("v:O", "胡息", "side:N", "share", [])["encoding"]["x"]["type"]
+    'quantitative'
+    """
+    by, g = _ref(x)["field"], _ref(group)["field"]
     return {
-        "mark": {"type": "bar", "opacity": 0.6},
+        "transform": [
+            {"window": [{"op": "dense_rank", "as": "_gi"}], "sort": [{"field": g}]},
+            {"joinaggregate": [{"op": "max", "field": "_gi", "as": "_groups"}]},
+            {
+                "calculate": f"datum[{json.dumps(by)}] - 0.45 + 0.9 * (datum._gi - 1) / datum._groups",
+                "as": "_lo",
+            },
+            {"calculate": "datum._lo + 0.9 / datum._groups", "as": "_hi"},
+        ],  # fmt: skip
+        "mark": {"type": "bar", "opacity": 0.85},
         "encoding": {
-            "x": field(x, title=x_title),
-            "xOffset": field(group),
+            "x": {
+                "field": "_lo",
+                "type": "quantitative",
+                "axis": _whole_axis(x_title),
+                "scale": {"zero": False},
+            },
+            "x2": {"field": "_hi"},
             "y": field("share:Q", title=y_title, fmt="%"),
-            "color": field(group),
+            "y2": {"datum": 0},
+            "color": colour(group),
             "tooltip": list(tooltip),
         },
     }
@@ -129,6 +205,7 @@ def band_line(
         "mark": {"type": "line", "point": True} if points else {"type": "line"},
         "encoding": {"y": field(y), "tooltip": list(tooltip)},
     }
+    color = {**color, "scale": {"range": PALETTE}, "legend": colour("k:N")["legend"]}
     return _layers({"x": x, "color": color}, band, line)
 
 
@@ -139,18 +216,19 @@ def stacked_hbars(x: str, x_fmt: str, y: str, color: str, tooltip: Sequence[Spec
         "encoding": {
             "x": field(x, fmt=x_fmt),
             "y": field(y, title=None, sort="-x"),
-            "color": field(color),
+            "color": colour(color),
             "tooltip": list(tooltip),
         },
     }
 
 
-#: The review classes' colours (none: grey), mildest first.
+#: The review classes' colours (none: grey), mildest first: Okabe–Ito's yellow, orange and
+#: vermillion, darker as the class is worse (told apart by lightness too).
 CLASS_COLORS = {
-    "none": "#9e9e9e",
-    "inaccuracy": "#f2b701",
-    "mistake": "#e67e22",
-    "blunder": "#c0392b",
+    "none": "#999999",
+    "inaccuracy": "#F0E442",
+    "mistake": "#E69F00",
+    "blunder": "#D55E00",
 }
 
 
@@ -164,7 +242,9 @@ def win_curve(n_steps: int, pick: str = "pick") -> Spec:
     x = field("step:Q", title="step", scale={"domain": [0, max(1, n_steps)]},
               axis={"tickMinStep": 1, "format": "d"})  # fmt: skip
     y = field("win:Q", title="win chance after the decision (%)", scale={"domain": [0, 100]})
-    seat = field("seat:N", title="seat")
+    # the seats' lines in Okabe–Ito colours other than the classes' (yellow, orange, red)
+    seat = field("seat:N", title="seat", scale={"range": ["#0072B2", "#009E73", "#CC79A7",
+                 "#000000"]}, legend={"symbolOpacity": 1})  # fmt: skip
     band = {
         "mark": {"type": "area", "opacity": 0.15, "interpolate": "step-after"},
         "encoding": {"x": x, "y": field("lo:Q", title=y["title"]), "y2": {"field": "hi"},
@@ -191,7 +271,7 @@ def win_curve(n_steps: int, pick: str = "pick") -> Spec:
                 scale={"domain": list(CLASS_COLORS), "range": list(CLASS_COLORS.values())},
             ),
             "size": {"condition": {"test": "datum['class'] != 'none'", "value": 140}, "value": 45},
-            "shape": seat,
+            "shape": field("seat:N", title="seat"),
             "tooltip": [
                 tip("step:Q"),
                 tip("seat:N"),
@@ -213,8 +293,8 @@ def option_bars(value: str, title: str) -> Spec:
     … ``value_hi``), its 95 % interval as an error bar, coloured by ``mark_<value>`` (played,
     and the best option by this measure: the win chart's best is the likeliest to win, the
     score chart's the best score); the tooltip's ``mark`` names both."""
-    colors = {"played · best": "#2e7d32", "played": "#c0392b", "best": "#2e7d32",
-              "other": "#90a4ae"}  # fmt: skip
+    colors = {"played · best": "#009E73", "played": "#D55E00", "best": "#009E73",
+              "other": "#BBBBBB"}  # fmt: skip
     y = field("option:N", title=None, sort=None)
     bars = {
         "mark": {"type": "bar", "opacity": 0.8},

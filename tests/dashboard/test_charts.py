@@ -49,3 +49,31 @@ def test_an_invalid_chart_is_refused(schema: dict[str, Any]) -> None:
     bad = {**charts.histogram("v:O", "胡息", "share", []), "mark": {"type": "pillar"}}
     with pytest.raises(Exception, match="pillar"):
         validate_jsonschema({**bad, "data": {"values": []}}, schema)
+
+
+def test_a_histogram_has_a_quantitative_axis_with_gaps() -> None:
+    """Whole numbers on a quantitative axis, each bar one wide and centred on its value: a
+    value nobody reached is a gap (an ordinal axis put 40 next to 42)."""
+    spec = charts.histogram("v:Q", "胡息", "share of wins", [tip("v:Q")], pick="pick")
+    enc = spec["encoding"]
+    assert enc["x"]["type"] == "quantitative" and enc["x2"] == {"field": "_hi"}
+    assert [t["calculate"] for t in spec["transform"][:2]] == [
+        'datum["v"] - 0.5',
+        'datum["v"] + 0.5',
+    ]
+    assert spec["params"][0]["select"]["fields"] == ["v"]  # a click still names the value
+    bars = charts.grouped_bars("v:Q", "胡息", "side:N", "share", [])
+    assert bars["encoding"]["x"]["type"] == "quantitative" and "xOffset" not in bars["encoding"]
+
+
+def test_categories_are_coloured_for_every_colour_vision() -> None:
+    """The Okabe–Ito palette on every chart of categories, legends in full colour."""
+    band = SPECS["band_line"]["layer"][0]["encoding"]["color"]
+    for color in (
+        band,
+        SPECS["grouped_bars"]["encoding"]["color"],
+        SPECS["stacked_hbars"]["encoding"]["color"],
+    ):
+        assert color["scale"]["range"] == charts.PALETTE
+        assert color["legend"]["symbolOpacity"] == 1
+    assert charts.PALETTE[-1] == "#F0E442"  # the pale yellow only after seven others
