@@ -16,6 +16,12 @@ duplicates), so a second ``make demo`` starts the dashboard at once. (The smalle
 earlier versions, ``demo-greedy`` and the others, stay in a store that has them; ``paohuzi
 rm`` removes them.)
 
+The hunan run has the most hands, so it is the dashboard's first view (one rule set:
+``dashboard.services.filters.default_runs``). Then a small sample of it and of the
+``--duplicate`` run is reviewed (``paohuzi review RUN --sample K``, :data:`DEMO_REVIEWS`:
+some seconds), so the Review page and the Replay page's review have stored reviews to show;
+a review already stored is not made again.
+
     python -m paohuzi.demo_data [--data DIR] [--workers N] [--dry-run]
 """
 
@@ -50,6 +56,39 @@ DEMO_RUNS: list[tuple[str, list[str]]] = [
 ]  # fmt: skip
 
 
+#: The reviews stored after the runs: the run, the hands sampled and the rollouts per option
+#: (rollout policy and seed: ``paohuzi review``'s defaults).
+DEMO_REVIEWS: list[tuple[str, int, int]] = [("demo-hunan", 24, 32), ("demo-dup", 16, 32)]
+
+
+def review_commands(data: Path, workers: int) -> list[list[str]]:
+    """The ``paohuzi review`` argument lists, in order (the run's name is the second)."""
+    return [
+        ["review", name, "--sample", str(k), "--rollouts", str(n), "--data", str(data),
+         "--workers", str(workers), "--quiet"]
+        for name, k, n in DEMO_REVIEWS
+    ]  # fmt: skip
+
+
+def has_review(data: Path, name: str) -> bool:
+    """Whether the run's manifest lists a stored review with the demo's rollouts (and the
+    review's default rollout policy and seed)."""
+    from replay.review.defaults import DEFAULT_ROLLOUT_POLICY
+
+    rollouts = {n: k for n, _, k in DEMO_REVIEWS}.get(name)
+    try:
+        m = json.loads((run_dir(data, name) / MANIFEST_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return any(
+        e.get("rollouts") == rollouts
+        and e.get("rollout_policy") == DEFAULT_ROLLOUT_POLICY
+        and e.get("seed") == 0
+        for e in m.get("reviews") or []
+        if isinstance(e, dict)
+    )
+
+
 def commands(data: Path, workers: int) -> list[list[str]]:
     """The ``paohuzi simulate`` argument lists, in order."""
     return [
@@ -78,28 +117,42 @@ def is_complete(data: Path, name: str) -> bool:
 )
 @click.option("--dry-run", is_flag=True, help="Print the commands and do nothing.")
 def main(data: Path, workers: int, dry_run: bool) -> None:
-    """Record the demo runs that are not complete yet into the store."""
+    """Record the demo runs that are not complete yet into the store, then the reviews not
+    stored yet."""
     from paohuzi.cli.main import main as paohuzi
 
-    todo = [c for c in commands(data, workers) if not is_complete(data, c[4])]
     if dry_run:
-        for c in commands(data, workers):
+        for c in commands(data, workers) + review_commands(data, workers):
             click.echo("paohuzi " + " ".join(c))
         return
-    if not todo:
-        click.echo(f"demo data: all {len(DEMO_RUNS)} runs are complete in {data}")
-        return
+    todo = [c for c in commands(data, workers) if not is_complete(data, c[4])]
     start = time.perf_counter()
     for c in todo:
-        click.echo(f"demo data: paohuzi {' '.join(c)}", err=True)
-        try:
-            paohuzi.main(c, prog_name="paohuzi", standalone_mode=False)
-        except click.ClickException as e:
-            e.show()
-            sys.exit(e.exit_code)
-    click.echo(
-        f"demo data: {len(todo)} run(s) recorded in {time.perf_counter() - start:.0f} s into {data}"
-    )
+        _run(paohuzi, c)
+    if todo:
+        click.echo(
+            f"demo data: {len(todo)} run(s) recorded in {time.perf_counter() - start:.0f} s"
+            f" into {data}"
+        )
+    else:
+        click.echo(f"demo data: all {len(DEMO_RUNS)} runs are complete in {data}")
+    reviews = [c for c in review_commands(data, workers) if not has_review(data, c[1])]
+    start = time.perf_counter()
+    for c in reviews:
+        _run(paohuzi, c)
+    if reviews:
+        click.echo(
+            f"demo data: {len(reviews)} review(s) stored in {time.perf_counter() - start:.0f} s"
+        )
+
+
+def _run(paohuzi: click.Command, args: list[str]) -> None:
+    click.echo(f"demo data: paohuzi {' '.join(args)}", err=True)
+    try:
+        paohuzi.main(args, prog_name="paohuzi", standalone_mode=False)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ fences; the shaping of the replay, drill-down and 胡息 group views."""
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -474,6 +475,25 @@ def test_demo_data_commands(tmp_path: Path) -> None:
     }
     assert not demo_data.is_complete(tmp_path, names[0])
     assert all(re.fullmatch(r"[a-z0-9-]+", n) for n in names)
+    # the first run has the most hands: the dashboard's first view (filters.default_runs)
+    hands = [int(args[args.index("--hands") + 1]) for _, args in demo_data.DEMO_RUNS]
+    assert hands[0] == max(hands) > max(hands[1:])
+
+
+def test_demo_data_reviews(tmp_path: Path) -> None:
+    """make demo stores a small review of the main run and of the --duplicate run, once."""
+    cmds = demo_data.review_commands(tmp_path, 2)
+    assert [c[1] for c in cmds] == ["demo-hunan", "demo-dup"]
+    assert {c[1] for c in cmds} <= {name for name, _ in demo_data.DEMO_RUNS}
+    assert all("--sample" in c and "--rollouts" in c for c in cmds)
+    assert not demo_data.has_review(tmp_path, "demo-hunan")
+    run = tmp_path / "runs" / "run=demo-hunan"
+    run.mkdir(parents=True)
+    entry = {"rollouts": 32, "rollout_policy": "heuristic", "seed": 0}
+    (run / "manifest.json").write_text(json.dumps({"reviews": [{**entry, "rollouts": 64}]}))
+    assert not demo_data.has_review(tmp_path, "demo-hunan")  # another review's
+    (run / "manifest.json").write_text(json.dumps({"reviews": [entry]}))
+    assert demo_data.has_review(tmp_path, "demo-hunan")
 
 
 def test_dashboard_signature_sees_every_change(
