@@ -68,7 +68,10 @@ __all__ = [
     "rate_diff",
     "mean_diff",
     "compare_table",
+    "rules_table",
+    "rules_long_table",
     "fmt_rate",
+    "fmt_with_interval",
     "fmt_interval",
     "fmt_mean",
 ]
@@ -208,6 +211,48 @@ def headline_table(h: Headline) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def fmt_with_interval(r: Rate | Mean) -> str:
+    """A figure with its 95 % interval in one cell: ``85.6 % [85.4 – 85.8 %]``, ``18.42
+    [18.30 – 18.55]``.
+
+    >>> fmt_with_interval(Rate.of(30, 100))
+    '30.0 % [21.9 – 39.6 %]'
+    """
+    value = fmt_rate(r) if isinstance(r, Rate) else fmt_mean(r)
+    interval = fmt_interval(r)
+    return value if interval == "–" else f"{value} [{interval}]"
+
+
+def rules_table(rows: Mapping[str, tuple[int, Headline]]) -> pd.DataFrame:
+    """One row per rule set (``rows``: its label → its number of runs and its headline):
+    the hands, and the main headline numbers each with its interval — a selection of several
+    rule sets shown side by side, never pooled into one number."""
+    out = []
+    for rules, (runs, h) in rows.items():
+        out.append(
+            {
+                "rules": rules,
+                "runs": runs,
+                "hands": h.hands,
+                "win (胡)": fmt_with_interval(h.win),
+                "荒庄": fmt_with_interval(h.huang),
+                "dealer wins": fmt_with_interval(h.dealer_win),
+                "mean winning 胡息": fmt_with_interval(h.huxi),
+                "mean score per loser": fmt_with_interval(h.score),
+            }
+        )
+    return pd.DataFrame(out)
+
+
+def rules_long_table(rows: Mapping[str, tuple[int, Headline]]) -> pd.DataFrame:
+    """Every headline number of each rule set (:func:`headline_table`'s rows, per rule set)."""
+    frames = [headline_table(h).assign(rules=rules) for rules, (_, h) in rows.items()]
+    if not frames:
+        return pd.DataFrame(columns=["rules", "measure", "value", "95 % interval", "n"])
+    df = pd.concat(frames, ignore_index=True)
+    return df[["rules", "measure", "value", "95 % interval", "n"]]
 
 
 # ---------------------------------------------------------------------------------------------

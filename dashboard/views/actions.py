@@ -20,6 +20,7 @@ state, f = ui.start(
     "What the players did, counted from every recorded decision (declines included), for"
     " the seats and policies of the sidebar; Wilson 95 % intervals on the clusters (the deal"
     " in --duplicate runs).",
+    pools=False,  # a row per run
 )
 sig = state.signature
 runs = [r for r in state.usable_runs if r.name in f.runs]
@@ -55,7 +56,7 @@ if not rows:
     st.info("No hand in the selection.")
     st.stop()
 per_hand = pd.DataFrame(rows)
-ui.table(per_hand)
+ui.table(per_hand, "actions-per-hand")
 cols = st.columns(3)
 for col, (cond, label) in zip(
     cols,
@@ -78,7 +79,7 @@ dec = pd.DataFrame(
 )
 if not dec.empty:
     ui.rate_chart(dec.rename(columns={"what": "group"}), "group", "passed when offered")
-    ui.table(dec)
+    ui.table(dec, "actions-declined")
 
 st.subheader("Actions per seat-hand")
 acts = pd.DataFrame(
@@ -94,7 +95,7 @@ acts = pd.DataFrame(
     ]
 )  # fmt: skip
 if not acts.empty:
-    st.dataframe(acts, hide_index=True, width="stretch")
+    ui.table(acts, "actions-per-seat-hand", hide=())
 
 paired = pd.DataFrame(
     [
@@ -114,12 +115,12 @@ if not paired.empty:
         "Policy a minus policy b: events of each kind per seat-hand, deal by deal, so the"
         " deal's luck cancels."
     )
-    st.dataframe(paired, hide_index=True, width="stretch")
+    ui.table(paired, "actions-paired", hide=())
 
 st.subheader("Forced share of the decisions")
 forced = pd.DataFrame([_rate_row(f"{s.run} · {x.policy}", x.rate) for s in stats for x in s.forced])
 if not forced.empty:
-    ui.table(forced)
+    ui.table(forced, "actions-forced")
 
 st.subheader("Options per real choice")
 opt_rows = [
@@ -132,8 +133,9 @@ if opt_rows:
     ui.chart(
         pd.DataFrame(opt_rows),
         charts.grouped_bars(
-            "v:O", "legal options", "group:N", "share of choices",
-            [tip("group:N"), tip("v:O"), tip("n:Q"), tip("share:Q", ".1%")],
+            "v:Q", "legal options", "group:N", "share of choices",
+            [tip("group:N"), tip("v:Q", title="options"), tip("n:Q", title="choices"),
+             tip("share:Q", ".1%", "share of choices")],
         ),
     )  # fmt: skip
     st.caption(
@@ -155,7 +157,7 @@ length = pd.DataFrame(
     ]
 )  # fmt: skip
 if not length.empty:
-    st.dataframe(length, hide_index=True, width="stretch")
+    ui.table(length, "hand-length", hide=())
 left, right = st.columns(2)
 with left:
     st.caption("decisions per hand")
@@ -168,11 +170,11 @@ with left:
         ui.chart(
             pd.DataFrame(rows2),
             charts.grouped_bars(
-                "v:O",
+                "v:Q",
                 "decisions",
                 "run:N",
                 "share of hands",
-                [tip("run:N"), tip("v:O"), tip("n:Q")],
+                [tip("run:N"), tip("v:Q", title="decisions"), tip("n:Q", title="hands")],
             ),  # fmt: skip
         )
 with right:
@@ -186,10 +188,10 @@ with right:
         ui.chart(
             pd.DataFrame(rows3),
             charts.grouped_bars(
-                "v:O",
+                "v:Q",
                 "stock left at the win",
                 "run:N",
                 "share of wins",
-                [tip("run:N"), tip("v:O"), tip("n:Q")],
+                [tip("run:N"), tip("v:Q", title="stock left"), tip("n:Q", title="wins")],
             ),  # fmt: skip
         )

@@ -59,6 +59,10 @@ elif drill.takes_value(cond):
         st.session_state[vkey] = drill.DEFAULT_VALUES.get(cond, 0)
     value = int(st.number_input("value", min_value=-1000, max_value=100000, step=1, key=vkey))
 
+# the condition in the URL (a link reproduces the list), applied above only when it changes
+ui.param_out("cond", cond)
+ui.param_out("value", value)
+st.session_state["_dd_applied"] = (cond, value)
 title = drill.label(cond, value, names)
 st.subheader(title)
 
@@ -89,10 +93,14 @@ if table.empty:
     st.info("No hand matches.")
     st.stop()
 
-event = st.dataframe(
-    table,
-    hide_index=True,
-    width="stretch",
+#: the columns shown unless asked for all: the ones that fit beside the sidebar at 1,024 px
+SHORT = ["run", "hand", "outcome", "winner", "source", "胡息", "等", "番", "score", "名堂"]
+wide = st.toggle("all columns (dealer, hu card, stock left, steps)", key="dd_all_columns")
+event = ui.table(
+    table if wide else table[SHORT],
+    "drilldown-hands",
+    hide=(),
+    grid=True,
     on_select="rerun",
     selection_mode="single-row",
     key=f"dd_table_{cond}_{value}",
@@ -103,7 +111,9 @@ if picked:
     row = table.iloc[picked[0]]
     st.switch_page(
         ui.PAGE_FILES["replay"],
-        query_params={"run": str(row["run"]), "hand": str(int(row["hand"])), "at": AT},
+        query_params=ui.selection_params(
+            {"run": str(row["run"]), "hand": str(int(row["hand"])), "at": AT}
+        ),
     )
 st.caption("Select a row to open that hand in the replay, or pick it here:")
 if st.session_state.get("dd_pick") not in keys:
@@ -114,5 +124,5 @@ st.page_link(
     ui.PAGE_FILES["replay"],
     label=f"Open {run} hand {hand} in the replay at the {WHERE}",
     icon=":material/play_circle:",
-    query_params={"run": run, "hand": hand, "at": AT},
+    query_params=ui.selection_params({"run": run, "hand": hand, "at": AT}),
 )

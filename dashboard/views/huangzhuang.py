@@ -37,24 +37,24 @@ if not overall.empty:
     with cols[1]:
         ui.drill_link("All 荒庄 hands", "huang")
 
-left, right = st.columns(2)
-with left:
-    st.subheader("By rules")
-    ui.rate_chart(by_rules, "rules", "荒庄 rate")
-    ui.table(by_rules)
-with right:
-    st.subheader("By policy mix")
-    ui.rate_chart(by_pol, "policy mix", "荒庄 rate")
-    ui.table(by_pol)
+# one above the other, not side by side: a half-width column cut the tables' numbers off
+st.subheader("By rules")
+ui.rate_chart(by_rules, "rules", "荒庄 rate")
+ui.table(by_rules, "huangzhuang-by-rules")
+st.subheader("By policy mix")
+ui.rate_chart(by_pol, "policy mix", "荒庄 rate")
+ui.table(by_pol, "huangzhuang-by-policy-mix")
 if len(by_players) > 1:
     st.subheader("3 vs 4 players")
-    ui.table(by_players)
+    ui.table(by_players, "huangzhuang-by-players")
 
 st.subheader("Survival: hands still in play against the cards left in the stock")
 ui.keep("huang_curve_key")  # kept when the user comes back to the page
+ui.param_in("curve", "huang_curve_key", ["rules", "policies", "run"])  # and in the URL
 key = st.radio(
     "one curve per", ["rules", "policies", "run"], horizontal=True, key="huang_curve_key"
 )
+ui.param_out("curve", key)
 with ui.guard():
     curve = svc.survival_curve(q.survival(sig, f, key))
 st.caption(
@@ -67,7 +67,7 @@ if not curve.empty:
         field("stock_left:Q", title="cards left in the stock", scale={"reverse": True}),
         "share:Q",
         "share of hands in play",
-        field("key:N", title=key),
+        charts.colour("key:N", title=key),
         [tip("key:N"), tip("stock_left:Q"), tip("share:Q", ".2%"), tip("hands:Q")],
         points=True,
     )
@@ -93,5 +93,5 @@ if not table.empty:
         if diff.lo != diff.lo
         else f"95 %: {100 * diff.lo:+.2f} – {100 * diff.hi:+.2f} pp (Newcombe)"
     )
-    ui.table(table, hide=("streak", "p_dealer", "lo_dealer", "hi_dealer"))
+    ui.table(table, "dealer-retention", hide=("streak", "p_dealer", "lo_dealer", "hi_dealer"))
     ui.drill_link("Hands dealt by a dealer kept after 荒庄", "retained_dealer")

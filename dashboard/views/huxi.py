@@ -38,6 +38,7 @@ st.subheader("Distributions")
 st.caption("Click a bar to list those hands (Drill-down), then open one in the replay.")
 # One chart at a time (a radio, not tabs): tabs would draw all four in the browser.
 ui.keep("huxi_metric")  # kept when the user comes back to the page
+ui.param_in("metric", "huxi_metric", list(dists))  # and in the URL
 shown = st.radio(
     "distribution of",
     list(dists),
@@ -45,14 +46,16 @@ shown = st.radio(
     key="huxi_metric",
     format_func=lambda m: svc.METRIC_LABELS[m],
 )
+ui.param_out("metric", shown)
 metric, d = shown, dists[shown]
 spec = charts.histogram(
-    "v:O",
+    "v:Q",
     svc.METRIC_LABELS[metric],
     "share of wins",
-    [tip("v:O"), tip("n:Q"), tip("share:Q", ".2%")],
+    [tip("v:Q", title=svc.METRIC_LABELS[metric]), tip("n:Q", title="wins"),
+     tip("share:Q", ".2%", "share of wins")],
     pick="pick",
-)
+)  # fmt: skip
 event = ui.chart(svc.counts_frame(d), spec, on_select="rerun", key=f"hist_{metric}")
 selection: dict[str, Any] = dict(event.selection or {}) if event else {}
 picked = selection.get("pick")
@@ -61,9 +64,9 @@ if picked:
     if v is not None:
         st.switch_page(
             ui.PAGE_FILES["drilldown"],
-            query_params={"cond": f"{metric}_eq", "value": str(int(v))},
+            query_params=ui.selection_params({"cond": f"{metric}_eq", "value": str(int(v))}),
         )
-ui.table(svc.quantile_table(dists.values()), hide=())
+ui.table(svc.quantile_table(dists.values()), "quantiles", hide=())
 cols = st.columns(3)
 with cols[0]:
     ui.drill_link("Wins with 胡息 ≥ 30", "huxi_ge", 30)
@@ -77,7 +80,7 @@ with ui.guard():
     src = svc.source_table(q.by_source(sig, f))
 if not src.empty:
     ui.rate_chart(src, "source", "share of wins")
-    ui.table(src.drop(columns=["code"]))
+    ui.table(src.drop(columns=["code"]), "wins-by-source")
 
 st.subheader("By 名堂")
 with ui.guard():
@@ -95,6 +98,7 @@ if not mt.empty:
                 "95 % interval",
             ]
         ],
+        "wins-by-mingtang",
         hide=(),
     )
 
@@ -123,14 +127,11 @@ if covered:
         "share of 胡息:Q", "%", "group type:N", "where:N", [*tips, tip("胡息:Q")]
     )
     ui.chart(groups, spec)
-    st.dataframe(
+    ui.table(
         groups,
-        hide_index=True,
-        width="stretch",
-        column_config={
-            "share of 胡息": st.column_config.NumberColumn(format="percent"),
-            "mean 胡息 per group": st.column_config.NumberColumn(format="%.2f"),
-        },
+        "huxi-groups",
+        hide=(),
+        formats={"share of 胡息": "{:.1%}", "mean 胡息 per group": "{:.2f}"},
     )
 elif not missing:
     st.info("No winning hand in the selection to decompose.")

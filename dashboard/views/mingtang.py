@@ -37,10 +37,10 @@ for level in sorted(mt["level"].unique(), key=lambda lv: (ORDER.get(str(lv), 9),
     st.caption(f"{n:,} wins under these rules")
     ui.rate_chart(g, "名堂", "share of wins", sort="-x")
     shown = g.drop(columns=["level", "p", "lo", "hi"]).reset_index(drop=True)
-    event = st.dataframe(
-        shown.drop(columns=["bit"]),
-        hide_index=True,
-        width="stretch",
+    event = ui.table(  # "of wins" is the caption's
+        shown.drop(columns=["bit", "of wins"]),
+        f"mingtang-{level}",
+        hide=(),
         on_select="rerun",
         selection_mode="single-row",
         key=f"mt_{level}",
@@ -51,8 +51,8 @@ for level in sorted(mt["level"].unique(), key=lambda lv: (ORDER.get(str(lv), 9),
         bit = int(shown.iloc[picked[0]]["bit"])
         st.switch_page(
             ui.PAGE_FILES["drilldown"],
-            query_params={"cond": "mingtang", "value": str(bit)}
-            if bit >= 0
-            else {"cond": "pinghu"},
+            query_params=ui.selection_params(
+                {"cond": "mingtang", "value": str(bit)} if bit >= 0 else {"cond": "pinghu"}
+            ),
         )
 st.caption("Select a row to list those hands in the Drill-down page.")

@@ -24,7 +24,7 @@ from engine.errors import PaohuziError
 TITLE = "Play"
 CAPTION = "A hand against the bots: recorded as you play it, then compared and reviewed."
 if not psvc.enabled():
-    ui.start(TITLE, CAPTION, need_runs=False)  # the store's notes, as on every page
+    ui.start(TITLE, CAPTION, need_runs=False, pools=False)  # the store's notes, as on every page
     st.info(
         "This page writes the hands you play into the store, so it is off in a read-only"
         " dashboard. Start the dashboard with `paohuzi dashboard --play` (and the same"

@@ -8,6 +8,7 @@ import streamlit as st
 
 from dashboard import db, ui
 from dashboard.queries import stats as q
+from dashboard.services import filters as fsvc
 from dashboard.services import reference as rsvc
 from engine.rules import find_rules
 from replay.analysis.figures.selection import Selection
@@ -23,6 +24,7 @@ state, f = ui.start(
     "Reference",
     "The selection's figures per hand, beside the published reference figures of its preset"
     " (docs/REFERENCE.md, written by `paohuzi report`).",
+    pools=False,  # one preset only
 )
 sig = state.signature
 
@@ -45,10 +47,28 @@ except UnreadableReference as e:
     st.stop()
 
 runs = [r for r in state.usable_runs if r.name in f.runs]
+
+
+def _select(names: tuple[str, ...]) -> None:
+    """The sidebar's selection set to ``names`` (a button's callback, before the sidebar)."""
+    st.session_state["f_runs"] = list(names)
+    st.session_state["f_rules"] = []
+
+
 try:
     preset = rsvc.one_preset(runs)
 except rsvc.NotOnePreset as e:
     st.warning(str(e))
+    with st.container(horizontal=True):  # one click to a selection of one rule set
+        for rules, members in fsvc.rule_groups(state, f).items():
+            many = f"{len(members)} runs"
+            st.button(
+                f"{rules} ({', '.join(members) if len(members) <= 3 else many})",
+                key=f"ref_pick_{rules}",
+                on_click=_select,
+                args=(members,),
+                icon=":material/filter_alt:",
+            )
     st.stop()
 ref = pub.presets.get(preset)
 if ref is None:
@@ -98,7 +118,7 @@ if f.seats or f.policies:
     )
 
 table = rsvc.comparison_table(mine, ref.figures)
-ui.table(table, hide=())
+ui.table(table, f"reference-{preset}", hide=())
 notes = [
     "Intervals 95 %: Wilson for rates, cluster-robust for means (a hand is its own cluster, a"
     " deal in --duplicate runs); the difference treats the selection and the reference as"

@@ -27,7 +27,7 @@ from dashboard.services import replay as rsvc
 from engine.errors import PaohuziError
 from replay.store.layout import StoreError
 
-state, f = ui.start("Replay", "Step through a recorded hand, card by card.")
+state, f = ui.start("Replay", "Step through a recorded hand, card by card.", pools=False)
 sig = state.signature
 runs = [r for r in state.usable_runs if r.name in f.runs] or list(state.usable_runs)
 names = [r.name for r in runs]
@@ -40,7 +40,9 @@ all_names = [r.name for r in state.usable_runs]
 
 
 def _clear_link() -> None:
-    st.query_params.clear()
+    for k in links.PARAMS:  # the sidebar's selection stays in the URL
+        if k in st.query_params:
+            del st.query_params[k]
     st.session_state.pop("_rp_applied", None)
 
 
@@ -268,9 +270,9 @@ except PaohuziError as e:
     st.error(db.redact(f"The log of run {run} hand {hand} does not replay: {e}"))
     st.stop()
 
-st.query_params.from_dict(
-    {"run": run, "hand": str(hand), "step": str(step), "seat": str(seat_choice)}
-)
+for k, v in {"run": run, "hand": str(hand), "step": str(step), "seat": str(seat_choice)}.items():
+    ui.param_out(k, v)
+ui.param_out("at", None)  # the step is in the URL now
 st.session_state["_rp_applied"] = (run, str(hand), str(step), None, str(seat_choice))
 
 st.markdown(f"**{rsvc.step_caption(view)}** · rules {view['rules']} · dealer seat {view['dealer']}")
@@ -285,7 +287,7 @@ if decision:
     elif chosen.get("hidden"):
         who = "a seat" if chosen.get("seat") is None else f"seat {chosen['seat']}"
         st.markdown(f"Taken: {who} (hidden from this view)")
-    st.dataframe(rsvc.options_frame(view), hide_index=True, width="stretch")
+    ui.table(rsvc.options_frame(view), "replay-options", hide=())
 
 _review_section(run, hand, step, seat, info.players)
 

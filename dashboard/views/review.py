@@ -17,6 +17,7 @@ state, f = ui.start(
     "Where policies lose: the decisions of stored reviews (`paohuzi review RUN --sample K`),"
     " valued by determinized rollouts; classes by the winning chance given up (5 / 10 / 15"
     " points: inaccuracy, mistake, blunder).",
+    pools=False,  # a section per run
 )
 sig = state.signature
 runs = [r for r in state.usable_runs if r.name in f.runs]
@@ -56,7 +57,8 @@ for run in runs:
             }
             for t in k.rates
         ]  # fmt: skip
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        ui.table(pd.DataFrame(rows), f"review-{run.name}-{k.rollouts}-{k.rollout_policy}-{k.seed}",
+                 hide=())  # fmt: skip
         chart = pd.DataFrame(
             [
                 {

@@ -27,6 +27,7 @@ state, f = ui.start(
     " tables (summary_hands, summary_values, … docs/LOG_FORMAT.md §10) and the code"
     " tables; read-only, with a row and a time limit. `$runs`, `$seats` and `$policies` are"
     " the sidebar's selection (lists; empty seats/policies mean all), passed as parameters.",
+    pools=False,
 )
 
 EXAMPLES = {
@@ -121,7 +122,7 @@ else:
             + ("is" if res.cut_cells == 1 else "are")
             + " cut there, ending in …"
         )
-    st.dataframe(res.frame, hide_index=True, width="stretch")
+    ui.table(res.frame, "sql-result", hide=(), grid=True)
 st.caption(f"Limits: {limits.describe()}; see dashboard/README.md to change them.")
 
 with st.expander("Views and columns"):
@@ -131,7 +132,7 @@ with st.expander("Views and columns"):
             " ordinal_position) AS columns FROM information_schema.columns"
             " GROUP BY table_name ORDER BY table_name"
         )
-        ui.table(cols, hide=())
+        ui.table(cols, "sql-views", hide=())
     except db.StoreReadError as e:
         st.error(str(e))  # already relative to the store
     st.caption(

@@ -31,23 +31,21 @@ policy = svc.group_rows(groups[groups["g"] == by_policy])
 if by_policy == "all" and played:
     policy = [svc.relabel(g, played[0]) for g in policy]
 
-left, right = st.columns(2)
-with left:
-    st.subheader("By seat")
-    t = svc.rate_table(seat, "seat")
-    ui.rate_chart(t, "seat", "win rate")
-    ui.table(t)
-with right:
-    st.subheader("Dealer vs non-dealer")
-    t = svc.rate_table(dealer, "seat role")
-    ui.rate_chart(t, "seat role", "win rate")
-    ui.table(t)
-    ui.drill_link("Hands won by the dealer", "dealer_win")
+# one above the other, not side by side: a half-width column squeezed the tables
+st.subheader("By seat")
+t = svc.rate_table(seat, "seat")
+ui.rate_chart(t, "seat", "win rate")
+ui.table(t, "win-rate-by-seat")
+st.subheader("Dealer vs non-dealer")
+t = svc.rate_table(dealer, "seat role")
+ui.rate_chart(t, "seat role", "win rate")
+ui.table(t, "win-rate-dealer")
+ui.drill_link("Hands won by the dealer", "dealer_win")
 
 st.subheader("By policy")
 t = svc.rate_table(policy, "policy")
 ui.rate_chart(t, "policy", "win rate")
-ui.table(t)
+ui.table(t, "win-rate-by-policy")
 
 st.subheader("Paired policy differences (--duplicate runs)")
 if paired:
@@ -56,7 +54,7 @@ if paired:
         " policy a and policy b meet the same cards; the difference per deal removes the"
         " deal's luck. Normal interval over deals."
     )
-    ui.table(svc.paired_table(paired))
+    ui.table(svc.paired_table(paired), "paired-differences")
 else:
     st.info(
         "No --duplicate run with two or more policies in the selection: paired differences"
@@ -79,7 +77,7 @@ if not curve.empty:
         field("hands:Q", title="hands played (per run)"),
         "rate:Q",
         "cumulative win rate",
-        field("key:N", title=key),
+        charts.colour("key:N", title=key),
         tips,
     )
     ui.chart(curve, spec)

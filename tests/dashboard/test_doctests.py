@@ -21,6 +21,7 @@ MODULES = [
     "dashboard.services.sqlprocess",
     "dashboard.services.sqlworker",
     "dashboard.services.stats",
+    "dashboard.ui",
 ]
 
 

@@ -20,14 +20,14 @@ def test_actions_page_shows_the_event_figures(store_dir: Path, use_store) -> Non
     assert not at.exception and not at.error
     heads = [s.value for s in at.subheader]
     assert heads[:3] == ["Per hand", "Declined when offered", "Actions per seat-hand"]
-    per_hand = at.dataframe[0].value
+    per_hand = at.table[0].value
     want = {s.run: s for s in event_stats(open_store(store_dir))}
     for _, row in per_hand.iterrows():  # the numbers of stats --events, run by run
         s = want[row["run"]]
         rate = {"臭胡": s.chouhu, "忍碰": s.renpeng, "八块": s.bakuai}[row["what"][:2]]
         assert (row["k"], row["of"]) == (rate.k, rate.n)
     links = {p.proto.label: p.proto.query_string for p in at.get("page_link")}
-    assert links["Hands with a 八块"] == "cond=bakuai"
+    assert links["Hands with a 八块"] == "cond=bakuai&runs=base"  # with the selection
 
 
 def test_a_drilled_hand_opens_where_it_happened(store_dir: Path, use_store) -> None:  # type: ignore[no-untyped-def]

@@ -156,7 +156,7 @@ PAGES = [
         ["Headline numbers", "Distributions over the wins", "名堂 frequencies"],
         1,
     ),
-    ("reference", "reference_mixed", ["The selection mixes rule sets", "hunan-4p (four)"], 0),
+    ("reference", "reference_first", ["Selection: hunan, 1 run (base)", "it differs when"], 0),
     ("actions", "actions_page", ["Per hand", "Declined when offered", "Options per real"], 2),
     ("review", "review_page", ["Review", "No stored review"], 0),
     ("sql", "sql", ["row limit", "time limit", "rows in"], 0),
@@ -202,13 +202,14 @@ def test_the_sidebar_filters_survive_a_page_switch(page: Any, server: str) -> No
 
 
 def test_the_reference_page_beside_one_preset(server: str, browser: Any) -> None:
-    """The Reference page on the runs of one preset (the sidebar's Rules set to hunan): its
-    table of figures, each with the difference and whether it differs. In a page of its own,
-    so the sidebar's choice stays there."""
+    """The Reference page on the runs of one preset (all runs, then the sidebar's Rules set
+    to hunan): its table of figures, each with the difference and whether it differs. In a
+    page of its own, so the sidebar's choice stays there."""
     pg = browser.new_page(viewport={"width": 1400, "height": 1400})
     pg.set_default_timeout(30_000)
     try:
-        visit(pg, f"{server}/reference")
+        visit(pg, f"{server}/reference?runs=*")
+        assert "The selection mixes rule sets" in main_text(pg)
         rules = pg.locator('[data-testid="stSidebarUserContent"] [data-testid="stMultiSelect"]')
         rules.nth(1).click()
         pg.get_by_role("option", name="hunan", exact=True).click()
@@ -222,8 +223,8 @@ def test_the_reference_page_beside_one_preset(server: str, browser: Any) -> None
         text = main_text(pg)
         assert "learned@hunan in every seat" in text and "base, dup, mixed" in text
         assert "it differs when its interval excludes 0" in text
-        table = pg.locator('[data-testid="stDataFrame"]')
-        assert table.count() == 1 and table.first.bounding_box()["height"] > 200  # 8 rows
+        table = pg.locator('[data-testid="stTable"] tbody tr')
+        assert table.count() == 8
     finally:
         pg.close()
 
@@ -292,7 +293,7 @@ def test_first_visit_to_a_page_url_on_a_fresh_server(store_dir: Path, browser: A
             assert "Page not found" not in body
             assert pg.locator('[role="dialog"]').count() == 0
             assert "By seat" in main_text(pg)  # the page asked for, not the main page
-            assert pg.url.endswith("/win-rates")
+            assert pg.url.endswith("/win-rates?runs=base")  # the first view's selection
         finally:
             pg.close()
 
@@ -420,5 +421,210 @@ def test_a_hand_played_by_clicking_then_its_review_in_the_replay(
             check(pg, "play_review_in_replay")
             assert slider_value(pg) == step and "run=play" in pg.url
             assert "stored review" in main_text(pg)
+        finally:
+            pg.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 60: the first view, a mixed selection, the URL, tables that fit, downloads
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def demo_server(store_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A store like ``make demo``'s: the fixture's runs of three rule sets, its main run with
+    a small sample reviewed (as paohuzi.demo_data stores one), and the reference file; the
+    dashboard on it."""
+    import shutil
+
+    from click.testing import CliRunner
+    from reference_helpers import write_reference
+
+    from paohuzi.cli.main import main
+
+    d = tmp_path_factory.mktemp("browser-demo") / "data"
+    shutil.copytree(store_dir, d)
+    r = CliRunner().invoke(main, ["review", "base", "--sample", "4", "-N", "8", "-q", "-w", "1",
+                                  "--data", str(d)])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    ref = write_reference(tmp_path_factory.mktemp("browser-demo-ref") / "reference.json")
+    with dashboard_server(d, "dashboard-server-demo.log", "--reference", str(ref)) as base:
+        yield base
+
+
+#: Each page of the demo-like store: its path (no selection: the first view) and what it
+#: must show — content, not a warning.
+CONTENT = [
+    ("", ["Headline rates · hunan", "One rule set: hunan, 1 run (base)"]),
+    ("win-rates", ["By seat", "By policy", "Convergence"]),
+    ("huxi", ["Distributions", "By 名堂"]),
+    ("huangzhuang", ["荒庄 rate", "Dealer retention"]),
+    ("mingtang", ["花样 half"]),
+    ("compare", ["Headline numbers", "名堂 frequencies"]),
+    ("reference", ["Selection: hunan, 1 run (base)", "it differs when"]),
+    ("actions", ["Per hand", "Options per real"]),
+    ("drilldown?cond=huxi_ge&value=20", ["winning 胡息 ≥ 20"]),
+    ("replay?run=base&hand=7&step=1000000", []),  # the hand's end: set in the test
+    ("review", ["run base", "rollouts"]),
+    ("sql", ["rows in"]),
+    ("play", ["paohuzi dashboard --play"]),
+]
+
+#: Tables wider than their container (sideways scrolling): an HTML table (st.table) whose
+#: scroll box is wider than it shows, a grid (st.dataframe) whose scroller is.
+_CLIPPED = """() => {
+  const out = [];
+  for (const e of document.querySelectorAll('[data-testid="stTable"] table')) {
+    const box = e.parentElement;
+    if (box.scrollWidth > box.clientWidth + 1) out.push(['table', box.scrollWidth, box.clientWidth]);
+  }
+  for (const e of document.querySelectorAll('[data-testid="stDataFrame"] .dvn-scroller')) {
+    if (e.scrollWidth > e.clientWidth + 1) out.push(['grid', e.scrollWidth, e.clientWidth]);
+  }
+  return out;
+}"""
+_TABLES = """() => document.querySelectorAll(
+    '[data-testid="stTable"], [data-testid="stDataFrame"]').length"""
+
+
+def _hand_end(store: Path) -> int:
+    from replay.replayer.hand import load_hand
+
+    return int(load_hand(store, "base", 7).n_steps)
+
+
+@pytest.mark.parametrize("width", [1024, 1400])
+def test_every_page_shows_content_and_its_tables_fit(
+    demo_server: str, browser: Any, store_dir: Path, width: int
+) -> None:
+    """At 1,024 and 1,400 pixels: every page is listed in the sidebar (none behind "View
+    more"), opens on the first view with content and no warning, carries the selection in
+    its URL, and no table is wider than the page (none scrolls sideways)."""
+    pg = browser.new_page(viewport={"width": width, "height": 2400})
+    pg.set_default_timeout(30_000)
+    try:
+        for path, expected in CONTENT:
+            if path.startswith("replay"):
+                path = path.replace("1000000", str(_hand_end(store_dir)))
+                expected = ["Result", "settlement"]
+            visit(pg, f"{demo_server}/{path}")
+            name = path.split("?")[0] or "overview"
+            check(pg, f"width{width}_{name}")
+            text = main_text(pg)
+            for e in expected:
+                assert e in text, (path, e)
+            warnings = pg.locator('[data-testid="stAlertContentWarning"]')
+            assert warnings.count() == 0, (path, warnings.first.inner_text())
+            assert "runs=base" in pg.url, pg.url  # the selection, in every page's URL
+            assert pg.evaluate(_CLIPPED) == [], (path, width)
+            if name not in ("play", "sql"):
+                assert pg.evaluate(_TABLES) > 0, path
+        links = pg.locator('[data-testid="stSidebarNavLink"]')
+        assert links.count() == 13 and all(links.nth(i).is_visible() for i in range(13))
+        assert "View" not in pg.locator('[data-testid="stSidebarNav"]').inner_text()
+    finally:
+        pg.close()
+
+
+def _headline(pg: Any) -> str:
+    h = pg.locator('[data-testid="stMain"] h3', has_text="Headline rates")
+    return str(h.inner_text()).strip()
+
+
+def test_first_view_a_mixed_selection_and_the_link_of_each(demo_server: str, browser: Any) -> None:
+    """The first view's headline is one rule set's (the main run's); emptying the sidebar's
+    Runs (every run: three rule sets) gives a row per rule set, never one pooled number; the
+    URL of each, opened in a new tab, shows the same view. Screenshots: first_view.png and
+    mixed_selection.png in tests/artifacts/."""
+    pg = browser.new_page(viewport={"width": 1400, "height": 1400})
+    pg.set_default_timeout(30_000)
+    try:
+        visit(pg, demo_server, "first_view")
+        assert _headline(pg) == "Headline rates · hunan"
+        assert pg.url.endswith("?runs=base")
+        first = main_text(pg)
+        runs = pg.locator('[data-testid="stSidebarUserContent"] [data-testid="stMultiSelect"]')
+        runs.first.locator("input").click()
+        pg.keyboard.press("Backspace")  # the one run chosen: none left, every run
+        pg.keyboard.press("Escape")
+        pg.wait_for_function("() => /runs=(%2A|\\*)/.test(location.search)")
+        settle(pg)
+        check(pg, "mixed_selection")
+        assert _headline(pg) == "Headline rates by rule set (3 rule sets)"
+        rows = pg.locator('[data-testid="stTable"]').nth(1).locator("tbody tr")
+        assert [rows.nth(i).locator("td").first.inner_text() for i in range(rows.count())] == [
+            "hunan",
+            "hunan-4p",
+            "hunan min_huxi=10",
+        ]
+        mixed = main_text(pg)
+        for url, want in ((pg.url, mixed), (f"{demo_server}/?runs=base", first)):
+            other = browser.new_page(viewport={"width": 1400, "height": 1400})
+            other.set_default_timeout(30_000)
+            try:
+                visit(other, url)
+                assert main_text(other) == want
+            finally:
+                other.close()
+    finally:
+        pg.close()
+
+
+def test_a_tables_csv_is_the_rows_it_shows(demo_server: str, browser: Any) -> None:
+    """The CSV button under the Overview's runs table downloads that table's rows."""
+    import csv
+    import io
+
+    pg = browser.new_page(viewport={"width": 1400, "height": 1400}, accept_downloads=True)
+    pg.set_default_timeout(30_000)
+    try:
+        visit(pg, demo_server)
+        shown = pg.locator('[data-testid="stTable"]').first.locator("tbody tr")
+        cells = [shown.nth(i).locator("td").nth(1).inner_text() for i in range(shown.count())]
+        with pg.expect_download() as got:
+            pg.locator(".st-key-dl_runs_csv button").first.click()
+        assert got.value.suggested_filename == "paohuzi-runs.csv"
+        text = Path(got.value.path()).read_text(encoding="utf-8-sig")
+        rows = list(csv.DictReader(io.StringIO(text)))
+        assert [r["run"] for r in rows] == cells == ["base", "dup", "four", "min10", "mixed"]
+        assert list(rows[0]) == ["selected", "run", "rules", "seats", "policies", "hands",
+                                 "state", "created", "seed"]  # fmt: skip
+        check(pg, None)
+    finally:
+        pg.close()
+
+
+def test_the_sidebar_count_follows_the_store(
+    store_dir: Path, browser: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Hands recorded while a page stays open (here a run simulated beside it): the
+    sidebar's count of runs and hands follows within seconds, without a click, and says the
+    page was drawn before; its button redraws the page on the store as it is now."""
+    from dash_helpers import copy_store, simulate
+
+    d = copy_store(store_dir, tmp_path_factory.mktemp("browser-live") / "data", ["base"])
+    with dashboard_server(d, "dashboard-server-live.log") as base:
+        pg = browser.new_page(viewport={"width": 1400, "height": 1400})
+        pg.set_default_timeout(30_000)
+        try:
+            visit(pg, base)
+            side = pg.locator('[data-testid="stSidebarUserContent"]')
+            assert "In the store: 1 run, 240 hands" in side.inner_text()
+            simulate(d, "late", ["-n", "30", "--seed", "3"])
+            pg.wait_for_function(
+                "() => document.querySelector('[data-testid=\"stSidebarUserContent\"]')"
+                ".innerText.includes('In the store: 2 runs, 270 hands')",
+                timeout=30_000,
+            )
+            assert "The store changed since this page was drawn" in side.inner_text()
+            assert "late" not in main_text(pg)  # the page itself: as drawn
+            pg.get_by_role("button", name="Show the store as it is now").click()
+            pg.wait_for_function(
+                "() => document.querySelector('[data-testid=\"stMain\"]').innerText"
+                ".includes('late')"
+            )
+            settle(pg)
+            check(pg, "sidebar_count_followed")
+            assert "changed since" not in side.inner_text()
         finally:
             pg.close()

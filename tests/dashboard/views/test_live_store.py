@@ -23,7 +23,7 @@ def _simulate(data: Path, run: str, n: int) -> None:
 
 
 def _overview_runs(at: object) -> str:
-    return " ".join(str(df.value.to_csv()) for df in at.dataframe)  # type: ignore[attr-defined]
+    return " ".join(str(df.value.to_csv()) for df in at.table)  # type: ignore[attr-defined]
 
 
 def _page_text(at: object) -> str:
@@ -54,10 +54,10 @@ def test_the_dashboard_sees_runs_added_resumed_removed_and_damaged(
     m["status"], m["progress"] = "interrupted", {"shards": 1, "hands": 32}
     write_manifest(run, m)
     at = run_page("overview")
-    assert 'late,interrupted,hunan,3,"random,random,random",False,32,64' in _overview_runs(at)
+    assert ",late,hunan,3,random ×3,32,interrupted (32 of 64)," in _overview_runs(at)
     _simulate(data, "late", 64)  # resumed
     at = run_page("overview")
-    assert 'late,complete,hunan,3,"random,random,random",False,64,64' in _overview_runs(at)
+    assert ",late,hunan,3,random ×3,64,complete," in _overview_runs(at)
     shutil.rmtree(run)  # removed with rm
     at = run_page("overview")
     assert not at.exception and "late" not in _overview_runs(at)

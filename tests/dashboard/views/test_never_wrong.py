@@ -129,7 +129,7 @@ def rendered_text(at: AppTest) -> str:
     out: list[str] = []
 
     def walk(node: Any) -> None:
-        if getattr(node, "type", None) in ("dataframe", "arrow_data_frame"):
+        if getattr(node, "type", None) in ("dataframe", "arrow_data_frame", "table"):
             out.append(node.value.to_csv())
         elif getattr(node, "proto", None) is not None:
             out.append(str(node.proto))

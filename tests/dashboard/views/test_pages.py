@@ -1,6 +1,7 @@
 """Every dashboard page through Streamlit's AppTest on the fixture store, and the stores
 that must give a clear message instead of a traceback: missing, empty, being written,
-corrupt."""
+corrupt. A page opens on the store's main run (the most hands: ``base``) unless the URL asks
+for others (``runs=*``: all of them)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,9 @@ from dashboard.services.replay import decisive_step
 from replay.replayer.hand import load_hand
 from replay.store.runs import open_store
 from replay.store.summary_schema import SUMMARY_VERSION
+
+#: the URL's selection of every run of the fixture store
+ALL = {"runs": "*"}
 
 
 def texts(at: AppTest) -> str:
@@ -41,16 +45,35 @@ def test_overview_lists_runs_and_headline_rates(fixture_store: Path) -> None:
     at = run_page("overview")
     assert_clean(at)
     assert at.title[0].value.startswith("跑胡子")
-    runs = at.dataframe[0].value
+    runs = at.table[0].value
     assert set(runs["run"]) == {"base", "dup", "four", "min10", "mixed"}
+    assert list(runs[runs["selected"]]["run"]) == ["base"]
+    # the first view: the main run (the most hands), one rule set, and so in the URL
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["runs"] == "1" and metrics["hands"] == "240"
+    assert "Headline rates · hunan" in [s.value for s in at.subheader]
+    assert at.query_params["runs"] == "base"
+    headline = at.table[1].value
+    assert {"win (hand ends in a 胡)", "荒庄", "mean winning 胡息"} <= set(headline["measure"])
+    assert all("–" in x or "%" in x or "." in x for x in headline["95 % interval"])
+    # every run (AppTest does not keep the entry script's sidebar widgets across reruns, so
+    # the filter is set through its state): three rule sets, a row each, never pooled
+    at.session_state["f_runs"] = []
+    at.run()
+    assert_clean(at)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["runs"] == "5"
     assert metrics["hands"] == f"{240 + 180 + 80 + 100 + 90:,}"
-    headline = at.dataframe[1].value
-    assert {"win (hand ends in a 胡)", "荒庄", "mean winning 胡息"} <= set(headline["measure"])
-    assert all("–" in x or "%" in x or "." in x for x in headline["95 % interval"])
-    # narrowing the sidebar filter to one run changes the totals (AppTest does not keep the
-    # entry script's sidebar widgets across reruns, so the filter is set through its state)
+    assert at.query_params["runs"] == "*"
+    assert "Headline rates by rule set (3 rule sets)" in [s.value for s in at.subheader]
+    assert any("mixes 3 rule sets" in str(i.value) for i in at.info)
+    per_rules = at.table[1].value.set_index("rules")
+    assert list(per_rules.index) == ["hunan", "hunan-4p", "hunan min_huxi=10"]
+    assert per_rules.loc["hunan", "runs"] == 3 and per_rules.loc["hunan", "hands"] == 510
+    assert per_rules.loc["hunan-4p", "hands"] == 80
+    assert all(" % [" in x for x in per_rules["荒庄"])
+    every = at.table[2].value  # every headline number, per rule set
+    assert len(every) == 3 * len(headline) and set(every["rules"]) == set(per_rules.index)
     at.session_state["f_runs"] = ["base"]
     at.run()
     assert_clean(at)
@@ -58,9 +81,10 @@ def test_overview_lists_runs_and_headline_rates(fixture_store: Path) -> None:
 
 
 def test_win_rates_by_seat_dealer_policy_paired_and_convergence(fixture_store: Path) -> None:
-    at = run_page("win_rates")
+    at = run_page("win_rates", ALL)
     assert_clean(at)
-    frames = [d.value for d in at.dataframe]
+    assert any("pools 3 rule sets" in str(i.value) for i in at.info)
+    frames = [d.value for d in at.table]
     seat = frames[0]
     assert list(seat["seat"]) == ["seat 0", "seat 1", "seat 2", "seat 3"]
     assert set(frames[1]["seat role"]) == {"dealer", "non-dealer"}
@@ -72,14 +96,14 @@ def test_win_rates_by_seat_dealer_policy_paired_and_convergence(fixture_store: P
 
 
 def test_huxi_page_distributions_sources_groups(fixture_store: Path) -> None:
-    at = run_page("huxi")
+    at = run_page("huxi", ALL)
     assert_clean(at)
     labels = [m.label for m in at.metric]
     assert "mean winning 胡息" in labels
-    quantiles = at.dataframe[0].value
+    quantiles = at.table[0].value
     assert list(quantiles["measure"]) == ["胡息", "等", "番", "score"]
     assert (quantiles["min"].iloc[0]) >= 10  # the 10-胡息 run is in the selection
-    groups = at.dataframe[-1].value
+    groups = at.table[-1].value
     assert "group type" in groups.columns and len(groups) > 0
     assert abs(groups["share of 胡息"].sum() - 1.0) < 1e-9
     # every win of the selection, from the facts (no sample)
@@ -95,13 +119,13 @@ def test_huxi_page_distributions_sources_groups(fixture_store: Path) -> None:
 
 
 def test_huangzhuang_page(fixture_store: Path) -> None:
-    at = run_page("huang")
+    at = run_page("huang", ALL)
     assert_clean(at)
     assert "荒庄 rate" in [m.label for m in at.metric]
-    by_rules = at.dataframe[0].value
+    by_rules = at.table[0].value
     assert set(by_rules["rules"]) == {"hunan", "hunan-4p", "hunan min_huxi=10"}
     assert "3 vs 4 players" in texts(at)
-    retention = at.dataframe[-1].value
+    retention = at.table[-1].value
     assert list(retention.columns[:3]) == ["荒庄 before (same dealer)", "hands", "荒庄 rate"]
     at.radio(key="huang_curve_key").set_value("run").run()
     assert_clean(at)
@@ -121,7 +145,8 @@ def test_compare_page(fixture_store: Path) -> None:
     at.multiselect(key="cmp_A_runs").set_value(["base"])
     at.multiselect(key="cmp_B_runs").set_value(["min10"]).run()
     assert_clean(at)
-    t = at.dataframe[0].value
+    assert (at.query_params["a"], at.query_params["b"]) == ("base", "min10")
+    t = at.table[0].value
     assert list(t.columns[:4]) == ["measure", "A", "A 95 %", "A n"]
     row = t[t["measure"] == "win (hand ends in a 胡)"].iloc[0]
     assert int(row["A n"]) == 240 and int(row["B n"]) == 100
@@ -175,7 +200,7 @@ def test_drilldown_lists_hands_and_links_into_the_replay(fixture_store: Path) ->
 
 
 def test_drilldown_popao_is_exact(fixture_store: Path) -> None:
-    at = run_page("drilldown", {"cond": "popao"})
+    at = run_page("drilldown", {"cond": "popao", **ALL})
     assert_clean(at)
     con = open_store(fixture_store).connect()
     k, n = con.execute(
@@ -344,7 +369,7 @@ def test_a_run_without_facts_opens_and_the_pages_name_index(
     data = copy_store(store_dir, tmp_path / "d", ["base", "dup"])
     _strip_facts(data / "runs" / "run=base")
     use_store(data)
-    at = run_page("huxi")
+    at = run_page("huxi", ALL)
     assert_clean(at)
     assert any("paohuzi index base" in str(w.value) for w in at.warning)
     dup_wins = (
@@ -354,7 +379,7 @@ def test_a_run_without_facts_opens_and_the_pages_name_index(
         .fetchone()[0]
     )
     assert f"all {dup_wins:,} selected wins of the runs with facts" in texts(at)
-    at = run_page("drilldown", {"cond": "popao"})
+    at = run_page("drilldown", {"cond": "popao", **ALL})
     assert_clean(at)
     assert any("paohuzi index base" in str(w.value) for w in at.warning)
     assert f"of {dup_wins:,} selected wins of the runs with facts" in texts(at)

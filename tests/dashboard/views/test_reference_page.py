@@ -46,14 +46,22 @@ def test_one_preset_beside_its_reference(
     got = {"hunan": figures(hands=5000, huangzhuang=Rate.of(4500, 5000)),
            "luzhou": figures(hands=800)}  # fmt: skip
     use_reference(monkeypatch, write_reference(tmp_path / "reference.json", got))
-    at = run_page("reference")
+    at = run_page("reference", {"runs": "*"})
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
-    # the whole store: several rule sets, each named with its runs
+    # the whole store: several rule sets, each named with its runs, each a button to it
     (warning,) = [str(w.value) for w in at.warning]
     assert "The selection mixes rule sets:" in warning
     assert "hunan (base, dup, mixed)" in warning and "hunan-4p (four)" in warning
-    assert not at.dataframe
+    assert not at.table
+    picks = {b.label: b for b in at.button if str(b.key).startswith("ref_pick_")}
+    assert set(picks) == {"hunan (base, dup, mixed)", "hunan-4p (four)",
+                          "hunan min_huxi=10 (min10)"}  # fmt: skip
+    picks["hunan (base, dup, mixed)"].click().run()
+    assert not at.exception and not at.error and not at.warning
+    assert at.session_state["f_runs"] == ["base", "dup", "mixed"]
+    assert at.query_params["runs"] == ["base", "dup", "mixed"]
+    assert len(at.table[0].value) == 8
     # runs played here without --duplicate: the figures come from the summaries, not the hands
     from replay.analysis.figures import effects
 
@@ -63,7 +71,7 @@ def test_one_preset_beside_its_reference(
     at.run()
     assert not at.exception and not at.error and not at.warning
     monkeypatch.setattr(effects, "run_moments", hands_read)
-    t = at.dataframe[0].value
+    t = at.table[0].value
     assert list(t.columns) == [
         "figure", "selection", "reference", "selection − reference", "differs", "selection n",
         "reference n",
@@ -85,7 +93,7 @@ def test_one_preset_beside_its_reference(
     at.session_state["f_runs"] = ["base", "dup"]
     at.run()
     assert not at.exception and not at.error and not at.warning
-    assert len(at.dataframe[0].value) == 8
+    assert len(at.table[0].value) == 8
 
 
 def test_the_selections_it_cannot_compare(
@@ -101,7 +109,7 @@ def test_the_selections_it_cannot_compare(
     at.run()
     assert not at.exception and not at.error
     assert "has no figures of hunan: it has luzhou" in texts(at)
-    assert not at.dataframe
+    assert not at.table
 
 
 def test_a_missing_or_damaged_file_is_a_message(
@@ -125,5 +133,18 @@ def test_a_missing_or_damaged_file_is_a_message(
 
 def test_the_overview_links_to_it(store: Path) -> None:
     at = run_page("overview")
-    links = [p.proto.label for p in at.get("page_link")]
-    assert "The selection beside the published reference figures of its preset" in links
+    links = {p.proto.label: p.proto.query_string for p in at.get("page_link")}
+    label = "The selection beside the published reference figures of its preset"
+    assert links[label] == "runs=base"  # the selection goes with it
+
+
+def test_the_first_view_is_one_preset_beside_its_reference(
+    store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No selection asked for: the store's main run, whose preset the page shows at once
+    (not a warning asking for one)."""
+    use_reference(monkeypatch, write_reference(tmp_path / "r.json", {"hunan": figures()}))
+    at = run_page("reference")
+    assert not at.exception and not at.error and not at.warning
+    assert len(at.table[0].value) == 8
+    assert "**Selection**: hunan, 1 run (base), 240 hands" in texts(at)

@@ -99,7 +99,7 @@ def test_review_page_shows_rates_and_links(reviewed: Path, use_store) -> None:  
     assert not at.exception and not at.error
     text = texts(at)
     assert "run base" in text and "4 hands" in text and "12 rollouts" in text
-    table = at.dataframe[0].value
+    table = at.table[0].value
     assert {"policy", "kind", "blunders", "score loss"} <= set(table.columns)
     assert "greedy" in set(table["policy"])
     links = [p for p in at.get("page_link") if "replay" in p.proto.page]
