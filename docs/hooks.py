@@ -3,7 +3,7 @@
 * Pages whose text lives outside docs/: the home page is the top README and the Dashboard
   page dashboard/README.md, read at build time, so neither is written twice. Their links are
   written for the repository (from the file's own folder: ``docs/COMMANDS.md``,
-  ``docs/screenshots/replay.png``, ``dashboard/README.md``); each is rewritten to the page or
+  ``docs/screenshots/first_view.png``, ``dashboard/README.md``); each is rewritten to the page or
   file that holds it on the site. A link to a file the site does not have is left as
   written, so ``mkdocs build --strict`` reports it.
 * The CLI reference (mkdocs-click): a command's ``\\b`` paragraph (its examples, which click

@@ -69,7 +69,7 @@ def test_the_home_page_is_the_readme(site: Path) -> None:
     assert "The main job" in text and "paohuzi simulate" in text
     # the README's links into docs/ are the site's pages
     home = (site / "index.html").read_text(encoding="utf-8")
-    assert 'href="COMMANDS/"' in home and 'src="screenshots/replay.png"' in home
+    assert 'href="COMMANDS/"' in home and 'src="screenshots/first_view.png"' in home
 
 
 def test_the_cli_reference_is_the_commands_help(site: Path) -> None:
@@ -86,3 +86,46 @@ def test_the_api_reference_is_the_docstrings(site: Path) -> None:
     for words in ("engine.state.State", "legal_actions", "engine.rules.RuleSet", "load_hand"):
         assert words in text, words
     assert ":meth:" not in text
+
+
+def test_every_nav_page_renders_in_the_browser(site: Path) -> None:
+    """Each page of the navigation, served over HTTP and opened in Chromium with every other
+    host blocked, draws its article (the theme's script and styles come with the site) and
+    logs no error."""
+    import functools
+    import http.server
+    import threading
+
+    from dash_helpers import CHROMIUM, CHROMIUM_ARGS
+    from playwright.sync_api import sync_playwright
+
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    pages = list(nav_pages(config["nav"]))
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    handler.log_message = lambda *a: None  # type: ignore[attr-defined]
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1024, "height": 800})
+            page.route(
+                "**/*",
+                lambda route: (
+                    route.continue_() if route.request.url.startswith(base) else route.abort()
+                ),
+            )
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            for md in pages:
+                stem = md.removesuffix(".md")
+                page.goto(f"{base}/" if stem == "index" else f"{base}/{stem}/")
+                article = page.locator("article").first
+                article.wait_for(state="visible", timeout=20_000)
+                assert len(article.inner_text()) > 300, md
+                assert page.locator("h1").first.is_visible(), md
+            browser.close()
+        assert errors == []
+    finally:
+        server.shutdown()
