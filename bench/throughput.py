@@ -193,8 +193,7 @@ def facts_overhead(hands: int, policy: str = "random", rounds: int = 3) -> dict[
     def no_facts() -> ExitStack:
         stack = ExitStack()
         stack.enter_context(mock.patch.object(play, "play_sessions", play_no_facts))
-        stack.enter_context(mock.patch("replay.record.shard.write_facts", lambda *a, **k: {}))
-        stack.enter_context(mock.patch("replay.record.shard.shard_facts", lambda *a, **k: None))
+        # no facts table (read when the shard is derived): the writer writes no facts file
         stack.enter_context(mock.patch("replay.derived.facts.shard_facts", lambda *a, **k: None))
         stack.enter_context(mock.patch("replay.derived.summarize_events.HandFacts", NoFacts))
         return stack

@@ -1,20 +1,20 @@
-"""Writing a shard's summary file, and why a listed one cannot be used: ``paohuzi simulate``
-calls :func:`write_summary` per finished shard; ``paohuzi index``
-(:func:`replay.derived.indexer.index_derived`) for the shards recorded before summaries, or
-before this :data:`~replay.store.summary_schema.SUMMARY_VERSION`, or whose file
-:func:`summary_problem` refuses.
+"""A shard's summary table, its file, and why a listed one cannot be used: a new shard's
+summary (:func:`shard_summary`) is written with it by the store's writer
+(:mod:`replay.store.write`: ``simulate``, ``import``, ``play``); :func:`write_summary` writes
+one for ``paohuzi index`` (:func:`replay.derived.indexer.index_derived`), for the shards
+recorded before summaries, or before this
+:data:`~replay.store.summary_schema.SUMMARY_VERSION`, or whose file :func:`summary_problem`
+refuses.
 """
 
 from __future__ import annotations
 
-import io
 import os
 import stat
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from engine.errors import CorruptLog
 from replay.store.scan import ChecksumCache, resolve_shard_path
@@ -22,11 +22,19 @@ from replay.store.summary_schema import (
     KINDS,
     SUMMARY_SCHEMA,
     SUMMARY_TABLE,
-    SUMMARY_VERSION,
     has_summary,
     summary_hands,
-    summary_path,
 )
+from replay.store.write.shard import summary_bytes, write_derived_table
+
+__all__ = [
+    "shard_summary",
+    "spec_manifest",
+    "summary_bytes",
+    "summary_problem",
+    "summary_table",
+    "write_summary",
+]
 
 
 def summary_table(parts: dict[str, pa.Table]) -> pa.Table:
@@ -52,12 +60,6 @@ def shard_summary(
     return summary_table(parts)
 
 
-def summary_bytes(table: pa.Table) -> bytes:
-    sink = io.BytesIO()
-    pq.write_table(table, sink, compression="zstd", compression_level=9, row_group_size=1 << 20)
-    return sink.getvalue()
-
-
 def write_summary(
     run_path: Path,
     index: int,
@@ -67,16 +69,13 @@ def write_summary(
     facts: pa.Table | None = None,
 ) -> dict[str, Any]:
     """Summarise one shard's ``hands`` and ``events`` and write
-    ``summary/part-NNNNN.parquet`` atomically; the manifest entries to add to the shard's
-    ``files``: ``{"summary": {path, rows, bytes, sha256, version}}``. The runner calls this
-    per finished shard; ``paohuzi index`` for shards recorded before. ``facts``: as for
+    ``summary/part-NNNNN.parquet`` atomically (the store's writer:
+    :func:`~replay.store.write.shard.write_derived_table`); the manifest entries to add to
+    the shard's ``files``: ``{"summary": {path, rows, bytes, sha256, version}}``.
+    ``paohuzi index`` calls this for shards recorded before. ``facts``: as for
     :func:`shard_summary`."""
-    from replay.store.files import write_derived
-
     table = shard_summary(hands, events, manifest, facts)
-    data = summary_bytes(table)
-    entry = write_derived(run_path, summary_path(index), data, table.num_rows, SUMMARY_VERSION)
-    return {SUMMARY_TABLE: entry}
+    return {SUMMARY_TABLE: write_derived_table(run_path, index, SUMMARY_TABLE, table)}
 
 
 def spec_manifest(spec: Any) -> dict[str, Any]:

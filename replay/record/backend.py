@@ -1,8 +1,10 @@
 """Where shards are played: a :class:`Backend` is given a :class:`Work` (the shards to play)
 and plays each with :func:`replay.record.shard.play_shard`. :class:`LocalBackend` plays them
 inline or in a process pool (:func:`replay.pool.process_pool`, spawned workers);
-``replay.record.ray_backend.RayBackend`` as Ray tasks. Whatever the backend, only the calling
-process writes the manifest, through ``Work.commit``."""
+``replay.record.ray_backend.RayBackend`` as Ray tasks. Whatever the backend, a shard's files
+are written where it is played (:func:`replay.store.write.write_shard`) and only the calling
+process lists them, through ``Work.commit`` (the run's writer:
+:meth:`replay.store.write.RunWriter.commit`)."""
 
 from __future__ import annotations
 

@@ -2,12 +2,14 @@
 
 Only this module imports ``ray``, and only when the backend is opened. The driver (the
 ``simulate`` process) keeps the whole run logic of :mod:`replay.record.runner`: it holds the
-run lock, submits tasks and alone writes the manifest, committing each shard index once. A
-task plays a group of consecutive shards with :func:`replay.record.shard.play_shard` (the
-same function the process pool runs, so the bytes are the same) and writes each shard's two
-files atomically under the run folder, which must therefore be a path every node reaches
-(a shared filesystem). A worker process that dies mid-task is retried by Ray
-(:data:`MAX_RETRIES`); a retried shard rewrites the same bytes under the same names.
+run lock, submits tasks and alone writes the manifest, committing each shard index once
+(the run's writer, :class:`replay.store.write.RunWriter`). A task plays a group of
+consecutive shards with :func:`replay.record.shard.play_shard` (the same function the
+process pool runs, so the bytes are the same) and writes each shard's files atomically
+under the run folder (:func:`replay.store.write.write_shard`), which must therefore be a
+path every node reaches (a shared filesystem). A worker process that dies mid-task is
+retried by Ray (:data:`MAX_RETRIES`); a retried shard rewrites the same bytes under the same
+names.
 
 Progress: tasks report hands played to a small actor (at most every
 :data:`REPORT_SECONDS`), which the driver polls without blocking.

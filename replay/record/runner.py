@@ -1,9 +1,10 @@
 """The simulation runner: a run played (or resumed, or confirmed) into the store.
 
-:func:`simulate` holds the run lock, writes and updates the manifest (its identity, seeds,
-code version, progress) and has a :class:`~replay.record.backend.Backend` play the shards
-still missing; it alone writes the manifest, committing each shard index once. What it
-drives lives beside it:
+:func:`simulate` opens the run with the store's writer (:class:`~replay.store.write.RunWriter`:
+the run lock, the manifest created or resumed, its status and progress, the catalog refreshed
+after) and has a :class:`~replay.record.backend.Backend` play the shards still missing; each
+finished shard is committed by the writer in this process, once per index. What it drives
+lives beside it:
 
 * :mod:`replay.record.spec`: the run spec (layout in sessions, rotations and shards; its
   seeds, from ``engine.session.RunSeeds``; its identity);
@@ -14,7 +15,6 @@ drives lives beside it:
 
 from __future__ import annotations
 
-import bisect
 import contextlib
 import signal
 import time
@@ -27,13 +27,8 @@ from engine.errors import PaohuziError
 from replay import store
 from replay.record.backend import Backend, LocalBackend, Work
 from replay.record.spec import RunSpec, recorded_tables
-from replay.store.manifest import (
-    Manifest,
-    ManifestWriter,
-    clear_first_write,
-    now,
-    writer_info,
-)
+from replay.store.manifest import Manifest
+from replay.store.write import RunWriter, catalog_refresh, simulated_manifest
 
 __all__ = ["RunResult", "make_backend", "new_manifest", "simulate"]
 
@@ -54,12 +49,12 @@ class RunResult:
 
 
 def new_manifest(spec: RunSpec, name: str, command: list[str]) -> dict[str, Any]:
-    """A new simulated run's manifest document (:meth:`replay.store.manifest.Manifest.new`)."""
-    return Manifest.new(
+    """A new simulated run's manifest document
+    (:func:`replay.store.write.simulated_manifest`)."""
+    return simulated_manifest(
         name,
         spec.rules,
-        status="running",
-        command=command,
+        command,
         identity=spec.identity(),
         params={
             "seed": spec.seed,
@@ -78,9 +73,7 @@ def new_manifest(spec: RunSpec, name: str, command: list[str]) -> dict[str, Any]
             **({"weights": spec.weights_manifest()} if spec.weights else {}),
         },
         seeds=spec.seeds_manifest(),
-        history="resumed",
-        writer=True,
-    ).doc
+    )
 
 
 def _check_identity(name: str, manifest: dict[str, Any], spec: RunSpec) -> None:
@@ -122,33 +115,6 @@ def _fmt(v: Any) -> str:
     if isinstance(v, list):
         return ",".join(map(str, v))
     return str(v)
-
-
-def _shard_bytes(entry: dict[str, Any]) -> int:
-    return sum(f["bytes"] for f in entry["files"].values())
-
-
-def _set_progress(manifest: dict[str, Any]) -> None:
-    """``progress`` summed over the listed shards."""
-    shards = manifest["shards"]
-    manifest["progress"] = {
-        "shards": len(shards),
-        "hands": sum(s["hands"] for s in shards),
-        "events": sum(s["events"] for s in shards),
-        "bytes": sum(_shard_bytes(s) for s in shards),
-    }
-    manifest["updated"] = now()
-
-
-def _add_progress(manifest: dict[str, Any], entry: dict[str, Any]) -> None:
-    """``progress`` with one more shard, ``entry`` (what :func:`_set_progress` would give
-    after listing it, without summing over all the shards again)."""
-    p = manifest["progress"]
-    p["shards"] += 1
-    p["hands"] += entry["hands"]
-    p["events"] += entry["events"]
-    p["bytes"] += _shard_bytes(entry)
-    manifest["updated"] = now()
 
 
 class _Terminated(BaseException):
@@ -195,113 +161,75 @@ def simulate(
     ``workers``); whatever it is, this process alone writes the manifest. ``labels`` (for
     example the sweep a run belongs to) go into a new run's manifest, outside its identity.
     """
-    root = store.ensure_writable(Path(root))
-    name = store.check_run_name(name or spec.default_name())
-    path = store.run_dir(root, name)
     start = time.perf_counter()
-    with store.RunLock(path):
-        manifest = _open_manifest(path, name, spec, command or [], labels)
-        store.cleanup_temp(path)
-        done = {s["index"] for s in manifest["shards"]}
-        todo = [i for i in range(spec.n_shards) if i not in done]
+    with RunWriter(root, name or spec.default_name(), refresh=refresh) as w:
+        _open_run(w, spec, command or [], labels)
+        manifest = w.manifest
+        assert manifest is not None
+        todo = [i for i in range(spec.n_shards) if i not in w.indices]
         before = manifest["progress"]["hands"] if "progress" in manifest else 0
-        catalog_problem: str | None = None
-        manifest["status"] = "running" if todo else "complete"
-        manifest["writer"] = writer_info()
-        _set_progress(manifest)
-        store.write_manifest(path, manifest)
-        commit = _Commits(manifest, done, ManifestWriter(path, manifest))
+        w.start(complete=not todo)
         try:
             with _sigterm_as_interrupt():
                 if todo:
-                    _play(spec, todo, path, commit, workers, progress, backend)
-            manifest["status"] = "complete"
-            manifest.pop("error", None)
-        except (KeyboardInterrupt, _Terminated):
-            manifest["status"] = "interrupted"
+                    _play(spec, todo, w, workers, progress, backend)
+        except _Terminated:
             raise KeyboardInterrupt from None
-        except BaseException as e:
-            manifest["status"] = "failed"
-            manifest["error"] = str(e)
-            raise
-        finally:
-            _set_progress(manifest)
-            with contextlib.suppress(OSError, PaohuziError):
-                store.write_manifest(path, manifest)
-            if refresh:
-                catalog_problem = refresh_catalog(root)
+        w.finish()
     p = manifest["progress"]
     return RunResult(
-        name, path, p["hands"], p["events"], p["bytes"], p["hands"] - before,
-        time.perf_counter() - start, not todo, catalog_problem,
+        w.name, w.path, p["hands"], p["events"], p["bytes"], p["hands"] - before,
+        time.perf_counter() - start, not todo, _problem(w.catalog_error),
     )  # fmt: skip
+
+
+def _problem(e: Exception | None) -> str | None:
+    """What stopped a refresh of the catalog, in one line (at most 300 characters)."""
+    if e is None:
+        return None
+    text = " ".join(str(e).split()) or type(e).__name__
+    return f"{type(e).__name__}: {text}"[:300]
 
 
 def refresh_catalog(root: Path) -> str | None:
     """Refresh ``DATA/paohuzi.duckdb``: None, or why it could not be (one line; the runs are
     written whatever becomes of the catalog, and readers build it in memory meanwhile)."""
-    try:
-        store.refresh_catalog(root)
-    except Exception as e:
-        text = " ".join(str(e).split()) or type(e).__name__
-        return f"{type(e).__name__}: {text}"[:300]
-    return None
+    return _problem(catalog_refresh(root))
 
 
-def _open_manifest(
-    path: Path, name: str, spec: RunSpec, command: list[str], labels: dict[str, Any] | None
-) -> dict[str, Any]:
-    """The manifest of run ``name``: the one on disk (which must be of ``spec``), noting this
-    resumption, or a new one (what an import killed before its first manifest left in the
-    folder cleared first: :func:`~replay.store.manifest.clear_first_write`)."""
-    if (path / store.MANIFEST_NAME).exists():
-        manifest = store.read_manifest(path)
-        if Manifest(manifest).imported:
+def _open_run(
+    w: RunWriter, spec: RunSpec, command: list[str], labels: dict[str, Any] | None
+) -> None:
+    """The manifest of ``w``'s run: the one on disk (which must be of ``spec``), noting this
+    resumption, or a new one (:meth:`~replay.store.write.RunWriter.create`)."""
+    if w.manifest is not None:
+        if Manifest(w.manifest).imported:
             raise store.RunMismatch(
-                f"run {name!r} holds imported hands (paohuzi import), not a simulation;"
+                f"run {w.name!r} holds imported hands (paohuzi import), not a simulation;"
                 " simulate into another run"
             )
-        _check_identity(name, manifest, spec)
-        _check_weights(name, manifest, spec)
-        manifest.setdefault("resumed", []).append({"at": now(), "command": command})
+        _check_identity(w.name, w.manifest, spec)
+        _check_weights(w.name, w.manifest, spec)
+        w.resume(command)
     else:
-        clear_first_write(path)
-        manifest = new_manifest(spec, name, command)
+        manifest = new_manifest(spec, w.name, command)
         if labels:
             manifest["labels"] = labels
-    return manifest
-
-
-class _Commits:
-    """Finished shards into the manifest, once per index (a retried task may report a shard
-    twice; its files are the same bytes), the file rewritten at a paced rate
-    (``writer``). ``done``: the indices it already lists."""
-
-    def __init__(self, manifest: dict[str, Any], done: set[int], writer: ManifestWriter) -> None:
-        self.manifest, self.done, self.writer = manifest, done, writer
-
-    def __call__(self, entry: dict[str, Any]) -> bool:
-        """Record ``entry``; True if its index is new."""
-        if entry["index"] in self.done:
-            return False
-        self.done.add(entry["index"])
-        bisect.insort(self.manifest["shards"], entry, key=lambda s: s["index"])
-        _add_progress(self.manifest, entry)
-        self.writer.due()
-        return True
+        w.create(manifest)
 
 
 def _play(
     spec: RunSpec,
     todo: list[int],
-    path: Path,
-    commit: _Commits,
+    w: RunWriter,
     workers: int,
     progress: Callable[[int, int], None] | None,
     backend: Backend | None,
 ) -> None:
-    """Have ``backend`` play the shards ``todo``, reporting ``progress(done, total)``."""
-    manifest, total = commit.manifest, spec.hands_total
+    """Have ``backend`` play the shards ``todo``, each committed by ``w``, reporting
+    ``progress(done, total)``."""
+    manifest, total = w.manifest, spec.hands_total
+    assert manifest is not None
     if progress is not None:
         progress(manifest["progress"]["hands"], total)
 
@@ -309,8 +237,7 @@ def _play(
         if progress is not None:
             progress(manifest["progress"]["hands"] + hands, total)
 
-    (backend or LocalBackend()).run(Work(spec, todo, path, commit, running), workers)
-    store.cleanup_temp(path)  # what killed (and retried) workers left
+    (backend or LocalBackend()).run(Work(spec, todo, w.path, w.commit, running), workers)
 
 
 def make_backend(name: str, address: str | None = None) -> Backend:

@@ -1,7 +1,9 @@
 """The shard player: :func:`play_shard` plays one shard of a run with the reference engine
 (:func:`play_sessions`, hand by hand through the recorder) or the compiled one
-(:mod:`replay.record.fast_engine`) and writes its files; the same function runs inline, in a
-pool worker and in a Ray task (STYLE §21), so every backend writes the same bytes."""
+(:mod:`replay.record.fast_engine`), derives its summary and facts, and writes its files
+through the store's writer (:func:`replay.store.write.write_shard`); the same function runs
+inline, in a pool worker and in a Ray task (STYLE §21), so every backend writes the same
+bytes, and the run's writer lists the entry it returns."""
 
 from __future__ import annotations
 
@@ -11,12 +13,11 @@ from typing import Any
 
 from engine.policies import load_policies
 from engine.session import DealerState, next_dealer
-from replay import store
-from replay.derived import summaries as summary
-from replay.derived.facts import shard_facts
-from replay.derived.facts_files import write_facts
+from replay.derived.shard_derived import simulated_derived
+from replay.derived.summaries import spec_manifest
 from replay.record.recorder import ShardRecorder
 from replay.record.spec import RunError, RunSpec
+from replay.store.write.shard import ShardTables, write_shard
 
 __all__ = ["play_sessions", "play_shard"]
 
@@ -67,8 +68,9 @@ def play_shard(
     run_path: Path,
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
-    """Play shard ``index`` with ``spec.engine``, write its two files atomically; its
-    manifest entry (which names the engine that wrote it)."""
+    """Play shard ``index`` with ``spec.engine`` and write its files (its two tables, its
+    summary and facts; :func:`~replay.store.write.shard.write_shard`); its manifest entry
+    (which names the engine that wrote it), for the run's writer to list."""
     sessions = spec.shard_sessions(index)
     hr = spec.shard_hands_range(index)
     if spec.engine == "fast":
@@ -83,21 +85,9 @@ def play_shard(
         hands, events = rec.tables()
         facts = None  # derived by replay
     assert hands.num_rows == len(hr), (hands.num_rows, hr)
-    files = {
-        name: store.write_shard_file(run_path, table, name, index)
-        for name, table in (("hands", hands), ("events", events))
-    }
-    table = shard_facts(hands, events, spec.rules, facts)
-    manifest = summary.spec_manifest(spec)
-    files.update(summary.write_summary(run_path, index, hands, events, manifest, table))
-    files.update(write_facts(run_path, index, table))
-    return {
-        "index": index,
-        "first_session": sessions.start,
-        "sessions": len(sessions),
-        "first_hand": hr.start,
-        "hands": len(hr),
-        "events": events.num_rows,
-        "engine": spec.engine,
-        "files": files,
-    }
+    derived = simulated_derived(hands, events, spec_manifest(spec), spec.rules, facts)
+    shard = ShardTables(
+        index, hr.start, hands, events, derived=derived,
+        first_session=sessions.start, sessions=len(sessions), engine=spec.engine,
+    )  # fmt: skip
+    return write_shard(run_path, shard)
