@@ -247,7 +247,7 @@ def test_packages_import_downward_and_in_no_circle() -> None:
                 edges.add(f"{la} -> {lb}")
     assert set(LAYERS) == set(PACKAGES), LAYERS
     for top, order in LAYERS.items():
-        subs = {_layer(n, modules) for n in modules if n.split(".")[0] == top} - {None}
+        subs = {s for n in modules if n.split(".")[0] == top if (s := _layer(n, modules))}
         assert subs == set(order), (
             f"{top}: the layers are {sorted(subs)} (pyproject.toml says {order})"
         )
@@ -313,3 +313,90 @@ def test_the_data_flow_names_every_subpackage() -> None:
         for init in sorted((ROOT / pkg).glob("*/__init__.py")):
             sub = init.parent.name
             assert f"{sub}/" in flow, f"{pkg}/{sub}/ is not in docs/ARCHITECTURE.md's data flow"
+
+
+def _private_uses(name: str, source: str, others: set[str], is_pkg: bool = False) -> list[str]:
+    """The ``_private`` names of the modules ``others`` that module ``name`` (of source text
+    ``source``) imports: ``from m import _x``, ``m._x`` after ``import m [as y]`` or
+    ``from pkg import m [as y]``, and ``"m:_x"`` (a name loaded by importlib). Dunder names
+    (``__version__``) are public."""
+
+    def private(n: str) -> bool:
+        return n.startswith("_") and not (n.startswith("__") and n.endswith("__"))
+
+    tree = ast.parse(source)
+    bound: dict[str, str] = {}  # a name of this module -> the module of ``others`` it is
+    out: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                pkg = name.split(".") if is_pkg else name.split(".")[:-1]
+                pkg = pkg[: len(pkg) - (node.level - 1)]
+                base = ".".join([*pkg, base] if base else pkg)
+            for a in node.names:
+                if f"{base}.{a.name}" in others:
+                    bound[a.asname or a.name] = f"{base}.{a.name}"
+                elif base in others and base != name and private(a.name):
+                    out.append(f"{name} imports {base}.{a.name}")
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name in others:
+                    bound[a.asname or a.name] = a.name
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            module, colon, attr = node.value.partition(":")
+            if colon and module in others and module != name and private(attr):
+                out.append(f"{name} imports {module}.{attr}")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and private(node.attr):
+            try:
+                target = ast.unparse(node.value)
+            except Exception:  # pragma: no cover - unparse handles every expression
+                continue
+            module = bound.get(target, target)
+            if module in others and module != name:
+                out.append(f"{name} imports {module}.{node.attr}")
+    return out
+
+
+def test_no_cli_module_imports_another_ones_private_name() -> None:
+    """The command line's modules share through named helpers (``paohuzi.cli.errors``,
+    ``text_table``, ``recording``, ``locks``, ``options``, ``tabular`` …) or the library
+    (``replay.record.simulation``): none imports a ``_private`` name of another module of
+    ``paohuzi/cli``."""
+    modules = _modules()
+    cli = {n for n in modules if n == "paohuzi.cli" or n.startswith("paohuzi.cli.")}
+    bad = [
+        use
+        for name in sorted(cli)
+        for use in _private_uses(
+            name,
+            modules[name].read_text(encoding="utf-8"),
+            cli,
+            modules[name].name == "__init__.py",
+        )
+    ]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_private_name_reader_sees_each_form() -> None:
+    others = {"paohuzi.cli.simulate", "paohuzi.cli.tune", "paohuzi.cli.runs"}
+    source = (
+        "from paohuzi.cli.simulate import _input_error, record_run\n"
+        "from paohuzi.cli import tune as t\n"
+        "import paohuzi.cli.runs\n"
+        "from .simulate import _catalog_warning\n"
+        "t._locked(out)\n"
+        "paohuzi.cli.runs._table([], [])\n"
+        "t.command_line(ctx), t.__name__\n"
+        "LAZY = {'x': 'paohuzi.cli.tune:_hidden', 'y': 'paohuzi.cli.tune:tune'}\n"
+    )
+    assert sorted(_private_uses("paohuzi.cli.sweep", source, others)) == [
+        "paohuzi.cli.sweep imports paohuzi.cli.runs._table",
+        "paohuzi.cli.sweep imports paohuzi.cli.simulate._catalog_warning",
+        "paohuzi.cli.sweep imports paohuzi.cli.simulate._input_error",
+        "paohuzi.cli.sweep imports paohuzi.cli.tune._hidden",
+        "paohuzi.cli.sweep imports paohuzi.cli.tune._locked",
+    ]
+    # a module's own private names are its own
+    assert _private_uses("paohuzi.cli.tune", "from paohuzi.cli.tune import _x", others) == []

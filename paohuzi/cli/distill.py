@@ -11,7 +11,8 @@ from typing import Any
 import click
 
 from paohuzi.cli.errors import input_error
-from paohuzi.cli.tune import NOT_RESULT, _locked, command_line
+from paohuzi.cli.locks import folder_lock
+from paohuzi.cli.tune import NOT_RESULT, command_line
 from replay.distill.rounds import MIN_VALIDATION
 
 
@@ -190,7 +191,7 @@ def distill(
         out = claim(out, owner)  # before the lock: nothing is written into a folder not ours
     except PaohuziError as e:
         raise input_error(str(e)) from None
-    with _locked(out, "distill"):
+    with folder_lock(out, "distill"):
         _run(settings, out, max_minutes, workers, backend_name, address, quiet, command)
 
 

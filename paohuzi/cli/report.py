@@ -12,8 +12,8 @@ from pathlib import Path
 
 import click
 
-from paohuzi.cli.simulate import (
-    _input_error,
+from paohuzi.cli.errors import input_error
+from paohuzi.cli.recording import (
     backend_options,
     open_backend,
     record_run,
@@ -76,7 +76,7 @@ def report(
         if not (list_only or no_play):
             store.ensure_writable(data)
     except PaohuziError as e:
-        raise _input_error(str(e)) from None
+        raise input_error(str(e)) from None
     if list_only:
         for study, _ in plan:
             click.echo(study.run_name())
@@ -106,7 +106,7 @@ def report(
         text, svgs = build.document(data, the_scale)
         written = build.write(out, text, svgs)
     except (PaohuziError, OSError, ValueError, duckdb.Error) as e:
-        raise _input_error(f"report: {failure_line(e)}") from None
+        raise input_error(f"report: {failure_line(e)}") from None
     click.echo(
         f"report: {out} and {len(written) - 1} files beside it from {len(plan)} runs in {data}"
         f" ({time.perf_counter() - start:,.0f} s)"

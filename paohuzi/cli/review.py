@@ -255,7 +255,7 @@ def render_rates(
 ) -> str:
     """The rates as text: one row per policy and decision kind (a policy's control
     characters escaped by the table)."""
-    from paohuzi.cli.runs import _table
+    from paohuzi.cli.text_table import headed
 
     def share(s: Any) -> str:
         return f"{100 * s.p:.1f} % [{100 * s.lo:.1f}, {100 * s.hi:.1f}]"
@@ -276,7 +276,7 @@ def render_rates(
     ]  # fmt: skip
     header = ["policy", "kind", "decisions", "blunders", "mistakes", "inaccuracies",
               "best played", "score loss", "win loss (pts)"]  # fmt: skip
-    return head + "\n\n" + _table(header, rows)
+    return head + "\n\n" + headed(header, rows)
 
 
 def _pct(e: Any) -> str:
@@ -308,7 +308,7 @@ def render_decision(d: Any) -> list[str]:
     win % and score with their intervals."""
     from engine.actions import action_str
     from engine.judge import option_tags, verdict
-    from paohuzi.cli.runs import _table
+    from paohuzi.cli.text_table import headed
 
     mark = f"  {d.kind.upper()}" if d.kind else ""
     head = f"step {d.step} · seat {d.seat} · {d.phase}: {verdict(d, intervals=True)}{mark}"
@@ -316,7 +316,7 @@ def render_decision(d: Any) -> list[str]:
     for v in sorted(d.options, key=lambda v: (-v.delta.mean, v.action)):
         tag = ", ".join(option_tags(d, v.action))
         rows.append([action_str(v.action), _pct(v.win), _score(v.delta), tag])
-    return [head, _table(["  option", "win %", "score", ""], [["  " + r[0], *r[1:]] for r in rows])]
+    return [head, headed(["  option", "win %", "score", ""], [["  " + r[0], *r[1:]] for r in rows])]
 
 
 def render_summary(result: Any) -> list[str]:

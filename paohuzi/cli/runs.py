@@ -13,6 +13,7 @@ from engine.errors import printable
 from paohuzi.cli.errors import input_error
 from paohuzi.cli.options import BoundedInt
 from paohuzi.cli.tabular import Column, choose_format, emit, encode, output_options, plan
+from paohuzi.cli.text_table import headed
 from replay.store.layout import data_option
 
 #: ``paohuzi hands --limit`` default (replay.store.manage.DEFAULT_LIMIT; not imported here so
@@ -30,20 +31,6 @@ def _size(n: int | None) -> str:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024  # type: ignore[assignment]
     return f"{n} B"
-
-
-def _table(header: list[str], rows: list[list[str]]) -> str:
-    """Columns aligned by display width; a cell's control characters (of a stored policy
-    name, a title …) escaped first (:func:`engine.errors.printable`)."""
-    from rich.cells import cell_len
-
-    rows = [[printable(c) for c in r] for r in rows]
-    widths = [max([cell_len(h)] + [cell_len(r[i]) for r in rows]) for i, h in enumerate(header)]
-    lines = []
-    for r in [header, *rows]:
-        cells = [c + " " * (w - cell_len(c)) for c, w in zip(r, widths, strict=True)]
-        lines.append("  ".join(cells).rstrip())
-    return "\n".join(lines)
 
 
 def _text(v: Any) -> str:
@@ -87,7 +74,7 @@ def runs(data: Path, as_json: bool) -> None:
         ]
         for r in rows
     ]
-    click.echo(_table(header, body))
+    click.echo(headed(header, body))
 
 
 @click.command("hands", short_help="List and filter the hands of a run.")
@@ -167,7 +154,7 @@ def hands(
     ]  # fmt: skip
     if fmt == "table":
         body = [[_text("-" if v is None else v) for v in r] for r in values]
-        emit(target, _table([c.name for c in HAND_COLUMNS], body) + "\n", f"run {run}'s hands")
+        emit(target, headed([c.name for c in HAND_COLUMNS], body) + "\n", f"run {run}'s hands")
     else:
         emit(target, encode(fmt, HAND_COLUMNS, values), f"{len(rows):,} hands of run {run}")
     if not rows:

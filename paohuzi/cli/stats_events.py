@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from paohuzi.cli.text_table import _ci, _ci_pct, _num, _pct, _table
+from paohuzi.cli.text_table import aligned, ci, ci_pct, num, pct
 
 
 def _rate(r: Any, digits: int = 1) -> list[str]:
-    return [f"{r.k:,}", f"{r.n:,}", _pct(r.p, digits), _ci_pct(r, digits)]
+    return [f"{r.k:,}", f"{r.n:,}", pct(r.p, digits), ci_pct(r, digits)]
 
 
 def render(s: Any) -> str:
@@ -25,7 +25,7 @@ def render(s: Any) -> str:
                      ("八块 (a second 跑/提)", s.bakuai)):  # fmt: skip
         rows.append([label, *_rate(r)])
     q = s.decisions["quantiles"]
-    out.append(_table(rows, right=(1, 2, 3)))
+    out.append(aligned(rows, right=(1, 2, 3)))
     if s.decisions_per_hand is not None and s.draws_per_hand is not None:
         out.append(
             f"  hand length: {_mean(s.decisions_per_hand)} decisions (p10 {q['0.1']:g}, median"
@@ -35,28 +35,28 @@ def render(s: Any) -> str:
     rows = [["actions per seat-hand", "kind", "", "events", "mean", "95 % CI"]]
     for a in s.actions:
         rows.append([a.policy, a.kind, "forced" if a.forced else "chosen", f"{a.events:,}",
-                     _num(a.per_seat_hand.mean), _ci(a.per_seat_hand)])  # fmt: skip
-    out.append(_table(rows, right=(3, 4)))
+                     num(a.per_seat_hand.mean), ci(a.per_seat_hand)])  # fmt: skip
+    out.append(aligned(rows, right=(3, 4)))
     rows = [["declined when offered", "offered", "passed", "offers", "rate", "95 % CI (%)"]]
     for d in s.declines:
         rows.append([d.policy, d.offered, *_rate(d.declined)])
-    out.append(_table(rows, right=(2, 3, 4)))
+    out.append(aligned(rows, right=(2, 3, 4)))
     rows = [["forced share", "forced", "events", "share", "95 % CI (%)"]]
     for f in s.forced:
         rows.append([f.policy, *_rate(f.rate)])
-    out.append(_table(rows, right=(1, 2, 3)))
+    out.append(aligned(rows, right=(1, 2, 3)))
     rows = [["options per real choice", "choices", "mean", "distribution (options: share)"]]
     for o in s.options:
         dist = ", ".join(f"{v}: {100 * c / o.choices:.0f}%" for v, c in zip(o.values, o.counts)
                          if 100 * c / o.choices >= 1)  # fmt: skip
         rows.append([o.policy, f"{o.choices:,}", f"{o.mean:.2f}", dist])
-    out.append(_table(rows, right=(1, 2)))
+    out.append(aligned(rows, right=(1, 2)))
     if s.paired:
         rows = [["paired, a − b per seat-hand", "b", "kind", "", "deals", "diff", "95 % CI"]]
         for x in s.paired:
             rows.append([x.a, x.b, x.kind, "forced" if x.forced else "chosen", f"{x.deals:,}",
-                         f"{x.diff.mean:+.3f}", _ci(x.diff)])  # fmt: skip
-        out.append(_table(rows, right=(4, 5)))
+                         f"{x.diff.mean:+.3f}", ci(x.diff)])  # fmt: skip
+        out.append(aligned(rows, right=(4, 5)))
     w = s.win_stock
     wins = sum(w["counts"])
     if wins:
@@ -80,13 +80,13 @@ def _render_facts(facts: Any) -> str:
         rows.append(["", "破跑胡 per seat-hand", *_rate(f.popao_per_hand, 2)])
         rows.append(["", f"比牌 per seat-hand ({f.bipai:,} eats)", *_rate(f.bipai_per_seat_hand)])
         rows.append(["", f"conflict per hand ({f.conflicts:,})", *_rate(f.conflict_per_hand)])
-    return _table(rows, right=(2, 3, 4))
+    return aligned(rows, right=(2, 3, 4))
 
 
 def _mean(m: Any) -> str:
     """A mean with its 95 % interval, when it has one."""
-    ci = _ci(m)
-    return f"{_num(m.mean)} {ci}" if ci else _num(m.mean)
+    interval = ci(m)
+    return f"{num(m.mean)} {interval}" if interval else num(m.mean)
 
 
 def _median(pairs: list[tuple[int, int]]) -> float:

@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 from paohuzi.cli.tabular import Column
-from paohuzi.cli.text_table import _ci, _ci_pct, _num, _pct, _table
+from paohuzi.cli.text_table import aligned, ci, ci_pct, num, pct
 from replay.analysis.stats import QUANTILES, GroupRow, RunStats, Winning
 from replay.store.params import policies_label
 
@@ -52,8 +52,8 @@ def _outcomes(s: RunStats) -> str:
         ("荒庄", "huangzhuang"),
     ):
         r = s.outcomes[key]
-        rows.append([label, f"{r.k:,}", _pct(r.p), _ci_pct(r)])
-    return _table(rows, right=(1, 2))
+        rows.append([label, f"{r.k:,}", pct(r.p), ci_pct(r)])
+    return aligned(rows, right=(1, 2))
 
 
 def _win_rates(s: RunStats) -> str:
@@ -61,7 +61,7 @@ def _win_rates(s: RunStats) -> str:
     rows += [_group_row(g, "") for g in s.seats + s.dealer]
     rows += [_group_row(g, "policy ") for g in s.policy]
     note = "  (non-dealer: per non-dealer seat; mean score: score change per seat-hand)"
-    return _table(rows, right=(1, 2, 3, 5)) + "\n" + note
+    return aligned(rows, right=(1, 2, 3, 5)) + "\n" + note
 
 
 def _paired(s: RunStats) -> str:
@@ -73,9 +73,9 @@ def _paired(s: RunStats) -> str:
         win = f"{100 * w.mean:+.2f}"
         if not math.isnan(w.lo):
             win += f" [{100 * w.lo:+.2f}, {100 * w.hi:+.2f}]"
-        score = f"{_num(p.score_diff.mean, True)} {_ci(p.score_diff, True)}".rstrip()
+        score = f"{num(p.score_diff.mean, True)} {ci(p.score_diff, True)}".rstrip()
         rows.append([f"{p.a} − {p.b}", f"{p.deals:,}", win, score])
-    return _table(rows, right=(1,))
+    return aligned(rows, right=(1,))
 
 
 def _reviews(s: RunStats) -> str:
@@ -96,10 +96,10 @@ def _winning(s: RunStats) -> str:
     head = [f"winning hands ({s.outcomes['win'].k:,})", "mean", "95 % CI"]
     head += [f"p{round(100 * q)}" for q in QUANTILES] + ["min", "max"]
     rows = [head] + [_dist_row(_WIN_LABELS.get(k, k), d) for k, d in s.winning.items()]
-    text = _table(rows, right=(1, *range(3, len(head))))
+    text = aligned(rows, right=(1, *range(3, len(head))))
     if s.zimo is not None:
         z = s.zimo
-        text += f"\n  自摸: {z.k:,} of {z.n:,} wins, {_pct(z.p, 1)} {_ci_pct(z, 1)}"
+        text += f"\n  自摸: {z.k:,} of {z.n:,} wins, {pct(z.p, 1)} {ci_pct(z, 1)}"
     return text
 
 
@@ -108,8 +108,8 @@ def _mingtang(s: RunStats) -> str:
         return ""
     rows = [[f"名堂 (share of {s.outcomes['win'].k:,} wins)", "wins", "share", "95 % CI (%)"]]
     for m in s.mingtang:
-        rows.append([m.name, f"{m.share.k:,}", _pct(m.share.p, 1), _ci_pct(m.share, 1)])
-    return _table(rows, right=(1, 2))
+        rows.append([m.name, f"{m.share.k:,}", pct(m.share.p, 1), ci_pct(m.share, 1)])
+    return aligned(rows, right=(1, 2))
 
 
 def _auto_tianhu(s: RunStats) -> str:
@@ -127,7 +127,7 @@ def _auto_tianhu(s: RunStats) -> str:
         "  (exact: RULES §9 checks the dealer first, then 下家, 上家; any seat and non-dealers"
         f" are exact within {a.exact_bound:.0e})"
     )
-    return _table(rows, right=(1, 2)) + "\n" + note
+    return aligned(rows, right=(1, 2)) + "\n" + note
 
 
 def _group_row(g: GroupRow, prefix: str) -> list[str]:
@@ -135,18 +135,18 @@ def _group_row(g: GroupRow, prefix: str) -> list[str]:
         prefix + g.key,
         f"{g.win.k:,}",
         f"{g.win.n:,}",
-        _pct(g.win.p),
-        _ci_pct(g.win),
-        _num(g.score.mean, True),
-        _ci(g.score, True),
+        pct(g.win.p),
+        ci_pct(g.win),
+        num(g.score.mean, True),
+        ci(g.score, True),
     ]
 
 
 def _dist_row(label: str, d: Winning) -> list[str]:
     return [
         label,
-        _num(d.mean.mean),
-        _ci(d.mean),
+        num(d.mean.mean),
+        ci(d.mean),
         *(f"{q:g}" for q in d.quantiles),
         f"{d.min:g}",
         f"{d.max:g}",

@@ -30,10 +30,9 @@ from pathlib import Path
 
 import click
 
-from paohuzi.cli.simulate import (
-    _input_error,
+from paohuzi.cli.errors import input_error
+from paohuzi.cli.recording import (
     backend_options,
-    build_spec,
     engine_option,
     open_backend,
     record_run,
@@ -189,6 +188,7 @@ def sweep(
     paohuzi sweep --policies heuristic+random+random,random --backend ray --address auto
     """
     from engine.errors import PaohuziError
+    from replay.record.simulation import build_spec
 
     try:
         cells = grid(rules, sets, policies)
@@ -207,7 +207,7 @@ def sweep(
         if not list_only:
             store.ensure_writable(data)
     except PaohuziError as e:
-        raise _input_error(str(e)) from None
+        raise input_error(str(e)) from None
     if list_only:
         for n in names:
             click.echo(n)

@@ -3,19 +3,17 @@
 
 from __future__ import annotations
 
-import contextlib
 import math
-import os
 import shlex
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import click
 
 from paohuzi.cli.errors import input_error
+from paohuzi.cli.locks import folder_lock
 from replay.tune.limits import MIN_VALIDATION
 
 #: The policies with weights (engine.policies.weights.WEIGHTED, not imported here so that
@@ -26,26 +24,6 @@ TUNED_POLICIES = ("heuristic", "greedy", "learned")
 def default_popsize(dim: int) -> int:
     """CMA-ES's default population, 4 + ⌊3 ln n⌋ (Hansen)."""
     return 4 + int(3 * math.log(max(1, dim)))
-
-
-@contextlib.contextmanager
-def _locked(out: Path, command: str = "tune") -> Iterator[None]:
-    """One ``command`` process per folder (an flock on ``OUT/.lock``, released by the kernel
-    when the process dies); taken only in a folder :func:`replay.tune.folder.claim` accepted."""
-    import fcntl
-
-    try:
-        fd = os.open(out / ".lock", os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
-    except OSError as e:
-        raise input_error(f"{out / '.lock'}: cannot open it ({e.strerror or e})") from None
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise input_error(f"{out}: another paohuzi {command} is running in it") from None
-        yield
-    finally:
-        os.close(fd)
 
 
 def start_table(spec: str, policy: str) -> Any:
@@ -281,7 +259,7 @@ def tune(
         out = claim(out)  # before the lock: nothing is written into a folder not tune's
     except PaohuziError as e:
         raise input_error(str(e)) from None
-    with _locked(out):
+    with folder_lock(out, "tune"):
         _run(settings, budget, out, workers, backend_name, address, quiet, command, write_all)
 
 
