@@ -16,7 +16,7 @@ shape is ignored, and a run with any problem (damaged, its summaries or facts un
 never remembered: it is checked again on every scan. The file is read only when it is a
 regular file of at most :data:`MEMO_MAX_BYTES`; a store marked read-only is never written.
 
->>> memo_key().startswith("1:")
+>>> memo_key().startswith(f"{MEMO_VERSION}:")
 True
 """
 
