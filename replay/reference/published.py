@@ -69,13 +69,21 @@ class MissingReference(UnreadableReference):
 
 
 def repository_root() -> Path:
-    """The checkout this package runs from (``replay/reference/`` is two levels down)."""
+    """The checkout this package runs from (``replay/reference/`` is two levels down); in an
+    installed wheel, the folder that holds the packages."""
     return Path(__file__).resolve().parents[2]
 
 
+#: The published copy this package ships: in the checkout a link to
+#: ``docs/reference/reference.json`` (the one file ``paohuzi report`` writes), in a wheel that
+#: file itself (the link's target is packed: ``pyproject.toml``'s package data).
+SHIPPED = Path(__file__).resolve().parent / "reference.json"
+
+
 def default_path() -> Path:
-    """The repository's published copy: ``docs/reference/reference.json``."""
-    return repository_root() / "docs" / PUBLISHED
+    """The published copy: ``docs/reference/reference.json`` of the checkout (through the
+    package's link, :data:`SHIPPED`), or the copy an installed wheel holds."""
+    return SHIPPED.resolve()
 
 
 def location(environ: Mapping[str, str] = os.environ) -> Path:
