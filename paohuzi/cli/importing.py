@@ -1,7 +1,8 @@
 """``paohuzi import``: replay files verified and their hands added to the store, all or
 nothing, or a JSON-lines batch answered line by line (docs/REPLAY_FILE.md); the one import
-path, :func:`replay.replayer.importing.import_hands`, which ``POST /runs/{run}/hands``
-takes too."""
+path, :func:`replay.record.importing.import_hands` (a
+:class:`replay.replayer.importing.ImportBatch` committed by the store's writer), which
+``POST /runs/{run}/hands`` takes too."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from paohuzi.cli.options import max_bytes_option
 from replay.store.layout import data_option
 
 #: The defaults of ``--max-batch-bytes``, ``--max-lines`` and ``--lock-seconds``
-#: (replay.replayer.importing.BATCH_BYTES, BATCH_LINES; the wait for replay.store.manifest's
-#: ImportLock and RunLock).
+#: (replay.replayer.importing.BATCH_BYTES, BATCH_LINES; the wait for the store's import lock
+#: and the run's, replay.store.write.RunWriter).
 BATCH_BYTES = 64 << 20
 BATCH_LINES = 10_000
 LOCK_SECONDS = 30.0
@@ -101,6 +102,7 @@ def import_command(
     paohuzi import --jsonl hands.jsonl --run field
     """
     from engine.errors import PaohuziError
+    from replay.record.importing import import_hands
     from replay.replayer import importing, replay_file
     from replay.store.layout import StoreError
 
@@ -116,9 +118,9 @@ def import_command(
             )
             if not items:
                 raise replay_file.ReplayFileError(f"{name}: no replay file in the batch")
-            res = importing.import_hands(
+            res = import_hands(
                 data,
-                items,
+                importing.ImportBatch(items),
                 run_name,
                 command,
                 allow_duplicate=allow_duplicate,
@@ -136,13 +138,12 @@ def import_command(
         raise input_error("--json goes with --jsonl")
     try:
         parsed = [replay_file.read_replay_file(f, max_bytes) for f in files]
-        res = importing.import_hands(
+        res = import_hands(
             data,
-            parsed,
+            importing.ImportBatch(parsed, all_or_nothing=True),
             run_name,
             command,
             allow_duplicate=allow_duplicate,
-            all_or_nothing=True,
             lock_wait=lock_seconds,
         )
     except (PaohuziError, StoreError) as e:

@@ -1,5 +1,5 @@
 """Importing hands: ``POST /runs/{run}/hands`` adds the hands of replay files that pass to
-the run of imported hands (:func:`replay.replayer.importing.import_hands`, the one import
+the run of imported hands (:func:`replay.record.importing.import_hands`, the one import
 path, as ``paohuzi import``), with the service's import token; bounded in bytes, lines, body
 time and imports at once.
 
@@ -169,11 +169,12 @@ def _items(lim: Limits, media: str, body: bytes) -> list[Any]:
 
 def _import_body(ctx: Context, run: str, media: str, body: bytes) -> JSONResponse:
     """The import of ``body`` (of type ``media``) into ``run``: its answer."""
+    from replay.record.importing import import_hands
     from replay.replayer import importing
 
-    res = importing.import_hands(
+    res = import_hands(
         ctx.root,
-        _items(ctx.lim, media, body),
+        importing.ImportBatch(_items(ctx.lim, media, body)),
         run,
         ["POST", f"/runs/{run}/hands"],
         lock_wait=ctx.lim.import_lock_seconds,

@@ -424,7 +424,7 @@ class Stats(Strict):
 
 
 # ---------------------------------------------------------------------------------------------
-# Import (replay.replayer.importing.import_hands)
+# Import (replay.record.importing.import_hands)
 # ---------------------------------------------------------------------------------------------
 
 # IngestHand and IngestAnswer: the names these models have in the OpenAPI document (its

@@ -19,9 +19,10 @@ is shown before the hand is a commitment (:func:`commitment`: SHA-256 of
 ``paohuzi daily DATE SEED``); the seed is shown after the hand, to check against it.
 
 A finished hand is written as a replay file (:func:`replay.replayer.replay_file.to_json`) and
-brought in like any other (:func:`replay.replayer.importing.import_hands`: verified by the
-rules, into a run of imported hands under its lock, so two players writing into one run take
-turns); the table's file is removed once the hand is stored.
+brought in like any other (:func:`replay.record.importing.import_hands`: verified by the
+rules, committed by the store's writer into a run of imported hands under its lock, so two
+players writing into one run take turns); the table's file is removed once the hand is
+stored.
 
 >>> deal = Deal.new("hunan", (), 0, ("human:ann", "heuristic", "greedy"), seed=7)
 >>> deal.human, deal.players
@@ -835,8 +836,9 @@ def record(root: str | Path, journal: Journal, state: State, lock_wait: float = 
     ``lock_wait`` s for another writer); then remove the table's file. The
     :class:`~replay.replayer.importing.ImportResult`; :class:`TableError` when the hand was
     refused (the table's file is kept)."""
+    from replay.record.importing import import_hands
     from replay.replayer.hand import HandLog
-    from replay.replayer.importing import import_hands, parse_item
+    from replay.replayer.importing import ImportBatch, parse_item
     from replay.replayer.replay_file import to_json
 
     deal = journal.deal
@@ -849,7 +851,7 @@ def record(root: str | Path, journal: Journal, state: State, lock_wait: float = 
     with journal.locked():  # one recorder per table: a second finds it gone, and says so
         result = import_hands(
             root,
-            [item],
+            ImportBatch([item]),
             deal.run,
             ["paohuzi", "play"],
             allow_duplicate=True,  # two people may play a deal of the day alike

@@ -5,4 +5,7 @@
 :mod:`~replay.record.fast_engine` (shards played by the compiled engine),
 :mod:`~replay.record.shard` (play one shard with either engine, write its files),
 :mod:`~replay.record.backend` (inline or a process pool), :mod:`~replay.record.ray_backend`
-(Ray tasks) and :mod:`~replay.record.runner` (the run: manifest, resume, which backend)."""
+(Ray tasks), :mod:`~replay.record.runner` (the run: manifest, resume, which backend) and
+:mod:`~replay.record.importing` (hands from outside, checked by
+:mod:`replay.replayer.importing`, committed as a shard). Every write goes through the store's
+one writer, :mod:`replay.store.write`."""

@@ -1,13 +1,15 @@
-"""Importing hands into the store: the one import path of ``paohuzi import`` (replay files,
-all or nothing; ``--jsonl``, a batch answered line by line) and of ``POST /runs/{run}/hands``.
+"""Hands to import, checked: what ``paohuzi import`` (replay files, all or nothing;
+``--jsonl``, a batch answered line by line), ``POST /runs/{run}/hands`` and ``paohuzi play``
+bring in, before the store's writer commits it (:func:`replay.record.importing.import_hands`;
+nothing here writes).
 
-:func:`import_hands` verifies each item's hand (:func:`verified_rows`: re-applied through the
-compiled engine's checked path, its outcome compared), refuses what is no replay file, what
-the rules do not allow, a hand already stored (:func:`hand_key`), and adds the others to a
-run of imported hands as one new shard, written the way the simulator writes shards (atomic
-files, then the manifest, under the store's import lock and the run's lock), with its
-provenance (:func:`provenance`), summary and facts; then it refreshes the catalog. The replay
-file itself (reading, writing, exporting) is :mod:`replay.replayer.replay_file`.
+:class:`ImportBatch` verifies each item's hand (:func:`verified_rows`: re-applied through the
+compiled engine's checked path, its outcome compared) and refuses what is no replay file,
+what the rules do not allow, other rules than the run's, a hand already stored
+(:func:`hand_key`); it gives the shard's two tables of the hands it accepts (re-applied by
+the compiled verifier) and their provenance. :func:`provenance` reads where a run's hands
+came from. The replay file itself (reading, writing, exporting) is
+:mod:`replay.replayer.replay_file`.
 """
 
 from __future__ import annotations
@@ -16,9 +18,7 @@ import collections
 import dataclasses
 import functools
 import hashlib
-import os
 import threading
-import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,7 +40,7 @@ from replay.replayer.verify import (
     expected_hand,
     fast_unsupported,
 )
-from replay.store.manifest import ImportLock, Manifest, clear_first_write, now
+from replay.store.manifest import Manifest
 from replay.store.provenance_schema import PROVENANCE, PROVENANCE_MAX_BYTES, PROVENANCE_SCHEMA
 
 # ---------------------------------------------------------------------------------------------
@@ -222,22 +222,6 @@ def _with_id(
     return row, dict(ev, hand_id=[hand_id] * len(ev["hand_id"]))
 
 
-def _imported_params() -> dict[str, Any]:
-    """The ``params`` of a new run of imported hands: none of them played here."""
-    return {
-        "seed": None,
-        "deals": 0,
-        "hands_total": 0,
-        "session_length": None,
-        "duplicate": False,
-        "rotations": 1,
-        "policies": [],
-        "policies_text": "import",
-        "seat_policies": [],
-        "shard_hands": None,
-    }
-
-
 # ---------------------------------------------------------------------------------------------
 # Batches: JSON lines
 # ---------------------------------------------------------------------------------------------
@@ -389,21 +373,15 @@ class ImportResult:
         }
 
 
-#: A test hook (``INDEX:SECONDS``): sleep that long after writing shard INDEX's files and
-#: before the manifest lists it, so that a test can kill the writer there.
-PAUSE_ENV = "PAOHUZI_TEST_IMPORT_PAUSE"
-#: The hook's former name, still read (after :data:`PAUSE_ENV`).
-PAUSE_ENV_OLD = "PAOHUZI_TEST_INGEST_PAUSE"
+class ImportBatch:
+    """The items of one import on their way to a shard (what
+    :func:`replay.record.importing.import_hands` commits): verdicts, derived rows.
+    ``all_or_nothing``: the first refusal stops the import (:meth:`raise_if_refused`;
+    ``paohuzi import FILE…``). :class:`ReplayFileError` for no item at all."""
 
-#: What a duplicate's refusal adds for ``paohuzi import`` (the API has no such option).
-DUPLICATE_HINT = "; give --allow-duplicate to import it again"
-
-
-class _Batch:
-    """The items of one import on their way to a shard: verdicts, derived rows.
-    ``all_or_nothing``: the first refusal stops the import (:meth:`raise_if_refused`)."""
-
-    def __init__(self, items: Sequence[Parsed | ReplayFile], all_or_nothing: bool) -> None:
+    def __init__(self, items: Sequence[Parsed | ReplayFile], all_or_nothing: bool = False) -> None:
+        if not items:
+            raise ReplayFileError("nothing to import")
         self.items = [
             it if isinstance(it, Parsed) else Parsed(str(it.log.meta.get("source")), it)
             for it in items
@@ -452,17 +430,28 @@ class _Batch:
             if e is not None:
                 raise e
 
+    def default_run(self, root: Path) -> str:
+        """The run the batch goes into when none is named: that of its first good hand's
+        rules (:func:`default_run_name`, unless the store holds another run of that name)."""
+        return _default_run(root, self.rules(self.ok()[0]))
+
     def screen(
-        self, root: Path, name: str, path: Path, allow_duplicate: bool, hint: str
-    ) -> tuple[dict[str, Any] | None, RuleSet | None]:
-        """Check the run (a simulated run: :class:`ReplayFileError` for the whole batch)
-        and refuse the hands with other rules than it holds (or, for a new run, than the
-        first hand's) and those already stored; the run's manifest (None: a new run) and its
-        rules."""
-        manifest = import_target(path, name)
+        self,
+        root: Path,
+        name: str,
+        manifest: dict[str, Any] | None,
+        allow_duplicate: bool,
+        hint: str,
+    ) -> RuleSet | None:
+        """Check run ``name``, of ``manifest`` (None: a new run; a simulated run:
+        :class:`ReplayFileError` for the whole batch) and refuse the hands with other rules
+        than it holds (or, for a new run, than the first hand's) and those already stored in
+        the store at ``root`` (unless ``allow_duplicate``; ``hint`` ends the refusal); the
+        rules of the hands left, or None when none is."""
+        manifest = check_target(manifest, name)
         ok = self.ok()
         if not ok:
-            return manifest, None
+            return None
         first = self.items[ok[0]].name
         fp = manifest.get("rules_fingerprint") if manifest else self.rules(ok[0]).fingerprint()
         for i in ok:
@@ -476,7 +465,7 @@ class _Batch:
             self.verdicts[i].refuse(ReplayFileError(f"{self.items[i].name}: {why}", "other_rules"))
         ok = self.ok()
         if not ok:
-            return manifest, None
+            return None
         rules = self.rules(ok[0])
         if not allow_duplicate:
             seen = _imported_keys(root, rules)
@@ -493,7 +482,7 @@ class _Batch:
                     self.verdicts[i].refuse(ReplayFileError(why, "duplicate"))
                 else:
                     seen[key] = (self.items[i].name, -1)
-        return manifest, rules if self.ok() else None
+        return rules if self.ok() else None
 
     def tables(self, name: str, rules: RuleSet, first: int) -> tuple[pa.Table, pa.Table]:
         """The shard's two tables of the hands still accepted, ids from ``first`` on,
@@ -521,6 +510,18 @@ class _Batch:
                 why = f"{self.items[i].name}: the verifier refuses the derived rows: {problems[0]}"
                 self.verdicts[i].refuse(ReplayFileError(why, "unverifiable"))
 
+    def provenance(self, origin: str | None) -> pa.Table:
+        """The shard's provenance table (:data:`PROVENANCE_SCHEMA`) of the hands accepted:
+        :meth:`origins`."""
+        return pa.Table.from_pylist(self.origins(origin), schema=PROVENANCE_SCHEMA)
+
+    def result(
+        self, run: str | None, shard: int | None = None, path: Path | None = None
+    ) -> ImportResult:
+        """What the import did: into ``run`` (None when no hand got so far), its new shard
+        and the run's folder (None when no hand was written)."""
+        return ImportResult(run, self.verdicts, shard, path)
+
     def origins(self, origin: str | None) -> list[dict[str, Any]]:
         """The provenance rows of the hands accepted (:data:`PROVENANCE_SCHEMA`): each one's
         hand id, item name (after ``origin``, if given), title, ``source`` and the time."""
@@ -542,24 +543,6 @@ class _Batch:
                 }
             )
         return out
-
-
-def _provenance_file(path: Path, index: int, rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Write shard ``index``'s provenance file atomically; its ``files`` entry."""
-    import pyarrow.parquet as pq
-
-    sink = pa.BufferOutputStream()
-    pq.write_table(pa.Table.from_pylist(rows, schema=PROVENANCE_SCHEMA), sink, compression="zstd")
-    data = sink.getvalue().to_pybytes()
-    rel = store.shard_file(PROVENANCE, index)
-    (path / rel).parent.mkdir(parents=True, exist_ok=True)
-    store.atomic_write(path / rel, data)
-    return {
-        "path": rel,
-        "rows": len(rows),
-        "bytes": len(data),
-        "sha256": hashlib.sha256(data).hexdigest(),
-    }
 
 
 def _source(doc: Any) -> tuple[str | None, int | None]:
@@ -602,228 +585,18 @@ def provenance(run: Any) -> list[dict[str, Any]]:
     return sorted(out, key=lambda e: e.get("hand_id") or 0)
 
 
-def _derived_files(
-    path: Path,
-    index: int,
-    hands: pa.Table,
-    events: pa.Table,
-    manifest: dict[str, Any],
-    rules: RuleSet,
-) -> dict[str, Any]:
-    """A new shard's summary and facts (docs/LOG_FORMAT.md §10, §12), as ``simulate`` writes
-    them with each shard; their ``files`` entries. The summary's rotations are the run's
-    policy classes (``params.seat_policies``, which this extends with the shard's new ones);
-    past :data:`~replay.store.summary_schema.MAX_SEATS` classes the run is marked
-    ``seat_policies_overflow`` and its shards get no more summaries (its figures then come
-    from its hands)."""
-    from replay.derived.facts import shard_facts
-    from replay.derived.facts_files import write_facts
-    from replay.derived.summaries import write_summary
-    from replay.derived.summarize import seat_assignments
-    from replay.store import summary_schema
-
-    facts = shard_facts(hands, events, rules)
-    files = write_facts(path, index, facts)
-    params = manifest["params"]
-    if summary_schema.add_policy_classes(params, seat_assignments(hands, rules.players)):
-        shape = {"rules": manifest["rules"], "params": params}
-        files.update(write_summary(path, index, hands, events, shape, facts))
-    return files
-
-
-def _pause(index: int) -> None:
-    spec = os.environ.get(PAUSE_ENV) or os.environ.get(PAUSE_ENV_OLD, "")
-    at, _, seconds = spec.partition(":")
-    if at.strip().isdigit() and int(at) == index:
-        time.sleep(min(float(seconds or 0), 600.0))
-
-
-def _new_manifest(name: str, rules: RuleSet, command: list[str] | None) -> dict[str, Any]:
-    """The manifest of a new run of imported hands ``name``, before its first shard."""
-    return Manifest.new(
-        name,
-        rules,
-        status="complete",
-        command=command or [],
-        identity={"imported": True},
-        params=_imported_params(),
-        seeds=None,
-        history="imported",
-    ).doc
-
-
-def _list_shard(
-    manifest: dict[str, Any],
-    index: int,
-    first: int,
-    hands: pa.Table,
-    events: pa.Table,
-    files: dict[str, Any],
-) -> None:
-    """List shard ``index`` (its hands from id ``first`` on, its ``files`` entries) in the
-    run's ``manifest``, and bring the run's counts up to date."""
-    shards = manifest["shards"]
-    shards.append(
-        {
-            "index": index,
-            "first_session": None,
-            "sessions": 0,
-            "first_hand": first,
-            "hands": hands.num_rows,
-            "events": events.num_rows,
-            "files": files,
-        }
-    )
-    n = sum(s["hands"] for s in shards)
-    manifest["params"]["deals"] = manifest["params"]["hands_total"] = n
-    manifest["progress"] = {
-        "shards": len(shards),
-        "hands": n,
-        "events": sum(s["events"] for s in shards),
-        "bytes": sum(f["bytes"] for s in shards for f in s["files"].values()),
-    }
-    manifest["updated"] = now()
-
-
-def _commit(
-    batch: _Batch,
-    root: Path,
-    name: str,
-    path: Path,
-    command: list[str] | None,
-    allow_duplicate: bool,
-    duplicate_hint: str,
-    origin: str | None,
-) -> int | None:
-    """The import's write, under the store's import lock and the run's lock: the run and
-    the duplicates checked again, the hands' tables re-applied by the compiled verifier, the
-    shard's files written atomically, then the manifest that lists them. The new shard's
-    index, or None when no hand is left to write."""
-    manifest, rules = batch.screen(root, name, path, allow_duplicate, duplicate_hint)
-    batch.raise_if_refused()
-    if rules is None or not batch.ok():
-        return None
-    if manifest is None:
-        clear_first_write(path)  # what an import killed before its first manifest left
-        manifest = _new_manifest(name, rules, command)
-    store.cleanup_temp(path)
-    shards = manifest["shards"]
-    index = max((s["index"] for s in shards), default=-1) + 1
-    first = sum(s["hands"] for s in shards)
-    hands_t, events_t = batch.tables(name, rules, first)
-    batch.raise_if_refused()
-    if hands_t.num_rows == 0:
-        return None
-    origins = batch.origins(origin)
-    files = {
-        "hands": store.write_shard_file(path, hands_t, "hands", index),
-        "events": store.write_shard_file(path, events_t, "events", index),
-        PROVENANCE: _provenance_file(path, index, origins),
-    }
-    files.update(_derived_files(path, index, hands_t, events_t, manifest, rules))
-    _pause(index)
-    _list_shard(manifest, index, first, hands_t, events_t, files)
-    store.write_manifest(path, manifest)
-    return index
-
-
 def import_target(path: Path, name: str) -> dict[str, Any] | None:
     """The manifest of run ``name`` (folder ``path``) that imported hands would go into, or
     None for a new run; :class:`ReplayFileError` for a run of simulated hands, which takes
     none."""
     if not (path / store.MANIFEST_NAME).exists():
         return None
-    manifest = store.read_manifest(path)
-    if not Manifest(manifest).imported:
+    return check_target(store.read_manifest(path), name)
+
+
+def check_target(manifest: dict[str, Any] | None, name: str) -> dict[str, Any] | None:
+    """``manifest``, of run ``name``, when imported hands may go into it (None: a new run);
+    :class:`ReplayFileError` for a run of simulated hands, which takes none."""
+    if manifest is not None and not Manifest(manifest).imported:
         raise ReplayFileError(f"run {name!r} is a simulated run; import into another run")
     return manifest
-
-
-def import_hands(
-    root: str | Path,
-    items: Sequence[Parsed | ReplayFile],
-    run: str | None = None,
-    command: list[str] | None = None,
-    *,
-    allow_duplicate: bool = False,
-    all_or_nothing: bool = False,
-    lock_wait: float = 0.0,
-    origin: str | None = None,
-    duplicate_hint: str = DUPLICATE_HINT,
-) -> ImportResult:
-    """Verify each item's hand and add those that pass, as one new shard, to the run of
-    imported hands ``run`` (default :func:`default_run_name` of the first good hand's
-    rules); then refresh the catalog. The one import path: ``paohuzi import`` (files, all or
-    nothing), ``paohuzi import --jsonl`` and ``POST /runs/{run}/hands`` (per item).
-
-    Each item is accepted or refused, in input order (:class:`Verdict`): not a replay file,
-    rules that are no rule set, an event the rules do not allow, a stated outcome the
-    replay does not give, rules other than the run's, a hand already in an imported run of
-    the store or earlier in the batch (unless ``allow_duplicate``). ``all_or_nothing``: the
-    first refusal raises :class:`ReplayFileError` and nothing is written. A simulated run
-    raises, whatever the items.
-
-    The hands are verified before any lock is taken; under the store's import lock and then
-    the run's (:class:`~replay.store.manifest.ImportLock`, :class:`~replay.store.RunLock`:
-    waiting at most ``lock_wait`` seconds in all for other writers, else
-    :class:`~replay.store.manifest.RunBusy`) the run and the duplicates, in every run of
-    imported hands, are checked again, so a hand is stored once in the store however many
-    imports into however many runs race; hand ids follow the run's last, the compiled
-    verifier re-applies the rows, and both shard files are written atomically before the
-    manifest lists them (:func:`_commit`): a writer killed at any point leaves the run as it
-    was (a file not listed is rewritten by the next import; one killed before a new run's
-    first manifest leaves a folder with no manifest, whose files the next writer into the
-    run clears: :func:`~replay.store.manifest.clear_first_write`). Nothing is written, not
-    even the run folder, when no hand is accepted before the lock. Where each hand came from
-    is the shard's provenance file (:func:`provenance`; the manifest holds only per-shard
-    facts, so an import's cost does not grow with the run); ``origin`` prefixes the item
-    names it records."""
-    if not items:
-        raise ReplayFileError("nothing to import")
-    batch = _Batch(items, all_or_nothing)
-    batch.verify()
-    batch.raise_if_refused()
-    ok = batch.ok()
-    if not ok:
-        return ImportResult(run, batch.verdicts)
-    root = Path(store.ensure_writable(Path(root)))
-    name = store.check_run_name(run or _default_run(root, batch.rules(ok[0])))
-    path = store.run_dir(root, name)
-    batch.screen(root, name, path, allow_duplicate, duplicate_hint)
-    batch.raise_if_refused()
-    if not batch.ok():
-        return ImportResult(name, batch.verdicts)
-    # The store's import lock, then the run's (one order: no deadlock), both within lock_wait:
-    # the duplicate check reads every run of imported hands, so it and the commit are one
-    # step against every other import, into this run or any other.
-    deadline = time.monotonic() + lock_wait
-    with (
-        ImportLock(root, wait=lock_wait),
-        store.RunLock(path, wait=max(0.0, deadline - time.monotonic())),
-    ):
-        index = _commit(batch, root, name, path, command, allow_duplicate, duplicate_hint, origin)
-    if index is None:
-        return ImportResult(name, batch.verdicts)
-    res = ImportResult(name, batch.verdicts, index, path)
-    try:
-        store.refresh_catalog(root)
-    except store.StoreError as e:  # the hands are committed whatever becomes of the catalog
-        res.catalog_problem = " ".join(str(e).split())
-    return res
-
-
-def import_files(
-    root: str | Path,
-    files: Sequence[ReplayFile],
-    run: str | None = None,
-    command: list[str] | None = None,
-    allow_duplicate: bool = False,
-) -> ImportResult:
-    """Verify each replay file's hand and add them all, as one new shard, to the run of
-    imported hands ``run`` (default :func:`default_run_name`); then refresh the catalog. All
-    or nothing: a file that does not verify raises :class:`ReplayFileError` before any
-    write. A hand already imported (same rules, deck, dealer and events, in any imported
-    run) is refused unless ``allow_duplicate``. :func:`import_hands`, all or nothing."""
-    return import_hands(
-        root, files, run, command, allow_duplicate=allow_duplicate, all_or_nothing=True
-    )

@@ -9,7 +9,8 @@ Two spellings of the same content:
 :func:`export_hand` writes a recorded hand; :func:`read_replay` parses either spelling
 into a :class:`ReplayFile` (a :class:`~replay.replayer.hand.HandLog` plus what the file claims
 about the outcome and the hand's record); :func:`check_replay` replays it. Importing hands
-into the store is :mod:`replay.replayer.importing`.
+into the store is :mod:`replay.replayer.importing` (checked) and
+:mod:`replay.record.importing` (committed).
 
 >>> from engine.deck import shuffle_deck
 >>> from engine.rules import find_rules

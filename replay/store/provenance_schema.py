@@ -3,8 +3,9 @@ lists ``imported/part-NNNNN.parquet``, one row per hand it holds — where the h
 as ``files.imported`` with path, rows, bytes and sha256.
 
 This module is the format and nothing else (a leaf, like :mod:`replay.store.facts_schema`):
-writing and reading the files is :mod:`replay.replayer.importing`, checking them
-:mod:`replay.replayer.verify_listed`.
+the store's writer writes the files (:mod:`replay.store.write.shard`),
+:func:`replay.replayer.importing.provenance` reads them and
+:mod:`replay.replayer.verify_listed` checks them.
 """
 
 from __future__ import annotations

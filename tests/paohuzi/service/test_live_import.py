@@ -14,7 +14,7 @@ from service_helpers import cli
 from paohuzi.service.process import Server
 from replay import store as store_api
 from replay.replayer import replay_file
-from replay.replayer.importing import PAUSE_ENV
+from replay.store.write.run import PAUSE_ENV
 
 TOKEN = "t0ken-for-the-live-import-tests"
 ENV = {"PAOHUZI_IMPORT_TOKEN": TOKEN}

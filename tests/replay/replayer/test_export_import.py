@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from engine.rules import find_rules
 from paohuzi.cli.main import main
 from replay.record import runner
+from replay.record.importing import import_hands
 from replay.record.spec import RunSpec
 from replay.replayer import importing, replay_file
 from replay.replayer.hand import Replayer, load_hand, replay_hand
@@ -71,7 +72,7 @@ def test_round_trip_every_hand(root: Path, tmp_path: Path, fmt: str) -> None:
             p = tmp_path / f"{run}-{hand}.{'json' if fmt == 'json' else 'phz'}"
             p.write_text(text, encoding="utf-8")
             files.append(read_replay_file(p))
-        res = importing.import_files(root, files, f"back-{run}")
+        res = import_hands(root, importing.ImportBatch(files, all_or_nothing=True), f"back-{run}")
         assert res.hand_ids == list(range(n))
         for hand in range(n):
             same_hand(load_hand(root, run, hand), load_hand(root, f"back-{run}", hand))

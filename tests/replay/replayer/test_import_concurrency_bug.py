@@ -19,9 +19,10 @@ import pytest
 from catalog_helpers import cli
 
 from replay import store as store_api
+from replay.record.importing import import_hands
 from replay.replayer import importing, replay_file
-from replay.replayer.importing import PAUSE_ENV
 from replay.store.manifest import IMPORT_LOCK_NAME, ImportLock, RunBusy
+from replay.store.write.run import PAUSE_ENV
 
 #: Seconds any one command of these tests may take (2 shared cores: generous).
 COMMAND_SECONDS = 240
@@ -156,8 +157,8 @@ def test_import_lock_busy_is_run_busy(tmp_path: Path, batch: Path) -> None:
         with pytest.raises(
             RunBusy, match=rf"another import \(pid {os.getpid()}\) \(waited 0.2 s\)"
         ):
-            importing.import_hands(root, items, "x", lock_wait=0.2)
+            import_hands(root, importing.ImportBatch(items), "x", lock_wait=0.2)
         assert time.monotonic() - began >= 0.2
     assert not store_api.run_dir(root, "x").exists()
-    res = importing.import_hands(root, items, "x", lock_wait=0.2)
+    res = import_hands(root, importing.ImportBatch(items), "x", lock_wait=0.2)
     assert res.accepted == 30

@@ -18,6 +18,7 @@ from engine.rules import find_rules
 from paohuzi.cli.main import main
 from replay import store
 from replay.record import runner
+from replay.record.importing import import_hands
 from replay.record.spec import RunSpec
 from replay.replayer import importing, replay_file
 
@@ -48,10 +49,10 @@ def without_at(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def test_per_shard_provenance(tmp_path: Path, files: list[replay_file.ReplayFile]) -> None:
     root = tmp_path / "d"
-    importing.import_hands(root, files[:2], "imp")
+    import_hands(root, importing.ImportBatch(files[:2]), "imp")
     path = store.run_dir(root, "imp")
     before = store.read_manifest(path)
-    importing.import_hands(root, files[2:5], "imp")
+    import_hands(root, importing.ImportBatch(files[2:5]), "imp")
     after = store.read_manifest(path)
     # the manifest gains the shard's entry and new totals, nothing per hand
     assert after["shards"][0] == before["shards"][0] and after["imported"] == []
@@ -79,7 +80,7 @@ def test_a_run_with_the_manifest_list(tmp_path: Path, files: list[replay_file.Re
     """A run written the old way: provenance in the manifest's ``imported`` list (``from``
     as the replay file's ``source``), no provenance files."""
     root = tmp_path / "d"
-    importing.import_hands(root, files[:3], "imp")
+    import_hands(root, importing.ImportBatch(files[:3]), "imp")
     path = store.run_dir(root, "imp")
     m = store.read_manifest(path)
     m["imported"] = importing.provenance(store.open_store(root).run("imp"))
@@ -89,9 +90,11 @@ def test_a_run_with_the_manifest_list(tmp_path: Path, files: list[replay_file.Re
     store.write_manifest(path, m)
     shutil.rmtree(path / "imported")
     assert verify(root).exit_code == 0, verify(root).output
-    res = importing.import_hands(root, files[3:5], "imp")
+    res = import_hands(root, importing.ImportBatch(files[3:5]), "imp")
     assert [v.hand_id for v in res.verdicts] == [3, 4]
-    res = importing.import_hands(root, files[1:2], "imp")  # still a duplicate of hand 1
+    res = import_hands(
+        root, importing.ImportBatch(files[1:2]), "imp"
+    )  # still a duplicate of hand 1
     assert [v.reason for v in res.verdicts] == ["duplicate"]
     assert verify(root).exit_code == 0
     run = store.open_store(root).run("imp")

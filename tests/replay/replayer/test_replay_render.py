@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from engine.rules import find_rules
 from paohuzi.cli.main import main
 from replay.record import runner
+from replay.record.importing import import_hands
 from replay.record.spec import RunSpec
 from replay.replayer import importing
 from replay.replayer.hand import Replayer, load_hand
@@ -64,7 +65,7 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
                    session_length=3, shard_hands=3)  # fmt: skip
     runner.simulate(spec, d, "r")
     files = [read_replay_file(EXAMPLE)]
-    importing.import_files(d, files, "ex")
+    import_hands(d, importing.ImportBatch(files, all_or_nothing=True), "ex")
     return d
 
 

@@ -23,6 +23,7 @@ from replay.analysis.figures.selection import Selection, plan
 from replay.derived.summaries import summary_bytes, summary_table
 from replay.derived.summarize import summarize_shard
 from replay.derived.summarize_sql import summarize_shard_sql
+from replay.record.importing import import_hands
 from replay.replayer import importing, replay_file
 from replay.store import summary_schema as summary
 from replay.store.runs import open_store
@@ -53,15 +54,15 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     plain, dup = _files(d, "plain", 30), _files(d, "dup", 48)
     # imp: 1 class, then the duplicate run's 3 rotations in two imports: 4 classes
     for batch in (plain, dup[:20], dup[20:]):
-        assert importing.import_hands(d, batch, "imp").accepted == len(batch)
+        assert import_hands(d, importing.ImportBatch(batch), "imp").accepted == len(batch)
     # imp4: 4 players, half of them real hands (no policy names): 2 classes
     four = _files(d, "four", 30)
     real = _files(d, "four", 30, strip=True)
-    importing.import_hands(d, four[:15], "imp4")
-    importing.import_hands(d, real[15:], "imp4")
+    import_hands(d, importing.ImportBatch(four[:15]), "imp4")
+    import_hands(d, importing.ImportBatch(real[15:]), "imp4")
     # over: a fifth class in its third import
     for batch in (plain[:10], dup[:12], _files(d, "plain", 15, strip=True)[10:]):
-        importing.import_hands(d, batch, "over", allow_duplicate=True)
+        import_hands(d, importing.ImportBatch(batch), "over", allow_duplicate=True)
     return d
 
 

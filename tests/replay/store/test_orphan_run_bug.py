@@ -19,7 +19,6 @@ from paohuzi.cli.main import main
 from replay import schema
 from replay import store as store_api
 from replay.replayer import replay_file
-from replay.replayer.importing import PAUSE_ENV
 from replay.store.facts_schema import FACTS_TABLE
 from replay.store.manifest import (
     FIRST_WRITE_FOLDERS,
@@ -32,6 +31,7 @@ from replay.store.manifest import (
 from replay.store.provenance_schema import PROVENANCE
 from replay.store.rollup import ROLLUP_DIR
 from replay.store.summary_schema import SUMMARY_TABLE
+from replay.store.write.run import PAUSE_ENV
 
 FILES = [f"{t}/part-00000.parquet" for t in ("events", "facts", "hands", "imported", "summary")]
 

@@ -14,6 +14,7 @@ import pytest
 
 from replay import store as store_api
 from replay.analysis.stats import run_stats
+from replay.record.importing import import_hands
 from replay.replayer import importing, replay_file
 from replay.store.manifest import read_manifest
 from replay.store.rollup import ROLLUP_DIR, ROLLUP_KEY, prune
@@ -43,7 +44,7 @@ def lines(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 def _import(root: Path, lines: list[str], k: int, run: str) -> None:
     part = lines[k * BATCH : (k + 1) * BATCH]
     items = importing.parse_jsonl("\n".join(part).encode(), "batch", 1000, 1 << 20, "")
-    assert importing.import_hands(root, items, run).accepted == BATCH
+    assert import_hands(root, importing.ImportBatch(items), run).accepted == BATCH
 
 
 def _rollups(root: Path, run: str) -> list[str]:

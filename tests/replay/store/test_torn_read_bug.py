@@ -15,6 +15,7 @@ import pytest
 from engine.errors import CorruptLog
 from replay import store as store_api
 from replay.analysis.stats import run_stats
+from replay.record.importing import import_hands
 from replay.replayer import importing, replay_file
 from replay.store.runs import Store
 
@@ -44,7 +45,7 @@ def import_batch(root: Path, lines: list[str], k: int, run: str = "cc2") -> None
     """Batch ``k`` of ``lines`` into ``run`` (every hand accepted)."""
     part = lines[k * BATCH : (k + 1) * BATCH]
     items = importing.parse_jsonl("\n".join(part).encode(), "batch", 1000, 1 << 20, "")
-    assert importing.import_hands(root, items, run).accepted == BATCH
+    assert import_hands(root, importing.ImportBatch(items), run).accepted == BATCH
 
 
 def test_stats_of_a_scan_made_before_a_commit_bug(tmp_path: Path, lines: list[str]) -> None:
